@@ -1,0 +1,204 @@
+import { z } from "zod";
+
+/** A JSON object with unknown values (tool arguments, JSON Schema, …). */
+export const JsonObject = z.record(z.string(), z.unknown());
+export type JsonObject = z.infer<typeof JsonObject>;
+
+/** Agent modes (seed 002 `session.mode.*`). */
+export const AgentMode = z.enum(["interactive", "plan", "autopilot"]);
+export type AgentMode = z.infer<typeof AgentMode>;
+
+/** Reasoning effort levels a session may ask for. */
+export const ReasoningEffort = z.enum(["low", "medium", "high", "xhigh"]);
+export type ReasoningEffort = z.infer<typeof ReasoningEffort>;
+
+/** Repository / working-directory context of a session. */
+export const SessionContext = z.looseObject({
+  cwd: z.string(),
+  gitRoot: z.string().optional(),
+  repository: z.string().optional(),
+  branch: z.string().optional(),
+  headCommit: z.string().optional(),
+  hostType: z.string().optional(),
+});
+export type SessionContext = z.infer<typeof SessionContext>;
+
+/** A custom tool as declared by the application (the handler stays in the client). */
+export const ToolDefinition = z.looseObject({
+  name: z.string().min(1).regex(/^[A-Za-z0-9_.-]+$/, "tool names may use letters, digits, _ . and - only"),
+  description: z.string().optional(),
+  parameters: JsonObject.optional(),
+  overridesBuiltInTool: z.boolean().optional(),
+  skipPermission: z.boolean().optional(),
+});
+export type ToolDefinition = z.infer<typeof ToolDefinition>;
+
+/** `systemMessage` in append, replace or customize mode (seed 003 §4.8). */
+export const SystemMessageConfig = z.union([
+  z.looseObject({ mode: z.literal("append").optional(), content: z.string().optional() }),
+  z.looseObject({ mode: z.literal("replace"), content: z.string() }),
+  z.looseObject({ mode: z.literal("customize"), content: z.string().optional(), sections: JsonObject.optional() }),
+]);
+export type SystemMessageConfig = z.infer<typeof SystemMessageConfig>;
+
+/** BYOK provider (seed 003 §4.9). */
+export const ProviderConfig = z.looseObject({
+  type: z.enum(["openai", "azure", "anthropic"]).optional(),
+  wireApi: z.enum(["completions", "responses"]).optional(),
+  baseUrl: z.string().min(1),
+  apiKey: z.string().optional(),
+  bearerToken: z.string().optional(),
+  azure: z.looseObject({ apiVersion: z.string().optional() }).optional(),
+});
+export type ProviderConfig = z.infer<typeof ProviderConfig>;
+
+/** A local (stdio) MCP server. */
+export const McpLocalServerConfig = z.looseObject({
+  type: z.enum(["local", "stdio"]).optional(),
+  command: z.string(),
+  args: z.array(z.string()).default([]),
+  tools: z.array(z.string()).default(["*"]),
+  env: z.record(z.string(), z.string()).optional(),
+  cwd: z.string().optional(),
+  timeout: z.number().optional(),
+});
+/** A remote (streamable HTTP or SSE) MCP server. */
+export const McpRemoteServerConfig = z.looseObject({
+  type: z.enum(["http", "sse"]),
+  url: z.string(),
+  tools: z.array(z.string()).default(["*"]),
+  headers: z.record(z.string(), z.string()).optional(),
+  timeout: z.number().optional(),
+});
+/** Any MCP server configuration. */
+export const McpServerConfig = z.union([McpRemoteServerConfig, McpLocalServerConfig]);
+export type McpServerConfig = z.infer<typeof McpServerConfig>;
+
+/** A custom agent (seed 003 §4.5). */
+export const CustomAgentConfig = z.looseObject({
+  name: z.string().min(1),
+  displayName: z.string().optional(),
+  description: z.string().optional(),
+  tools: z.array(z.string()).nullable().optional(),
+  prompt: z.string(),
+  mcpServers: z.record(z.string(), McpServerConfig).optional(),
+  infer: z.boolean().optional(),
+});
+export type CustomAgentConfig = z.infer<typeof CustomAgentConfig>;
+
+/** Infinite sessions / compaction settings. */
+export const InfiniteSessionConfig = z.looseObject({
+  enabled: z.boolean().optional(),
+  backgroundCompactionThreshold: z.number().optional(),
+  bufferExhaustionThreshold: z.number().optional(),
+});
+
+/** An attachment on a user message. */
+export const Attachment = z.looseObject({
+  type: z.enum(["file", "directory", "selection", "blob", "github_reference"]).or(z.string()),
+  path: z.string().optional(),
+  displayName: z.string().optional(),
+});
+export type Attachment = z.infer<typeof Attachment>;
+
+/** What the agent asks permission for, discriminated on `kind` (seed 001). */
+export const PermissionRequest = z.discriminatedUnion("kind", [
+  z.looseObject({
+    kind: z.literal("shell"),
+    toolCallId: z.string().optional(),
+    fullCommandText: z.string(),
+    intention: z.string(),
+    commands: z.array(z.looseObject({ identifier: z.string(), readOnly: z.boolean() })),
+    possiblePaths: z.array(z.string()),
+    possibleUrls: z.array(z.looseObject({ url: z.string() }).or(z.string())).optional(),
+    hasWriteFileRedirection: z.boolean().optional(),
+    canOfferSessionApproval: z.boolean().optional(),
+  }),
+  z.looseObject({
+    kind: z.literal("write"),
+    toolCallId: z.string().optional(),
+    intention: z.string(),
+    fileName: z.string(),
+    diff: z.string(),
+    newFileContents: z.string().optional(),
+  }),
+  z.looseObject({ kind: z.literal("read"), toolCallId: z.string().optional(), intention: z.string(), path: z.string() }),
+  z.looseObject({
+    kind: z.literal("mcp"),
+    toolCallId: z.string().optional(),
+    serverName: z.string(),
+    toolName: z.string(),
+    toolTitle: z.string(),
+    args: z.unknown().optional(),
+    readOnly: z.boolean(),
+  }),
+  z.looseObject({ kind: z.literal("url"), toolCallId: z.string().optional(), intention: z.string(), url: z.string() }),
+  z.looseObject({
+    kind: z.literal("memory"),
+    toolCallId: z.string().optional(),
+    subject: z.string(),
+    fact: z.string(),
+    citations: z.string(),
+  }),
+  z.looseObject({
+    kind: z.literal("custom-tool"),
+    toolCallId: z.string().optional(),
+    toolName: z.string(),
+    toolDescription: z.string(),
+    args: z.unknown().optional(),
+  }),
+]);
+export type PermissionRequest = z.infer<typeof PermissionRequest>;
+/** The kinds of {@link PermissionRequest}. */
+export type PermissionKind = PermissionRequest["kind"];
+
+/** The decision on a permission request. */
+export const PermissionResult = z.discriminatedUnion("kind", [
+  z.looseObject({ kind: z.literal("approved") }),
+  z.looseObject({ kind: z.literal("denied-by-rules"), rules: z.array(z.unknown()).default([]) }),
+  z.looseObject({ kind: z.literal("denied-no-approval-rule-and-could-not-request-from-user") }),
+  z.looseObject({ kind: z.literal("denied-interactively-by-user"), feedback: z.string().optional() }),
+  z.looseObject({ kind: z.literal("denied-by-content-exclusion-policy"), path: z.string(), message: z.string() }),
+]);
+export type PermissionResult = z.infer<typeof PermissionResult>;
+
+/** A structured tool result as an application may return it. */
+export const ToolResultObject = z.looseObject({
+  textResultForLlm: z.string(),
+  resultType: z.enum(["success", "failure", "rejected", "denied"]).or(z.string()).optional(),
+  error: z.string().optional(),
+  toolTelemetry: JsonObject.optional(),
+  binaryResultsForLlm: z.array(z.unknown()).optional(),
+  sessionLog: z.string().optional(),
+});
+export type ToolResultObject = z.infer<typeof ToolResultObject>;
+
+/** A model as `models.list` reports it. */
+export const ModelInfo = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  capabilities: z.looseObject({
+    supports: z.looseObject({ vision: z.boolean().optional(), reasoningEffort: z.boolean().optional() }),
+    limits: z.looseObject({
+      max_prompt_tokens: z.number().optional(),
+      max_output_tokens: z.number().optional(),
+      max_context_window_tokens: z.number(),
+    }),
+  }),
+  policy: z.looseObject({ state: z.string(), terms: z.string() }).optional(),
+  billing: z.looseObject({ multiplier: z.number() }).optional(),
+  supportedReasoningEfforts: z.array(z.string()).optional(),
+  defaultReasoningEffort: z.string().optional(),
+});
+export type ModelInfo = z.infer<typeof ModelInfo>;
+
+/** Session metadata as `session.list` reports it. */
+export const SessionMetadata = z.looseObject({
+  sessionId: z.string(),
+  startTime: z.string(),
+  modifiedTime: z.string(),
+  summary: z.string().optional(),
+  isRemote: z.boolean(),
+  context: SessionContext.optional(),
+});
+export type SessionMetadata = z.infer<typeof SessionMetadata>;

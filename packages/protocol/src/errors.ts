@@ -1,0 +1,26 @@
+/**
+ * JSON-RPC error codes used on the wire. The standard range is from the JSON-RPC 2.0 spec; Tandem's
+ * domain errors use -32000 … -32099 ("server error" range) so any client can tell them apart.
+ */
+export const ErrorCodes = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  /** The session id does not name a live or persisted session. */
+  SessionNotFound: -32001,
+  /** The session exists but cannot accept this request now. */
+  SessionBusy: -32002,
+  /** The model provider failed (after retries). */
+  ProviderError: -32003,
+  /** No model provider / credentials are configured. */
+  NotConfigured: -32004,
+  /** The feature exists in the protocol but is not available in this runtime. */
+  NotAvailable: -32005,
+  /** A request id (tool call, permission, input) is unknown or already answered. */
+  UnknownRequest: -32006,
+} as const;
+
+/** One of {@link ErrorCodes}. */
+export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];

@@ -1,0 +1,329 @@
+import { z } from "zod";
+import { Attachment, JsonObject, PermissionRequest, PermissionResult, SessionContext } from "./common.js";
+
+const optionalString = z.string().optional();
+const optionalNumber = z.number().optional();
+/** Fields every event a sub-agent produces may carry. */
+const subAgentLink = { parentToolCallId: optionalString };
+
+/** A tool call the assistant asked for. */
+export const ToolRequest = z.looseObject({
+  toolCallId: z.string(),
+  name: z.string(),
+  arguments: z.unknown().optional(),
+  type: z.enum(["function", "custom"]).optional(),
+  intentionSummary: z.string().nullable().optional(),
+  toolTitle: optionalString,
+});
+export type ToolRequest = z.infer<typeof ToolRequest>;
+
+/** What a tool produced, as events carry it. */
+export const ToolExecutionResult = z.looseObject({
+  content: z.string(),
+  detailedContent: optionalString,
+  contents: z.array(z.unknown()).optional(),
+});
+
+/** Per-model usage totals (session.shutdown). */
+export const ModelMetric = z.looseObject({
+  requests: z.looseObject({ count: z.number(), cost: z.number() }),
+  usage: z.looseObject({
+    inputTokens: z.number(),
+    outputTokens: z.number(),
+    cacheReadTokens: z.number(),
+    cacheWriteTokens: z.number(),
+  }),
+});
+
+/**
+ * The `data` schema of every session event type, keyed by `type`. Schemas are loose: unknown fields
+ * pass through, so newer producers stay readable.
+ */
+export const eventDataSchemas = {
+  // Session lifecycle
+  "session.start": z.looseObject({
+    sessionId: z.string(),
+    version: z.number(),
+    producer: z.string(),
+    copilotVersion: z.string(),
+    startTime: z.string(),
+    selectedModel: optionalString,
+    context: SessionContext.optional(),
+    alreadyInUse: z.boolean().optional(),
+  }),
+  "session.resume": z.looseObject({ resumeTime: z.string(), eventCount: z.number(), context: SessionContext.optional() }),
+  "session.idle": z.looseObject({ backgroundTasks: z.unknown().optional() }),
+  "session.error": z.looseObject({
+    errorType: z.string(),
+    message: z.string(),
+    stack: optionalString,
+    statusCode: optionalNumber,
+    providerCallId: optionalString,
+  }),
+  "session.info": z.looseObject({ infoType: z.string(), message: z.string(), url: optionalString }),
+  "session.warning": z.looseObject({ warningType: z.string(), message: z.string(), url: optionalString }),
+  "session.title_changed": z.looseObject({ title: z.string() }),
+  "session.context_changed": SessionContext,
+  "session.model_change": z.looseObject({ previousModel: optionalString, newModel: z.string(), reasoningEffort: optionalString }),
+  "session.mode_changed": z.looseObject({ previousMode: z.string(), newMode: z.string() }),
+  "session.plan_changed": z.looseObject({ operation: z.enum(["create", "update", "delete"]) }),
+  "session.tools_updated": z.looseObject({ model: optionalString }),
+  "session.usage_info": z.looseObject({
+    tokenLimit: z.number(),
+    currentTokens: z.number(),
+    messagesLength: z.number(),
+    systemTokens: optionalNumber,
+    conversationTokens: optionalNumber,
+    toolDefinitionsTokens: optionalNumber,
+    isInitial: z.boolean().optional(),
+  }),
+  "session.truncation": z.looseObject({ tokenLimit: optionalNumber, messagesRemovedDuringTruncation: optionalNumber }),
+  "session.compaction_start": z.looseObject({}),
+  "session.compaction_complete": z.looseObject({
+    success: z.boolean(),
+    error: optionalString,
+    preCompactionTokens: optionalNumber,
+    postCompactionTokens: optionalNumber,
+    preCompactionMessagesLength: optionalNumber,
+    messagesRemoved: optionalNumber,
+    tokensRemoved: optionalNumber,
+    summaryContent: optionalString,
+    checkpointNumber: optionalNumber,
+    checkpointPath: optionalString,
+    requestId: optionalString,
+  }),
+  "session.task_complete": z.looseObject({ summary: optionalString }),
+  "session.shutdown": z.looseObject({
+    shutdownType: z.enum(["routine", "error"]),
+    errorReason: optionalString,
+    totalPremiumRequests: z.number(),
+    totalApiDurationMs: z.number(),
+    sessionStartTime: z.number(),
+    codeChanges: z.looseObject({ linesAdded: z.number(), linesRemoved: z.number(), filesModified: z.array(z.string()) }),
+    modelMetrics: z.record(z.string(), ModelMetric),
+    currentModel: optionalString,
+  }),
+  "session.background_tasks_changed": z.looseObject({}),
+  "session.mcp_servers_loaded": z.looseObject({ servers: z.array(z.looseObject({ name: z.string(), status: z.string() })) }),
+  "session.mcp_server_status_changed": z.looseObject({ serverName: z.string(), status: z.string(), error: optionalString }),
+  "session.skills_loaded": z.looseObject({ skills: z.array(z.looseObject({ name: z.string() })) }),
+  "pending_messages.modified": z.looseObject({}),
+
+  // Assistant
+  "assistant.turn_start": z.looseObject({ turnId: z.string(), interactionId: optionalString, ...subAgentLink }),
+  "assistant.intent": z.looseObject({ intent: z.string() }),
+  "assistant.reasoning": z.looseObject({ reasoningId: z.string(), content: z.string(), ...subAgentLink }),
+  "assistant.reasoning_delta": z.looseObject({ reasoningId: z.string(), deltaContent: z.string(), ...subAgentLink }),
+  "assistant.streaming_delta": z.looseObject({ totalResponseSizeBytes: z.number(), ...subAgentLink }),
+  "assistant.message": z.looseObject({
+    messageId: z.string(),
+    content: z.string(),
+    toolRequests: z.array(ToolRequest).optional(),
+    reasoningOpaque: optionalString,
+    reasoningText: optionalString,
+    encryptedContent: optionalString,
+    phase: optionalString,
+    outputTokens: optionalNumber,
+    interactionId: optionalString,
+    ...subAgentLink,
+  }),
+  "assistant.message_delta": z.looseObject({ messageId: z.string(), deltaContent: z.string(), ...subAgentLink }),
+  "assistant.turn_end": z.looseObject({ turnId: z.string(), ...subAgentLink }),
+  "assistant.usage": z.looseObject({
+    model: z.string(),
+    inputTokens: optionalNumber,
+    outputTokens: optionalNumber,
+    cacheReadTokens: optionalNumber,
+    cacheWriteTokens: optionalNumber,
+    cost: optionalNumber,
+    duration: optionalNumber,
+    initiator: optionalString,
+    apiCallId: optionalString,
+    providerCallId: optionalString,
+    quotaSnapshots: z.record(z.string(), z.unknown()).optional(),
+    copilotUsage: z.unknown().optional(),
+    ...subAgentLink,
+  }),
+
+  // Tools
+  "tool.user_requested": z.looseObject({ toolCallId: z.string(), toolName: z.string(), arguments: z.unknown().optional() }),
+  "tool.execution_start": z.looseObject({
+    toolCallId: z.string(),
+    toolName: z.string(),
+    arguments: z.unknown().optional(),
+    mcpServerName: optionalString,
+    mcpToolName: optionalString,
+    ...subAgentLink,
+  }),
+  "tool.execution_partial_result": z.looseObject({ toolCallId: z.string(), partialOutput: z.string(), ...subAgentLink }),
+  "tool.execution_progress": z.looseObject({ toolCallId: z.string(), progressMessage: z.string(), ...subAgentLink }),
+  "tool.execution_complete": z.looseObject({
+    toolCallId: z.string(),
+    success: z.boolean(),
+    model: optionalString,
+    interactionId: optionalString,
+    isUserRequested: z.boolean().optional(),
+    result: ToolExecutionResult.optional(),
+    error: z.looseObject({ message: z.string(), code: optionalString }).optional(),
+    toolTelemetry: JsonObject.optional(),
+    ...subAgentLink,
+  }),
+  "external_tool.requested": z.looseObject({
+    requestId: z.string(),
+    sessionId: z.string(),
+    toolCallId: z.string(),
+    toolName: z.string(),
+    arguments: z.unknown().optional(),
+  }),
+  "external_tool.completed": z.looseObject({ requestId: z.string() }),
+
+  // Permissions and user input
+  "permission.requested": z.looseObject({ requestId: z.string(), permissionRequest: PermissionRequest }),
+  "permission.completed": z.looseObject({ requestId: z.string(), result: PermissionResult }),
+  "user_input.requested": z.looseObject({
+    requestId: z.string(),
+    question: z.string(),
+    choices: z.array(z.string()).optional(),
+    allowFreeform: z.boolean().optional(),
+    toolCallId: optionalString,
+  }),
+  "user_input.completed": z.looseObject({ requestId: z.string() }),
+  "elicitation.requested": z.looseObject({
+    requestId: z.string(),
+    message: z.string(),
+    mode: z.literal("form").optional(),
+    requestedSchema: z.looseObject({ type: z.literal("object"), properties: JsonObject, required: z.array(z.string()).optional() }),
+  }),
+  "elicitation.completed": z.looseObject({ requestId: z.string() }),
+
+  // Hooks
+  "hook.start": z.looseObject({ hookInvocationId: z.string(), hookType: z.string(), input: z.unknown().optional() }),
+  "hook.end": z.looseObject({
+    hookInvocationId: z.string(),
+    hookType: z.string(),
+    success: z.boolean(),
+    result: z.unknown().optional(),
+    error: z.looseObject({ message: z.string() }).optional(),
+  }),
+
+  // Sub-agents and skills
+  "subagent.started": z.looseObject({
+    toolCallId: z.string(),
+    agentName: z.string(),
+    agentDisplayName: z.string(),
+    agentDescription: z.string(),
+  }),
+  "subagent.completed": z.looseObject({ toolCallId: z.string(), agentName: z.string(), agentDisplayName: z.string() }),
+  "subagent.failed": z.looseObject({
+    toolCallId: z.string(),
+    agentName: z.string(),
+    agentDisplayName: z.string(),
+    error: z.string(),
+  }),
+  "subagent.selected": z.looseObject({
+    agentName: z.string(),
+    agentDisplayName: z.string(),
+    tools: z.array(z.string()).nullable(),
+  }),
+  "subagent.deselected": z.looseObject({}),
+  "skill.invoked": z.looseObject({
+    name: z.string(),
+    path: z.string(),
+    content: z.string(),
+    allowedTools: z.array(z.string()).optional(),
+    pluginName: optionalString,
+    pluginVersion: optionalString,
+  }),
+
+  // Other
+  abort: z.looseObject({ reason: z.string() }),
+  "user.message": z.looseObject({
+    content: z.string().optional(),
+    transformedContent: optionalString,
+    attachments: z.array(Attachment).optional(),
+    source: optionalString,
+    agentMode: optionalString,
+    interactionId: optionalString,
+  }),
+  "system.message": z.looseObject({
+    content: z.string(),
+    role: z.enum(["system", "developer"]),
+    name: optionalString,
+    metadata: z.looseObject({ promptVersion: optionalString, variables: JsonObject.optional() }).optional(),
+  }),
+  "system.notification": z.looseObject({ content: z.string(), kind: z.unknown().optional() }),
+  "command.queued": z.looseObject({ requestId: z.string(), command: z.string() }),
+  "command.completed": z.looseObject({ requestId: z.string() }),
+  "exit_plan_mode.requested": z.looseObject({
+    requestId: z.string(),
+    summary: z.string(),
+    planContent: z.string(),
+    actions: z.array(z.string()),
+    recommendedAction: z.string(),
+  }),
+  "exit_plan_mode.completed": z.looseObject({ requestId: z.string() }),
+} as const;
+
+/** Every session event type. */
+export type SessionEventType = keyof typeof eventDataSchemas;
+/** All event type names, in catalogue order. */
+export const sessionEventTypes = Object.keys(eventDataSchemas) as SessionEventType[];
+
+/** Event types that are streamed but never persisted (seed 001 "Ephemeral"). */
+export const ephemeralEventTypes: ReadonlySet<SessionEventType> = new Set<SessionEventType>([
+  "session.idle",
+  "session.info",
+  "session.title_changed",
+  "session.usage_info",
+  "session.tools_updated",
+  "session.background_tasks_changed",
+  "pending_messages.modified",
+  "assistant.intent",
+  "assistant.reasoning_delta",
+  "assistant.streaming_delta",
+  "assistant.message_delta",
+  "assistant.usage",
+  "tool.execution_partial_result",
+  "tool.execution_progress",
+  "external_tool.requested",
+  "external_tool.completed",
+  "permission.requested",
+  "permission.completed",
+  "user_input.requested",
+  "user_input.completed",
+  "elicitation.requested",
+  "elicitation.completed",
+  "command.queued",
+  "command.completed",
+  "exit_plan_mode.requested",
+  "exit_plan_mode.completed",
+]);
+
+/** The data payload of event type `T`. */
+export type SessionEventData<T extends SessionEventType> = z.infer<(typeof eventDataSchemas)[T]>;
+
+/** The envelope fields shared by every event. */
+export const EventEnvelope = z.object({
+  id: z.string(),
+  timestamp: z.string(),
+  parentId: z.string().nullable(),
+  ephemeral: z.boolean().optional(),
+});
+
+/** A session event of type `T`: envelope plus typed data. */
+export type SessionEventOf<T extends SessionEventType> = z.infer<typeof EventEnvelope> & {
+  type: T;
+  data: SessionEventData<T>;
+};
+
+/** Any session event: a discriminated union on `type`. */
+export type SessionEvent = { [T in SessionEventType]: SessionEventOf<T> }[SessionEventType];
+
+/** Runtime schema for {@link SessionEvent}. */
+export const SessionEventSchema = z.discriminatedUnion(
+  "type",
+  sessionEventTypes.map((type) => EventEnvelope.extend({ type: z.literal(type), data: eventDataSchemas[type] })) as unknown as [
+    z.ZodObject,
+    ...z.ZodObject[],
+  ],
+);

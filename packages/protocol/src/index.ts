@@ -1,0 +1,92 @@
+/**
+ * @tandem/protocol — the zod schemas of the Copilot SDK protocol as Tandem speaks it: every JSON-RPC
+ * method (params + result, as typed tokens) and every session event (envelope + data). No I/O.
+ */
+export { defineNotification, defineRequest } from "./method.js";
+export type { NotificationToken, ParamsOf, RequestToken, ResultOf } from "./method.js";
+export { ErrorCodes } from "./errors.js";
+export type { ErrorCode } from "./errors.js";
+export {
+  AgentMode,
+  Attachment,
+  CustomAgentConfig,
+  InfiniteSessionConfig,
+  JsonObject,
+  McpLocalServerConfig,
+  McpRemoteServerConfig,
+  McpServerConfig,
+  ModelInfo,
+  PermissionRequest,
+  PermissionResult,
+  ProviderConfig,
+  ReasoningEffort,
+  SessionContext,
+  SessionMetadata,
+  SystemMessageConfig,
+  ToolDefinition,
+  ToolResultObject,
+} from "./common.js";
+export type { PermissionKind } from "./common.js";
+export {
+  EventEnvelope,
+  ModelMetric,
+  SessionEventSchema,
+  ToolExecutionResult,
+  ToolRequest,
+  ephemeralEventTypes,
+  eventDataSchemas,
+  sessionEventTypes,
+} from "./events.js";
+export type { SessionEvent, SessionEventData, SessionEventOf, SessionEventType } from "./events.js";
+export {
+  AccountGetQuota,
+  AuthGetStatus,
+  HooksInvoke,
+  ModelsList,
+  PermissionRequestV2,
+  Ping,
+  SessionAbort,
+  SessionAgentDeselect,
+  SessionAgentGetCurrent,
+  SessionAgentList,
+  SessionAgentReload,
+  SessionAgentSelect,
+  SessionCompactionCompact,
+  SessionCreate,
+  SessionCreateParams,
+  SessionDelete,
+  SessionDestroy,
+  SessionEventNotification,
+  SessionFleetStart,
+  SessionGetForeground,
+  SessionGetLastId,
+  SessionGetMessages,
+  SessionLifecycleNotification,
+  SessionList,
+  SessionLog,
+  SessionModeGet,
+  SessionModeSet,
+  SessionModelGetCurrent,
+  SessionModelSwitchTo,
+  SessionPermissionsHandlePendingPermissionRequest,
+  SessionPlanDelete,
+  SessionPlanRead,
+  SessionPlanUpdate,
+  SessionResume,
+  SessionResumeParams,
+  SessionSend,
+  SessionSendParams,
+  SessionSetForeground,
+  SessionToolsHandlePendingToolCall,
+  SessionWorkspaceCreateFile,
+  SessionWorkspaceListFiles,
+  SessionWorkspaceReadFile,
+  StatusGet,
+  ToolCallV2,
+  ToolsList,
+  UserInputRequest,
+  clientToServerRequests,
+  serverNotifications,
+  serverToClientRequests,
+} from "./methods.js";
+export type { SessionLifecycleEvent } from "./methods.js";

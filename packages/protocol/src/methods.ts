@@ -1,0 +1,376 @@
+import { z } from "zod";
+import {
+  AgentMode,
+  Attachment,
+  CustomAgentConfig,
+  InfiniteSessionConfig,
+  JsonObject,
+  McpServerConfig,
+  ModelInfo,
+  PermissionRequest,
+  PermissionResult,
+  ProviderConfig,
+  ReasoningEffort,
+  SessionContext,
+  SessionMetadata,
+  SystemMessageConfig,
+  ToolDefinition,
+  ToolResultObject,
+} from "./common.js";
+import { SessionEventSchema } from "./events.js";
+import { defineNotification, defineRequest } from "./method.js";
+
+const sessionScoped = { sessionId: z.string().min(1) };
+const Success = z.looseObject({ success: z.boolean(), error: z.string().optional() });
+const Empty = z.looseObject({});
+
+// ---- Server-scoped requests -------------------------------------------------------------------
+
+/** `ping`: health check; reports the protocol version. */
+export const Ping = defineRequest(
+  "ping",
+  z.looseObject({ message: z.string().optional() }).optional(),
+  z.object({ message: z.string(), timestamp: z.number(), protocolVersion: z.number() }),
+);
+/** `status.get`: runtime version and protocol version. */
+export const StatusGet = defineRequest(
+  "status.get",
+  Empty.optional(),
+  z.looseObject({ version: z.string(), protocolVersion: z.number() }),
+);
+/** `auth.getStatus`: whether the runtime has credentials for a model provider. */
+export const AuthGetStatus = defineRequest(
+  "auth.getStatus",
+  Empty.optional(),
+  z.looseObject({
+    isAuthenticated: z.boolean(),
+    authType: z.string().optional(),
+    host: z.string().optional(),
+    login: z.string().optional(),
+    statusMessage: z.string().optional(),
+  }),
+);
+/** `models.list`: the models the configured provider offers. */
+export const ModelsList = defineRequest("models.list", Empty.optional(), z.looseObject({ models: z.array(ModelInfo) }));
+/** `tools.list`: the built-in tools. */
+export const ToolsList = defineRequest(
+  "tools.list",
+  z.looseObject({ model: z.string().optional() }).optional(),
+  z.looseObject({
+    tools: z.array(
+      z.looseObject({
+        name: z.string(),
+        namespacedName: z.string().optional(),
+        description: z.string(),
+        parameters: JsonObject.optional(),
+        instructions: z.string().optional(),
+      }),
+    ),
+  }),
+);
+/** `account.getQuota`: usage quota (when the provider reports one). */
+export const AccountGetQuota = defineRequest(
+  "account.getQuota",
+  Empty.optional(),
+  z.looseObject({ quotaSnapshots: z.record(z.string(), z.unknown()) }),
+);
+
+// ---- Session lifecycle --------------------------------------------------------------------------
+
+/** Every field the official SDK sends in `session.create` / `session.resume`. */
+const SessionConfigFields = {
+  model: z.string().optional(),
+  clientName: z.string().optional(),
+  reasoningEffort: ReasoningEffort.optional(),
+  tools: z.array(ToolDefinition).optional(),
+  systemMessage: SystemMessageConfig.optional(),
+  availableTools: z.array(z.string()).optional(),
+  excludedTools: z.array(z.string()).optional(),
+  provider: ProviderConfig.optional(),
+  requestPermission: z.boolean().optional(),
+  requestUserInput: z.boolean().optional(),
+  hooks: z.boolean().optional(),
+  workingDirectory: z.string().optional(),
+  streaming: z.boolean().optional(),
+  mcpServers: z.record(z.string(), McpServerConfig).optional(),
+  envValueMode: z.string().optional(),
+  customAgents: z.array(CustomAgentConfig).optional(),
+  agent: z.string().optional(),
+  configDir: z.string().optional(),
+  skillDirectories: z.array(z.string()).optional(),
+  disabledSkills: z.array(z.string()).optional(),
+  infiniteSessions: InfiniteSessionConfig.optional(),
+  traceparent: z.string().optional(),
+  tracestate: z.string().optional(),
+};
+
+/** `session.create` params. Unknown fields are kept (loose) so newer clients never fail. */
+export const SessionCreateParams = z.looseObject({
+  sessionId: z.string().min(1).regex(/^[A-Za-z0-9._-]+$/, "session ids may use letters, digits, . _ and - only").optional(),
+  ...SessionConfigFields,
+});
+export type SessionCreateParams = z.infer<typeof SessionCreateParams>;
+
+const SessionOpenResult = z.looseObject({
+  sessionId: z.string(),
+  workspacePath: z.string().optional(),
+  capabilities: z.looseObject({ ui: z.looseObject({ elicitation: z.boolean() }).optional() }).optional(),
+});
+
+/** `session.create`: start a new session. */
+export const SessionCreate = defineRequest("session.create", SessionCreateParams, SessionOpenResult);
+
+/** `session.resume` params. */
+export const SessionResumeParams = z.looseObject({
+  ...sessionScoped,
+  ...SessionConfigFields,
+  disableResume: z.boolean().optional(),
+});
+export type SessionResumeParams = z.infer<typeof SessionResumeParams>;
+/** `session.resume`: reopen a persisted (or live) session. */
+export const SessionResume = defineRequest("session.resume", SessionResumeParams, SessionOpenResult);
+
+/** `session.send` params. */
+export const SessionSendParams = z.looseObject({
+  ...sessionScoped,
+  prompt: z.string(),
+  attachments: z.array(Attachment).optional(),
+  mode: z.enum(["enqueue", "immediate"]).optional(),
+});
+export type SessionSendParams = z.infer<typeof SessionSendParams>;
+/** `session.send`: queue a user message; returns at once with its id. */
+export const SessionSend = defineRequest("session.send", SessionSendParams, z.looseObject({ messageId: z.string() }));
+/** `session.abort`: cancel the running turn. */
+export const SessionAbort = defineRequest("session.abort", z.looseObject(sessionScoped), Success);
+/** `session.getMessages`: the session's events. */
+export const SessionGetMessages = defineRequest(
+  "session.getMessages",
+  z.looseObject(sessionScoped),
+  z.looseObject({ events: z.array(SessionEventSchema) }),
+);
+/** `session.destroy`: release in-memory resources (disk is kept). */
+export const SessionDestroy = defineRequest("session.destroy", z.looseObject(sessionScoped), Success);
+/** `session.delete`: delete the session and its data. */
+export const SessionDelete = defineRequest("session.delete", z.looseObject(sessionScoped), Success);
+/** `session.list`: persisted sessions, newest first. */
+export const SessionList = defineRequest(
+  "session.list",
+  z.looseObject({ filter: z.looseObject({ cwd: z.string().optional(), gitRoot: z.string().optional(), repository: z.string().optional(), branch: z.string().optional() }).nullish() }).optional(),
+  z.looseObject({ sessions: z.array(SessionMetadata) }),
+);
+/** `session.getLastId`: the most recently modified session. */
+export const SessionGetLastId = defineRequest("session.getLastId", Empty.optional(), z.looseObject({ sessionId: z.string().optional() }));
+/** `session.getForeground`: the foreground session (a headless runtime has one only if set). */
+export const SessionGetForeground = defineRequest(
+  "session.getForeground",
+  Empty.optional(),
+  z.looseObject({ sessionId: z.string().optional(), workspacePath: z.string().optional() }),
+);
+/** `session.setForeground`. */
+export const SessionSetForeground = defineRequest("session.setForeground", z.looseObject(sessionScoped), Success);
+/** `session.log`: write a message to the session timeline. */
+export const SessionLog = defineRequest(
+  "session.log",
+  z.looseObject({
+    ...sessionScoped,
+    message: z.string(),
+    level: z.enum(["info", "warning", "error"]).optional(),
+    ephemeral: z.boolean().optional(),
+    url: z.string().optional(),
+  }),
+  z.looseObject({ eventId: z.string() }),
+);
+
+/** `session.tools.handlePendingToolCall`: the client's answer to `external_tool.requested`. */
+export const SessionToolsHandlePendingToolCall = defineRequest(
+  "session.tools.handlePendingToolCall",
+  z.looseObject({
+    ...sessionScoped,
+    requestId: z.string(),
+    result: z.union([z.string(), ToolResultObject]).optional(),
+    error: z.string().optional(),
+  }),
+  Success,
+);
+/** `session.permissions.handlePendingPermissionRequest`: the client's answer to `permission.requested`. */
+export const SessionPermissionsHandlePendingPermissionRequest = defineRequest(
+  "session.permissions.handlePendingPermissionRequest",
+  z.looseObject({ ...sessionScoped, requestId: z.string(), result: PermissionResult }),
+  Success,
+);
+
+// ---- Session-scoped RPC (model, mode, plan, workspace, agents, skills, mcp, fleet) -------------
+
+/** `session.model.getCurrent`. */
+export const SessionModelGetCurrent = defineRequest(
+  "session.model.getCurrent",
+  z.looseObject(sessionScoped),
+  z.looseObject({ modelId: z.string().optional() }),
+);
+/** `session.model.switchTo`. */
+export const SessionModelSwitchTo = defineRequest(
+  "session.model.switchTo",
+  z.looseObject({ ...sessionScoped, modelId: z.string().min(1), reasoningEffort: ReasoningEffort.optional() }),
+  z.looseObject({ modelId: z.string().optional() }),
+);
+/** `session.mode.get`. */
+export const SessionModeGet = defineRequest("session.mode.get", z.looseObject(sessionScoped), z.looseObject({ mode: AgentMode }));
+/** `session.mode.set`. */
+export const SessionModeSet = defineRequest(
+  "session.mode.set",
+  z.looseObject({ ...sessionScoped, mode: AgentMode }),
+  z.looseObject({ mode: AgentMode }),
+);
+/** `session.plan.read`. */
+export const SessionPlanRead = defineRequest(
+  "session.plan.read",
+  z.looseObject(sessionScoped),
+  z.looseObject({ exists: z.boolean(), content: z.string().nullable(), path: z.string().nullable() }),
+);
+/** `session.plan.update`. */
+export const SessionPlanUpdate = defineRequest("session.plan.update", z.looseObject({ ...sessionScoped, content: z.string() }), Empty);
+/** `session.plan.delete`. */
+export const SessionPlanDelete = defineRequest("session.plan.delete", z.looseObject(sessionScoped), Empty);
+/** `session.workspace.listFiles`. */
+export const SessionWorkspaceListFiles = defineRequest(
+  "session.workspace.listFiles",
+  z.looseObject(sessionScoped),
+  z.looseObject({ files: z.array(z.string()) }),
+);
+/** `session.workspace.readFile`. */
+export const SessionWorkspaceReadFile = defineRequest(
+  "session.workspace.readFile",
+  z.looseObject({ ...sessionScoped, path: z.string() }),
+  z.looseObject({ content: z.string() }),
+);
+/** `session.workspace.createFile`. */
+export const SessionWorkspaceCreateFile = defineRequest(
+  "session.workspace.createFile",
+  z.looseObject({ ...sessionScoped, path: z.string(), content: z.string() }),
+  Empty,
+);
+const AgentSummary = z.looseObject({ name: z.string(), displayName: z.string(), description: z.string() });
+/** `session.agent.list`. */
+export const SessionAgentList = defineRequest("session.agent.list", z.looseObject(sessionScoped), z.looseObject({ agents: z.array(AgentSummary) }));
+/** `session.agent.getCurrent`. */
+export const SessionAgentGetCurrent = defineRequest(
+  "session.agent.getCurrent",
+  z.looseObject(sessionScoped),
+  z.looseObject({ agent: AgentSummary.nullable() }),
+);
+/** `session.agent.select`. */
+export const SessionAgentSelect = defineRequest(
+  "session.agent.select",
+  z.looseObject({ ...sessionScoped, name: z.string() }),
+  z.looseObject({ agent: AgentSummary }),
+);
+/** `session.agent.deselect`. */
+export const SessionAgentDeselect = defineRequest("session.agent.deselect", z.looseObject(sessionScoped), Empty);
+/** `session.agent.reload`. */
+export const SessionAgentReload = defineRequest("session.agent.reload", z.looseObject(sessionScoped), z.looseObject({ agents: z.array(AgentSummary) }));
+/** `session.fleet.start`. */
+export const SessionFleetStart = defineRequest(
+  "session.fleet.start",
+  z.looseObject({ ...sessionScoped, prompt: z.string().optional() }),
+  z.looseObject({ started: z.boolean() }),
+);
+/** `session.compaction.compact`. */
+export const SessionCompactionCompact = defineRequest(
+  "session.compaction.compact",
+  z.looseObject(sessionScoped),
+  z.looseObject({ success: z.boolean(), tokensRemoved: z.number(), messagesRemoved: z.number() }),
+);
+
+// ---- Runtime → client requests and notifications -------------------------------------------------
+
+/** `session.event` notification: one session event. */
+export const SessionEventNotification = defineNotification(
+  "session.event",
+  z.looseObject({ sessionId: z.string(), event: SessionEventSchema }),
+);
+/** `session.lifecycle` notification. */
+export const SessionLifecycleNotification = defineNotification(
+  "session.lifecycle",
+  z.looseObject({
+    type: z.enum(["session.created", "session.deleted", "session.updated", "session.foreground", "session.background"]),
+    sessionId: z.string(),
+    metadata: z.looseObject({ startTime: z.string(), modifiedTime: z.string(), summary: z.string().optional() }).optional(),
+  }),
+);
+export type SessionLifecycleEvent = z.infer<typeof SessionLifecycleNotification.params>;
+
+/** Protocol v2: `tool.call` (runtime asks the client to run a custom tool). */
+export const ToolCallV2 = defineRequest(
+  "tool.call",
+  z.looseObject({ sessionId: z.string(), toolCallId: z.string(), toolName: z.string(), arguments: z.unknown() }),
+  z.looseObject({ result: z.union([ToolResultObject, z.string()]).optional() }),
+);
+/** Protocol v2: `permission.request`. */
+export const PermissionRequestV2 = defineRequest(
+  "permission.request",
+  z.looseObject({ sessionId: z.string(), permissionRequest: PermissionRequest }),
+  z.looseObject({ result: PermissionResult }),
+);
+/** `userInput.request` (the ask_user tool). */
+export const UserInputRequest = defineRequest(
+  "userInput.request",
+  z.looseObject({
+    sessionId: z.string(),
+    question: z.string(),
+    choices: z.array(z.string()).optional(),
+    allowFreeform: z.boolean().optional(),
+  }),
+  z.looseObject({ answer: z.string(), wasFreeform: z.boolean().optional() }),
+);
+/** `hooks.invoke`. */
+export const HooksInvoke = defineRequest(
+  "hooks.invoke",
+  z.looseObject({ sessionId: z.string(), hookType: z.string(), input: z.unknown() }),
+  z.looseObject({ output: z.unknown().optional() }).nullish(),
+);
+
+/** All requests a client may send to the runtime. */
+export const clientToServerRequests = [
+  Ping,
+  StatusGet,
+  AuthGetStatus,
+  ModelsList,
+  ToolsList,
+  AccountGetQuota,
+  SessionCreate,
+  SessionResume,
+  SessionSend,
+  SessionAbort,
+  SessionGetMessages,
+  SessionDestroy,
+  SessionDelete,
+  SessionList,
+  SessionGetLastId,
+  SessionGetForeground,
+  SessionSetForeground,
+  SessionLog,
+  SessionToolsHandlePendingToolCall,
+  SessionPermissionsHandlePendingPermissionRequest,
+  SessionModelGetCurrent,
+  SessionModelSwitchTo,
+  SessionModeGet,
+  SessionModeSet,
+  SessionPlanRead,
+  SessionPlanUpdate,
+  SessionPlanDelete,
+  SessionWorkspaceListFiles,
+  SessionWorkspaceReadFile,
+  SessionWorkspaceCreateFile,
+  SessionAgentList,
+  SessionAgentGetCurrent,
+  SessionAgentSelect,
+  SessionAgentDeselect,
+  SessionAgentReload,
+  SessionFleetStart,
+  SessionCompactionCompact,
+] as const;
+
+/** All requests the runtime may send to a client. */
+export const serverToClientRequests = [ToolCallV2, PermissionRequestV2, UserInputRequest, HooksInvoke] as const;
+/** All notifications the runtime sends. */
+export const serverNotifications = [SessionEventNotification, SessionLifecycleNotification] as const;
