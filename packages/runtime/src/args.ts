@@ -1,0 +1,132 @@
+import { logLevels, type LogLevel } from "./log.js";
+
+/** The runtime's parsed command line. */
+export interface RuntimeArgs {
+  stdio: boolean;
+  port: number;
+  host: string;
+  logLevel: LogLevel;
+  logFile?: string;
+  authTokenEnv?: string;
+  autoLogin: boolean;
+  sdkProtocolVersion: 2 | 3;
+  home?: string;
+  help: boolean;
+  version: boolean;
+  /** Flags we did not recognise (warned about, never fatal). */
+  unknown: string[];
+}
+
+/** Flags that are accepted and have no effect in a headless runtime. */
+const acceptedNoOps = new Set(["--headless", "--no-auto-update", "--server", "--no-color", "--auto-update"]);
+
+/**
+ * Parses the flags the official SDK passes (`--headless --no-auto-update --log-level L --stdio |
+ * --port N --auth-token-env VAR --no-auto-login`) plus Tandem's own. Unknown flags are collected.
+ */
+export function parseArgs(argv: readonly string[]): RuntimeArgs {
+  const args: RuntimeArgs = {
+    stdio: false,
+    port: 0,
+    host: "127.0.0.1",
+    logLevel: "info",
+    autoLogin: true,
+    sdkProtocolVersion: 3,
+    help: false,
+    version: false,
+    unknown: [],
+  };
+  for (let index = 0; index < argv.length; index++) {
+    const raw = argv[index] ?? "";
+    const [flag, inlineValue] = raw.startsWith("--") && raw.includes("=") ? splitOnce(raw) : [raw, undefined];
+    const takeValue = (): string | undefined => {
+      if (inlineValue !== undefined) return inlineValue;
+      const next = argv[index + 1];
+      if (next === undefined || next.startsWith("--")) return undefined;
+      index++;
+      return next;
+    };
+    switch (flag) {
+      case "--stdio":
+        args.stdio = true;
+        break;
+      case "--port": {
+        const value = Number(takeValue());
+        if (!Number.isInteger(value) || value < 0 || value > 65535) throw new Error(`--port needs a port number (0-65535)`);
+        args.port = value;
+        break;
+      }
+      case "--host": {
+        const value = takeValue();
+        if (!value) throw new Error("--host needs an address");
+        args.host = value;
+        break;
+      }
+      case "--log-level": {
+        const value = takeValue() as LogLevel | undefined;
+        if (!value || !logLevels.includes(value)) throw new Error(`--log-level must be one of ${logLevels.join(", ")}`);
+        args.logLevel = value;
+        break;
+      }
+      case "--log-file":
+        args.logFile = takeValue();
+        break;
+      case "--auth-token-env":
+        args.authTokenEnv = takeValue();
+        break;
+      case "--no-auto-login":
+        args.autoLogin = false;
+        break;
+      case "--sdk-protocol-version": {
+        const value = Number(takeValue());
+        if (value !== 2 && value !== 3) throw new Error("--sdk-protocol-version must be 2 or 3");
+        args.sdkProtocolVersion = value;
+        break;
+      }
+      case "--home":
+        args.home = takeValue();
+        break;
+      case "--help":
+      case "-h":
+        args.help = true;
+        break;
+      case "--version":
+      case "-v":
+        args.version = true;
+        break;
+      default:
+        if (acceptedNoOps.has(flag)) break;
+        args.unknown.push(raw);
+    }
+  }
+  return args;
+}
+
+function splitOnce(raw: string): [string, string] {
+  const at = raw.indexOf("=");
+  return [raw.slice(0, at), raw.slice(at + 1)];
+}
+
+/** The `--help` text. */
+export const helpText = `tandem — an open agent runtime speaking the Copilot SDK protocol (JSON-RPC 2.0)
+
+Usage: tandem [--stdio | --port <n>] [options]
+
+Transport
+  --stdio                     serve JSON-RPC on stdin/stdout
+  --port <n>                  serve on TCP (default: a free port); prints "listening on port <n>"
+  --host <addr>               TCP address to bind (default 127.0.0.1)
+
+Options
+  --log-level <level>         none | error | warning | info | debug | all (default info)
+  --log-file <path>           write logs to a file instead of stderr
+  --auth-token-env <VAR>      read the GitHub token for the Copilot API from VAR
+  --no-auto-login             accepted; Tandem never uses a stored interactive login
+  --sdk-protocol-version <n>  2 or 3 (default 3)
+  --home <dir>                state folder (default $COPILOT_HOME, $TANDEM_HOME or ~/.tandem)
+  --headless, --no-auto-update  accepted for compatibility
+  --help, --version
+
+Models: set COPILOT_API_URL (+ a GitHub token) for the Copilot API, OPENAI_BASE_URL / OPENAI_API_KEY
+for any OpenAI-compatible server, or pass a BYOK provider in session.create.
+`;

@@ -1,0 +1,123 @@
+import { createServer, type Socket } from "node:net";
+import { helpText, parseArgs, type RuntimeArgs } from "./args.js";
+import { fileSink, Logger, stderrSink } from "./log.js";
+import { ClientConnection } from "./server/connection.js";
+import { pingResult } from "./server/ping.js";
+import type { Runtime } from "./runtime.js";
+import { runtimeVersion } from "./version.js";
+
+/**
+ * Starts the runtime: `--stdio` serves one client on stdin/stdout; otherwise a TCP server on
+ * 127.0.0.1 (a free port unless `--port` names one) prints `listening on port <N>`.
+ *
+ * Start-up is kept small: this entry answers `ping` on its own, and the rest of the runtime (zod
+ * schemas, sessions, providers) loads right after the first request, or after a short idle delay.
+ */
+export async function main(argv: readonly string[]): Promise<void> {
+  let args: RuntimeArgs;
+  try {
+    args = parseArgs(argv);
+  } catch (error) {
+    process.stderr.write(`tandem: ${(error as Error).message}\nRun tandem --help for usage.\n`);
+    process.exitCode = 2;
+    return;
+  }
+  if (args.help) {
+    process.stdout.write(helpText);
+    return;
+  }
+  if (args.version) {
+    process.stdout.write(`${runtimeVersion}\n`);
+    return;
+  }
+  const logger = new Logger(args.logLevel, args.logFile ? fileSink(args.logFile) : stderrSink);
+  for (const flag of args.unknown) logger.warn(`ignoring unknown flag ${flag}`);
+  const loader = new RuntimeLoader(args, logger);
+  installShutdown(loader, logger);
+
+  if (args.stdio) {
+    const client = loader.serve(process.stdin, process.stdout);
+    client.onClose(() => void exitAfterShutdown(loader, 0));
+    return;
+  }
+  const server = createServer((socket: Socket) => {
+    socket.setNoDelay(true);
+    loader.serve(socket, socket);
+  });
+  server.on("error", (error) => {
+    logger.error("TCP server error", error);
+    process.exitCode = 1;
+  });
+  server.listen(args.port, args.host, () => {
+    const address = server.address();
+    const port = typeof address === "object" && address ? address.port : args.port;
+    process.stdout.write(`listening on port ${port}\n`);
+    logger.info(`listening on ${args.host}:${port}`);
+  });
+}
+
+/** Loads the runtime once, on first need, and hands it the connections opened before that. */
+class RuntimeLoader {
+  private runtime: Promise<Runtime> | undefined;
+  private loaded: Runtime | undefined;
+
+  constructor(
+    private readonly args: RuntimeArgs,
+    private readonly logger: Logger,
+  ) {
+    setTimeout(() => void this.load(), 50).unref();
+  }
+
+  serve(input: NodeJS.ReadableStream, output: NodeJS.WritableStream): ClientConnection {
+    const client = new ClientConnection(input, output, (method, params, from) => this.dispatch(method, params, from), this.logger);
+    if (this.loaded) this.loaded.adopt(client);
+    else void this.load().then((runtime) => runtime.adopt(client));
+    return client;
+  }
+
+  load(): Promise<Runtime> {
+    this.runtime ??= import("./runtime.js").then(({ Runtime }) => {
+      this.loaded = new Runtime({ args: this.args, env: process.env, logger: this.logger });
+      return this.loaded;
+    });
+    return this.runtime;
+  }
+
+  async shutdown(): Promise<void> {
+    if (this.runtime) await (await this.runtime).shutdown();
+  }
+
+  private async dispatch(method: string, params: unknown, client: ClientConnection): Promise<unknown> {
+    if (method === "ping" && !this.loaded) {
+      setImmediate(() => void this.load());
+      return pingResult(params, this.args.sdkProtocolVersion);
+    }
+    const runtime = this.loaded ?? (await this.load());
+    return runtime.dispatch(method, params, client);
+  }
+}
+
+let exiting = false;
+
+async function exitAfterShutdown(loader: RuntimeLoader, code: number): Promise<void> {
+  if (exiting) return;
+  exiting = true;
+  const forced = setTimeout(() => process.exit(code), 3000);
+  forced.unref();
+  try {
+    await loader.shutdown();
+  } finally {
+    process.exit(code);
+  }
+}
+
+function installShutdown(loader: RuntimeLoader, logger: Logger): void {
+  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
+    process.on(signal, () => {
+      logger.info(`received ${signal}; shutting down`);
+      void exitAfterShutdown(loader, 0);
+    });
+  }
+  process.on("uncaughtException", (error) => logger.error("uncaught exception", error));
+  process.on("unhandledRejection", (reason) => logger.error("unhandled rejection", reason));
+}

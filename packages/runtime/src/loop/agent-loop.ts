@@ -1,0 +1,179 @@
+import { randomUUID } from "node:crypto";
+import { errorMessage, TandemError } from "../errors.js";
+import type { Logger } from "../log.js";
+import { ProviderError } from "../providers/errors.js";
+import type { ModelClient, ModelResponse, ModelStreamPart } from "../providers/types.js";
+import type { ConversationMessage, ToolSpec } from "./messages.js";
+import { withRetries, type RetryPolicy } from "./retry.js";
+import { interruptedText, runToolCalls, type ToolRunnerHost } from "./tool-runner.js";
+
+/** What the loop needs from its session. */
+export interface LoopHost extends ToolRunnerHost {
+  readonly sessionId: string;
+  readonly messages: ConversationMessage[];
+  readonly streaming: boolean;
+  readonly reasoningEffort: string | undefined;
+  readonly retryPolicy: RetryPolicy;
+  readonly logger: Logger;
+  /** The context window of the current model, for `session.usage_info`. */
+  readonly tokenLimit: number;
+  systemPrompt(): string;
+  toolSpecs(): ToolSpec[];
+  modelClient(): ModelClient;
+  recordModelCall(model: string, response: ModelResponse, durationMs: number): void;
+}
+
+/** How a run of the loop ended. */
+export type LoopEnd = "completed" | "aborted" | "failed";
+
+/**
+ * The agent loop: one model call per turn; tool requests are executed and fed back; the loop ends
+ * when a response asks for no tools (or a tool result ends the turn, or an error or abort).
+ * Every model call is exactly one `assistant.turn_start` / `assistant.turn_end` pair.
+ */
+export async function runAgentLoop(host: LoopHost, interactionId: string, signal: AbortSignal): Promise<LoopEnd> {
+  for (let turn = 0; ; turn++) {
+    const turnId = String(turn);
+    host.emitter.emit("assistant.turn_start", { turnId, interactionId });
+    try {
+      const next = await runTurn(host, interactionId, turn, signal);
+      if (next === "stop") return "completed";
+    } catch (error) {
+      if (signal.aborted) {
+        completeInterruptedCalls(host.messages);
+        return "aborted";
+      }
+      reportError(host, error);
+      return "failed";
+    } finally {
+      host.emitter.emit("assistant.turn_end", { turnId });
+    }
+  }
+}
+
+async function runTurn(host: LoopHost, interactionId: string, turn: number, signal: AbortSignal): Promise<"continue" | "stop"> {
+  emitUsageInfo(host);
+  const client = host.modelClient();
+  const messageId = randomUUID();
+  const reasoningId = randomUUID();
+  const onPart = (part: ModelStreamPart): void => {
+    if (part.type === "bytes") host.emitter.emit("assistant.streaming_delta", { totalResponseSizeBytes: part.totalBytes });
+    else if (part.type === "text-delta") host.emitter.emit("assistant.message_delta", { messageId, deltaContent: part.delta });
+    else host.emitter.emit("assistant.reasoning_delta", { reasoningId, deltaContent: part.delta });
+  };
+  const started = performance.now();
+  const response = await withRetries(
+    host.retryPolicy,
+    signal,
+    () =>
+      client.generate(
+        {
+          model: host.model,
+          system: host.systemPrompt(),
+          messages: host.messages,
+          tools: host.toolSpecs(),
+          stream: host.streaming,
+          reasoningEffort: host.reasoningEffort,
+          signal,
+        },
+        onPart,
+      ),
+    (error, delayMs, attemptNumber) => {
+      host.logger.warn(`model call failed (attempt ${attemptNumber}); retrying in ${Math.round(delayMs)} ms: ${error.message}`);
+    },
+  );
+  const durationMs = Math.round(performance.now() - started);
+  host.recordModelCall(host.model, response, durationMs);
+
+  if (response.reasoning?.text) host.emitter.emit("assistant.reasoning", { reasoningId, content: response.reasoning.text });
+  const toolRequests = response.toolCalls.map((call) => ({
+    toolCallId: call.id,
+    name: call.name,
+    arguments: safeParse(call.rawArguments),
+    type: "function" as const,
+  }));
+  host.emitter.emit("assistant.message", {
+    messageId,
+    content: response.text,
+    toolRequests,
+    interactionId,
+    ...(response.reasoning?.text ? { reasoningText: response.reasoning.text } : {}),
+    ...(response.usage.outputTokens !== undefined ? { outputTokens: response.usage.outputTokens } : {}),
+  });
+  host.emitter.emit("assistant.usage", {
+    model: host.model,
+    inputTokens: response.usage.inputTokens ?? 0,
+    outputTokens: response.usage.outputTokens ?? 0,
+    cacheReadTokens: response.usage.cacheReadTokens ?? 0,
+    cacheWriteTokens: response.usage.cacheWriteTokens ?? 0,
+    cost: 1,
+    duration: durationMs,
+    initiator: turn === 0 ? "user" : "agent",
+    ...(response.responseId ? { apiCallId: response.responseId } : {}),
+    ...(response.providerCallId ? { providerCallId: response.providerCallId } : {}),
+    quotaSnapshots: {},
+  });
+  host.messages.push({ role: "assistant", content: response.text, toolCalls: response.toolCalls, reasoning: response.reasoning });
+  if (response.toolCalls.length === 0) return "stop";
+
+  const results = await runToolCalls(host, response.toolCalls, interactionId, signal);
+  for (const { call, outcome } of results) {
+    host.messages.push({ role: "tool", toolCallId: call.id, toolName: call.name, content: outcome.textForModel });
+  }
+  if (signal.aborted) throw signal.reason ?? new Error("aborted");
+  return results.some((result) => result.outcome.resultType === "rejected") ? "stop" : "continue";
+}
+
+/** Gives every tool call of the last assistant message a result, so the history stays valid. */
+export function completeInterruptedCalls(messages: ConversationMessage[]): void {
+  let lastAssistant = -1;
+  for (let index = messages.length - 1; index >= 0; index--) {
+    if (messages[index]?.role === "assistant") {
+      lastAssistant = index;
+      break;
+    }
+  }
+  const assistant = messages[lastAssistant];
+  if (!assistant || assistant.role !== "assistant") return;
+  const answered = new Set(messages.slice(lastAssistant + 1).flatMap((message) => (message.role === "tool" ? [message.toolCallId] : [])));
+  for (const call of assistant.toolCalls) {
+    if (answered.has(call.id)) continue;
+    messages.push({ role: "tool", toolCallId: call.id, toolName: call.name, content: interruptedText });
+  }
+}
+
+function reportError(host: LoopHost, error: unknown): void {
+  host.logger.error(`session ${host.sessionId}: turn failed`, error);
+  if (error instanceof ProviderError) {
+    host.emitter.emit("session.error", {
+      errorType: error.errorType,
+      message: error.message,
+      ...(error.statusCode !== undefined ? { statusCode: error.statusCode } : {}),
+      ...(error.providerCallId ? { providerCallId: error.providerCallId } : {}),
+    });
+    return;
+  }
+  const errorType = error instanceof TandemError && error.code === -32004 ? "authentication" : "query";
+  host.emitter.emit("session.error", {
+    errorType,
+    message: `Execution failed: ${errorMessage(error)}`,
+    ...(error instanceof Error && error.stack ? { stack: error.stack } : {}),
+  });
+}
+
+function emitUsageInfo(host: LoopHost): void {
+  const characters = host.messages.reduce((total, message) => total + message.content.length, host.systemPrompt().length);
+  host.emitter.emit("session.usage_info", {
+    tokenLimit: host.tokenLimit,
+    currentTokens: Math.ceil(characters / 4),
+    messagesLength: host.messages.length,
+  });
+}
+
+function safeParse(raw: string): unknown {
+  try {
+    return raw.trim() === "" ? {} : JSON.parse(raw);
+  } catch {
+    return {};
+  }
+}

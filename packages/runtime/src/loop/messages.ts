@@ -1,0 +1,26 @@
+/** A tool call as the model made it. `rawArguments` is the exact text the model produced. */
+export interface ModelToolCall {
+  id: string;
+  name: string;
+  rawArguments: string;
+}
+
+/** Provider-specific reasoning data to hand back to the provider that produced it. */
+export interface ReasoningData {
+  text?: string;
+  /** Opaque provider payload (signatures, encrypted content) keyed by provider. */
+  providerMetadata?: Record<string, Record<string, unknown>>;
+}
+
+/** One message of the conversation, provider-neutral. */
+export type ConversationMessage =
+  | { role: "user"; content: string }
+  | { role: "assistant"; content: string; toolCalls: ModelToolCall[]; reasoning?: ReasoningData }
+  | { role: "tool"; toolCallId: string; toolName: string; content: string };
+
+/** A tool as offered to the model. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}

@@ -1,0 +1,106 @@
+import type { SessionEmitter } from "../session/emitter.js";
+import type { Tool, ToolContext, ToolOutcome } from "../tools/types.js";
+import type { ModelToolCall } from "./messages.js";
+import { errorMessage } from "../errors.js";
+
+/** The text a tool call gets when it was cut short by an abort. */
+export const interruptedText = "The execution of this tool, or a previous tool was interrupted.";
+
+/** What running one tool call produced. */
+export interface ToolCallResult {
+  call: ModelToolCall;
+  outcome: ToolOutcome;
+}
+
+/** What the runner needs from its session. */
+export interface ToolRunnerHost {
+  readonly emitter: SessionEmitter;
+  readonly model: string;
+  findTool(name: string): Tool | undefined;
+  toolNames(): string[];
+  createContext(call: ModelToolCall, tool: Tool, signal: AbortSignal): ToolContext;
+}
+
+/**
+ * Runs the tool calls of one assistant message concurrently and returns the results in request
+ * order. Arguments that are not JSON and unknown tools become failures the model can act on.
+ */
+export async function runToolCalls(
+  host: ToolRunnerHost,
+  calls: readonly ModelToolCall[],
+  interactionId: string,
+  signal: AbortSignal,
+): Promise<ToolCallResult[]> {
+  return Promise.all(calls.map((call) => runOne(host, call, interactionId, signal)));
+}
+
+async function runOne(host: ToolRunnerHost, call: ModelToolCall, interactionId: string, signal: AbortSignal): Promise<ToolCallResult> {
+  const parsed = parseArguments(call.rawArguments);
+  const tool = host.findTool(call.name);
+  host.emitter.emit("tool.execution_start", {
+    toolCallId: call.id,
+    toolName: call.name,
+    arguments: parsed.ok ? parsed.value : {},
+    ...tool?.startData,
+  });
+  let outcome: ToolOutcome;
+  if (!parsed.ok) {
+    outcome = {
+      resultType: "failure",
+      textForModel: `The arguments for the tool call '${call.name}' were not valid JSON. The arguments have been cleared. Arguments: ${call.rawArguments}. JSON parse error: ${parsed.error}`,
+      errorMessage: "Invalid JSON arguments",
+    };
+  } else if (!tool) {
+    outcome = {
+      resultType: "failure",
+      textForModel: `Tool '${call.name}' does not exist. Available tools that can be called are ${host.toolNames().join(", ")}.`,
+      errorMessage: `Tool '${call.name}' does not exist`,
+    };
+  } else {
+    outcome = await executeSafely(tool, parsed.value, host.createContext(call, tool, signal), signal);
+  }
+  if (signal.aborted) return { call, outcome: { resultType: "failure", textForModel: interruptedText, errorMessage: "Interrupted" } };
+  emitComplete(host, call, outcome, interactionId);
+  return { call, outcome };
+}
+
+async function executeSafely(tool: Tool, args: unknown, context: ToolContext, signal: AbortSignal): Promise<ToolOutcome> {
+  try {
+    return await tool.execute(args, context);
+  } catch (error) {
+    if (signal.aborted) return { resultType: "failure", textForModel: interruptedText, errorMessage: "Interrupted" };
+    const message = errorMessage(error);
+    return {
+      resultType: "failure",
+      textForModel: `Failed to execute \`${tool.name}\` tool with arguments: ${JSON.stringify(args ?? {})} due to error: ${message}`,
+      errorMessage: message,
+    };
+  }
+}
+
+function emitComplete(host: ToolRunnerHost, call: ModelToolCall, outcome: ToolOutcome, interactionId: string): void {
+  const succeeded = outcome.resultType === "success";
+  host.emitter.emit("tool.execution_complete", {
+    toolCallId: call.id,
+    success: succeeded,
+    model: host.model,
+    interactionId,
+    result: {
+      content: outcome.textForModel,
+      ...(outcome.detailedContent !== undefined ? { detailedContent: outcome.detailedContent } : {}),
+    },
+    ...(succeeded ? {} : { error: { message: outcome.errorMessage ?? outcome.textForModel, code: outcome.resultType } }),
+    ...(outcome.telemetry ? { toolTelemetry: outcome.telemetry } : {}),
+  });
+}
+
+type ParsedArguments = { ok: true; value: unknown } | { ok: false; error: string };
+
+function parseArguments(raw: string): ParsedArguments {
+  if (raw.trim() === "") return { ok: true, value: {} };
+  try {
+    return { ok: true, value: JSON.parse(raw) };
+  } catch (error) {
+    return { ok: false, error: errorMessage(error) };
+  }
+}

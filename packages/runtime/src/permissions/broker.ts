@@ -1,0 +1,74 @@
+import { PermissionResult as PermissionResultSchema, type PermissionRequest, type PermissionResult } from "@tandem/protocol";
+import type { Logger } from "../log.js";
+import type { ClientPort } from "../session/client-port.js";
+import type { SessionEmitter } from "../session/emitter.js";
+import { PendingAbandoned, type PendingRequests } from "../session/pending.js";
+
+/** What the broker needs from its session. */
+export interface PermissionHost {
+  readonly sessionId: string;
+  readonly emitter: SessionEmitter;
+  readonly pending: PendingRequests;
+  readonly protocolVersion: 2 | 3;
+  /** Whether the application asked to be consulted (`requestPermission`). */
+  readonly requestPermission: boolean;
+  /** The client that answers v2 requests. */
+  owner(): ClientPort | undefined;
+  readonly logger: Logger;
+}
+
+const couldNotAsk: PermissionResult = { kind: "denied-no-approval-rule-and-could-not-request-from-user" };
+
+/**
+ * Asks the application for permission before a side effect. Protocol v3: a `permission.requested`
+ * event answered by `session.permissions.handlePendingPermissionRequest`; v2: a
+ * `permission.request` call. No client, a disconnect, an abort or a failing handler all mean
+ * "denied" — no tool runs without a yes.
+ *
+ * @example
+ * const result = await broker.request({ kind: "custom-tool", toolCallId, toolName, toolDescription, args }, signal);
+ */
+export class PermissionBroker {
+  constructor(private readonly host: PermissionHost) {}
+
+  async request(permissionRequest: PermissionRequest, signal: AbortSignal): Promise<PermissionResult> {
+    if (!this.host.requestPermission) return couldNotAsk;
+    if (this.host.protocolVersion === 2) return this.requestV2(permissionRequest, signal);
+    return this.requestV3(permissionRequest, signal);
+  }
+
+  private async requestV3(permissionRequest: PermissionRequest, signal: AbortSignal): Promise<PermissionResult> {
+    const { emitter, pending } = this.host;
+    if (emitter.sinkCount === 0) return couldNotAsk;
+    const { requestId, promise } = pending.open<PermissionResult>("permission", signal);
+    emitter.emit("permission.requested", { requestId, permissionRequest });
+    let result: PermissionResult;
+    try {
+      result = await promise;
+    } catch (error) {
+      if (!(error instanceof PendingAbandoned)) throw error;
+      result = couldNotAsk;
+    }
+    emitter.emit("permission.completed", { requestId, result });
+    return result;
+  }
+
+  private async requestV2(permissionRequest: PermissionRequest, signal: AbortSignal): Promise<PermissionResult> {
+    const owner = this.host.owner();
+    if (!owner?.isOpen) return couldNotAsk;
+    try {
+      const response = await owner.sendRequest<{ result?: unknown }>(
+        "permission.request",
+        { sessionId: this.host.sessionId, permissionRequest },
+        signal,
+      );
+      const parsed = PermissionResultSchema.safeParse(response?.result);
+      if (parsed.success) return parsed.data;
+      this.host.logger.warn("permission.request answered with an invalid result; treating it as denied", response);
+      return couldNotAsk;
+    } catch (error) {
+      this.host.logger.warn("permission.request failed; treating it as denied", error);
+      return couldNotAsk;
+    }
+  }
+}

@@ -1,0 +1,53 @@
+import type { ModelInfo } from "@tandem/protocol";
+import type { ConversationMessage, ModelToolCall, ReasoningData, ToolSpec } from "../loop/messages.js";
+
+/** One model call. */
+export interface ModelRequest {
+  model: string;
+  system: string;
+  messages: readonly ConversationMessage[];
+  tools: readonly ToolSpec[];
+  stream: boolean;
+  reasoningEffort?: string;
+  signal: AbortSignal;
+}
+
+/** Incremental output while a response streams. */
+export type ModelStreamPart =
+  | { type: "text-delta"; delta: string }
+  | { type: "reasoning-delta"; delta: string }
+  | { type: "bytes"; totalBytes: number };
+
+/** Token counts for one call. */
+export interface ModelUsage {
+  inputTokens?: number;
+  outputTokens?: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+}
+
+/** The complete answer of one model call. */
+export interface ModelResponse {
+  text: string;
+  reasoning?: ReasoningData;
+  toolCalls: ModelToolCall[];
+  usage: ModelUsage;
+  finishReason: string;
+  /** The provider's completion id (e.g. `chatcmpl-…`). */
+  responseId?: string;
+  /** The request tracing id the provider returned (`x-github-request-id` / `x-request-id`). */
+  providerCallId?: string;
+}
+
+/**
+ * A model provider behind one small interface: stream one model step, list models.
+ *
+ * @example
+ * const response = await client.generate(request, (part) => { ... });
+ */
+export interface ModelClient {
+  /** A short name for logs and errors (e.g. `copilot`, `openai`). */
+  readonly name: string;
+  generate(request: ModelRequest, onPart: (part: ModelStreamPart) => void): Promise<ModelResponse>;
+  listModels(): Promise<ModelInfo[]>;
+}

@@ -1,0 +1,113 @@
+import type { ModelInfo, SessionCreateParams, SessionLifecycleEvent } from "@tandem/protocol";
+import type { RuntimeArgs } from "./args.js";
+import type { Logger } from "./log.js";
+import { retryPolicyFromEnv } from "./loop/retry.js";
+import { createModelClient, describeDefaultProvider, type ProviderEnvironment } from "./providers/resolve.js";
+import { ClientConnection } from "./server/connection.js";
+import { Dispatcher } from "./server/dispatch.js";
+import { SessionManager } from "./session/manager.js";
+import { resolveHome, SessionStore } from "./store/session-store.js";
+import { runtimeVersion } from "./version.js";
+
+/** What the runtime is started with. */
+export interface RuntimeOptions {
+  args: RuntimeArgs;
+  env: NodeJS.ProcessEnv;
+  logger: Logger;
+}
+
+/** The default model when a session names none. */
+const fallbackModel = "gpt-4.1";
+
+/**
+ * The composition root: the store, the session manager, the method table and the connected
+ * clients. Everything is handed its dependencies here; there are no module-level singletons.
+ *
+ * @example
+ * const runtime = new Runtime({ args, env: process.env, logger });
+ * runtime.connect(process.stdin, process.stdout);
+ */
+export class Runtime {
+  readonly version = runtimeVersion;
+  readonly protocolVersion: 2 | 3;
+  readonly sessions: SessionManager;
+  readonly store: SessionStore;
+  private readonly connections = new Set<ClientConnection>();
+  private readonly dispatcher: Dispatcher;
+  private readonly providerEnvironment: ProviderEnvironment;
+  private modelsCache: Promise<ModelInfo[]> | undefined;
+
+  constructor(private readonly options: RuntimeOptions) {
+    const { args, env, logger } = options;
+    this.protocolVersion = args.sdkProtocolVersion;
+    this.providerEnvironment = { env, authTokenEnv: args.authTokenEnv };
+    this.store = new SessionStore(resolveHome(env, args.home), logger);
+    this.sessions = new SessionManager({
+      store: this.store,
+      logger,
+      protocolVersion: this.protocolVersion,
+      retryPolicy: retryPolicyFromEnv(env),
+      runtimeVersion,
+      defaultModel: env.TANDEM_MODEL ?? env.COPILOT_MODEL ?? fallbackModel,
+      createModelClient: (config: SessionCreateParams) => createModelClient(config.provider, this.providerEnvironment),
+      broadcastLifecycle: (event) => this.broadcastLifecycle(event),
+    });
+    this.dispatcher = new Dispatcher(this);
+  }
+
+  /** Handles one request from a client. */
+  dispatch(method: string, params: unknown, client: ClientConnection): Promise<unknown> {
+    return this.dispatcher.dispatch(method, params, client);
+  }
+
+  /** Serves one client over a pair of streams (stdio, or a TCP socket twice). */
+  connect(input: NodeJS.ReadableStream, output: NodeJS.WritableStream): ClientConnection {
+    const client = new ClientConnection(input, output, (method, params, from) => this.dispatch(method, params, from), this.options.logger);
+    this.adopt(client);
+    return client;
+  }
+
+  /** Takes over a connection that was opened before the runtime finished loading. */
+  adopt(client: ClientConnection): void {
+    this.connections.add(client);
+    client.onClose(() => {
+      this.connections.delete(client);
+      void this.sessions.detachAll(client).catch((error) => this.options.logger.error("failed to release sessions of a closed client", error));
+    });
+  }
+
+  /** `auth.getStatus`. */
+  authStatus(): { isAuthenticated: boolean; authType: string; host: string; statusMessage: string } {
+    const provider = describeDefaultProvider(this.providerEnvironment);
+    return {
+      isAuthenticated: provider.authenticated,
+      authType: provider.kind === "copilot" ? "token" : "api-key",
+      host: provider.baseUrl ?? "",
+      statusMessage: provider.authenticated
+        ? `Using ${provider.kind} at ${provider.baseUrl}`
+        : `No credentials for ${provider.kind} at ${provider.baseUrl}; sessions can still bring their own provider.`,
+    };
+  }
+
+  /** `models.list` for the default provider (cached after the first success). */
+  listModels(): Promise<ModelInfo[]> {
+    if (!this.modelsCache) {
+      const request = Promise.resolve().then(() => createModelClient(undefined, this.providerEnvironment).listModels());
+      this.modelsCache = request;
+      request.catch(() => {
+        if (this.modelsCache === request) this.modelsCache = undefined;
+      });
+    }
+    return this.modelsCache;
+  }
+
+  /** Shuts every session down and closes every client. */
+  async shutdown(): Promise<void> {
+    await this.sessions.shutdownAll();
+    for (const client of this.connections) client.dispose();
+  }
+
+  private broadcastLifecycle(event: SessionLifecycleEvent): void {
+    for (const client of this.connections) client.sendNotification("session.lifecycle", event);
+  }
+}

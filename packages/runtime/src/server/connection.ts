@@ -1,0 +1,122 @@
+import {
+  createMessageConnection,
+  ErrorCodes as JsonRpcErrorCodes,
+  ResponseError,
+  StreamMessageReader,
+  type MessageConnection,
+} from "vscode-jsonrpc/node.js";
+import type { ClientPort } from "../session/client-port.js";
+import type { Logger } from "../log.js";
+import { errorMessage, TandemError } from "../errors.js";
+import { FramedMessageWriter, PreSerializedParams } from "./writer.js";
+
+/** Handles one request: params in, result out (or a thrown error). */
+export type RequestDispatcher = (method: string, params: unknown, client: ClientConnection) => Promise<unknown>;
+
+let nextConnectionId = 1;
+
+/**
+ * One connected client (a stdio pair or a TCP socket) speaking JSON-RPC 2.0 with Content-Length
+ * framing. Requests go to the dispatcher; errors become JSON-RPC errors here, at the edge.
+ */
+export class ClientConnection implements ClientPort {
+  readonly id = nextConnectionId++;
+  private open = true;
+  private readonly connection: MessageConnection;
+  private readonly writer: FramedMessageWriter;
+  private readonly closeListeners: Array<() => void> = [];
+  /** Rejects when the client goes away (used to fail requests still waiting on it). */
+  private readonly closed: Promise<never>;
+
+  constructor(
+    input: NodeJS.ReadableStream,
+    output: NodeJS.WritableStream,
+    private readonly dispatch: RequestDispatcher,
+    private readonly logger: Logger,
+  ) {
+    this.closed = new Promise<never>((_, reject) => this.onClose(() => reject(new Error("client disconnected"))));
+    this.closed.catch(() => undefined);
+    const reader = new StreamMessageReader(input);
+    this.writer = new FramedMessageWriter(output);
+    this.connection = createMessageConnection(reader, this.writer, {
+      error: (message) => logger.error(message),
+      warn: (message) => logger.warn(message),
+      info: (message) => logger.debug(message),
+      log: (message) => logger.debug(message),
+    });
+    reader.onError((error) => {
+      logger.warn(`client ${this.id}: unreadable message`, error.message);
+      void this.writer.write({ jsonrpc: "2.0", id: null, error: { code: JsonRpcErrorCodes.ParseError, message: `Parse error: ${error.message}` } } as never);
+    });
+    this.connection.onRequest((method, params) => this.handle(method, params));
+    this.connection.onClose(() => this.markClosed());
+    this.connection.onError(([error]) => logger.debug(`client ${this.id}: connection error: ${error.message}`));
+    this.connection.listen();
+  }
+
+  get isOpen(): boolean {
+    return this.open;
+  }
+
+  /** Calls `listener` once when the client goes away. */
+  onClose(listener: () => void): void {
+    if (!this.open) {
+      listener();
+      return;
+    }
+    this.closeListeners.push(listener);
+  }
+
+  deliverSessionEvent(sessionId: string, eventJson: string): void {
+    if (!this.open) return;
+    const params = new PreSerializedParams(`{"sessionId":${JSON.stringify(sessionId)},"event":${eventJson}}`);
+    this.connection.sendNotification("session.event", params).catch(() => undefined);
+  }
+
+  sendNotification(method: string, params: unknown): void {
+    if (!this.open) return;
+    this.connection.sendNotification(method, params).catch(() => undefined);
+  }
+
+  async sendRequest<R>(method: string, params: unknown, signal?: AbortSignal): Promise<R> {
+    if (!this.open) throw new Error("client disconnected");
+    const { CancellationTokenSource } = await import("vscode-jsonrpc/node.js");
+    const source = new CancellationTokenSource();
+    const onAbort = (): void => source.cancel();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      return await Promise.race([this.connection.sendRequest<R>(method, params, source.token), this.closed]);
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
+      source.dispose();
+    }
+  }
+
+  /** Closes the connection. */
+  dispose(): void {
+    this.connection.dispose();
+    this.markClosed();
+  }
+
+  private async handle(method: string, params: unknown): Promise<unknown> {
+    try {
+      return await this.dispatch(method, params, this);
+    } catch (error) {
+      throw toResponseError(method, error, this.logger);
+    }
+  }
+
+  private markClosed(): void {
+    if (!this.open) return;
+    this.open = false;
+    for (const listener of this.closeListeners.splice(0)) listener();
+  }
+}
+
+/** Maps any error to a JSON-RPC error: Tandem errors keep their code; the rest are internal. */
+function toResponseError(method: string, error: unknown, logger: Logger): ResponseError<unknown> {
+  if (error instanceof ResponseError) return error;
+  if (error instanceof TandemError) return new ResponseError(error.code, error.message, error.data);
+  logger.error(`request ${method} failed`, error);
+  return new ResponseError(JsonRpcErrorCodes.InternalError, `Request ${method} failed: ${errorMessage(error)}`);
+}

@@ -1,0 +1,132 @@
+import {
+  AccountGetQuota,
+  AuthGetStatus,
+  ModelsList,
+  Ping,
+  SessionAbort,
+  SessionCreate,
+  SessionDelete,
+  SessionDestroy,
+  SessionGetForeground,
+  SessionGetLastId,
+  SessionGetMessages,
+  SessionList,
+  SessionLog,
+  SessionModelGetCurrent,
+  SessionModelSwitchTo,
+  SessionModeGet,
+  SessionPermissionsHandlePendingPermissionRequest,
+  SessionResume,
+  SessionSend,
+  SessionSetForeground,
+  SessionToolsHandlePendingToolCall,
+  StatusGet,
+  ToolsList,
+  clientToServerRequests,
+  type RequestToken,
+} from "@tandem/protocol";
+import { ErrorCodes } from "@tandem/protocol/errors";
+import { z } from "zod";
+import { invalidParams, TandemError } from "../errors.js";
+import type { Runtime } from "../runtime.js";
+import type { ClientConnection } from "./connection.js";
+import { pingResult } from "./ping.js";
+
+type AnyToken = RequestToken<string, z.ZodType, z.ZodType>;
+type Handler<T extends AnyToken> = (params: z.infer<T["params"]>, client: ClientConnection) => Promise<z.infer<T["result"]>> | z.infer<T["result"]>;
+
+/** The method table: one handler per request token, params validated once, here. */
+export class Dispatcher {
+  private readonly handlers = new Map<string, { token: AnyToken; handle: (params: unknown, client: ClientConnection) => unknown }>();
+
+  constructor(private readonly runtime: Runtime) {
+    this.registerAll();
+  }
+
+  /** Validates params against the method's schema and runs its handler. */
+  async dispatch(method: string, params: unknown, client: ClientConnection): Promise<unknown> {
+    const entry = this.handlers.get(method);
+    if (!entry) throw new TandemError(ErrorCodes.MethodNotFound, `Unhandled method ${method}`);
+    const parsed = entry.token.params.safeParse(params ?? undefined);
+    if (!parsed.success) throw invalidParams(`Invalid params for ${method}: ${z.prettifyError(parsed.error)}`, { issues: parsed.error.issues });
+    return entry.handle(parsed.data, client);
+  }
+
+  private on<T extends AnyToken>(token: T, handle: Handler<T>): void {
+    this.handlers.set(token.method, { token, handle: handle as (params: unknown, client: ClientConnection) => unknown });
+  }
+
+  private registerAll(): void {
+    const runtime = this.runtime;
+    const sessions = runtime.sessions;
+
+    this.on(Ping, (params) => pingResult(params, runtime.protocolVersion));
+    this.on(StatusGet, () => ({ version: runtime.version, protocolVersion: runtime.protocolVersion }));
+    this.on(AuthGetStatus, () => runtime.authStatus());
+    this.on(ModelsList, async () => ({ models: await runtime.listModels() }));
+    this.on(ToolsList, () => ({ tools: [] }));
+    this.on(AccountGetQuota, () => {
+      throw new TandemError(ErrorCodes.NotAvailable, "Quota information is not available: Tandem does not meter usage; see your provider's dashboard.");
+    });
+
+    this.on(SessionCreate, (params, client) => sessions.create(params, client));
+    this.on(SessionResume, (params, client) => sessions.resume(params, client));
+    this.on(SessionSend, (params) => ({ messageId: sessions.get(params.sessionId).send(params) }));
+    this.on(SessionAbort, async ({ sessionId }) => {
+      const session = sessions.find(sessionId);
+      if (!session) return { success: false, error: "Session not found or not currently active" };
+      await session.abort();
+      return { success: true };
+    });
+    this.on(SessionGetMessages, ({ sessionId }) => ({ events: sessions.get(sessionId).events() }));
+    this.on(SessionDestroy, async ({ sessionId }) => {
+      await sessions.destroy(sessionId);
+      return { success: true };
+    });
+    this.on(SessionDelete, ({ sessionId }) => sessions.delete(sessionId));
+    this.on(SessionList, async (params) => ({ sessions: await sessions.list(params?.filter) }));
+    this.on(SessionGetLastId, async () => {
+      const sessionId = await sessions.lastId();
+      return sessionId ? { sessionId } : {};
+    });
+    this.on(SessionGetForeground, () => sessions.getForeground());
+    this.on(SessionSetForeground, async ({ sessionId }) => {
+      await sessions.setForeground(sessionId);
+      return { success: true };
+    });
+    this.on(SessionLog, ({ sessionId, message, level, url }) => {
+      const emitter = sessions.get(sessionId).emitter;
+      const extra = url ? { url } : {};
+      if (level === "error") return { eventId: emitter.emit("session.error", { errorType: "notification", message, ...extra }).id };
+      if (level === "warning") return { eventId: emitter.emit("session.warning", { warningType: "notification", message, ...extra }).id };
+      return { eventId: emitter.emit("session.info", { infoType: "notification", message, ...extra }).id };
+    });
+
+    this.on(SessionToolsHandlePendingToolCall, ({ sessionId, requestId, result, error }) => {
+      const settled = sessions.get(sessionId).pending.settle(requestId, "tool", { result, error });
+      return settled ? { success: true } : { success: false, error: `No pending tool call with requestId ${requestId}` };
+    });
+    this.on(SessionPermissionsHandlePendingPermissionRequest, ({ sessionId, requestId, result }) => {
+      const settled = sessions.get(sessionId).pending.settle(requestId, "permission", result);
+      return settled ? { success: true } : { success: false, error: `No pending permission request with requestId ${requestId}` };
+    });
+
+    this.on(SessionModelGetCurrent, ({ sessionId }) => ({ modelId: sessions.get(sessionId).model }));
+    this.on(SessionModelSwitchTo, ({ sessionId, modelId, reasoningEffort }) => {
+      const session = sessions.get(sessionId);
+      const previousModel = session.model;
+      session.reconfigure({ ...session.config, model: modelId, ...(reasoningEffort ? { reasoningEffort } : {}) }, session.tools, modelId);
+      session.emitter.emit("session.model_change", { previousModel, newModel: modelId, ...(reasoningEffort ? { reasoningEffort } : {}) });
+      return { modelId };
+    });
+    this.on(SessionModeGet, () => ({ mode: "interactive" as const }));
+
+    // Methods of the protocol that later work implements answer with a clear, typed error.
+    for (const token of clientToServerRequests) {
+      if (this.handlers.has(token.method)) continue;
+      this.on(token as AnyToken, () => {
+        throw new TandemError(ErrorCodes.NotAvailable, `${token.method} is not available in this version of Tandem`);
+      });
+    }
+  }
+}

@@ -1,0 +1,11 @@
+import type { EventSink } from "./emitter.js";
+
+/**
+ * A connected client as sessions see it: it receives events and can be asked things (protocol v2
+ * `tool.call` / `permission.request`, `userInput.request`, `hooks.invoke`).
+ */
+export interface ClientPort extends EventSink {
+  readonly id: number;
+  readonly isOpen: boolean;
+  sendRequest<R>(method: string, params: unknown, signal?: AbortSignal): Promise<R>;
+}

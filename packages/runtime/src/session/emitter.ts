@@ -1,0 +1,94 @@
+import { randomUUID } from "node:crypto";
+import { ephemeralEventTypes, type SessionEvent, type SessionEventData, type SessionEventOf, type SessionEventType } from "@tandem/protocol";
+import type { EventLog } from "../store/event-log.js";
+
+/** Receives every event of a session, already serialised (once) to JSON. */
+export interface EventSink {
+  deliverSessionEvent(sessionId: string, eventJson: string): void;
+}
+
+/** A listener inside the runtime (sub-systems and tests), called synchronously. */
+export type EventListener = (event: SessionEvent) => void;
+
+/**
+ * The single emitter of a session's events: assigns `id`, `timestamp` and `parentId`, marks
+ * ephemeral events, appends persisted ones to the events log and fans out to every sink.
+ * Each event is serialised exactly once; the same JSON text goes to disk and to the wire.
+ *
+ * @example
+ * const emitter = new SessionEmitter(sessionId, eventLog, null);
+ * emitter.emit("session.idle", {});
+ */
+export class SessionEmitter {
+  private readonly sinks = new Set<EventSink>();
+  private readonly listeners = new Set<EventListener>();
+  /** Persisted events of this session, oldest first (what `getMessages` returns). */
+  readonly persisted: SessionEvent[] = [];
+
+  constructor(
+    readonly sessionId: string,
+    private readonly log: EventLog,
+    private lastEventId: string | null,
+    private readonly onPersisted: () => void = () => undefined,
+  ) {}
+
+  /** Adds a sink (a connected client); returns a function that removes it. */
+  addSink(sink: EventSink): () => void {
+    this.sinks.add(sink);
+    return () => this.sinks.delete(sink);
+  }
+
+  /** Removes a sink. */
+  removeSink(sink: EventSink): void {
+    this.sinks.delete(sink);
+  }
+
+  /** Whether the sink receives this session's events. */
+  hasSink(sink: EventSink): boolean {
+    return this.sinks.has(sink);
+  }
+
+  /** The number of connected sinks. */
+  get sinkCount(): number {
+    return this.sinks.size;
+  }
+
+  /** Adds an in-process listener; returns a function that removes it. */
+  addListener(listener: EventListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Emits one event and returns it. */
+  emit<T extends SessionEventType>(type: T, data: SessionEventData<T>): SessionEventOf<T> {
+    const ephemeral = ephemeralEventTypes.has(type);
+    const id = randomUUID();
+    // Key order matches the reference files: type, data, id, timestamp, parentId (+ ephemeral).
+    const event = (
+      ephemeral
+        ? { type, data, id, timestamp: new Date().toISOString(), parentId: this.lastEventId, ephemeral: true }
+        : { type, data, id, timestamp: new Date().toISOString(), parentId: this.lastEventId }
+    ) as SessionEventOf<T>;
+    this.lastEventId = id;
+    const json = JSON.stringify(event);
+    if (!ephemeral) {
+      this.persisted.push(event as SessionEvent);
+      this.log.append(json);
+    }
+    for (const sink of this.sinks) sink.deliverSessionEvent(this.sessionId, json);
+    for (const listener of this.listeners) {
+      try {
+        listener(event as SessionEvent);
+      } catch {
+        // A faulty in-process listener must not break the event stream.
+      }
+    }
+    if (!ephemeral) this.onPersisted();
+    return event;
+  }
+
+  /** Makes everything emitted so far durable (called at turn boundaries). */
+  durable(): Promise<void> {
+    return this.log.flush({ durable: true });
+  }
+}

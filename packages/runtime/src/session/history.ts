@@ -1,0 +1,70 @@
+import type { SessionEvent } from "@tandem/protocol";
+import { completeInterruptedCalls } from "../loop/agent-loop.js";
+import type { ConversationMessage, ModelToolCall } from "../loop/messages.js";
+
+/** What a session's persisted events say about its state. */
+export interface RebuiltSession {
+  messages: ConversationMessage[];
+  model?: string;
+  startTime?: string;
+  firstPrompt?: string;
+  lastEventId: string | null;
+}
+
+/**
+ * Rebuilds the conversation the model saw from persisted events: user messages, assistant
+ * messages with their tool calls, and tool results (in the order they completed). Tool calls left
+ * without a result (a crash mid-turn) get the "interrupted" result so the history stays valid.
+ */
+export function rebuildFromEvents(events: readonly SessionEvent[]): RebuiltSession {
+  const messages: ConversationMessage[] = [];
+  const toolNames = new Map<string, string>();
+  const rebuilt: RebuiltSession = { messages, lastEventId: null };
+  for (const event of events) {
+    rebuilt.lastEventId = event.id;
+    switch (event.type) {
+      case "session.start":
+        rebuilt.startTime = event.data.startTime;
+        if (event.data.selectedModel) rebuilt.model = event.data.selectedModel;
+        break;
+      case "session.model_change":
+        rebuilt.model = event.data.newModel;
+        break;
+      case "user.message": {
+        if (event.data.content === undefined && event.data.transformedContent === undefined) break;
+        completeInterruptedCalls(messages);
+        rebuilt.firstPrompt ??= event.data.content;
+        messages.push({ role: "user", content: event.data.transformedContent ?? event.data.content ?? "" });
+        break;
+      }
+      case "assistant.message": {
+        if (event.data.parentToolCallId) break;
+        completeInterruptedCalls(messages);
+        const toolCalls: ModelToolCall[] = (event.data.toolRequests ?? []).map((request) => {
+          toolNames.set(request.toolCallId, request.name);
+          return { id: request.toolCallId, name: request.name, rawArguments: JSON.stringify(request.arguments ?? {}) };
+        });
+        messages.push({
+          role: "assistant",
+          content: event.data.content,
+          toolCalls,
+          ...(event.data.reasoningText ? { reasoning: { text: event.data.reasoningText } } : {}),
+        });
+        break;
+      }
+      case "tool.execution_complete": {
+        if (event.data.parentToolCallId) break;
+        const toolName = toolNames.get(event.data.toolCallId);
+        if (toolName === undefined) break;
+        const content = event.data.result?.content ?? event.data.error?.message ?? "";
+        messages.push({ role: "tool", toolCallId: event.data.toolCallId, toolName, content });
+        toolNames.delete(event.data.toolCallId);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  completeInterruptedCalls(messages);
+  return rebuilt;
+}

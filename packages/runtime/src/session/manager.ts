@@ -1,0 +1,321 @@
+import { randomUUID } from "node:crypto";
+import { stat } from "node:fs/promises";
+import { resolve } from "node:path";
+import type { SessionCreateParams, SessionEvent, SessionLifecycleEvent, SessionMetadata, SessionResumeParams } from "@tandem/protocol";
+import { invalidParams, sessionNotFound } from "../errors.js";
+import type { Logger } from "../log.js";
+import type { RetryPolicy } from "../loop/retry.js";
+import type { ModelClient } from "../providers/types.js";
+import { readEventsFile } from "../store/event-log.js";
+import type { SessionStore } from "../store/session-store.js";
+import { buildSessionTools } from "../tools/registry.js";
+import type { ClientPort } from "./client-port.js";
+import { SessionEmitter } from "./emitter.js";
+import { rebuildFromEvents } from "./history.js";
+import { Session, type SessionServices } from "./session.js";
+
+/** The result of `session.create` / `session.resume`. */
+export type SessionOpened = {
+  sessionId: string;
+  workspacePath: string;
+  capabilities: { ui: { elicitation: boolean } };
+};
+
+/** What the manager needs from the runtime. */
+export interface SessionManagerOptions {
+  store: SessionStore;
+  logger: Logger;
+  protocolVersion: 2 | 3;
+  retryPolicy: RetryPolicy;
+  runtimeVersion: string;
+  defaultModel: string;
+  createModelClient(config: SessionCreateParams): ModelClient;
+  /** Sends a `session.lifecycle` notification to every connected client. */
+  broadcastLifecycle(event: SessionLifecycleEvent): void;
+}
+
+/**
+ * Owns the live sessions: creates, resumes (from memory or disk), lists, destroys and deletes
+ * them, and detaches clients when they go away.
+ */
+export class SessionManager {
+  private readonly live = new Map<string, Session>();
+  private readonly opening = new Map<string, Promise<Session>>();
+  private readonly updateScheduled = new Set<string>();
+  private foregroundId: string | undefined;
+
+  constructor(private readonly options: SessionManagerOptions) {}
+
+  /** A live session, or a "Session not found" error. */
+  get(sessionId: string): Session {
+    const session = this.live.get(sessionId);
+    if (!session) throw sessionNotFound(sessionId);
+    return session;
+  }
+
+  /** A live session, if there is one. */
+  find(sessionId: string): Session | undefined {
+    return this.live.get(sessionId);
+  }
+
+  /** Live sessions. */
+  liveSessions(): Session[] {
+    return [...this.live.values()];
+  }
+
+  async create(params: SessionCreateParams, port: ClientPort): Promise<SessionOpened> {
+    const sessionId = params.sessionId ?? randomUUID();
+    const existing = this.live.get(sessionId);
+    if (existing) {
+      existing.attach(port);
+      existing.emitter.emit("session.start", this.startData(existing, true));
+      return this.opened(existing, false);
+    }
+    if (this.opening.has(sessionId) || (await this.options.store.exists(sessionId))) {
+      throw invalidParams(`Session ${sessionId} already exists; use session.resume to continue it.`, { sessionId });
+    }
+    const workingDirectory = await checkDirectory(params.workingDirectory);
+    const tools = buildSessionTools(params);
+    const opening = this.open(sessionId, params, workingDirectory, tools, undefined);
+    this.opening.set(sessionId, opening);
+    try {
+      const session = await opening;
+      session.attach(port);
+      session.emitter.emit("session.start", this.startData(session, false));
+      await this.options.store.writeWorkspace(this.workspaceInfo(session));
+      this.options.broadcastLifecycle({ type: "session.created", sessionId, metadata: this.lifecycleMetadata(session) });
+      return this.opened(session, false);
+    } finally {
+      this.opening.delete(sessionId);
+    }
+  }
+
+  async resume(params: SessionResumeParams, port: ClientPort): Promise<SessionOpened> {
+    const { sessionId } = params;
+    const tools = buildSessionTools(params);
+    let session = this.live.get(sessionId);
+    if (session) {
+      const merged = mergeConfig(session.config, params);
+      session.reconfigure(merged, tools, params.model ?? session.model);
+    } else {
+      const pending = this.opening.get(sessionId) ?? this.loadFromDisk(params, tools);
+      this.opening.set(sessionId, pending);
+      try {
+        session = await pending;
+      } finally {
+        this.opening.delete(sessionId);
+      }
+    }
+    session.attach(port);
+    if (!params.disableResume) {
+      session.emitter.emit("session.resume", {
+        resumeTime: new Date().toISOString(),
+        eventCount: session.events().length,
+        context: { cwd: session.workingDirectory },
+      });
+    }
+    if (session.summary) session.emitter.emit("session.title_changed", { title: session.summary.split("\n")[0]?.slice(0, 60) ?? "" });
+    return this.opened(session, true);
+  }
+
+  /** Releases a session's memory; its files stay. Unknown ids are fine. */
+  async destroy(sessionId: string): Promise<void> {
+    const session = this.live.get(sessionId);
+    if (!session) return;
+    this.live.delete(sessionId);
+    await session.shutdown();
+    await this.options.store.writeWorkspace(this.workspaceInfo(session)).catch(() => undefined);
+  }
+
+  /** Deletes a session and its files. */
+  async delete(sessionId: string): Promise<{ success: boolean; error?: string }> {
+    const session = this.live.get(sessionId);
+    if (session) {
+      this.live.delete(sessionId);
+      await session.abort();
+      session.pending.abandonAll("destroyed");
+      await session.emitter.durable();
+    }
+    const deleted = await this.options.store.delete(sessionId);
+    if (!deleted && !session) return { success: false, error: `Session not found: ${sessionId}` };
+    if (this.foregroundId === sessionId) this.foregroundId = undefined;
+    this.options.broadcastLifecycle({ type: "session.deleted", sessionId });
+    return { success: true };
+  }
+
+  /** Persisted sessions that have at least one message, newest first. */
+  async list(filter?: { cwd?: string; gitRoot?: string; repository?: string; branch?: string } | null): Promise<SessionMetadata[]> {
+    const stored = await this.options.store.list();
+    return stored
+      .filter((item) => item.workspace.summary !== undefined)
+      .filter((item) => !filter?.cwd || item.workspace.cwd === filter.cwd)
+      .map((item) => ({
+        sessionId: item.sessionId,
+        startTime: item.workspace.created_at,
+        modifiedTime: item.modifiedTime.toISOString(),
+        summary: item.workspace.summary,
+        isRemote: false,
+        context: { cwd: item.workspace.cwd },
+      }));
+  }
+
+  /** The most recently modified session with messages. */
+  async lastId(): Promise<string | undefined> {
+    const [latest] = await this.list();
+    return latest?.sessionId;
+  }
+
+  getForeground(): { sessionId?: string; workspacePath?: string } {
+    if (!this.foregroundId) return {};
+    return { sessionId: this.foregroundId, workspacePath: this.options.store.sessionDir(this.foregroundId) };
+  }
+
+  async setForeground(sessionId: string): Promise<void> {
+    if (!this.live.has(sessionId) && !(await this.options.store.exists(sessionId))) throw sessionNotFound(sessionId);
+    this.foregroundId = sessionId;
+  }
+
+  /** A client went away: detach it everywhere; sessions nobody holds any more are shut down. */
+  async detachAll(port: ClientPort): Promise<void> {
+    const orphaned: string[] = [];
+    for (const session of this.live.values()) {
+      if (!session.isAttached(port)) continue;
+      session.detach(port);
+      if (session.emitter.sinkCount === 0) orphaned.push(session.sessionId);
+    }
+    await Promise.all(orphaned.map((sessionId) => this.destroy(sessionId)));
+  }
+
+  /** Shuts every live session down (runtime exit). */
+  async shutdownAll(): Promise<void> {
+    await Promise.all([...this.live.keys()].map((sessionId) => this.destroy(sessionId)));
+  }
+
+  private async open(
+    sessionId: string,
+    config: SessionCreateParams,
+    workingDirectory: string,
+    tools: ReturnType<typeof buildSessionTools>,
+    restored: { events: SessionEvent[]; lastEventId: string | null; startTime: Date; summary?: string; model?: string; messages: Session["messages"] } | undefined,
+  ): Promise<Session> {
+    const { store } = this.options;
+    const workspacePath = await store.createSessionDir(sessionId);
+    const emitter = new SessionEmitter(sessionId, store.openEventLog(sessionId), restored?.lastEventId ?? null, () => this.scheduleUpdated(sessionId));
+    if (restored) emitter.persisted.push(...restored.events);
+    const session = new Session({
+      sessionId,
+      config,
+      workingDirectory,
+      workspacePath,
+      model: config.model ?? restored?.model ?? this.options.defaultModel,
+      emitter,
+      services: this.sessionServices(),
+      tools,
+      messages: restored?.messages,
+      startTime: restored?.startTime ?? new Date(),
+      summary: restored?.summary,
+    });
+    this.live.set(sessionId, session);
+    return session;
+  }
+
+  private async loadFromDisk(params: SessionResumeParams, tools: ReturnType<typeof buildSessionTools>): Promise<Session> {
+    const { sessionId } = params;
+    const { store, logger } = this.options;
+    if (!(await store.exists(sessionId))) throw sessionNotFound(sessionId);
+    const { events, skippedLines } = await readEventsFile<SessionEvent>(store.eventsPath(sessionId), logger);
+    if (skippedLines > 0) logger.warn(`session ${sessionId}: ${skippedLines} unreadable line(s) skipped while resuming`);
+    const rebuilt = rebuildFromEvents(events);
+    const workspace = await store.readWorkspace(sessionId);
+    const startEvent = events.find((event) => event.type === "session.start");
+    const storedCwd = startEvent?.type === "session.start" ? startEvent.data.context?.cwd : undefined;
+    const workingDirectory = await checkDirectory(params.workingDirectory ?? storedCwd ?? workspace?.cwd);
+    return this.open(sessionId, params, workingDirectory, tools, {
+      events,
+      lastEventId: rebuilt.lastEventId,
+      startTime: new Date(rebuilt.startTime ?? workspace?.created_at ?? Date.now()),
+      summary: workspace?.summary ?? rebuilt.firstPrompt,
+      model: rebuilt.model,
+      messages: rebuilt.messages,
+    });
+  }
+
+  private sessionServices(): SessionServices {
+    return {
+      logger: this.options.logger,
+      protocolVersion: this.options.protocolVersion,
+      retryPolicy: this.options.retryPolicy,
+      createModelClient: (config) => this.options.createModelClient(config),
+      onSummary: (session) => {
+        void this.options.store.writeWorkspace(this.workspaceInfo(session)).catch((error) => {
+          this.options.logger.error(`failed to write workspace.yaml for ${session.sessionId}`, error);
+        });
+      },
+    };
+  }
+
+  private startData(session: Session, alreadyInUse: boolean) {
+    return {
+      sessionId: session.sessionId,
+      version: 1,
+      producer: "tandem",
+      copilotVersion: this.options.runtimeVersion,
+      startTime: session.startTime.toISOString(),
+      selectedModel: session.model,
+      context: { cwd: session.workingDirectory },
+      alreadyInUse,
+    };
+  }
+
+  private workspaceInfo(session: Session) {
+    return {
+      id: session.sessionId,
+      cwd: session.workingDirectory,
+      summary_count: 0,
+      created_at: session.startTime.toISOString(),
+      updated_at: new Date().toISOString(),
+      summary: session.summary,
+      model: session.model,
+    };
+  }
+
+  private lifecycleMetadata(session: Session) {
+    return {
+      startTime: session.startTime.toISOString(),
+      modifiedTime: new Date().toISOString(),
+      ...(session.summary ? { summary: session.summary } : {}),
+    };
+  }
+
+  private opened(session: Session, resumed: boolean): SessionOpened {
+    return { sessionId: session.sessionId, workspacePath: session.workspacePath, capabilities: { ui: { elicitation: resumed } } };
+  }
+
+  /** `session.updated` lifecycle notifications, coalesced to one per session per tick. */
+  private scheduleUpdated(sessionId: string): void {
+    if (this.updateScheduled.has(sessionId)) return;
+    this.updateScheduled.add(sessionId);
+    setImmediate(() => {
+      this.updateScheduled.delete(sessionId);
+      const session = this.live.get(sessionId);
+      if (!session) return;
+      this.options.broadcastLifecycle({ type: "session.updated", sessionId, metadata: this.lifecycleMetadata(session) });
+    });
+  }
+}
+
+/** Merges resume params over a live session's config: fields the client sends replace old ones. */
+function mergeConfig(current: SessionCreateParams, update: SessionResumeParams): SessionCreateParams {
+  const merged: Record<string, unknown> = { ...current };
+  for (const [key, value] of Object.entries(update)) {
+    if (value !== undefined && key !== "disableResume") merged[key] = value;
+  }
+  return merged as SessionCreateParams;
+}
+
+async function checkDirectory(path: string | undefined): Promise<string> {
+  const directory = resolve(path ?? process.cwd());
+  const info = await stat(directory).catch(() => undefined);
+  if (!info?.isDirectory()) throw invalidParams(`workingDirectory ${directory} does not exist or is not a directory`, { workingDirectory: directory });
+  return directory;
+}

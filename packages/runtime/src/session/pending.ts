@@ -1,0 +1,82 @@
+import { randomUUID } from "node:crypto";
+
+/** The kinds of requests a session waits on a client for. */
+export type PendingKind = "tool" | "permission" | "userInput" | "elicitation" | "exitPlanMode";
+
+interface PendingEntry {
+  kind: PendingKind;
+  resolve: (value: unknown) => void;
+  reject: (reason: unknown) => void;
+}
+
+/** Thrown into a waiting request when it is abandoned (abort, disconnect, destroy). */
+export class PendingAbandoned extends Error {
+  constructor(readonly reason: "aborted" | "disconnected" | "destroyed") {
+    super(`request ${reason}`);
+    this.name = "PendingAbandoned";
+  }
+}
+
+/**
+ * Requests the runtime is waiting on a client to answer, by `requestId`
+ * (`external_tool.requested`, `permission.requested`, …).
+ *
+ * @example
+ * const { requestId, promise } = pending.open<PermissionResult>("permission", signal);
+ * // later, from session.permissions.handlePendingPermissionRequest:
+ * pending.settle(requestId, "permission", result);
+ */
+export class PendingRequests {
+  private readonly entries = new Map<string, PendingEntry>();
+
+  /** Opens a request; the promise rejects with {@link PendingAbandoned} if `signal` aborts. */
+  open<T>(kind: PendingKind, signal?: AbortSignal): { requestId: string; promise: Promise<T> } {
+    const requestId = randomUUID();
+    const promise = new Promise<T>((resolve, reject) => {
+      if (signal?.aborted) {
+        reject(new PendingAbandoned("aborted"));
+        return;
+      }
+      const onAbort = (): void => {
+        this.entries.delete(requestId);
+        reject(new PendingAbandoned("aborted"));
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.entries.set(requestId, {
+        kind,
+        resolve: (value) => {
+          signal?.removeEventListener("abort", onAbort);
+          resolve(value as T);
+        },
+        reject: (reason) => {
+          signal?.removeEventListener("abort", onAbort);
+          reject(reason);
+        },
+      });
+    });
+    return { requestId, promise };
+  }
+
+  /** Answers a request. Returns false when no request of that kind has this id. */
+  settle(requestId: string, kind: PendingKind, value: unknown): boolean {
+    const entry = this.entries.get(requestId);
+    if (!entry || entry.kind !== kind) return false;
+    this.entries.delete(requestId);
+    entry.resolve(value);
+    return true;
+  }
+
+  /** Abandons every open request (optionally of one kind). */
+  abandonAll(reason: PendingAbandoned["reason"], kind?: PendingKind): void {
+    for (const [requestId, entry] of this.entries) {
+      if (kind && entry.kind !== kind) continue;
+      this.entries.delete(requestId);
+      entry.reject(new PendingAbandoned(reason));
+    }
+  }
+
+  /** The number of open requests. */
+  get size(): number {
+    return this.entries.size;
+  }
+}

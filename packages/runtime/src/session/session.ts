@@ -1,0 +1,260 @@
+import { randomUUID } from "node:crypto";
+import type { PermissionRequest, SessionCreateParams, SessionSendParams, SessionEvent } from "@tandem/protocol";
+import type { Logger } from "../log.js";
+import { runAgentLoop, type LoopHost } from "../loop/agent-loop.js";
+import type { ConversationMessage, ModelToolCall, ToolSpec } from "../loop/messages.js";
+import type { RetryPolicy } from "../loop/retry.js";
+import { buildSystemPrompt } from "../loop/system-prompt.js";
+import { PermissionBroker, type PermissionHost } from "../permissions/broker.js";
+import type { ModelClient, ModelResponse } from "../providers/types.js";
+import type { Tool, ToolContext } from "../tools/types.js";
+import type { ClientPort } from "./client-port.js";
+import type { SessionEmitter } from "./emitter.js";
+import { PendingAbandoned, PendingRequests } from "./pending.js";
+import { ToolBridge } from "./tool-bridge.js";
+import { SessionMetrics } from "./metrics.js";
+
+/** Services a session borrows from the runtime. */
+export interface SessionServices {
+  readonly logger: Logger;
+  readonly protocolVersion: 2 | 3;
+  readonly retryPolicy: RetryPolicy;
+  createModelClient(config: SessionCreateParams): ModelClient;
+  /** Called when the first user message gives the session its summary. */
+  onSummary(session: Session, summary: string): void;
+}
+
+/** Everything a session starts with. */
+export interface SessionInit {
+  sessionId: string;
+  config: SessionCreateParams;
+  workingDirectory: string;
+  workspacePath: string;
+  model: string;
+  emitter: SessionEmitter;
+  services: SessionServices;
+  tools: Tool[];
+  messages?: ConversationMessage[];
+  startTime: Date;
+  summary?: string;
+}
+
+interface QueuedMessage {
+  messageId: string;
+  params: SessionSendParams;
+}
+
+/**
+ * One conversation: its config, history and event stream, a queue of user messages and the agent
+ * loop that answers them. Clients attach to it; permissions and custom tools go through them.
+ *
+ * @example
+ * const messageId = session.send({ sessionId, prompt: "hello" });
+ */
+export class Session implements LoopHost, PermissionHost {
+  readonly sessionId: string;
+  readonly workspacePath: string;
+  readonly workingDirectory: string;
+  readonly emitter: SessionEmitter;
+  readonly messages: ConversationMessage[];
+  readonly pending = new PendingRequests();
+  readonly metrics: SessionMetrics;
+  readonly startTime: Date;
+  config: SessionCreateParams;
+  model: string;
+  summary: string | undefined;
+
+  tools: Tool[];
+  private readonly services: SessionServices;
+  private readonly permissions: PermissionBroker;
+  private readonly toolBridge: ToolBridge;
+  private readonly queue: QueuedMessage[] = [];
+  private running: Promise<void> | undefined;
+  private currentRun: AbortController | undefined;
+  private ownerPort: ClientPort | undefined;
+  private client: ModelClient | undefined;
+  private destroyed = false;
+
+  constructor(init: SessionInit) {
+    this.sessionId = init.sessionId;
+    this.workspacePath = init.workspacePath;
+    this.workingDirectory = init.workingDirectory;
+    this.emitter = init.emitter;
+    this.config = init.config;
+    this.model = init.model;
+    this.services = init.services;
+    this.tools = init.tools;
+    this.messages = init.messages ?? [];
+    this.startTime = init.startTime;
+    this.summary = init.summary;
+    this.metrics = new SessionMetrics(init.startTime);
+    this.permissions = new PermissionBroker(this);
+    this.toolBridge = new ToolBridge(this);
+  }
+
+  // ---- PermissionHost / LoopHost -------------------------------------------------------------
+
+  get logger(): Logger {
+    return this.services.logger;
+  }
+  get protocolVersion(): 2 | 3 {
+    return this.services.protocolVersion;
+  }
+  get requestPermission(): boolean {
+    return this.config.requestPermission !== false;
+  }
+  get streaming(): boolean {
+    return this.config.streaming === true;
+  }
+  get reasoningEffort(): string | undefined {
+    return this.config.reasoningEffort;
+  }
+  get retryPolicy(): RetryPolicy {
+    return this.services.retryPolicy;
+  }
+  get tokenLimit(): number {
+    return 128_000;
+  }
+  owner(): ClientPort | undefined {
+    return this.ownerPort?.isOpen ? this.ownerPort : undefined;
+  }
+  systemPrompt(): string {
+    return buildSystemPrompt(this.config.systemMessage, { workingDirectory: this.workingDirectory, now: new Date() });
+  }
+  toolSpecs(): ToolSpec[] {
+    return this.tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters }));
+  }
+  findTool(name: string): Tool | undefined {
+    return this.tools.find((tool) => tool.name === name);
+  }
+  toolNames(): string[] {
+    return this.tools.map((tool) => tool.name);
+  }
+  modelClient(): ModelClient {
+    this.client ??= this.services.createModelClient(this.config);
+    return this.client;
+  }
+  recordModelCall(model: string, response: ModelResponse, durationMs: number): void {
+    this.metrics.recordModelCall(model, response.usage, durationMs);
+  }
+  createContext(call: ModelToolCall, tool: Tool, signal: AbortSignal): ToolContext {
+    return {
+      sessionId: this.sessionId,
+      toolCallId: call.id,
+      toolName: tool.name,
+      signal,
+      workingDirectory: this.workingDirectory,
+      emitter: this.emitter,
+      requestPermission: (request) =>
+        this.permissions.request({ ...request, toolCallId: call.id } as PermissionRequest, signal),
+      callClientTool: (args) => this.toolBridge.call(call.id, tool.name, args, signal),
+    };
+  }
+
+  // ---- Clients ------------------------------------------------------------------------------
+
+  /** Attaches a client: it receives events from now on and answers v2 requests. */
+  attach(port: ClientPort): void {
+    if (!this.emitter.hasSink(port)) this.emitter.addSink(port);
+    this.ownerPort = port;
+  }
+
+  /** Detaches a client; when none is left, waiting permission and tool requests are abandoned. */
+  detach(port: ClientPort): void {
+    if (!this.emitter.hasSink(port)) return;
+    this.emitter.removeSink(port);
+    if (this.ownerPort === port) this.ownerPort = undefined;
+    if (this.emitter.sinkCount === 0) this.pending.abandonAll("disconnected");
+  }
+
+  /** Whether a client is attached. */
+  isAttached(port: ClientPort): boolean {
+    return this.emitter.hasSink(port);
+  }
+
+  /** Replaces the configuration (resume with new settings) and the tool set. */
+  reconfigure(config: SessionCreateParams, tools: Tool[], model: string): void {
+    this.config = config;
+    this.tools = tools;
+    if (model !== this.model) this.model = model;
+    this.client = undefined;
+  }
+
+  // ---- Messages -----------------------------------------------------------------------------
+
+  /** Queues a user message and returns its id at once; the loop runs in the background. */
+  send(params: SessionSendParams): string {
+    const messageId = randomUUID();
+    this.queue.push({ messageId, params });
+    this.emitter.emit("pending_messages.modified", {});
+    this.running ??= this.drainQueue().finally(() => {
+      this.running = undefined;
+    });
+    return messageId;
+  }
+
+  /** Whether the loop is running. */
+  get busy(): boolean {
+    return this.running !== undefined;
+  }
+
+  /** Cancels the running turn and everything queued; resolves once the session is idle. */
+  async abort(): Promise<void> {
+    this.queue.length = 0;
+    this.currentRun?.abort(new PendingAbandoned("aborted"));
+    await this.running;
+  }
+
+  /** The events `session.getMessages` returns. */
+  events(): SessionEvent[] {
+    return this.emitter.persisted;
+  }
+
+  /** Aborts work, writes `session.shutdown` and makes the log durable. */
+  async shutdown(): Promise<void> {
+    if (this.destroyed) return;
+    this.destroyed = true;
+    await this.abort();
+    this.pending.abandonAll("destroyed");
+    this.emitter.emit("session.shutdown", this.metrics.shutdownData(this.model));
+    await this.emitter.durable();
+  }
+
+  private async drainQueue(): Promise<void> {
+    while (this.queue.length > 0) {
+      const next = this.queue.shift();
+      if (!next) break;
+      await this.answer(next);
+    }
+    this.emitter.emit("session.idle", {});
+    await this.emitter.durable();
+  }
+
+  private async answer(queued: QueuedMessage): Promise<void> {
+    const controller = new AbortController();
+    this.currentRun = controller;
+    const interactionId = randomUUID();
+    const { prompt, attachments } = queued.params;
+    const transformedContent = `<current_datetime>${new Date().toISOString()}</current_datetime>\n\n${prompt}`;
+    this.emitter.emit("user.message", { content: prompt, transformedContent, attachments: attachments ?? [], interactionId });
+    this.messages.push({ role: "user", content: transformedContent });
+    if (this.summary === undefined) {
+      this.summary = prompt;
+      this.services.onSummary(this, prompt);
+      this.emitter.emit("session.title_changed", { title: shortTitle(prompt) });
+    }
+    try {
+      const end = await runAgentLoop(this, interactionId, controller.signal);
+      if (end === "aborted") this.emitter.emit("abort", { reason: "user initiated" });
+    } finally {
+      this.currentRun = undefined;
+      await this.emitter.durable();
+    }
+  }
+}
+
+/** A short title from the first prompt: its first line, at most 60 characters. */
+export function shortTitle(prompt: string): string {
+  const firstLine = prompt.trim().split("\n")[0] ?? "";
+  return firstLine.length <= 60 ? firstLine : `${firstLine.slice(0, 57).trimEnd()}...`;
+}

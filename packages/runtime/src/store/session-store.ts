@@ -1,0 +1,153 @@
+import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import type { Logger } from "../log.js";
+import { EventLog } from "./event-log.js";
+
+/** Where Tandem keeps its state: `$COPILOT_HOME`, else `$TANDEM_HOME`, else `~/.tandem`. */
+export function resolveHome(env: NodeJS.ProcessEnv, override?: string): string {
+  return override ?? env.COPILOT_HOME ?? env.TANDEM_HOME ?? join(homedir(), ".tandem");
+}
+
+/** The contents of a session's `workspace.yaml`. */
+export interface WorkspaceInfo {
+  id: string;
+  cwd: string;
+  summary_count: number;
+  created_at: string;
+  updated_at: string;
+  summary?: string;
+  model?: string;
+}
+
+/** A persisted session as listing finds it. */
+export interface StoredSessionInfo {
+  sessionId: string;
+  workspace: WorkspaceInfo;
+  modifiedTime: Date;
+}
+
+/**
+ * The on-disk layout: `<home>/session-state/<id>/{events.jsonl, workspace.yaml}`.
+ *
+ * @example
+ * const store = new SessionStore("/home/me/.tandem", logger);
+ * const dir = await store.createSessionDir(id);
+ */
+export class SessionStore {
+  readonly sessionsRoot: string;
+
+  constructor(
+    readonly home: string,
+    private readonly logger: Logger,
+  ) {
+    this.sessionsRoot = join(home, "session-state");
+  }
+
+  /** The folder of one session. */
+  sessionDir(sessionId: string): string {
+    return join(this.sessionsRoot, sessionId);
+  }
+
+  /** The events file of one session. */
+  eventsPath(sessionId: string): string {
+    return join(this.sessionDir(sessionId), "events.jsonl");
+  }
+
+  /** Creates the session folder (and its standard sub-folders). */
+  async createSessionDir(sessionId: string): Promise<string> {
+    const dir = this.sessionDir(sessionId);
+    await mkdir(join(dir, "files"), { recursive: true });
+    return dir;
+  }
+
+  /** An appender for the session's events file. */
+  openEventLog(sessionId: string): EventLog {
+    return new EventLog(this.eventsPath(sessionId), this.logger);
+  }
+
+  /** Whether a session has an events file on disk. */
+  async exists(sessionId: string): Promise<boolean> {
+    return fileExists(this.eventsPath(sessionId));
+  }
+
+  /** Writes `workspace.yaml` (keys in a fixed order; strings JSON-quoted, which is valid YAML). */
+  async writeWorkspace(info: WorkspaceInfo): Promise<void> {
+    const lines = [
+      `id: ${JSON.stringify(info.id)}`,
+      `cwd: ${JSON.stringify(info.cwd)}`,
+      `summary_count: ${info.summary_count}`,
+      `created_at: ${JSON.stringify(info.created_at)}`,
+      `updated_at: ${JSON.stringify(info.updated_at)}`,
+    ];
+    if (info.summary !== undefined) lines.push(`summary: ${JSON.stringify(info.summary)}`);
+    if (info.model !== undefined) lines.push(`model: ${JSON.stringify(info.model)}`);
+    await writeFile(join(this.sessionDir(info.id), "workspace.yaml"), `${lines.join("\n")}\n`);
+  }
+
+  /** Reads `workspace.yaml`, or undefined when it is missing or unreadable. */
+  async readWorkspace(sessionId: string): Promise<WorkspaceInfo | undefined> {
+    let text: string;
+    try {
+      text = await readFile(join(this.sessionDir(sessionId), "workspace.yaml"), "utf8");
+    } catch {
+      return undefined;
+    }
+    try {
+      const { parse } = await import("yaml");
+      const value = parse(text) as Partial<WorkspaceInfo> | null;
+      if (!value || typeof value !== "object") return undefined;
+      return {
+        id: String(value.id ?? sessionId),
+        cwd: String(value.cwd ?? ""),
+        summary_count: Number(value.summary_count ?? 0),
+        created_at: String(value.created_at ?? ""),
+        updated_at: String(value.updated_at ?? ""),
+        summary: value.summary === undefined || value.summary === null ? undefined : String(value.summary),
+        model: value.model === undefined || value.model === null ? undefined : String(value.model),
+      };
+    } catch (error) {
+      this.logger.warn(`unreadable workspace.yaml for session ${sessionId}`, error);
+      return undefined;
+    }
+  }
+
+  /** Every persisted session with an events file, newest first. */
+  async list(): Promise<StoredSessionInfo[]> {
+    let names: string[];
+    try {
+      names = await readdir(this.sessionsRoot);
+    } catch {
+      return [];
+    }
+    const found = await Promise.all(
+      names.map(async (sessionId): Promise<StoredSessionInfo | undefined> => {
+        const modified = await stat(this.eventsPath(sessionId)).catch(() => undefined);
+        if (!modified) return undefined;
+        const workspace = await this.readWorkspace(sessionId);
+        if (!workspace) return undefined;
+        return { sessionId, workspace, modifiedTime: modified.mtime };
+      }),
+    );
+    return found
+      .filter((item): item is StoredSessionInfo => item !== undefined)
+      .sort((a, b) => b.modifiedTime.getTime() - a.modifiedTime.getTime());
+  }
+
+  /** Deletes a session's folder. Returns false when there was nothing to delete. */
+  async delete(sessionId: string): Promise<boolean> {
+    const dir = this.sessionDir(sessionId);
+    if (!(await fileExists(dir))) return false;
+    await rm(dir, { recursive: true, force: true });
+    return true;
+  }
+}
+
+async function fileExists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,60 @@
+import { ToolResultObject, type ToolDefinition } from "@tandem/protocol";
+import { deniedOutcome } from "../permissions/outcome.js";
+import type { ClientToolReply, Tool, ToolContext, ToolOutcome } from "./types.js";
+
+/**
+ * A tool the application defined: the schema lives here, the handler in the client. Unless the
+ * tool says `skipPermission`, a `custom-tool` permission is asked first.
+ *
+ * @example
+ * const tool = new ExternalTool({ name: "get_weather", description: "…", parameters: {…} });
+ */
+export class ExternalTool implements Tool {
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: Record<string, unknown>;
+
+  constructor(private readonly definition: ToolDefinition) {
+    this.name = definition.name;
+    this.description = definition.description ?? "";
+    this.parameters = definition.parameters ?? { type: "object", properties: {} };
+  }
+
+  async execute(args: unknown, context: ToolContext): Promise<ToolOutcome> {
+    if (!this.definition.skipPermission) {
+      const decision = await context.requestPermission({
+        kind: "custom-tool",
+        toolName: this.name,
+        toolDescription: this.description,
+        args,
+      });
+      if (decision.kind !== "approved") return deniedOutcome(decision);
+    }
+    const reply = await context.callClientTool(args);
+    return outcomeFromReply(this.name, args, reply);
+  }
+}
+
+/** Maps an application's tool reply (string, result object or error) to an outcome. */
+export function outcomeFromReply(toolName: string, args: unknown, reply: ClientToolReply): ToolOutcome {
+  if (reply.error !== undefined) {
+    return {
+      resultType: "failure",
+      textForModel: `Failed to execute \`${toolName}\` tool with arguments: ${JSON.stringify(args ?? {})} due to error: ${reply.error}`,
+      errorMessage: reply.error,
+    };
+  }
+  const result = reply.result;
+  if (result === undefined || result === null) return { resultType: "success", textForModel: "" };
+  if (typeof result === "string") return { resultType: "success", textForModel: result };
+  const parsed = ToolResultObject.safeParse(result);
+  if (!parsed.success) return { resultType: "success", textForModel: JSON.stringify(result) };
+  const { textResultForLlm, resultType, error, toolTelemetry } = parsed.data;
+  const kind = resultType === "failure" || resultType === "denied" || resultType === "rejected" ? resultType : "success";
+  return {
+    resultType: kind,
+    textForModel: textResultForLlm,
+    errorMessage: kind === "success" ? undefined : (error ?? textResultForLlm),
+    telemetry: toolTelemetry,
+  };
+}

@@ -1,0 +1,66 @@
+import type { PermissionRequest, PermissionResult } from "@tandem/protocol";
+import type { SessionEmitter } from "../session/emitter.js";
+
+/** A permission request as a tool states it (the runtime adds `toolCallId`). */
+export type ToolPermissionRequest = PermissionRequest extends infer R ? (R extends unknown ? Omit<R, "toolCallId"> : never) : never;
+
+/** What an application's tool handler answered. */
+export interface ClientToolReply {
+  result?: unknown;
+  error?: string;
+}
+
+/** What a tool gets while it runs: abort, permission, events, and the way to reach the client. */
+export interface ToolContext {
+  readonly sessionId: string;
+  readonly toolCallId: string;
+  readonly toolName: string;
+  readonly signal: AbortSignal;
+  readonly workingDirectory: string;
+  readonly emitter: SessionEmitter;
+  /** Asks the application for permission; resolves with its decision (never throws). */
+  requestPermission(request: ToolPermissionRequest): Promise<PermissionResult>;
+  /** Runs an application-defined tool in the client (protocol v3 broadcast or v2 `tool.call`). */
+  callClientTool(args: unknown): Promise<ClientToolReply>;
+}
+
+/** How a tool call ended. */
+export type ToolResultType = "success" | "failure" | "denied" | "rejected";
+
+/** The result of one tool call: what the model sees and what events show. */
+export interface ToolOutcome {
+  resultType: ToolResultType;
+  /** The text the model sees as the tool result. */
+  textForModel: string;
+  /** A fuller text for display (diffs, untruncated output). */
+  detailedContent?: string;
+  /** A short error for `tool.execution_complete.error.message` (defaults to the model text). */
+  errorMessage?: string;
+  telemetry?: Record<string, unknown>;
+}
+
+/**
+ * A tool: name, JSON-Schema parameters, description and `execute(args, ctx)`.
+ *
+ * @example
+ * const echo: Tool = { name: "echo", description: "Echo", parameters: { type: "object" },
+ *   execute: async (args) => ({ resultType: "success", textForModel: JSON.stringify(args) }) };
+ */
+export interface Tool {
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: Record<string, unknown>;
+  /** Extra data for `tool.execution_start` (e.g. MCP server and tool names). */
+  readonly startData?: Record<string, unknown>;
+  execute(args: unknown, context: ToolContext): Promise<ToolOutcome>;
+}
+
+/** A successful outcome. */
+export function success(textForModel: string, extra: Partial<ToolOutcome> = {}): ToolOutcome {
+  return { resultType: "success", textForModel, ...extra };
+}
+
+/** A failed outcome; `errorMessage` is the short label events carry. */
+export function failure(textForModel: string, errorMessage?: string): ToolOutcome {
+  return { resultType: "failure", textForModel, errorMessage };
+}
