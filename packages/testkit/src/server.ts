@@ -1,0 +1,319 @@
+/**
+ * The fake model server: HTTP listener, routing, request recording and step dispatch.
+ */
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { anthropicFormat } from "./formats/anthropic.js";
+import { chatCompletionsFormat } from "./formats/chat-completions.js";
+import { defaultModels, renderModelList, type ModelSpec } from "./formats/models.js";
+import { responsesFormat } from "./formats/responses.js";
+import { BadRequestError, type ConversationView, type WireFormat, type WireFormatName } from "./formats/types.js";
+import { ResponseLifetime } from "./lifetime.js";
+import { resolveReply } from "./reply.js";
+import { loadScript, validateScript, type ErrorSpec, type Script, type ScriptStep } from "./script.js";
+import { SSE_HEADERS, writeSseEvents } from "./sse.js";
+import { checkExpectation, decideOutcome, selectScript, type StepOutcome } from "./steps.js";
+import { isPlainObject } from "./validate.js";
+
+/** Options of {@link ModelServer}. */
+export interface ModelServerOptions {
+  /** Scripts to serve (validated like {@link ModelServer.addScript}). */
+  scripts?: Script[];
+  /** Models listed by `GET /models`; default: `gpt-4.1` and `claude-sonnet-4`. */
+  models?: ModelSpec[];
+}
+
+/** One request the server received, recorded as soon as it arrived and completed as it was served. */
+export interface RecordedRequest {
+  /** HTTP method. */
+  method: string;
+  /** URL path without the query string. */
+  path: string;
+  /** Request headers (lower-case names; repeated headers joined with ", "). */
+  headers: Record<string, string>;
+  /** Parsed JSON body; undefined when there was none or it was not valid JSON. */
+  body: unknown;
+  /** Wire format of the route, for model calls. */
+  format?: WireFormatName;
+  /** Name of the script that served the request. */
+  scriptName?: string;
+  /** Index of the step that served the request (= model turns in the request history). */
+  stepIndex?: number;
+  /** What the step did: replied, answered with an error, hung, or had nothing left. */
+  outcome?: StepOutcome["kind"];
+  /** Set when the step's `expect` did not hold; the server still answered. */
+  expectationError?: string;
+  /** HTTP status sent (undefined while pending or hanging). */
+  status?: number;
+  /** Message of the error response sent, if any. */
+  error?: string;
+  /** `Date.now()` when the request arrived. */
+  receivedAt: number;
+}
+
+const MODEL_CALL_ROUTES: ReadonlyMap<string, WireFormat> = new Map([
+  ["/chat/completions", chatCompletionsFormat],
+  ["/v1/chat/completions", chatCompletionsFormat],
+  ["/responses", responsesFormat],
+  ["/v1/responses", responsesFormat],
+  ["/messages", anthropicFormat],
+  ["/v1/messages", anthropicFormat],
+]);
+const MODEL_LIST_ROUTES: ReadonlySet<string> = new Set(["/models", "/v1/models"]);
+const DEFAULT_MODEL_NAME = "testkit-model";
+
+function normalizeHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+  const normalized: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    normalized[name] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return normalized;
+}
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function sendJson(response: ServerResponse, record: RecordedRequest, status: number, body: unknown): void {
+  record.status = status;
+  response.writeHead(status, { "content-type": "application/json" });
+  response.end(JSON.stringify(body));
+}
+
+/**
+ * A scripted fake model server over real HTTP. Speaks OpenAI chat completions,
+ * the OpenAI responses API, Anthropic messages (streaming and not) and the
+ * Copilot API model list. Which step answers is derived from the request history
+ * alone, so concurrent, resumed and retried sessions all work.
+ */
+export class ModelServer {
+  /** Every request received, in arrival order (cleared in place by {@link reset}). */
+  readonly requests: RecordedRequest[] = [];
+  private readonly scripts: Script[] = [];
+  private readonly models: ModelSpec[];
+  private readonly stepHits = new Map<string, number>();
+  private readonly sockets = new Set<Socket>();
+  private server: Server | undefined;
+  private baseUrl: string | undefined;
+
+  constructor(options: ModelServerOptions = {}) {
+    this.models = options.models ?? defaultModels();
+    for (const script of options.scripts ?? []) this.addScript(script);
+  }
+
+  /** Base URL (`http://host:port`, no trailing slash); throws if the server is not started. */
+  get url(): string {
+    if (!this.baseUrl) throw new Error("ModelServer is not started");
+    return this.baseUrl;
+  }
+
+  /** Starts listening (port 0 = a free port) and resolves with the base URL and port. */
+  async start(port = 0, host = "127.0.0.1"): Promise<{ url: string; port: number }> {
+    if (this.server) throw new Error(`ModelServer is already listening on ${this.baseUrl}`);
+    const server = createServer((request, response) => {
+      this.handle(request, response).catch((error: unknown) => this.failInternally(response, error));
+    });
+    server.on("connection", (socket) => {
+      this.sockets.add(socket);
+      socket.once("close", () => this.sockets.delete(socket));
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, host, () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
+    const address = server.address() as AddressInfo;
+    const urlHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
+    this.server = server;
+    this.baseUrl = `http://${urlHost}:${address.port}`;
+    return { url: this.baseUrl, port: address.port };
+  }
+
+  /** Stops listening and destroys every open connection (keep-alive, streaming or hanging). Never hangs. */
+  async stop(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    this.server = undefined;
+    this.baseUrl = undefined;
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+      for (const socket of this.sockets) socket.destroy();
+    });
+  }
+
+  /**
+   * Validates and adds a script. Throws on a duplicate name or a second default
+   * script (one without `match`). Returns the normalized script.
+   */
+  addScript(script: Script): Script {
+    const validated = validateScript(script, script.source);
+    const sameName = this.scripts.find((existing) => existing.name === validated.name);
+    if (sameName) {
+      throw new Error(`${validated.source}: a script named "${validated.name}" is already loaded (from ${sameName.source})`);
+    }
+    const existingDefault = this.scripts.find((existing) => existing.match === undefined);
+    if (validated.match === undefined && existingDefault) {
+      throw new Error(
+        `${validated.source}: script "${validated.name}" has no \`match\` but "${existingDefault.name}" is already the default script; give one of them a \`match\``,
+      );
+    }
+    this.scripts.push(validated);
+    return validated;
+  }
+
+  /** Loads a YAML script file (synchronously) and adds it. */
+  loadScriptFile(path: string): Script {
+    return this.addScript(loadScript(path));
+  }
+
+  /** Removes all scripts (and their hit counters). */
+  clearScripts(): void {
+    this.scripts.length = 0;
+    this.stepHits.clear();
+  }
+
+  /** Forgets recorded requests and step hit counters (`error.times` / `hangTimes` start over). Scripts stay loaded. */
+  reset(): void {
+    this.requests.length = 0;
+    this.stepHits.clear();
+  }
+
+  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const requestId = randomUUID();
+    response.setHeader("x-request-id", requestId);
+    response.setHeader("x-github-request-id", requestId);
+    const method = request.method ?? "GET";
+    const path = new URL(request.url ?? "/", "http://testkit.invalid").pathname;
+    const record: RecordedRequest = { method, path, headers: normalizeHeaders(request.headers), body: undefined, receivedAt: Date.now() };
+    this.requests.push(record);
+    const lifetime = new ResponseLifetime(response);
+    const rawBody = await readBody(request);
+    if (method === "GET" && MODEL_LIST_ROUTES.has(path)) {
+      sendJson(response, record, 200, renderModelList(this.models));
+      return;
+    }
+    const format = MODEL_CALL_ROUTES.get(path);
+    if (!format || method !== "POST") {
+      this.sendError(response, record, chatCompletionsFormat, { status: 404, message: `no route for ${method} ${path}` });
+      return;
+    }
+    record.format = format.name;
+    if (format === anthropicFormat) response.setHeader("request-id", requestId);
+    let body: unknown;
+    try {
+      body = JSON.parse(rawBody);
+    } catch (error) {
+      this.sendError(response, record, format, { status: 400, message: `request body is not valid JSON: ${(error as Error).message}` });
+      return;
+    }
+    record.body = body;
+    if (!isPlainObject(body)) {
+      this.sendError(response, record, format, { status: 400, message: "request body must be a JSON object" });
+      return;
+    }
+    let view: ConversationView;
+    try {
+      view = format.inspect(body);
+    } catch (error) {
+      if (!(error instanceof BadRequestError)) throw error;
+      this.sendError(response, record, format, { status: 400, message: error.message });
+      return;
+    }
+    await this.serveModelCall(response, lifetime, record, format, view, rawBody.length);
+  }
+
+  private async serveModelCall(
+    response: ServerResponse,
+    lifetime: ResponseLifetime,
+    record: RecordedRequest,
+    format: WireFormat,
+    view: ConversationView,
+    requestCharacters: number,
+  ): Promise<void> {
+    const script = selectScript(this.scripts, view.firstUserText);
+    if (!script) {
+      const loaded = this.scripts.map((candidate) => `"${candidate.name}" (match ${JSON.stringify(candidate.match)})`).join(", ") || "none";
+      const message = `no script matches the first user message ${JSON.stringify(view.firstUserText ?? "")}; loaded scripts: ${loaded}`;
+      this.sendError(response, record, format, { status: 500, message });
+      return;
+    }
+    const stepIndex = view.modelTurns;
+    record.scriptName = script.name;
+    record.stepIndex = stepIndex;
+    const step = script.steps[stepIndex];
+    if (!step) {
+      const message = `script "${script.name}" has no step ${stepIndex} (it has ${script.steps.length} steps; the request history holds ${stepIndex} model turns)`;
+      this.sendError(response, record, format, { status: 500, message });
+      return;
+    }
+    record.expectationError = checkExpectation(step.expect, view.lastMessage);
+    const outcome = decideOutcome(step, this.nextHit(script, stepIndex));
+    record.outcome = outcome.kind;
+    if (!(await lifetime.sleep(step.delayMs ?? 0))) return;
+    if (outcome.kind === "hang") return;
+    if (outcome.kind === "error") {
+      this.sendError(response, record, format, outcome.error);
+      return;
+    }
+    if (outcome.kind === "exhausted") {
+      const message = `script "${script.name}" step ${stepIndex} has no reply to serve once its hang/error hits are used up`;
+      this.sendError(response, record, format, { status: 500, message });
+      return;
+    }
+    const reply = resolveReply(outcome.reply, {
+      model: script.model ?? view.model ?? DEFAULT_MODEL_NAME,
+      requestCharacters,
+      toolCallIdPrefix: format.toolCallIdPrefix,
+    });
+    if (!view.stream) {
+      sendJson(response, record, 200, format.renderJson(reply, view));
+      return;
+    }
+    await this.stream(response, lifetime, record, step, format.renderStream(reply, view));
+  }
+
+  private async stream(
+    response: ServerResponse,
+    lifetime: ResponseLifetime,
+    record: RecordedRequest,
+    step: ScriptStep,
+    events: ReturnType<WireFormat["renderStream"]>,
+  ): Promise<void> {
+    record.status = 200;
+    response.writeHead(200, SSE_HEADERS);
+    response.flushHeaders();
+    await writeSseEvents(response, lifetime, events, step.chunkDelayMs ?? 0);
+  }
+
+  /** Counts hits per script step; returns the 0-based index of this hit. */
+  private nextHit(script: Script, stepIndex: number): number {
+    const key = `${script.name}\u0000${stepIndex}`;
+    const hit = this.stepHits.get(key) ?? 0;
+    this.stepHits.set(key, hit + 1);
+    return hit;
+  }
+
+  private sendError(response: ServerResponse, record: RecordedRequest, format: WireFormat, error: ErrorSpec): void {
+    const message = error.message ?? `scripted error ${error.status}`;
+    record.error = message;
+    if (error.retryAfter !== undefined) response.setHeader("retry-after", String(error.retryAfter));
+    sendJson(response, record, error.status, format.renderError(error.status, message, error.type));
+  }
+
+  private failInternally(response: ServerResponse, error: unknown): void {
+    if (response.headersSent || response.destroyed) {
+      response.destroy();
+      return;
+    }
+    const message = `testkit internal error: ${error instanceof Error ? error.message : String(error)}`;
+    response.writeHead(500, { "content-type": "application/json" });
+    response.end(JSON.stringify({ error: { message, type: "server_error", param: null, code: null } }));
+  }
+}
