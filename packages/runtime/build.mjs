@@ -15,7 +15,7 @@ await build({
   platform: "node",
   target: "node20",
   sourcemap: "linked",
-  external: ["@ai-sdk/*"],
+  external: ["@ai-sdk/*", "yaml"],
   logLevel: "warning",
   // vscode-jsonrpc is CommonJS and calls require() for Node built-ins.
   banner: { js: "import { createRequire as __tandemCreateRequire } from 'node:module'; const require = __tandemCreateRequire(import.meta.url);" },
