@@ -1,0 +1,82 @@
+/**
+ * No session is lost on a crash: the runtime is killed with SIGKILL (mid-turn, and after a turn),
+ * the events file may end in a torn line, and a new runtime resumes with the history intact.
+ */
+import { appendFileSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, expect, it } from "vitest";
+import { startWorld, type TestWorld } from "../helpers/harness.js";
+import { RawClient, type WireMessage } from "../helpers/raw-client.js";
+
+let world: TestWorld | undefined;
+const clients: RawClient[] = [];
+
+afterEach(async () => {
+  for (const client of clients.splice(0)) await client.close(true);
+  await world?.dispose();
+});
+
+function start(): RawClient {
+  if (!world) throw new Error("no world");
+  const client = new RawClient(world.env);
+  clients.push(client);
+  return client;
+}
+
+const weatherTool = { name: "get_weather", description: "Weather", parameters: { type: "object", properties: { city: { type: "string" } } } };
+const isEvent = (type: string) => (message: WireMessage) =>
+  message.method === "session.event" && (message.params as { event: { type: string } }).event.type === type;
+
+it("resumes after SIGKILL in the middle of a tool call; the dangling call reads as interrupted", async () => {
+  world = await startWorld(["custom-tool"]);
+  const first = start();
+  const { sessionId } = (await first.request("session.create", { tools: [weatherTool], requestPermission: true })).result as { sessionId: string };
+  await first.request("session.send", { sessionId, prompt: "Weather in Paris?" });
+  const permission = await first.waitFor(isEvent("permission.requested"));
+  const { requestId } = (permission.params as { event: { data: { requestId: string } } }).event.data;
+  await first.request("session.permissions.handlePendingPermissionRequest", { sessionId, requestId, result: { kind: "approved" } });
+  await first.waitFor(isEvent("external_tool.requested"));
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  await first.close(true);
+
+  const second = start();
+  const resumed = await second.request("session.resume", { sessionId, tools: [weatherTool] });
+  expect(resumed.result).toMatchObject({ sessionId });
+  const { events } = (await second.request("session.getMessages", { sessionId })).result as { events: Array<{ type: string }> };
+  const types = events.map((event) => event.type);
+  expect(types).toContain("user.message");
+  expect(types).toContain("tool.execution_start");
+  expect(types.at(-1)).toBe("session.resume");
+
+  await second.request("session.send", { sessionId, prompt: "Try again later" });
+  await second.waitFor(isEvent("session.idle"));
+  const request = world.model.requests.at(-1);
+  const messages = (request?.body as { messages: Array<{ role: string; content: string; tool_call_id?: string }> }).messages;
+  expect(messages.map((message) => message.role)).toEqual(["system", "user", "assistant", "tool", "user"]);
+  expect(messages[3]).toMatchObject({ tool_call_id: "call_weather_1", content: "The execution of this tool, or a previous tool was interrupted." });
+});
+
+it("skips a torn last line with a warning and resumes", async () => {
+  world = await startWorld(["plain-reply"]);
+  const first = start();
+  const { sessionId } = (await first.request("session.create", {})).result as { sessionId: string };
+  await first.request("session.send", { sessionId, prompt: "Remember 42" });
+  await first.waitFor(isEvent("session.idle"));
+  await first.close(true);
+
+  const eventsPath = join(world.home, "session-state", sessionId, "events.jsonl");
+  const before = readFileSync(eventsPath, "utf8").trim().split("\n");
+  expect(before.some((line) => JSON.parse(line).type === "assistant.message")).toBe(true);
+  appendFileSync(eventsPath, '{"type":"assistant.message","data":{"content":"half a li');
+
+  const second = start();
+  const resumed = await second.request("session.resume", { sessionId });
+  expect(resumed.error).toBeUndefined();
+  const { events } = (await second.request("session.getMessages", { sessionId })).result as { events: Array<{ type: string }> };
+  expect(events).toHaveLength(before.length + 1);
+  expect(second.stderr).toMatch(/unreadable line/);
+  await second.request("session.send", { sessionId, prompt: "What was it?" });
+  await second.waitFor(isEvent("session.idle"));
+  const messages = (world.model.requests.at(-1)?.body as { messages: Array<{ role: string }> }).messages;
+  expect(messages.map((message) => message.role)).toEqual(["system", "user", "assistant", "user"]);
+});
