@@ -1,0 +1,156 @@
+/**
+ * Server and session methods through the official SDK: auth and model discovery in Copilot API
+ * mode, BYOK precedence, abort, logging, foreground, delete, and the runtime's command line.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { CopilotClient, approveAll, type SessionEvent } from "@github/copilot-sdk";
+import { ModelServer } from "@tandem/testkit";
+import { afterEach, describe, expect, it } from "vitest";
+import { scriptsDir, startWorld, tandemBin, waitFor, type TestWorld } from "../helpers/harness.js";
+
+let world: TestWorld | undefined;
+const clients: CopilotClient[] = [];
+const servers: ModelServer[] = [];
+
+afterEach(async () => {
+  for (const client of clients.splice(0)) await client.stop();
+  for (const server of servers.splice(0)) await server.stop();
+  await world?.dispose();
+});
+
+function client(options: ConstructorParameters<typeof CopilotClient>[0] = {}): CopilotClient {
+  if (!world) throw new Error("no world");
+  const created = new CopilotClient({ cliPath: tandemBin, env: world.env, logLevel: "error", ...options });
+  clients.push(created);
+  return created;
+}
+
+describe("server methods", () => {
+  it("reports status, auth and the models of the Copilot API, with the token from --auth-token-env", async () => {
+    world = await startWorld(["plain-reply"]);
+    const env = { ...world.env };
+    delete env.GH_TOKEN;
+    const copilot = client({ env, githubToken: "token-from-sdk" });
+    await copilot.start();
+    expect(await copilot.getStatus()).toMatchObject({ version: "0.1.0", protocolVersion: 3 });
+    expect(await copilot.getAuthStatus()).toMatchObject({ isAuthenticated: true });
+    const models = await copilot.listModels();
+    expect(models.map((model) => model.id)).toEqual(["gpt-4.1", "claude-sonnet-4"]);
+    expect(models[0]?.capabilities.limits.max_context_window_tokens).toBeGreaterThan(0);
+    const session = await copilot.createSession({ onPermissionRequest: approveAll, model: "claude-sonnet-4" });
+    await session.sendAndWait({ prompt: "hi" });
+    const chat = world.model.requests.find((request) => request.path.endsWith("/chat/completions"));
+    expect(chat?.headers.authorization).toBe("Bearer token-from-sdk");
+    expect((chat?.body as { model: string }).model).toBe("claude-sonnet-4");
+    expect(world.model.requests.find((request) => request.path.endsWith("/models"))?.headers.authorization).toBe("Bearer token-from-sdk");
+  });
+
+  it("answers account.getQuota with a clear not-available error", async () => {
+    world = await startWorld(["plain-reply"]);
+    const copilot = client();
+    await copilot.start();
+    await expect(copilot.rpc.account.getQuota()).rejects.toThrow(/not available/i);
+  });
+
+  it("prefers a BYOK provider from session.create over COPILOT_API_URL", async () => {
+    world = await startWorld(["plain-reply"]);
+    const byok = new ModelServer();
+    servers.push(byok);
+    byok.loadScriptFile(join(scriptsDir, "byok.yaml"));
+    const { url } = await byok.start();
+    const session = await client().createSession({
+      onPermissionRequest: approveAll,
+      model: "my-local-model",
+      provider: { type: "openai", baseUrl: url, apiKey: "sk-byok" },
+    });
+    const reply = await session.sendAndWait({ prompt: "hi" });
+    expect(reply?.data.content).toBe("Answered by the BYOK provider.");
+    expect(world.model.requests).toHaveLength(0);
+    expect(byok.requests[0]?.headers.authorization).toBe("Bearer sk-byok");
+    expect((byok.requests[0]?.body as { model: string }).model).toBe("my-local-model");
+  });
+});
+
+describe("session methods", () => {
+  it("aborts a hanging model call: abort then idle, and the session stays usable", async () => {
+    world = await startWorld(["hang-then-reply"]);
+    const session = await client().createSession({ onPermissionRequest: approveAll });
+    const events: SessionEvent[] = [];
+    session.on((event) => events.push(event));
+    await session.send({ prompt: "this will hang" });
+    await waitFor(() => world?.model.requests.length === 1, "the model request");
+    await session.abort();
+    await waitFor(() => events.some((event) => event.type === "session.idle"), "idle after abort");
+    const types = events.map((event) => event.type);
+    expect(types.indexOf("abort")).toBeGreaterThan(-1);
+    expect(types.indexOf("abort")).toBeLessThan(types.indexOf("session.idle"));
+    expect(events.find((event) => event.type === "abort")?.data).toEqual({ reason: "user initiated" });
+    expect(types.filter((type) => type === "assistant.turn_start")).toHaveLength(types.filter((type) => type === "assistant.turn_end").length);
+    const reply = await session.sendAndWait({ prompt: "again" });
+    expect(reply?.data.content).toBe("Back after the abort.");
+  });
+
+  it("aborts a tool that never answers; the model later sees it as interrupted", async () => {
+    world = await startWorld(["custom-tool"]);
+    let started = false;
+    const session = await client().createSession({
+      onPermissionRequest: approveAll,
+      tools: [{ name: "get_weather", description: "never returns", handler: () => ((started = true), new Promise(() => undefined)) }],
+    });
+    const idle = new Promise<void>((resolve) => session.on("session.idle", () => resolve()));
+    await session.send({ prompt: "weather" });
+    await waitFor(() => started, "the tool to start");
+    await session.abort();
+    await idle;
+    await session.sendAndWait({ prompt: "never mind" });
+    const messages = (world.model.requests.at(-1)?.body as { messages: Array<{ role: string; content: string }> }).messages;
+    expect(messages.map((message) => message.role)).toEqual(["system", "user", "assistant", "tool", "user"]);
+    expect(messages[3]?.content).toMatch(/interrupted/);
+  });
+
+  it("logs to the timeline, sets the foreground session, deletes sessions", async () => {
+    world = await startWorld(["plain-reply"]);
+    const copilot = client();
+    const session = await copilot.createSession({ onPermissionRequest: approveAll });
+    const infos: SessionEvent[] = [];
+    session.on((event) => {
+      if (event.type === "session.info" || event.type === "session.warning") infos.push(event);
+    });
+    await session.log("hello timeline");
+    await session.log("careful", { level: "warning" });
+    await waitFor(() => infos.length === 2, "log events");
+    expect(infos.map((event) => event.data)).toEqual([
+      { infoType: "notification", message: "hello timeline" },
+      { warningType: "notification", message: "careful" },
+    ]);
+    await copilot.setForegroundSessionId(session.sessionId);
+    expect(await copilot.getForegroundSessionId()).toBe(session.sessionId);
+    await session.sendAndWait({ prompt: "keep me" });
+    expect(await session.rpc.model.getCurrent()).toEqual({ modelId: "gpt-4.1" });
+
+    const sessionDir = join(world.home, "session-state", session.sessionId);
+    expect(readFileSync(join(sessionDir, "workspace.yaml"), "utf8")).toContain('summary: "keep me"');
+    await copilot.deleteSession(session.sessionId);
+    expect(existsSync(sessionDir)).toBe(false);
+    expect(await copilot.listSessions()).toEqual([]);
+    await expect(copilot.deleteSession(session.sessionId)).rejects.toThrow(/not found/i);
+  });
+});
+
+describe("command line", () => {
+  it("prints help and version, warns about unknown flags, rejects bad values", () => {
+    const help = spawnSync(process.execPath, [tandemBin, "--help"], { encoding: "utf8" });
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain("--stdio");
+    const version = spawnSync(process.execPath, [tandemBin, "--version"], { encoding: "utf8" });
+    expect(version.stdout.trim()).toBe("0.1.0");
+    const bad = spawnSync(process.execPath, [tandemBin, "--log-level", "loud"], { encoding: "utf8" });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain("--log-level must be one of");
+    const unknown = spawnSync(process.execPath, [tandemBin, "--stdio", "--frobnicate"], { encoding: "utf8", input: "" });
+    expect(unknown.stderr).toContain("ignoring unknown flag --frobnicate");
+    expect(unknown.stdout).toBe("");
+  });
+});
