@@ -1,4 +1,5 @@
 import {
+  CancellationTokenSource,
   createMessageConnection,
   ErrorCodes as JsonRpcErrorCodes,
   ResponseError,
@@ -80,7 +81,6 @@ export class ClientConnection implements ClientPort {
 
   async sendRequest<R>(method: string, params: unknown, signal?: AbortSignal): Promise<R> {
     if (!this.open) throw new Error("client disconnected");
-    const { CancellationTokenSource } = await import("vscode-jsonrpc/node.js");
     const source = new CancellationTokenSource();
     const onAbort = (): void => source.cancel();
     signal?.addEventListener("abort", onAbort, { once: true });

@@ -13,6 +13,7 @@ import type { SessionEmitter } from "./emitter.js";
 import { PendingAbandoned, PendingRequests } from "./pending.js";
 import { ToolBridge } from "./tool-bridge.js";
 import { SessionMetrics } from "./metrics.js";
+import { UserInputBroker, type UserInputHost } from "./user-input.js";
 
 /** Services a session borrows from the runtime. */
 export interface SessionServices {
@@ -51,7 +52,7 @@ interface QueuedMessage {
  * @example
  * const messageId = session.send({ sessionId, prompt: "hello" });
  */
-export class Session implements LoopHost, PermissionHost {
+export class Session implements LoopHost, PermissionHost, UserInputHost {
   readonly sessionId: string;
   readonly workspacePath: string;
   readonly workingDirectory: string;
@@ -68,6 +69,7 @@ export class Session implements LoopHost, PermissionHost {
   private readonly services: SessionServices;
   private readonly permissions: PermissionBroker;
   private readonly toolBridge: ToolBridge;
+  private readonly userInput: UserInputBroker;
   private readonly queue: QueuedMessage[] = [];
   private running: Promise<void> | undefined;
   private currentRun: AbortController | undefined;
@@ -90,6 +92,7 @@ export class Session implements LoopHost, PermissionHost {
     this.metrics = new SessionMetrics(init.startTime);
     this.permissions = new PermissionBroker(this);
     this.toolBridge = new ToolBridge(this);
+    this.userInput = new UserInputBroker(this);
   }
 
   // ---- PermissionHost / LoopHost -------------------------------------------------------------
@@ -102,6 +105,9 @@ export class Session implements LoopHost, PermissionHost {
   }
   get requestPermission(): boolean {
     return this.config.requestPermission !== false;
+  }
+  get canAskUser(): boolean {
+    return this.config.requestUserInput === true;
   }
   get streaming(): boolean {
     return this.config.streaming === true;
@@ -148,6 +154,7 @@ export class Session implements LoopHost, PermissionHost {
       requestPermission: (request) =>
         this.permissions.request({ ...request, toolCallId: call.id } as PermissionRequest, signal),
       callClientTool: (args) => this.toolBridge.call(call.id, tool.name, args, signal),
+      requestUserInput: (question) => this.userInput.ask(call.id, question, signal),
     };
   }
 

@@ -1,5 +1,6 @@
 import type { PermissionRequest, PermissionResult } from "@tandem/protocol";
 import type { SessionEmitter } from "../session/emitter.js";
+import type { UserInputAnswer, UserInputQuestion } from "../session/user-input.js";
 
 /** A permission request as a tool states it (the runtime adds `toolCallId`). */
 export type ToolPermissionRequest = PermissionRequest extends infer R ? (R extends unknown ? Omit<R, "toolCallId"> : never) : never;
@@ -22,6 +23,8 @@ export interface ToolContext {
   requestPermission(request: ToolPermissionRequest): Promise<PermissionResult>;
   /** Runs an application-defined tool in the client (protocol v3 broadcast or v2 `tool.call`). */
   callClientTool(args: unknown): Promise<ClientToolReply>;
+  /** Asks the user a question; throws `UserInputUnavailable` when nobody can answer. */
+  requestUserInput(question: UserInputQuestion): Promise<UserInputAnswer>;
 }
 
 /** How a tool call ended. */

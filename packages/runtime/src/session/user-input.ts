@@ -1,0 +1,74 @@
+import type { Logger } from "../log.js";
+import type { ClientPort } from "./client-port.js";
+import type { SessionEmitter } from "./emitter.js";
+import { randomUUID } from "node:crypto";
+
+/** A question for the user (the `ask_user` tool). */
+export interface UserInputQuestion {
+  question: string;
+  choices?: string[];
+  allowFreeform?: boolean;
+}
+
+/** The user's answer. */
+export interface UserInputAnswer {
+  answer: string;
+  wasFreeform: boolean;
+}
+
+/** What the broker needs from its session. */
+export interface UserInputHost {
+  readonly sessionId: string;
+  readonly emitter: SessionEmitter;
+  readonly logger: Logger;
+  /** Whether the application registered a user-input handler (`requestUserInput`). */
+  readonly canAskUser: boolean;
+  owner(): ClientPort | undefined;
+}
+
+/** Thrown when the user cannot be asked (no handler, no client, or the client failed). */
+export class UserInputUnavailable extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UserInputUnavailable";
+  }
+}
+
+/**
+ * Asks the user a question through the client's `userInput.request` handler, with
+ * `user_input.requested` / `user_input.completed` events around it.
+ */
+export class UserInputBroker {
+  constructor(private readonly host: UserInputHost) {}
+
+  async ask(toolCallId: string, question: UserInputQuestion, signal: AbortSignal): Promise<UserInputAnswer> {
+    const owner = this.host.owner();
+    if (!this.host.canAskUser) throw new UserInputUnavailable("The application did not register a user input handler.");
+    if (!owner) throw new UserInputUnavailable("No client is connected to answer.");
+    const requestId = randomUUID();
+    const allowFreeform = question.allowFreeform ?? true;
+    const response = owner.sendRequest<{ answer?: unknown; wasFreeform?: unknown }>(
+      "userInput.request",
+      { sessionId: this.host.sessionId, question: question.question, ...(question.choices ? { choices: question.choices } : {}), allowFreeform },
+      signal,
+    );
+    this.host.emitter.emit("user_input.requested", {
+      requestId,
+      question: question.question,
+      ...(question.choices ? { choices: question.choices } : {}),
+      allowFreeform,
+      toolCallId,
+    });
+    try {
+      const answer = await response;
+      if (typeof answer?.answer !== "string") throw new UserInputUnavailable("The user input handler returned no answer.");
+      return { answer: answer.answer, wasFreeform: answer.wasFreeform === true };
+    } catch (error) {
+      if (signal.aborted || error instanceof UserInputUnavailable) throw error;
+      this.host.logger.warn("userInput.request failed", error);
+      throw new UserInputUnavailable(`The user could not be asked: ${error instanceof Error ? error.message : String(error)}`);
+    } finally {
+      this.host.emitter.emit("user_input.completed", { requestId });
+    }
+  }
+}
