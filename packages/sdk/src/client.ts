@@ -1,0 +1,430 @@
+import { randomUUID } from "node:crypto";
+import {
+  AuthGetStatus,
+  ModelsList,
+  Ping,
+  SessionCreate,
+  SessionDelete,
+  SessionGetForeground,
+  SessionGetLastId,
+  SessionList,
+  SessionResume,
+  SessionSetForeground,
+  StatusGet,
+  type ResultOf,
+  type SessionLifecycleEvent,
+} from "@tandem/protocol";
+import type { MessageConnection } from "vscode-jsonrpc/node.js";
+import { HandlerRegistry } from "./handler-registry.js";
+import { ModelCache } from "./model-cache.js";
+import { resolveClientOptions, type ResolvedClientOptions } from "./options.js";
+import { createServerRpc, type ServerRpc } from "./rpc.js";
+import { RuntimeLink } from "./runtime-link.js";
+import { attachServerRequests } from "./server-requests.js";
+import { CopilotSession, disconnectWithRetries } from "./session.js";
+import { SessionBackend } from "./session-backend.js";
+import { buildCreatePayload, buildResumePayload, prepareSessionConfig, type PreparedSessionConfig } from "./session-config.js";
+import { getTraceContext, type TraceContextProvider } from "./telemetry.js";
+import type {
+  ConnectionState,
+  CopilotClientOptions,
+  GetAuthStatusResponse,
+  GetStatusResponse,
+  ModelInfo,
+  PingResponse,
+  ResumeSessionConfig,
+  SessionConfig,
+  SessionLifecycleEventType,
+  SessionLifecycleHandler,
+  SessionListFilter,
+  SessionMetadata,
+  TypedSessionLifecycleHandler,
+} from "./types.js";
+
+interface SessionEntry {
+  session: CopilotSession;
+  backend: SessionBackend;
+}
+
+/**
+ * Connects to a Tandem runtime (spawned, or running at `cliUrl`) and manages sessions on it. Same API
+ * as the official `@github/copilot-sdk` client.
+ *
+ * @example
+ * const client = new CopilotClient();
+ * const session = await client.createSession({ onPermissionRequest: approveAll });
+ * const reply = await session.sendAndWait({ prompt: "Hello!" });
+ * console.log(reply?.data.content);
+ * await client.stop();
+ */
+export class CopilotClient {
+  readonly #options: ResolvedClientOptions;
+  readonly #link: RuntimeLink;
+  readonly #onListModels: CopilotClientOptions["onListModels"];
+  readonly #onGetTraceContext: TraceContextProvider | undefined;
+  readonly #sessions = new Map<string, SessionEntry>();
+  readonly #lifecycle = new HandlerRegistry<SessionLifecycleEvent>();
+  readonly #models = new ModelCache();
+  #state: ConnectionState = "disconnected";
+  #rpc: ServerRpc | null = null;
+  #starting: Promise<void> | null = null;
+
+  /**
+   * Validates the options and applies the defaults; nothing is started until {@link start} (or the
+   * first session). Throws on contradictory options (`cliUrl` with `cliPath`, `useStdio` or auth options).
+   *
+   * @example
+   * const local = new CopilotClient({ logLevel: "info" });
+   * const remote = new CopilotClient({ cliUrl: "localhost:4321" });
+   */
+  constructor(options: CopilotClientOptions = {}) {
+    const { resolved, endpoint } = resolveClientOptions(options);
+    this.#options = resolved;
+    this.#link = new RuntimeLink(resolved, endpoint, {
+      setup: (connection) =>
+        attachServerRequests(connection, {
+          findSession: (sessionId) => this.#sessions.get(sessionId)?.backend,
+          onLifecycleEvent: (event) => this.#lifecycle.emit(event),
+        }),
+      onUnexpectedClose: () => this.#onConnectionLost(),
+    });
+    this.#onListModels = options.onListModels;
+    this.#onGetTraceContext = options.onGetTraceContext;
+  }
+
+  /**
+   * Typed server-scoped RPC (ping, status, auth, models, tools, account). Throws when not connected.
+   *
+   * @example
+   * const { tools } = await client.rpc.tools.list();
+   */
+  get rpc(): ServerRpc {
+    const connection = this.#link.connection;
+    if (!connection) throw new Error("Client is not connected. Call start() first.");
+    this.#rpc ??= createServerRpc(connection);
+    return this.#rpc;
+  }
+
+  /**
+   * The protocol version agreed with the runtime at start, or null before.
+   *
+   * @example
+   * await client.start();
+   * console.log(client.protocolVersion); // 3
+   */
+  get protocolVersion(): number | null {
+    return this.#link.protocolVersion;
+  }
+
+  /**
+   * Spawns the runtime (unless `cliUrl` is set), connects and checks the protocol version.
+   *
+   * @example
+   * const client = new CopilotClient({ autoStart: false });
+   * await client.start();
+   */
+  async start(): Promise<void> {
+    if (this.#state === "connected") return;
+    this.#starting ??= this.#startOnce().finally(() => {
+      this.#starting = null;
+    });
+    return this.#starting;
+  }
+
+  async #startOnce(): Promise<void> {
+    this.#state = "connecting";
+    try {
+      await this.#link.open();
+      this.#state = "connected";
+    } catch (error) {
+      this.#teardown([]);
+      this.#state = "error";
+      throw error;
+    }
+  }
+
+  #onConnectionLost(): void {
+    const wasConnected = this.#state === "connected";
+    this.#state = "disconnected";
+    if (!wasConnected || !this.#options.autoRestart) {
+      // Disposing rejects the requests still waiting for an answer instead of leaving them hanging.
+      this.#link.close([]);
+      return;
+    }
+    this.#teardown([]);
+    // On failure start() leaves the state at "error"; the next start() or createSession() retries.
+    this.start().catch(() => {});
+  }
+
+  /**
+   * Disconnects every session (three attempts each), closes the connection and stops the spawned
+   * runtime. Never throws: returns the errors met on the way (empty when all went well).
+   *
+   * @example
+   * const errors = await client.stop();
+   * for (const error of errors) console.warn(error.message);
+   */
+  async stop(): Promise<Error[]> {
+    const errors: Error[] = [];
+    for (const { session } of [...this.#sessions.values()]) {
+      const error = await disconnectWithRetries(session);
+      if (error) errors.push(error);
+    }
+    this.#teardown(errors);
+    return errors;
+  }
+
+  /**
+   * Stops at once without any RPC: drops the sessions, closes the connection and kills the runtime
+   * with SIGKILL. Use it when {@link stop} hangs.
+   *
+   * @example
+   * await Promise.race([client.stop(), sleep(5_000)]).catch(() => {});
+   * await client.forceStop();
+   */
+  async forceStop(): Promise<void> {
+    this.#teardown([], "SIGKILL");
+  }
+
+  /** Drops sessions, models cache and the link; collects the errors of a graceful stop. */
+  #teardown(errors: Error[], signal: NodeJS.Signals = "SIGTERM"): void {
+    this.#sessions.clear();
+    this.#models.clear();
+    this.#rpc = null;
+    this.#link.close(errors, signal);
+    this.#state = "disconnected";
+  }
+
+  /**
+   * The connection state.
+   *
+   * @example
+   * if (client.getState() === "error") await client.start();
+   */
+  getState(): ConnectionState {
+    return this.#state;
+  }
+
+  /**
+   * Creates a session. `onPermissionRequest` is required. Starts the client first when `autoStart` is
+   * on. The session is registered before `session.create` is sent, so it sees the events emitted
+   * while being created.
+   *
+   * @example
+   * const session = await client.createSession({
+   *   onPermissionRequest: approveAll,
+   *   model: "gpt-4.1",
+   *   tools: [defineTool("now", { description: "Current time", handler: () => new Date().toISOString() })],
+   * });
+   */
+  async createSession(config: SessionConfig): Promise<CopilotSession> {
+    if (!config?.onPermissionRequest) {
+      throw new Error(
+        "An onPermissionRequest handler is required when creating a session. For example, to allow all permissions, use { onPermissionRequest: approveAll }.",
+      );
+    }
+    const connection = await this.#ensureConnected();
+    const sessionId = config.sessionId ?? randomUUID();
+    const prepared = prepareSessionConfig(config);
+    return this.#openSession(connection, sessionId, prepared, async () => {
+      const payload = buildCreatePayload(sessionId, prepared, await getTraceContext(this.#onGetTraceContext));
+      const response: ResultOf<typeof SessionCreate> = await connection.sendRequest(SessionCreate.method, payload);
+      return response.workspacePath;
+    });
+  }
+
+  /**
+   * Reopens a persisted session with new local handlers. `onPermissionRequest` is required.
+   *
+   * @example
+   * const lastId = await client.getLastSessionId();
+   * if (lastId) await client.resumeSession(lastId, { onPermissionRequest: approveAll });
+   */
+  async resumeSession(sessionId: string, config: ResumeSessionConfig): Promise<CopilotSession> {
+    if (!config?.onPermissionRequest) {
+      throw new Error(
+        "An onPermissionRequest handler is required when resuming a session. For example, to allow all permissions, use { onPermissionRequest: approveAll }.",
+      );
+    }
+    const connection = await this.#ensureConnected();
+    const prepared = prepareSessionConfig(config);
+    return this.#openSession(connection, sessionId, prepared, async () => {
+      const trace = await getTraceContext(this.#onGetTraceContext);
+      const payload = buildResumePayload(sessionId, prepared, trace, config.disableResume);
+      const response: ResultOf<typeof SessionResume> = await connection.sendRequest(SessionResume.method, payload);
+      return response.workspacePath;
+    });
+  }
+
+  async #ensureConnected(): Promise<MessageConnection> {
+    if (!this.#link.connection) {
+      if (!this.#options.autoStart) throw new Error("Client not connected. Call start() first.");
+      await this.start();
+    }
+    const connection = this.#link.connection;
+    if (!connection) throw new Error("Client not connected. Call start() first.");
+    return connection;
+  }
+
+  /** Registers the session, runs the open RPC, and unregisters it again if that fails. */
+  async #openSession(
+    connection: MessageConnection,
+    sessionId: string,
+    prepared: PreparedSessionConfig,
+    open: () => Promise<string | undefined>,
+  ): Promise<CopilotSession> {
+    const backend = new SessionBackend(sessionId, connection, prepared.handlers, this.#onGetTraceContext, () => {
+      if (this.#sessions.get(sessionId)?.backend === backend) this.#sessions.delete(sessionId);
+    });
+    const session = new CopilotSession(backend);
+    this.#sessions.set(sessionId, { session, backend });
+    try {
+      backend.workspacePath = await open();
+    } catch (error) {
+      if (this.#sessions.get(sessionId)?.backend === backend) this.#sessions.delete(sessionId);
+      throw error;
+    }
+    return session;
+  }
+
+  #requireConnection(): MessageConnection {
+    const connection = this.#link.connection;
+    if (!connection) throw new Error("Client not connected");
+    return connection;
+  }
+
+  /**
+   * Checks the runtime is alive; the answer carries its protocol version.
+   *
+   * @example
+   * const { message, timestamp } = await client.ping("hello");
+   */
+  async ping(message?: string): Promise<PingResponse> {
+    return this.#requireConnection().sendRequest(Ping.method, { message });
+  }
+
+  /**
+   * The runtime's version and protocol version.
+   *
+   * @example
+   * const { version, protocolVersion } = await client.getStatus();
+   */
+  async getStatus(): Promise<GetStatusResponse> {
+    return this.#requireConnection().sendRequest(StatusGet.method, {});
+  }
+
+  /**
+   * Whether the runtime has credentials.
+   *
+   * @example
+   * const { isAuthenticated, statusMessage } = await client.getAuthStatus();
+   */
+  async getAuthStatus(): Promise<GetAuthStatusResponse> {
+    return this.#requireConnection().sendRequest(AuthGetStatus.method, {});
+  }
+
+  /**
+   * The available models: from `onListModels` when given, else from the runtime. The first answer
+   * is cached until {@link stop}; callers get copies.
+   *
+   * @example
+   * const ids = (await client.listModels()).map((model) => model.id);
+   */
+  async listModels(): Promise<ModelInfo[]> {
+    return this.#models.get(() => this.#fetchModels());
+  }
+
+  async #fetchModels(): Promise<ModelInfo[]> {
+    if (this.#onListModels) return this.#onListModels();
+    const response: ResultOf<typeof ModelsList> = await this.#requireConnection().sendRequest(ModelsList.method, {});
+    return response.models;
+  }
+
+  /**
+   * The id of the most recently modified session, if any.
+   *
+   * @example
+   * const lastId = await client.getLastSessionId();
+   */
+  async getLastSessionId(): Promise<string | undefined> {
+    const response: ResultOf<typeof SessionGetLastId> = await this.#requireConnection().sendRequest(SessionGetLastId.method, {});
+    return response.sessionId;
+  }
+
+  /**
+   * Deletes a session and its data for good. Throws when the runtime reports a failure.
+   *
+   * @example
+   * await client.deleteSession(session.sessionId);
+   */
+  async deleteSession(sessionId: string): Promise<void> {
+    const response: ResultOf<typeof SessionDelete> = await this.#requireConnection().sendRequest(SessionDelete.method, { sessionId });
+    if (!response.success) throw new Error(`Failed to delete session ${sessionId}: ${response.error || "Unknown error"}`);
+    this.#sessions.delete(sessionId);
+  }
+
+  /**
+   * The persisted sessions, with times as `Date` objects.
+   *
+   * @example
+   * const here = await client.listSessions({ cwd: process.cwd() });
+   */
+  async listSessions(filter?: SessionListFilter): Promise<SessionMetadata[]> {
+    const response: ResultOf<typeof SessionList> = await this.#requireConnection().sendRequest(SessionList.method, { filter });
+    return response.sessions.map((session) => ({
+      sessionId: session.sessionId,
+      startTime: new Date(session.startTime),
+      modifiedTime: new Date(session.modifiedTime),
+      summary: session.summary,
+      isRemote: session.isRemote,
+      context: session.context,
+    }));
+  }
+
+  /**
+   * The session shown in the runtime's UI, if it has one.
+   *
+   * @example
+   * const foregroundId = await client.getForegroundSessionId();
+   */
+  async getForegroundSessionId(): Promise<string | undefined> {
+    const response: ResultOf<typeof SessionGetForeground> = await this.#requireConnection().sendRequest(SessionGetForeground.method, {});
+    return response.sessionId;
+  }
+
+  /**
+   * Asks the runtime's UI to show a session. Throws when the runtime refuses.
+   *
+   * @example
+   * await client.setForegroundSessionId(session.sessionId);
+   */
+  async setForegroundSessionId(sessionId: string): Promise<void> {
+    const response: ResultOf<typeof SessionSetForeground> = await this.#requireConnection().sendRequest(SessionSetForeground.method, {
+      sessionId,
+    });
+    if (!response.success) throw new Error(response.error || "Failed to set foreground session");
+  }
+
+  /**
+   * Subscribes to the lifecycle events of one type. Returns the unsubscribe function.
+   *
+   * @example
+   * const off = client.on("session.created", (event) => console.log("new session", event.sessionId));
+   */
+  on<K extends SessionLifecycleEventType>(eventType: K, handler: TypedSessionLifecycleHandler<K>): () => void;
+  /**
+   * Subscribes to every lifecycle event (`session.created`, `session.updated`, `session.deleted`, …).
+   * Returns the unsubscribe function.
+   *
+   * @example
+   * const off = client.on((event) => console.log(event.type, event.sessionId));
+   */
+  on(handler: SessionLifecycleHandler): () => void;
+  on(eventTypeOrHandler: SessionLifecycleEventType | SessionLifecycleHandler, handler?: (event: never) => void): () => void {
+    if (typeof eventTypeOrHandler === "string") {
+      if (!handler) throw new TypeError("client.on(type, handler) needs a handler");
+      return this.#lifecycle.addTyped(eventTypeOrHandler, handler as SessionLifecycleHandler);
+    }
+    return this.#lifecycle.add(eventTypeOrHandler);
+  }
+}

@@ -1,0 +1,143 @@
+import {
+  AccountGetQuota,
+  AuthGetStatus,
+  ModelsList,
+  Ping,
+  SessionAgentDeselect,
+  SessionAgentGetCurrent,
+  SessionAgentList,
+  SessionAgentReload,
+  SessionAgentSelect,
+  SessionCompactionCompact,
+  SessionFleetStart,
+  SessionLog,
+  SessionModeGet,
+  SessionModeSet,
+  SessionModelGetCurrent,
+  SessionModelSwitchTo,
+  SessionPermissionsHandlePendingPermissionRequest,
+  SessionPlanDelete,
+  SessionPlanRead,
+  SessionPlanUpdate,
+  SessionToolsHandlePendingToolCall,
+  SessionWorkspaceCreateFile,
+  SessionWorkspaceListFiles,
+  SessionWorkspaceReadFile,
+  StatusGet,
+  ToolsList,
+} from "@tandem/protocol";
+import type { RequestToken, ResultOf } from "@tandem/protocol";
+import type { MessageConnection } from "vscode-jsonrpc/node.js";
+import type { z } from "zod";
+import type { WithoutSessionId } from "./type-utils.js";
+
+type AnyRequestToken = RequestToken<string, z.ZodType, z.ZodType>;
+
+/** The params a caller may send for a token (the schema's input type, before defaults apply). */
+type InputOf<T extends AnyRequestToken> = z.input<T["params"]>;
+
+
+/** A server-scoped call: params as the token declares them. */
+type ServerCall<T extends AnyRequestToken> = undefined extends InputOf<T>
+  ? (params?: InputOf<T>) => Promise<ResultOf<T>>
+  : (params: InputOf<T>) => Promise<ResultOf<T>>;
+
+/**
+ * A session-scoped call: the session id is filled in. Methods with nothing else to send take no
+ * params; params are optional when none is required.
+ */
+type SessionCall<T extends AnyRequestToken> = keyof WithoutSessionId<InputOf<T>> extends never
+  ? () => Promise<ResultOf<T>>
+  : {} extends WithoutSessionId<InputOf<T>>
+    ? (params?: WithoutSessionId<InputOf<T>>) => Promise<ResultOf<T>>
+    : (params: WithoutSessionId<InputOf<T>>) => Promise<ResultOf<T>>;
+
+function serverCall<T extends AnyRequestToken>(connection: MessageConnection, token: T): ServerCall<T> {
+  const call = async (params?: unknown) => connection.sendRequest(token.method, params ?? {});
+  return call as ServerCall<T>;
+}
+
+function sessionCall<T extends AnyRequestToken>(connection: MessageConnection, sessionId: string, token: T): SessionCall<T> {
+  const call = async (params?: object) => connection.sendRequest(token.method, { sessionId, ...params });
+  return call as SessionCall<T>;
+}
+
+/**
+ * Typed server-scoped calls, built from the protocol's request tokens.
+ *
+ * @example
+ * const { models } = await client.rpc.models.list();
+ */
+export function createServerRpc(connection: MessageConnection) {
+  return {
+    ping: serverCall(connection, Ping),
+    status: { get: serverCall(connection, StatusGet) },
+    auth: { getStatus: serverCall(connection, AuthGetStatus) },
+    models: { list: serverCall(connection, ModelsList) },
+    tools: { list: serverCall(connection, ToolsList) },
+    account: { getQuota: serverCall(connection, AccountGetQuota) },
+  };
+}
+
+/**
+ * The object behind `client.rpc`.
+ *
+ * @example
+ * const rpc: ServerRpc = client.rpc;
+ */
+export type ServerRpc = ReturnType<typeof createServerRpc>;
+
+/**
+ * Typed session-scoped calls, built from the protocol's request tokens; `sessionId` is filled in.
+ *
+ * @example
+ * await session.rpc.mode.set({ mode: "plan" });
+ * const { content } = await session.rpc.plan.read();
+ */
+export function createSessionRpc(connection: MessageConnection, sessionId: string) {
+  return {
+    model: {
+      getCurrent: sessionCall(connection, sessionId, SessionModelGetCurrent),
+      switchTo: sessionCall(connection, sessionId, SessionModelSwitchTo),
+    },
+    mode: {
+      get: sessionCall(connection, sessionId, SessionModeGet),
+      set: sessionCall(connection, sessionId, SessionModeSet),
+    },
+    plan: {
+      read: sessionCall(connection, sessionId, SessionPlanRead),
+      update: sessionCall(connection, sessionId, SessionPlanUpdate),
+      delete: sessionCall(connection, sessionId, SessionPlanDelete),
+    },
+    workspace: {
+      listFiles: sessionCall(connection, sessionId, SessionWorkspaceListFiles),
+      readFile: sessionCall(connection, sessionId, SessionWorkspaceReadFile),
+      createFile: sessionCall(connection, sessionId, SessionWorkspaceCreateFile),
+    },
+    /** @experimental */
+    fleet: { start: sessionCall(connection, sessionId, SessionFleetStart) },
+    /** @experimental */
+    agent: {
+      list: sessionCall(connection, sessionId, SessionAgentList),
+      getCurrent: sessionCall(connection, sessionId, SessionAgentGetCurrent),
+      select: sessionCall(connection, sessionId, SessionAgentSelect),
+      deselect: sessionCall(connection, sessionId, SessionAgentDeselect),
+      reload: sessionCall(connection, sessionId, SessionAgentReload),
+    },
+    /** @experimental */
+    compaction: { compact: sessionCall(connection, sessionId, SessionCompactionCompact) },
+    tools: { handlePendingToolCall: sessionCall(connection, sessionId, SessionToolsHandlePendingToolCall) },
+    permissions: {
+      handlePendingPermissionRequest: sessionCall(connection, sessionId, SessionPermissionsHandlePendingPermissionRequest),
+    },
+    log: sessionCall(connection, sessionId, SessionLog),
+  };
+}
+
+/**
+ * The object behind `session.rpc`.
+ *
+ * @example
+ * const rpc: SessionRpc = session.rpc;
+ */
+export type SessionRpc = ReturnType<typeof createSessionRpc>;

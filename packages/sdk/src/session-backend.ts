@@ -1,0 +1,210 @@
+import type { SessionEvent, SessionEventOf } from "@tandem/protocol";
+import type { MessageConnection } from "vscode-jsonrpc/node.js";
+import { HandlerRegistry } from "./handler-registry.js";
+import { hookHandlerFor, type SessionHooks } from "./hooks.js";
+import {
+  DENIED_COULD_NOT_REQUEST,
+  NO_RESULT_PERMISSION_V2_ERROR,
+  type PermissionHandler,
+  type PermissionRequest,
+  type PermissionRequestResult,
+  type UserInputHandler,
+  type UserInputRequest,
+  type UserInputResponse,
+} from "./permissions.js";
+import { createSessionRpc, type SessionRpc } from "./rpc.js";
+import { applySectionTransforms, type SectionTransformFn } from "./system-message.js";
+import type { TraceContextProvider } from "./telemetry.js";
+import {
+  errorMessage,
+  failedToolResult,
+  toToolResultObject,
+  toToolResultString,
+  unsupportedToolResult,
+  type Tool,
+  type ToolHandler,
+  type ToolInvocation,
+  type ToolResultObject,
+} from "./tools.js";
+import type { SessionEventHandler } from "./types.js";
+
+/** The local handlers of a session, as `createSession` / `resumeSession` register them. */
+export interface SessionHandlers {
+  tools?: Tool<any>[];
+  onPermissionRequest: PermissionHandler;
+  onUserInputRequest?: UserInputHandler;
+  hooks?: SessionHooks;
+  transforms?: Map<string, SectionTransformFn>;
+  onEvent?: SessionEventHandler;
+}
+
+/** Arguments of a v2 `tool.call` request. */
+export interface ToolCallRequest {
+  toolCallId: string;
+  toolName: string;
+  arguments: unknown;
+  traceparent?: string;
+  tracestate?: string;
+}
+
+/**
+ * The client-side state of one session and its protocol handling: event fan-out, v3 broadcast
+ * requests (`external_tool.requested`, `permission.requested`) and the v2 / server-to-client requests
+ * the client routes here. Internal: {@link CopilotSession} is the public face.
+ */
+export class SessionBackend {
+  readonly events = new HandlerRegistry<SessionEvent>();
+  workspacePath: string | undefined;
+  readonly #toolHandlers = new Map<string, ToolHandler<any>>();
+  #permissionHandler: PermissionHandler | undefined;
+  #userInputHandler: UserInputHandler | undefined;
+  #hooks: SessionHooks | undefined;
+  #transforms: Map<string, SectionTransformFn> | undefined;
+  #rpc: SessionRpc | undefined;
+
+  constructor(
+    readonly sessionId: string,
+    readonly connection: MessageConnection,
+    handlers: SessionHandlers,
+    readonly traceContextProvider: TraceContextProvider | undefined,
+    /** Called once the session is disconnected, so the client stops routing to it. */
+    readonly onDisconnected: () => void = () => {},
+  ) {
+    for (const tool of handlers.tools ?? []) this.#toolHandlers.set(tool.name, tool.handler);
+    this.#permissionHandler = handlers.onPermissionRequest;
+    this.#userInputHandler = handlers.onUserInputRequest;
+    this.#hooks = handlers.hooks;
+    this.#transforms = handlers.transforms;
+    if (handlers.onEvent) this.events.add(handlers.onEvent);
+  }
+
+  /** Session-scoped typed RPC (created on first use). */
+  get rpc(): SessionRpc {
+    this.#rpc ??= createSessionRpc(this.connection, this.sessionId);
+    return this.#rpc;
+  }
+
+  /** Drops every local handler (after `session.destroy`). */
+  release(): void {
+    this.events.clear();
+    this.#toolHandlers.clear();
+    this.#permissionHandler = undefined;
+    this.#userInputHandler = undefined;
+    this.#hooks = undefined;
+    this.#transforms = undefined;
+    this.onDisconnected();
+  }
+
+  /** Handles broadcast requests, then hands the event to the subscribers. */
+  dispatch(event: SessionEvent): void {
+    if (event.type === "external_tool.requested") this.#onToolRequested(event);
+    if (event.type === "permission.requested") this.#onPermissionRequested(event);
+    this.events.emit(event);
+  }
+
+  #onToolRequested(event: SessionEventOf<"external_tool.requested">): void {
+    const { requestId, toolName, toolCallId } = event.data;
+    const handler = this.#toolHandlers.get(toolName);
+    // Another client connected to the same session may own this tool.
+    if (!handler) return;
+    const invocation: ToolInvocation = {
+      sessionId: this.sessionId,
+      toolCallId,
+      toolName,
+      arguments: event.data.arguments,
+      traceparent: stringField(event.data, "traceparent"),
+      tracestate: stringField(event.data, "tracestate"),
+    };
+    void this.#runToolAndRespond(requestId, handler, invocation);
+  }
+
+  async #runToolAndRespond(requestId: string, handler: ToolHandler<any>, invocation: ToolInvocation): Promise<void> {
+    let answer: { result: string } | { error: string };
+    try {
+      answer = { result: toToolResultString(await handler(invocation.arguments, invocation)) };
+    } catch (error) {
+      answer = { error: errorMessage(error) };
+    }
+    try {
+      await this.rpc.tools.handlePendingToolCall({ requestId, ...answer });
+    } catch {
+      // The connection is gone or the runtime no longer waits for this call: nothing left to do.
+    }
+  }
+
+  #onPermissionRequested(event: SessionEventOf<"permission.requested">): void {
+    const handler = this.#permissionHandler;
+    if (!handler) return;
+    void this.#decidePermissionAndRespond(event.data.requestId, event.data.permissionRequest, handler);
+  }
+
+  async #decidePermissionAndRespond(requestId: string, request: PermissionRequest, handler: PermissionHandler): Promise<void> {
+    let result: PermissionRequestResult;
+    try {
+      result = await handler(request, { sessionId: this.sessionId });
+    } catch {
+      result = DENIED_COULD_NOT_REQUEST;
+    }
+    // "no-result": leave the request to another client.
+    if (result.kind === "no-result") return;
+    try {
+      await this.rpc.permissions.handlePendingPermissionRequest({ requestId, result });
+    } catch {
+      // The connection is gone or the request was already answered.
+    }
+  }
+
+  /** Protocol v2 `tool.call`: run the handler and answer with a structured result. */
+  async handleToolCall(request: ToolCallRequest): Promise<{ result: ToolResultObject }> {
+    const handler = this.#toolHandlers.get(request.toolName);
+    if (!handler) return { result: unsupportedToolResult(request.toolName) };
+    const invocation: ToolInvocation = { sessionId: this.sessionId, ...request };
+    try {
+      return { result: toToolResultObject(await handler(request.arguments, invocation)) };
+    } catch (error) {
+      return { result: failedToolResult(error) };
+    }
+  }
+
+  /** Protocol v2 `permission.request`: the handler's decision; `no-result` is an error here. */
+  async handlePermissionRequest(request: PermissionRequest): Promise<Exclude<PermissionRequestResult, { kind: "no-result" }>> {
+    const handler = this.#permissionHandler;
+    if (!handler) return DENIED_COULD_NOT_REQUEST;
+    let result: PermissionRequestResult;
+    try {
+      result = await handler(request, { sessionId: this.sessionId });
+    } catch {
+      return DENIED_COULD_NOT_REQUEST;
+    }
+    if (result.kind === "no-result") throw new Error(NO_RESULT_PERMISSION_V2_ERROR);
+    return result;
+  }
+
+  /** `userInput.request`: the user input handler's answer. */
+  async handleUserInputRequest(request: UserInputRequest): Promise<UserInputResponse> {
+    const handler = this.#userInputHandler;
+    if (!handler) throw new Error("User input requested but no handler registered");
+    return handler(request, { sessionId: this.sessionId });
+  }
+
+  /** `hooks.invoke`: the hook's output, or undefined when there is no such hook or it throws. */
+  async handleHooksInvoke(hookType: string, input: unknown): Promise<unknown> {
+    const handler = hookHandlerFor(this.#hooks, hookType);
+    if (!handler) return undefined;
+    try {
+      return await handler(input, { sessionId: this.sessionId });
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** `systemMessage.transform`: run the section transform callbacks. */
+  handleSystemMessageTransform(sections: Record<string, { content: string }>): Promise<{ sections: Record<string, { content: string }> }> {
+    return applySectionTransforms(this.#transforms, sections);
+  }
+}
+
+function stringField(data: object, key: string): string | undefined {
+  const value = (data as Record<string, unknown>)[key];
+  return typeof value === "string" ? value : undefined;
+}
