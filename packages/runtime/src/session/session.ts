@@ -194,9 +194,7 @@ export class Session implements LoopHost, PermissionHost, UserInputHost {
     const messageId = randomUUID();
     this.queue.push({ messageId, params });
     this.emitter.emit("pending_messages.modified", {});
-    this.running ??= this.drainQueue().finally(() => {
-      this.running = undefined;
-    });
+    this.running ??= this.drainQueue();
     return messageId;
   }
 
@@ -227,14 +225,20 @@ export class Session implements LoopHost, PermissionHost, UserInputHost {
     await this.emitter.durable();
   }
 
+  /**
+   * Answers queued messages until none is left, then goes idle. `running` is cleared in the same
+   * synchronous step that emits `session.idle`, so a `send` that arrives after idle always starts a
+   * new drain and one that arrives before it is always answered by this one.
+   */
   private async drainQueue(): Promise<void> {
-    while (this.queue.length > 0) {
-      const next = this.queue.shift();
-      if (!next) break;
-      await this.answer(next);
+    try {
+      for (let next = this.queue.shift(); next; next = this.queue.shift()) {
+        await this.answer(next);
+      }
+    } finally {
+      this.running = undefined;
+      this.emitter.emit("session.idle", {});
     }
-    this.emitter.emit("session.idle", {});
-    await this.emitter.durable();
   }
 
   private async answer(queued: QueuedMessage): Promise<void> {

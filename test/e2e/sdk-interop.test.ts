@@ -1,22 +1,30 @@
 /**
- * Drop-in compatibility: the official `@github/copilot-sdk@0.2.0` client drives the real `tandem`
- * process (via `cliPath`) against the scripted model server.
+ * The same scenarios through two clients against the real `tandem` process and the scripted model
+ * server: the official `@github/copilot-sdk@0.2.0` (drop-in, via `cliPath`) and our `@tandem/sdk`
+ * (which starts the runtime it depends on by default).
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { CopilotClient, approveAll, type SessionEvent } from "@github/copilot-sdk";
+import { CopilotClient as OfficialClient, approveAll as officialApproveAll, type SessionEvent } from "@github/copilot-sdk";
+import { CopilotClient as TandemClient, approveAll as tandemApproveAll } from "@tandem/sdk";
 import { afterEach, describe, expect, it } from "vitest";
 import { startWorld, tandemBin, waitFor, type TestWorld } from "../helpers/harness.js";
 
+type CopilotClient = OfficialClient;
+
+/** The two clients under test; ours is typed as the official one (same API) and uses its default cliPath. */
+const sdks = [
+  { sdk: "official SDK 0.2.0", Client: OfficialClient, approveAll: officialApproveAll, cliPath: tandemBin as string | undefined },
+  {
+    sdk: "@tandem/sdk",
+    Client: TandemClient as unknown as typeof OfficialClient,
+    approveAll: tandemApproveAll as unknown as typeof officialApproveAll,
+    cliPath: undefined,
+  },
+];
+
 let world: TestWorld | undefined;
 const clients: CopilotClient[] = [];
-
-function client(options: { useStdio?: boolean } = {}): CopilotClient {
-  if (!world) throw new Error("no world");
-  const created = new CopilotClient({ cliPath: tandemBin, env: world.env, logLevel: "error", useStdio: options.useStdio ?? true, cwd: world.home });
-  clients.push(created);
-  return created;
-}
 
 afterEach(async () => {
   for (const each of clients.splice(0)) await each.stop();
@@ -32,7 +40,14 @@ function persistedLines(sessionId: string): Array<{ type: string; id: string; pa
     .map((line) => JSON.parse(line));
 }
 
-describe("official SDK 0.2.0 against tandem", () => {
+describe.each(sdks)("$sdk against tandem", ({ Client, approveAll, cliPath }) => {
+  function client(options: { useStdio?: boolean } = {}): CopilotClient {
+    if (!world) throw new Error("no world");
+    const created = new Client({ ...(cliPath ? { cliPath } : {}), env: world.env, logLevel: "error", useStdio: options.useStdio ?? true, cwd: world.home });
+    clients.push(created);
+    return created;
+  }
+
   it("gets a plain reply over stdio, with the event envelope and order of the protocol", async () => {
     world = await startWorld(["plain-reply"]);
     const copilot = client();
