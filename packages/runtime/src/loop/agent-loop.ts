@@ -21,6 +21,8 @@ export interface LoopHost extends ToolRunnerHost {
   toolSpecs(): ToolSpec[];
   modelClient(): ModelClient;
   recordModelCall(model: string, response: ModelResponse, durationMs: number): void;
+  /** Called before each model call: injects steering messages sent while the loop ran. */
+  beforeModelCall(interactionId: string): void;
 }
 
 /** How a run of the loop ended. */
@@ -31,8 +33,9 @@ export type LoopEnd = "completed" | "aborted" | "failed";
  * when a response asks for no tools (or a tool result ends the turn, or an error or abort).
  * Every model call is exactly one `assistant.turn_start` / `assistant.turn_end` pair.
  */
-export async function runAgentLoop(host: LoopHost, interactionId: string, signal: AbortSignal): Promise<LoopEnd> {
-  for (let turn = 0; ; turn++) {
+export async function runAgentLoop(host: LoopHost, interactionId: string, signal: AbortSignal, turns = { next: 0 }): Promise<LoopEnd> {
+  for (;;) {
+    const turn = turns.next++;
     const turnId = String(turn);
     host.emitter.emit("assistant.turn_start", { turnId, interactionId });
     try {
@@ -52,6 +55,7 @@ export async function runAgentLoop(host: LoopHost, interactionId: string, signal
 }
 
 async function runTurn(host: LoopHost, interactionId: string, turn: number, signal: AbortSignal): Promise<"continue" | "stop"> {
+  host.beforeModelCall(interactionId);
   emitUsageInfo(host);
   const client = host.modelClient();
   const messageId = randomUUID();

@@ -15,6 +15,7 @@ import {
   SessionModelGetCurrent,
   SessionModelSwitchTo,
   SessionModeGet,
+  SessionModeSet,
   SessionPermissionsHandlePendingPermissionRequest,
   SessionResume,
   SessionSend,
@@ -119,7 +120,12 @@ export class Dispatcher {
       session.emitter.emit("session.model_change", { previousModel, newModel: modelId, ...(reasoningEffort ? { reasoningEffort } : {}) });
       return { modelId };
     });
-    this.on(SessionModeGet, () => ({ mode: "interactive" as const }));
+    this.on(SessionModeGet, ({ sessionId }) => ({ mode: sessions.get(sessionId).mode }));
+    this.on(SessionModeSet, ({ sessionId, mode }) => {
+      const session = sessions.get(sessionId);
+      session.setMode(mode);
+      return { mode: session.mode };
+    });
 
     // Methods of the protocol that later work implements answer with a clear, typed error.
     for (const token of clientToServerRequests) {

@@ -1,4 +1,4 @@
-import type { SessionEvent } from "@tandem/protocol";
+import type { AgentMode, SessionEvent } from "@tandem/protocol";
 import { completeInterruptedCalls } from "../loop/agent-loop.js";
 import type { ConversationMessage, ModelToolCall } from "../loop/messages.js";
 
@@ -9,6 +9,7 @@ export interface RebuiltSession {
   startTime?: string;
   firstPrompt?: string;
   lastEventId: string | null;
+  mode?: AgentMode;
 }
 
 /**
@@ -26,6 +27,9 @@ export function rebuildFromEvents(events: readonly SessionEvent[]): RebuiltSessi
       case "session.start":
         rebuilt.startTime = event.data.startTime;
         if (event.data.selectedModel) rebuilt.model = event.data.selectedModel;
+        break;
+      case "session.mode_changed":
+        rebuilt.mode = event.data.newMode as AgentMode;
         break;
       case "session.model_change":
         rebuilt.model = event.data.newModel;

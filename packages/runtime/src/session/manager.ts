@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
-import type { SessionCreateParams, SessionEvent, SessionLifecycleEvent, SessionMetadata, SessionResumeParams } from "@tandem/protocol";
+import type { AgentMode, SessionCreateParams, SessionEvent, SessionLifecycleEvent, SessionMetadata, SessionResumeParams } from "@tandem/protocol";
 import { invalidParams, sessionNotFound } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { RetryPolicy } from "../loop/retry.js";
@@ -196,7 +196,7 @@ export class SessionManager {
     config: SessionCreateParams,
     workingDirectory: string,
     tools: ReturnType<typeof buildSessionTools>,
-    restored: { events: SessionEvent[]; lastEventId: string | null; startTime: Date; summary?: string; model?: string; messages: Session["messages"] } | undefined,
+    restored: { events: SessionEvent[]; lastEventId: string | null; startTime: Date; summary?: string; model?: string; mode?: AgentMode; messages: Session["messages"] } | undefined,
   ): Promise<Session> {
     const { store } = this.options;
     const workspacePath = await store.createSessionDir(sessionId);
@@ -214,6 +214,7 @@ export class SessionManager {
       messages: restored?.messages,
       startTime: restored?.startTime ?? new Date(),
       summary: restored?.summary,
+      mode: restored?.mode,
     });
     this.live.set(sessionId, session);
     return session;
@@ -236,6 +237,7 @@ export class SessionManager {
       startTime: new Date(rebuilt.startTime ?? workspace?.created_at ?? Date.now()),
       summary: workspace?.summary ?? rebuilt.firstPrompt,
       model: rebuilt.model,
+      mode: rebuilt.mode,
       messages: rebuilt.messages,
     });
   }

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { PermissionRequest, SessionCreateParams, SessionSendParams, SessionEvent } from "@tandem/protocol";
+import type { AgentMode, PermissionRequest, SessionCreateParams, SessionSendParams, SessionEvent } from "@tandem/protocol";
 import type { Logger } from "../log.js";
 import { runAgentLoop, type LoopHost } from "../loop/agent-loop.js";
 import type { ConversationMessage, ModelToolCall, ToolSpec } from "../loop/messages.js";
@@ -38,7 +38,19 @@ export interface SessionInit {
   messages?: ConversationMessage[];
   startTime: Date;
   summary?: string;
+  mode?: AgentMode;
 }
+
+/** How many times autopilot nudges the model to finish before it gives up for this message. */
+export const maxAutopilotNudges = 3;
+
+/** The message autopilot adds when the model stops without calling `task_complete`. */
+export const autopilotNudge = [
+  "You stopped without calling the task_complete tool, so the task is not finished yet.",
+  "If you were still planning, stop planning and carry out the work now.",
+  "Do not call task_complete while questions are open (decide and keep going), after an error you have not resolved, or while steps remain.",
+  "Call task_complete with a short summary only when everything is done.",
+].join(" ");
 
 interface QueuedMessage {
   messageId: string;
@@ -64,6 +76,7 @@ export class Session implements LoopHost, PermissionHost, UserInputHost {
   config: SessionCreateParams;
   model: string;
   summary: string | undefined;
+  mode: AgentMode;
 
   tools: Tool[];
   private readonly services: SessionServices;
@@ -71,6 +84,8 @@ export class Session implements LoopHost, PermissionHost, UserInputHost {
   private readonly toolBridge: ToolBridge;
   private readonly userInput: UserInputBroker;
   private readonly queue: QueuedMessage[] = [];
+  /** Messages sent with `mode: "immediate"` while busy: injected before the next model call. */
+  private readonly steering: QueuedMessage[] = [];
   private running: Promise<void> | undefined;
   private currentRun: AbortController | undefined;
   private ownerPort: ClientPort | undefined;
@@ -89,6 +104,7 @@ export class Session implements LoopHost, PermissionHost, UserInputHost {
     this.messages = init.messages ?? [];
     this.startTime = init.startTime;
     this.summary = init.summary;
+    this.mode = init.mode ?? "interactive";
     this.metrics = new SessionMetrics(init.startTime);
     this.permissions = new PermissionBroker(this);
     this.toolBridge = new ToolBridge(this);
@@ -135,6 +151,11 @@ export class Session implements LoopHost, PermissionHost, UserInputHost {
   }
   toolNames(): string[] {
     return this.tools.map((tool) => tool.name);
+  }
+  beforeModelCall(interactionId: string): void {
+    for (let next = this.steering.shift(); next; next = this.steering.shift()) {
+      this.recordUserMessage(next.params, interactionId);
+    }
   }
   modelClient(): ModelClient {
     this.client ??= this.services.createModelClient(this.config);
@@ -192,7 +213,8 @@ export class Session implements LoopHost, PermissionHost, UserInputHost {
   /** Queues a user message and returns its id at once; the loop runs in the background. */
   send(params: SessionSendParams): string {
     const messageId = randomUUID();
-    this.queue.push({ messageId, params });
+    if (params.mode === "immediate" && this.running) this.steering.push({ messageId, params });
+    else this.queue.push({ messageId, params });
     this.emitter.emit("pending_messages.modified", {});
     this.running ??= this.drainQueue();
     return messageId;
@@ -203,9 +225,18 @@ export class Session implements LoopHost, PermissionHost, UserInputHost {
     return this.running !== undefined;
   }
 
+  /** Switches the agent mode (`interactive`, `plan`, `autopilot`). */
+  setMode(mode: AgentMode): void {
+    if (mode === this.mode) return;
+    const previousMode = this.mode;
+    this.mode = mode;
+    this.emitter.emit("session.mode_changed", { previousMode, newMode: mode });
+  }
+
   /** Cancels the running turn and everything queued; resolves once the session is idle. */
   async abort(): Promise<void> {
     this.queue.length = 0;
+    this.steering.length = 0;
     this.currentRun?.abort(new PendingAbandoned("aborted"));
     await this.running;
   }
@@ -234,6 +265,8 @@ export class Session implements LoopHost, PermissionHost, UserInputHost {
     try {
       for (let next = this.queue.shift(); next; next = this.queue.shift()) {
         await this.answer(next);
+        // Steering that arrived after the last model call of that run is answered next.
+        this.queue.unshift(...this.steering.splice(0));
       }
     } finally {
       this.running = undefined;
@@ -245,22 +278,46 @@ export class Session implements LoopHost, PermissionHost, UserInputHost {
     const controller = new AbortController();
     this.currentRun = controller;
     const interactionId = randomUUID();
-    const { prompt, attachments } = queued.params;
-    const transformedContent = `<current_datetime>${new Date().toISOString()}</current_datetime>\n\n${prompt}`;
-    this.emitter.emit("user.message", { content: prompt, transformedContent, attachments: attachments ?? [], interactionId });
-    this.messages.push({ role: "user", content: transformedContent });
-    if (this.summary === undefined) {
-      this.summary = prompt;
-      this.services.onSummary(this, prompt);
-      this.emitter.emit("session.title_changed", { title: shortTitle(prompt) });
-    }
+    this.recordUserMessage(queued.params, interactionId);
+    let taskCompleted = false;
+    const stopListening = this.emitter.addListener((event) => {
+      if (event.type === "session.task_complete") taskCompleted = true;
+    });
+    const turns = { next: 0 };
     try {
-      const end = await runAgentLoop(this, interactionId, controller.signal);
-      if (end === "aborted") this.emitter.emit("abort", { reason: "user initiated" });
+      for (let nudges = 0; ; nudges++) {
+        const end = await runAgentLoop(this, interactionId, controller.signal, turns);
+        if (end === "aborted") {
+          this.emitter.emit("abort", { reason: "user initiated" });
+          return;
+        }
+        if (end !== "completed" || this.mode !== "autopilot" || taskCompleted || nudges >= maxAutopilotNudges) return;
+        this.recordUserMessage({ sessionId: this.sessionId, prompt: autopilotNudge }, interactionId, "autopilot");
+      }
     } finally {
+      stopListening();
       this.currentRun = undefined;
       await this.emitter.durable();
     }
+  }
+
+  /** Emits `user.message` and adds the message to the conversation. */
+  private recordUserMessage(params: SessionSendParams, interactionId: string, source?: string): void {
+    const { prompt, attachments } = params;
+    const transformedContent = `<current_datetime>${new Date().toISOString()}</current_datetime>\n\n${prompt}`;
+    this.emitter.emit("user.message", {
+      content: prompt,
+      transformedContent,
+      attachments: attachments ?? [],
+      agentMode: this.mode,
+      interactionId,
+      ...(source ? { source } : {}),
+    });
+    this.messages.push({ role: "user", content: transformedContent });
+    if (this.summary !== undefined) return;
+    this.summary = prompt;
+    this.services.onSummary(this, prompt);
+    this.emitter.emit("session.title_changed", { title: shortTitle(prompt) });
   }
 }
 
