@@ -60,10 +60,25 @@ async function runTurn(host: LoopHost, interactionId: string, turn: number, sign
   const client = host.modelClient();
   const messageId = randomUUID();
   const reasoningId = randomUUID();
+  // The complete reasoning block is emitted as soon as the reasoning phase ends (before the first
+  // text delta), so the stream follows the quick-reference order.
+  let streamedReasoning = "";
+  let reasoningEmitted = false;
+  const emitReasoning = (content: string): void => {
+    if (reasoningEmitted || !content) return;
+    reasoningEmitted = true;
+    host.emitter.emit("assistant.reasoning", { reasoningId, content });
+  };
   const onPart = (part: ModelStreamPart): void => {
-    if (part.type === "bytes") host.emitter.emit("assistant.streaming_delta", { totalResponseSizeBytes: part.totalBytes });
-    else if (part.type === "text-delta") host.emitter.emit("assistant.message_delta", { messageId, deltaContent: part.delta });
-    else host.emitter.emit("assistant.reasoning_delta", { reasoningId, deltaContent: part.delta });
+    if (part.type === "bytes") {
+      host.emitter.emit("assistant.streaming_delta", { totalResponseSizeBytes: part.totalBytes });
+    } else if (part.type === "text-delta") {
+      emitReasoning(streamedReasoning);
+      host.emitter.emit("assistant.message_delta", { messageId, deltaContent: part.delta });
+    } else {
+      streamedReasoning += part.delta;
+      host.emitter.emit("assistant.reasoning_delta", { reasoningId, deltaContent: part.delta });
+    }
   };
   const started = performance.now();
   const response = await withRetries(
@@ -89,7 +104,7 @@ async function runTurn(host: LoopHost, interactionId: string, turn: number, sign
   const durationMs = Math.round(performance.now() - started);
   host.recordModelCall(host.model, response, durationMs);
 
-  if (response.reasoning?.text) host.emitter.emit("assistant.reasoning", { reasoningId, content: response.reasoning.text });
+  emitReasoning(response.reasoning?.text ?? "");
   const toolRequests = response.toolCalls.map((call) => ({
     toolCallId: call.id,
     name: call.name,
