@@ -37,7 +37,7 @@ it("streams a tool-using exchange with reasoning, in the quick-reference order a
   const firstTurn = types.slice(types.indexOf("assistant.turn_start"), types.indexOf("assistant.turn_end") + 1);
   const order = ["assistant.turn_start", "assistant.reasoning_delta", "assistant.reasoning", "assistant.message_delta", "assistant.message", "assistant.usage", "tool.execution_start", "tool.execution_complete", "assistant.turn_end"];
   const firstSeen = order.map((type) => firstTurn.indexOf(type));
-  expect(firstSeen.every((index) => index >= 0)).toBe(true);
+  expect(firstSeen.every((index) => index >= 0), JSON.stringify(firstTurn)).toBe(true);
   expect([...firstSeen].sort((a, b) => a - b)).toEqual(firstSeen);
 
   const reasoningDeltas = events.filter((event) => event.type === "assistant.reasoning_delta");
@@ -49,9 +49,17 @@ it("streams a tool-using exchange with reasoning, in the quick-reference order a
   expect(message?.data).toMatchObject({ content: "Checking the clock.", toolRequests: [{ toolCallId: "call_clock_1", name: "clock", arguments: { zone: "UTC" }, type: "function" }] });
   expect(message?.data.reasoningText).toBe(reasoning?.data.content);
 
-  const sizes = events.filter((event) => event.type === "assistant.streaming_delta").map((event) => event.data.totalResponseSizeBytes);
-  expect(sizes.length).toBeGreaterThanOrEqual(2);
-  expect(sizes.every((size, index) => index === 0 || size >= (sizes[index - 1] ?? 0))).toBe(true);
+  // totalResponseSizeBytes is cumulative within one response: it grows within each turn.
+  const sizesPerTurn: number[][] = [];
+  for (const event of events) {
+    if (event.type === "assistant.turn_start") sizesPerTurn.push([]);
+    if (event.type === "assistant.streaming_delta") sizesPerTurn.at(-1)?.push(event.data.totalResponseSizeBytes);
+  }
+  expect(sizesPerTurn).toHaveLength(2);
+  for (const sizes of sizesPerTurn) {
+    expect(sizes.length).toBeGreaterThan(0);
+    expect(sizes.every((size, index) => size > 0 && (index === 0 || size >= (sizes[index - 1] ?? 0)))).toBe(true);
+  }
 
   const usages = events.filter((event) => event.type === "assistant.usage");
   expect(usages).toHaveLength(2);
