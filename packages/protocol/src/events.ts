@@ -202,8 +202,8 @@ export const eventDataSchemas = {
     hookInvocationId: z.string(),
     hookType: z.string(),
     success: z.boolean(),
-    result: z.unknown().optional(),
-    error: z.looseObject({ message: z.string() }).optional(),
+    output: z.unknown().optional(),
+    error: z.looseObject({ message: z.string(), stack: optionalString }).optional(),
   }),
 
   // Sub-agents and skills

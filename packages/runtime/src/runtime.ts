@@ -1,6 +1,7 @@
 import type { ModelInfo, SessionCreateParams, SessionLifecycleEvent } from "@tandem/protocol";
 import type { RuntimeArgs } from "./args.js";
 import type { Logger } from "./log.js";
+import { hookTimeoutFromEnv } from "./hooks/hook-runner.js";
 import { retryPolicyFromEnv } from "./loop/retry.js";
 import { createModelClient, describeDefaultProvider, type ProviderEnvironment } from "./providers/resolve.js";
 import { ClientConnection } from "./server/connection.js";
@@ -49,6 +50,7 @@ export class Runtime {
       retryPolicy: retryPolicyFromEnv(env),
       runtimeVersion,
       defaultModel: env.TANDEM_MODEL ?? env.COPILOT_MODEL ?? fallbackModel,
+      hookTimeoutMs: hookTimeoutFromEnv(env),
       createModelClient: (config: SessionCreateParams) => createModelClient(config.provider, this.providerEnvironment),
       broadcastLifecycle: (event) => this.broadcastLifecycle(event),
     });

@@ -22,7 +22,9 @@ export interface LoopHost extends ToolRunnerHost {
   modelClient(): ModelClient;
   recordModelCall(model: string, response: ModelResponse, durationMs: number): void;
   /** Called before each model call: injects steering messages sent while the loop ran. */
-  beforeModelCall(interactionId: string): void;
+  beforeModelCall(interactionId: string): Promise<void>;
+  /** Called when a turn fails (for the errorOccurred hook). */
+  onTurnError(error: unknown): void;
 }
 
 /** How a run of the loop ended. */
@@ -55,7 +57,7 @@ export async function runAgentLoop(host: LoopHost, interactionId: string, signal
 }
 
 async function runTurn(host: LoopHost, interactionId: string, turn: number, signal: AbortSignal): Promise<"continue" | "stop"> {
-  host.beforeModelCall(interactionId);
+  await host.beforeModelCall(interactionId);
   emitUsageInfo(host);
   const client = host.modelClient();
   const messageId = randomUUID();
@@ -162,8 +164,9 @@ export function completeInterruptedCalls(messages: ConversationMessage[]): void 
 }
 
 function reportError(host: LoopHost, error: unknown): void {
-  host.logger.error(`session ${host.sessionId}: turn failed`, error);
+  host.onTurnError(error);
   if (error instanceof ProviderError) {
+    host.logger.warn(`session ${host.sessionId}: model call failed: ${error.message}`);
     host.emitter.emit("session.error", {
       errorType: error.errorType,
       message: error.message,
@@ -172,6 +175,7 @@ function reportError(host: LoopHost, error: unknown): void {
     });
     return;
   }
+  host.logger.error(`session ${host.sessionId}: turn failed`, error);
   const errorType = error instanceof TandemError && error.code === -32004 ? "authentication" : "query";
   host.emitter.emit("session.error", {
     errorType,

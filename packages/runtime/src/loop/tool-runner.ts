@@ -1,3 +1,5 @@
+import type { HookRunner } from "../hooks/hook-runner.js";
+import { deniedByHook, postToolUse, preToolUse, withContext } from "../hooks/tool-hooks.js";
 import type { SessionEmitter } from "../session/emitter.js";
 import type { Tool, ToolContext, ToolOutcome } from "../tools/types.js";
 import type { ModelToolCall } from "./messages.js";
@@ -18,7 +20,9 @@ export interface ToolRunnerHost {
   readonly model: string;
   findTool(name: string): Tool | undefined;
   toolNames(): string[];
-  createContext(call: ModelToolCall, tool: Tool, signal: AbortSignal): ToolContext;
+  readonly hooks: HookRunner;
+  /** A context for one call; `preApproved` (a preToolUse hook said allow) skips the permission request. */
+  createContext(call: ModelToolCall, tool: Tool, signal: AbortSignal, options?: { preApproved?: boolean }): ToolContext;
 }
 
 /**
@@ -57,11 +61,21 @@ async function runOne(host: ToolRunnerHost, call: ModelToolCall, interactionId: 
       errorMessage: `Tool '${call.name}' does not exist`,
     };
   } else {
-    outcome = await executeSafely(tool, parsed.value, host.createContext(call, tool, signal), signal);
+    outcome = await executeWithHooks(host, call, tool, parsed.value, signal);
   }
   if (signal.aborted) return { call, outcome: { resultType: "failure", textForModel: interruptedText, errorMessage: "Interrupted" } };
   emitComplete(host, call, outcome, interactionId);
   return { call, outcome };
+}
+
+async function executeWithHooks(host: ToolRunnerHost, call: ModelToolCall, tool: Tool, args: unknown, signal: AbortSignal): Promise<ToolOutcome> {
+  if (!host.hooks.active) return executeSafely(tool, args, host.createContext(call, tool, signal), signal);
+  const pre = await preToolUse(host.hooks, tool.name, args, signal);
+  if (pre.decision === "deny") return deniedByHook(pre.reason);
+  const context = host.createContext(call, tool, signal, { preApproved: pre.decision === "allow" });
+  const outcome = await executeSafely(tool, pre.args, context, signal);
+  if (signal.aborted) return outcome;
+  return withContext(await postToolUse(host.hooks, tool.name, pre.args, outcome, signal), pre.additionalContext);
 }
 
 async function executeSafely(tool: Tool, args: unknown, context: ToolContext, signal: AbortSignal): Promise<ToolOutcome> {

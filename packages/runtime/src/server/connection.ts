@@ -81,11 +81,20 @@ export class ClientConnection implements ClientPort {
 
   async sendRequest<R>(method: string, params: unknown, signal?: AbortSignal): Promise<R> {
     if (!this.open) throw new Error("client disconnected");
+    if (signal?.aborted) throw signal.reason ?? new Error("aborted");
+    // Cancelling sends $/cancelRequest, but a client may ignore it: the wait also ends on abort.
     const source = new CancellationTokenSource();
-    const onAbort = (): void => source.cancel();
-    signal?.addEventListener("abort", onAbort, { once: true });
+    let onAbort: () => void = () => undefined;
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => {
+        source.cancel();
+        reject(signal?.reason ?? new Error("aborted"));
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+    aborted.catch(() => undefined);
     try {
-      return await Promise.race([this.connection.sendRequest<R>(method, params, source.token), this.closed]);
+      return await Promise.race([this.connection.sendRequest<R>(method, params, source.token), this.closed, aborted]);
     } finally {
       signal?.removeEventListener("abort", onAbort);
       source.dispose();

@@ -29,6 +29,7 @@ export interface SessionManagerOptions {
   retryPolicy: RetryPolicy;
   runtimeVersion: string;
   defaultModel: string;
+  hookTimeoutMs: number;
   createModelClient(config: SessionCreateParams): ModelClient;
   /** Sends a `session.lifecycle` notification to every connected client. */
   broadcastLifecycle(event: SessionLifecycleEvent): void;
@@ -83,6 +84,7 @@ export class SessionManager {
       session.attach(port);
       session.emitter.emit("session.start", this.startData(session, false));
       await this.options.store.writeWorkspace(this.workspaceInfo(session));
+      await session.runStartHook("new");
       this.options.broadcastLifecycle({ type: "session.created", sessionId, metadata: this.lifecycleMetadata(session) });
       return this.opened(session, false);
     } finally {
@@ -115,6 +117,7 @@ export class SessionManager {
       });
     }
     if (session.summary) session.emitter.emit("session.title_changed", { title: session.summary.split("\n")[0]?.slice(0, 60) ?? "" });
+    await session.runStartHook("resume");
     return this.opened(session, true);
   }
 
@@ -248,6 +251,7 @@ export class SessionManager {
       protocolVersion: this.options.protocolVersion,
       retryPolicy: this.options.retryPolicy,
       createModelClient: (config) => this.options.createModelClient(config),
+      hookTimeoutMs: this.options.hookTimeoutMs,
       onSummary: (session) => {
         void this.options.store.writeWorkspace(this.workspaceInfo(session)).catch((error) => {
           this.options.logger.error(`failed to write workspace.yaml for ${session.sessionId}`, error);

@@ -14,6 +14,8 @@ import { PendingAbandoned, PendingRequests } from "./pending.js";
 import { ToolBridge } from "./tool-bridge.js";
 import { SessionMetrics } from "./metrics.js";
 import { UserInputBroker, type UserInputHost } from "./user-input.js";
+import { HookRunner, type HookHost } from "../hooks/hook-runner.js";
+import { errorMessage } from "../errors.js";
 
 /** Services a session borrows from the runtime. */
 export interface SessionServices {
@@ -23,6 +25,8 @@ export interface SessionServices {
   createModelClient(config: SessionCreateParams): ModelClient;
   /** Called when the first user message gives the session its summary. */
   onSummary(session: Session, summary: string): void;
+  /** How long a hook may take. */
+  readonly hookTimeoutMs: number;
 }
 
 /** Everything a session starts with. */
@@ -64,7 +68,7 @@ interface QueuedMessage {
  * @example
  * const messageId = session.send({ sessionId, prompt: "hello" });
  */
-export class Session implements LoopHost, PermissionHost, UserInputHost {
+export class Session implements LoopHost, PermissionHost, UserInputHost, HookHost {
   readonly sessionId: string;
   readonly workspacePath: string;
   readonly workingDirectory: string;
@@ -83,6 +87,9 @@ export class Session implements LoopHost, PermissionHost, UserInputHost {
   private readonly permissions: PermissionBroker;
   private readonly toolBridge: ToolBridge;
   private readonly userInput: UserInputBroker;
+  readonly hooks: HookRunner;
+  /** Extra system-prompt context a sessionStart hook supplied. */
+  private hookContext: string | undefined;
   private readonly queue: QueuedMessage[] = [];
   /** Messages sent with `mode: "immediate"` while busy: injected before the next model call. */
   private readonly steering: QueuedMessage[] = [];
@@ -109,6 +116,7 @@ export class Session implements LoopHost, PermissionHost, UserInputHost {
     this.permissions = new PermissionBroker(this);
     this.toolBridge = new ToolBridge(this);
     this.userInput = new UserInputBroker(this);
+    this.hooks = new HookRunner(this, init.services.hookTimeoutMs);
   }
 
   // ---- PermissionHost / LoopHost -------------------------------------------------------------
@@ -121,6 +129,9 @@ export class Session implements LoopHost, PermissionHost, UserInputHost {
   }
   get requestPermission(): boolean {
     return this.config.requestPermission !== false;
+  }
+  get hooksEnabled(): boolean {
+    return this.config.hooks === true;
   }
   get canAskUser(): boolean {
     return this.config.requestUserInput === true;
@@ -141,7 +152,8 @@ export class Session implements LoopHost, PermissionHost, UserInputHost {
     return this.ownerPort?.isOpen ? this.ownerPort : undefined;
   }
   systemPrompt(): string {
-    return buildSystemPrompt(this.config.systemMessage, { workingDirectory: this.workingDirectory, now: new Date() });
+    const prompt = buildSystemPrompt(this.config.systemMessage, { workingDirectory: this.workingDirectory, now: new Date() });
+    return this.hookContext ? `${prompt}\n\n${this.hookContext}` : prompt;
   }
   toolSpecs(): ToolSpec[] {
     return this.tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters }));
@@ -152,10 +164,13 @@ export class Session implements LoopHost, PermissionHost, UserInputHost {
   toolNames(): string[] {
     return this.tools.map((tool) => tool.name);
   }
-  beforeModelCall(interactionId: string): void {
+  async beforeModelCall(interactionId: string): Promise<void> {
     for (let next = this.steering.shift(); next; next = this.steering.shift()) {
-      this.recordUserMessage(next.params, interactionId);
+      await this.recordUserMessage(next.params, interactionId);
     }
+  }
+  onTurnError(error: unknown): void {
+    void this.hooks.run("errorOccurred", { error: errorMessage(error), errorContext: "model_call", recoverable: false });
   }
   modelClient(): ModelClient {
     this.client ??= this.services.createModelClient(this.config);
@@ -164,7 +179,7 @@ export class Session implements LoopHost, PermissionHost, UserInputHost {
   recordModelCall(model: string, response: ModelResponse, durationMs: number): void {
     this.metrics.recordModelCall(model, response.usage, durationMs);
   }
-  createContext(call: ModelToolCall, tool: Tool, signal: AbortSignal): ToolContext {
+  createContext(call: ModelToolCall, tool: Tool, signal: AbortSignal, options: { preApproved?: boolean } = {}): ToolContext {
     return {
       sessionId: this.sessionId,
       toolCallId: call.id,
@@ -173,7 +188,9 @@ export class Session implements LoopHost, PermissionHost, UserInputHost {
       workingDirectory: this.workingDirectory,
       emitter: this.emitter,
       requestPermission: (request) =>
-        this.permissions.request({ ...request, toolCallId: call.id } as PermissionRequest, signal),
+        options.preApproved
+          ? Promise.resolve({ kind: "approved" as const })
+          : this.permissions.request({ ...request, toolCallId: call.id } as PermissionRequest, signal),
       callClientTool: (args) => this.toolBridge.call(call.id, tool.name, args, signal),
       requestUserInput: (question) => this.userInput.ask(call.id, question, signal),
     };
@@ -251,6 +268,7 @@ export class Session implements LoopHost, PermissionHost, UserInputHost {
     if (this.destroyed) return;
     this.destroyed = true;
     await this.abort();
+    if (this.hooks.active) await this.hooks.run("sessionEnd", { reason: "user_exit" });
     this.pending.abandonAll("destroyed");
     this.emitter.emit("session.shutdown", this.metrics.shutdownData(this.model));
     await this.emitter.durable();
@@ -278,7 +296,10 @@ export class Session implements LoopHost, PermissionHost, UserInputHost {
     const controller = new AbortController();
     this.currentRun = controller;
     const interactionId = randomUUID();
-    this.recordUserMessage(queued.params, interactionId);
+    if (!(await this.recordUserMessage(queued.params, interactionId))) {
+      this.currentRun = undefined;
+      return;
+    }
     let taskCompleted = false;
     const stopListening = this.emitter.addListener((event) => {
       if (event.type === "session.task_complete") taskCompleted = true;
@@ -292,7 +313,7 @@ export class Session implements LoopHost, PermissionHost, UserInputHost {
           return;
         }
         if (end !== "completed" || this.mode !== "autopilot" || taskCompleted || nudges >= maxAutopilotNudges) return;
-        this.recordUserMessage({ sessionId: this.sessionId, prompt: autopilotNudge }, interactionId, "autopilot");
+        await this.recordUserMessage({ sessionId: this.sessionId, prompt: autopilotNudge }, interactionId, "autopilot");
       }
     } finally {
       stopListening();
@@ -301,12 +322,33 @@ export class Session implements LoopHost, PermissionHost, UserInputHost {
     }
   }
 
-  /** Emits `user.message` and adds the message to the conversation. */
-  private recordUserMessage(params: SessionSendParams, interactionId: string, source?: string): void {
-    const { prompt, attachments } = params;
+  /** Runs the sessionStart hook (after create or resume); its context joins the system prompt. */
+  async runStartHook(source: "new" | "resume"): Promise<void> {
+    if (!this.hooks.active) return;
+    const output = await this.hooks.run("sessionStart", { source });
+    if (typeof output?.additionalContext === "string") this.hookContext = output.additionalContext;
+  }
+
+  /**
+   * Runs the userPromptSubmitted hook, emits `user.message` and adds the message to the
+   * conversation. Returns false when the hook rejected the prompt.
+   */
+  private async recordUserMessage(params: SessionSendParams, interactionId: string, source?: string): Promise<boolean> {
+    const { attachments } = params;
+    let prompt = params.prompt;
+    if (this.hooks.active && source === undefined) {
+      const output = await this.hooks.run("userPromptSubmitted", { prompt });
+      if (output?.decision === "block" || output?.reject === true) {
+        const reason = typeof output.reason === "string" ? output.reason : "no reason given";
+        this.emitter.emit("session.warning", { warningType: "hook", message: `The prompt was rejected by the userPromptSubmitted hook: ${reason}` });
+        return false;
+      }
+      if (typeof output?.modifiedPrompt === "string") prompt = output.modifiedPrompt;
+      if (typeof output?.additionalContext === "string") prompt = `${prompt}\n\n${output.additionalContext}`;
+    }
     const transformedContent = `<current_datetime>${new Date().toISOString()}</current_datetime>\n\n${prompt}`;
     this.emitter.emit("user.message", {
-      content: prompt,
+      content: params.prompt,
       transformedContent,
       attachments: attachments ?? [],
       agentMode: this.mode,
@@ -314,10 +356,11 @@ export class Session implements LoopHost, PermissionHost, UserInputHost {
       ...(source ? { source } : {}),
     });
     this.messages.push({ role: "user", content: transformedContent });
-    if (this.summary !== undefined) return;
-    this.summary = prompt;
-    this.services.onSummary(this, prompt);
-    this.emitter.emit("session.title_changed", { title: shortTitle(prompt) });
+    if (this.summary !== undefined) return true;
+    this.summary = params.prompt;
+    this.services.onSummary(this, params.prompt);
+    this.emitter.emit("session.title_changed", { title: shortTitle(params.prompt) });
+    return true;
   }
 }
 
