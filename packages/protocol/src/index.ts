@@ -82,6 +82,7 @@ export {
   SessionWorkspaceListFiles,
   SessionWorkspaceReadFile,
   StatusGet,
+  SystemMessageTransform,
   ToolCallV2,
   ToolsList,
   UserInputRequest,

@@ -329,6 +329,13 @@ export const HooksInvoke = defineRequest(
   z.looseObject({ output: z.unknown().optional() }).nullish(),
 );
 
+/** `systemMessage.transform`: the runtime asks the client to transform system-prompt sections. */
+export const SystemMessageTransform = defineRequest(
+  "systemMessage.transform",
+  z.looseObject({ sessionId: z.string(), sections: z.record(z.string(), z.looseObject({ content: z.string() })) }),
+  z.looseObject({ sections: z.record(z.string(), z.looseObject({ content: z.string() })) }),
+);
+
 /** All requests a client may send to the runtime. */
 export const clientToServerRequests = [
   Ping,
@@ -371,6 +378,6 @@ export const clientToServerRequests = [
 ] as const;
 
 /** All requests the runtime may send to a client. */
-export const serverToClientRequests = [ToolCallV2, PermissionRequestV2, UserInputRequest, HooksInvoke] as const;
+export const serverToClientRequests = [ToolCallV2, PermissionRequestV2, UserInputRequest, HooksInvoke, SystemMessageTransform] as const;
 /** All notifications the runtime sends. */
 export const serverNotifications = [SessionEventNotification, SessionLifecycleNotification] as const;

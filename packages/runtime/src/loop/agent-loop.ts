@@ -17,7 +17,7 @@ export interface LoopHost extends ToolRunnerHost {
   readonly logger: Logger;
   /** The context window of the current model, for `session.usage_info`. */
   readonly tokenLimit: number;
-  systemPrompt(): string;
+  systemPrompt(): Promise<string>;
   toolSpecs(): ToolSpec[];
   modelClient(): ModelClient;
   recordModelCall(model: string, response: ModelResponse, durationMs: number): void;
@@ -58,7 +58,7 @@ export async function runAgentLoop(host: LoopHost, interactionId: string, signal
 
 async function runTurn(host: LoopHost, interactionId: string, turn: number, signal: AbortSignal): Promise<"continue" | "stop"> {
   await host.beforeModelCall(interactionId);
-  emitUsageInfo(host);
+  emitUsageInfo(host, await host.systemPrompt());
   const client = host.modelClient();
   const messageId = randomUUID();
   const reasoningId = randomUUID();
@@ -82,6 +82,7 @@ async function runTurn(host: LoopHost, interactionId: string, turn: number, sign
       host.emitter.emit("assistant.reasoning_delta", { reasoningId, deltaContent: part.delta });
     }
   };
+  const system = await host.systemPrompt();
   const started = performance.now();
   const response = await withRetries(
     host.retryPolicy,
@@ -90,7 +91,7 @@ async function runTurn(host: LoopHost, interactionId: string, turn: number, sign
       client.generate(
         {
           model: host.model,
-          system: host.systemPrompt(),
+          system,
           messages: host.messages,
           tools: host.toolSpecs(),
           stream: host.streaming,
@@ -184,8 +185,8 @@ function reportError(host: LoopHost, error: unknown): void {
   });
 }
 
-function emitUsageInfo(host: LoopHost): void {
-  const characters = host.messages.reduce((total, message) => total + message.content.length, host.systemPrompt().length);
+function emitUsageInfo(host: LoopHost, system: string): void {
+  const characters = host.messages.reduce((total, message) => total + message.content.length, system.length);
   host.emitter.emit("session.usage_info", {
     tokenLimit: host.tokenLimit,
     currentTokens: Math.ceil(characters / 4),

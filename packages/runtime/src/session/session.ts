@@ -90,6 +90,7 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
   readonly hooks: HookRunner;
   /** Extra system-prompt context a sessionStart hook supplied. */
   private hookContext: string | undefined;
+  private cachedSystemPrompt: Promise<string> | undefined;
   private readonly queue: QueuedMessage[] = [];
   /** Messages sent with `mode: "immediate"` while busy: injected before the next model call. */
   private readonly steering: QueuedMessage[] = [];
@@ -151,9 +152,33 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
   owner(): ClientPort | undefined {
     return this.ownerPort?.isOpen ? this.ownerPort : undefined;
   }
-  systemPrompt(): string {
-    const prompt = buildSystemPrompt(this.config.systemMessage, { workingDirectory: this.workingDirectory, now: new Date() });
+  /** The system prompt, built once per configuration (a `transform` section asks the client). */
+  async systemPrompt(): Promise<string> {
+    this.cachedSystemPrompt ??= buildSystemPrompt(
+      this.config.systemMessage,
+      { workingDirectory: this.workingDirectory, now: new Date() },
+      (sections) => this.transformSections(sections),
+    ).catch((error: unknown) => {
+      this.cachedSystemPrompt = undefined;
+      throw error;
+    });
+    const prompt = await this.cachedSystemPrompt;
     return this.hookContext ? `${prompt}\n\n${this.hookContext}` : prompt;
+  }
+
+  private async transformSections(sections: Record<string, { content: string }>): Promise<Record<string, { content: string }>> {
+    const owner = this.owner();
+    if (!owner) return sections;
+    try {
+      const response = await owner.sendRequest<{ sections?: Record<string, { content: string }> }>("systemMessage.transform", {
+        sessionId: this.sessionId,
+        sections,
+      });
+      return response?.sections ?? sections;
+    } catch (error) {
+      this.logger.warn("systemMessage.transform failed; using the sections untransformed", error);
+      return sections;
+    }
   }
   toolSpecs(): ToolSpec[] {
     return this.tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters }));
@@ -220,6 +245,7 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
   /** Replaces the configuration (resume with new settings) and the tool set. */
   reconfigure(config: SessionCreateParams, tools: Tool[], model: string): void {
     this.config = config;
+    this.cachedSystemPrompt = undefined;
     this.tools = tools;
     if (model !== this.model) this.model = model;
     this.client = undefined;
