@@ -190,9 +190,11 @@ export const eventDataSchemas = {
   "user_input.completed": z.looseObject({ requestId: z.string() }),
   "elicitation.requested": z.looseObject({
     requestId: z.string(),
+    toolCallId: optionalString,
+    elicitationSource: optionalString,
     message: z.string(),
-    mode: z.literal("form").optional(),
-    requestedSchema: z.looseObject({ type: z.literal("object"), properties: JsonObject, required: z.array(z.string()).optional() }),
+    mode: z.enum(["form", "url"]).optional(),
+    requestedSchema: z.looseObject({ type: z.literal("object"), properties: JsonObject, required: z.array(z.string()).optional() }).optional(),
   }),
   "elicitation.completed": z.looseObject({ requestId: z.string() }),
 

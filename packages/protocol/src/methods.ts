@@ -281,6 +281,57 @@ export const SessionCompactionCompact = defineRequest(
   z.looseObject({ success: z.boolean(), tokensRemoved: z.number(), messagesRemoved: z.number() }),
 );
 
+const McpServerStatus = z.looseObject({
+  name: z.string(),
+  status: z.enum(["connected", "failed", "pending", "disabled", "not_configured"]),
+  source: z.string().optional(),
+  error: z.string().optional(),
+});
+/** `session.mcp.list`: the session's MCP servers and their status. */
+export const SessionMcpList = defineRequest("session.mcp.list", z.looseObject(sessionScoped), z.looseObject({ servers: z.array(McpServerStatus) }));
+/** `session.mcp.enable`. */
+export const SessionMcpEnable = defineRequest("session.mcp.enable", z.looseObject({ ...sessionScoped, serverName: z.string() }), Empty);
+/** `session.mcp.disable`. */
+export const SessionMcpDisable = defineRequest("session.mcp.disable", z.looseObject({ ...sessionScoped, serverName: z.string() }), Empty);
+/** `session.mcp.reload`: restart every enabled server. */
+export const SessionMcpReload = defineRequest("session.mcp.reload", z.looseObject(sessionScoped), Empty);
+
+const SkillSummary = z.looseObject({
+  name: z.string(),
+  description: z.string(),
+  source: z.string(),
+  userInvocable: z.boolean(),
+  enabled: z.boolean(),
+  path: z.string().optional(),
+});
+/** `session.skills.list`. */
+export const SessionSkillsList = defineRequest("session.skills.list", z.looseObject(sessionScoped), z.looseObject({ skills: z.array(SkillSummary) }));
+/** `session.skills.enable`. */
+export const SessionSkillsEnable = defineRequest("session.skills.enable", z.looseObject({ ...sessionScoped, name: z.string() }), Empty);
+/** `session.skills.disable`. */
+export const SessionSkillsDisable = defineRequest("session.skills.disable", z.looseObject({ ...sessionScoped, name: z.string() }), Empty);
+/** `session.skills.reload`: read the skill directories again. */
+export const SessionSkillsReload = defineRequest("session.skills.reload", z.looseObject(sessionScoped), Empty);
+
+/** The answer to an elicitation form. */
+export const ElicitationResult = z.looseObject({
+  action: z.enum(["accept", "decline", "cancel"]),
+  content: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.array(z.string())])).optional(),
+});
+export type ElicitationResult = z.infer<typeof ElicitationResult>;
+/** `session.ui.handlePendingElicitation` (Tandem): the client's answer to `elicitation.requested`. */
+export const SessionUiHandlePendingElicitation = defineRequest(
+  "session.ui.handlePendingElicitation",
+  z.looseObject({ ...sessionScoped, requestId: z.string(), result: ElicitationResult }),
+  Success,
+);
+/** `session.exitPlanMode.handlePendingRequest` (Tandem): the client's answer to `exit_plan_mode.requested`. */
+export const SessionExitPlanModeHandlePendingRequest = defineRequest(
+  "session.exitPlanMode.handlePendingRequest",
+  z.looseObject({ ...sessionScoped, requestId: z.string(), action: z.string(), feedback: z.string().optional() }),
+  Success,
+);
+
 // ---- Runtime → client requests and notifications -------------------------------------------------
 
 /** `session.event` notification: one session event. */
@@ -375,6 +426,16 @@ export const clientToServerRequests = [
   SessionAgentReload,
   SessionFleetStart,
   SessionCompactionCompact,
+  SessionMcpList,
+  SessionMcpEnable,
+  SessionMcpDisable,
+  SessionMcpReload,
+  SessionSkillsList,
+  SessionSkillsEnable,
+  SessionSkillsDisable,
+  SessionSkillsReload,
+  SessionUiHandlePendingElicitation,
+  SessionExitPlanModeHandlePendingRequest,
 ] as const;
 
 /** All requests the runtime may send to a client. */
