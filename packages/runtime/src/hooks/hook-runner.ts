@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { errorMessage } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { ClientPort } from "../session/client-port.js";
-import type { SessionEmitter } from "../session/emitter.js";
+import type { EventEmitterPort } from "../session/emitter.js";
 
 /** The hook points of seed 002 §6. */
 export type HookType = "preToolUse" | "postToolUse" | "userPromptSubmitted" | "sessionStart" | "sessionEnd" | "errorOccurred";
@@ -10,7 +10,7 @@ export type HookType = "preToolUse" | "postToolUse" | "userPromptSubmitted" | "s
 /** What the runner needs from its session. */
 export interface HookHost {
   readonly sessionId: string;
-  readonly emitter: SessionEmitter;
+  readonly emitter: EventEmitterPort;
   readonly logger: Logger;
   readonly workingDirectory: string;
   /** Whether the application registered hooks (`hooks: true` in session.create). */

@@ -27,29 +27,31 @@ export interface LoopHost extends ToolRunnerHost {
   onTurnError(error: unknown): void;
 }
 
+/** How a run of the loop ended (with the error when it failed). */
+export type LoopResult = { end: "completed" } | { end: "aborted" } | { end: "failed"; error: unknown };
 /** How a run of the loop ended. */
-export type LoopEnd = "completed" | "aborted" | "failed";
+export type LoopEnd = LoopResult["end"];
 
 /**
  * The agent loop: one model call per turn; tool requests are executed and fed back; the loop ends
  * when a response asks for no tools (or a tool result ends the turn, or an error or abort).
  * Every model call is exactly one `assistant.turn_start` / `assistant.turn_end` pair.
  */
-export async function runAgentLoop(host: LoopHost, interactionId: string, signal: AbortSignal, turns = { next: 0 }): Promise<LoopEnd> {
+export async function runAgentLoop(host: LoopHost, interactionId: string, signal: AbortSignal, turns = { next: 0 }): Promise<LoopResult> {
   for (;;) {
     const turn = turns.next++;
     const turnId = String(turn);
     host.emitter.emit("assistant.turn_start", { turnId, interactionId });
     try {
       const next = await runTurn(host, interactionId, turn, signal);
-      if (next === "stop") return "completed";
+      if (next === "stop") return { end: "completed" };
     } catch (error) {
       if (signal.aborted) {
         completeInterruptedCalls(host.messages);
-        return "aborted";
+        return { end: "aborted" };
       }
-      reportError(host, error);
-      return "failed";
+      host.onTurnError(error);
+      return { end: "failed", error };
     } finally {
       host.emitter.emit("assistant.turn_end", { turnId });
     }
@@ -164,8 +166,8 @@ export function completeInterruptedCalls(messages: ConversationMessage[]): void 
   }
 }
 
-function reportError(host: LoopHost, error: unknown): void {
-  host.onTurnError(error);
+/** Emits `session.error` for a failed run (typed for provider failures). */
+export function reportLoopError(host: Pick<LoopHost, "emitter" | "logger" | "sessionId">, error: unknown): void {
   if (error instanceof ProviderError) {
     host.logger.warn(`session ${host.sessionId}: model call failed: ${error.message}`);
     host.emitter.emit("session.error", {

@@ -1,6 +1,6 @@
 import type { HookRunner } from "../hooks/hook-runner.js";
 import { deniedByHook, postToolUse, preToolUse, withContext } from "../hooks/tool-hooks.js";
-import type { SessionEmitter } from "../session/emitter.js";
+import type { EventEmitterPort } from "../session/emitter.js";
 import type { Tool, ToolContext, ToolOutcome } from "../tools/types.js";
 import type { ModelToolCall } from "./messages.js";
 import { errorMessage } from "../errors.js";
@@ -16,7 +16,7 @@ export interface ToolCallResult {
 
 /** What the runner needs from its session. */
 export interface ToolRunnerHost {
-  readonly emitter: SessionEmitter;
+  readonly emitter: EventEmitterPort;
   readonly model: string;
   findTool(name: string): Tool | undefined;
   toolNames(): string[];

@@ -1,13 +1,13 @@
 import { PermissionResult as PermissionResultSchema, type PermissionRequest, type PermissionResult } from "@tandem/protocol";
 import type { Logger } from "../log.js";
 import type { ClientPort } from "../session/client-port.js";
-import type { SessionEmitter } from "../session/emitter.js";
+import type { EventEmitterPort } from "../session/emitter.js";
 import { PendingAbandoned, type PendingRequests } from "../session/pending.js";
 
 /** What the broker needs from its session. */
 export interface PermissionHost {
   readonly sessionId: string;
-  readonly emitter: SessionEmitter;
+  readonly emitter: EventEmitterPort;
   readonly pending: PendingRequests;
   readonly protocolVersion: 2 | 3;
   /** Whether the application asked to be consulted (`requestPermission`). */

@@ -3,6 +3,11 @@ import {
   AuthGetStatus,
   ModelsList,
   Ping,
+  SessionAgentDeselect,
+  SessionAgentGetCurrent,
+  SessionAgentList,
+  SessionAgentReload,
+  SessionAgentSelect,
   SessionAbort,
   SessionCreate,
   SessionDelete,
@@ -17,6 +22,12 @@ import {
   SessionModeGet,
   SessionModeSet,
   SessionPermissionsHandlePendingPermissionRequest,
+  SessionPlanDelete,
+  SessionPlanRead,
+  SessionPlanUpdate,
+  SessionWorkspaceCreateFile,
+  SessionWorkspaceListFiles,
+  SessionWorkspaceReadFile,
   SessionResume,
   SessionSend,
   SessionSetForeground,
@@ -125,6 +136,43 @@ export class Dispatcher {
       const session = sessions.get(sessionId);
       session.setMode(mode);
       return { mode: session.mode };
+    });
+
+    this.on(SessionPlanRead, ({ sessionId }) => sessions.get(sessionId).workspace.readPlan());
+    this.on(SessionPlanUpdate, async ({ sessionId, content }) => {
+      await sessions.get(sessionId).workspace.updatePlan(content);
+      return {};
+    });
+    this.on(SessionPlanDelete, async ({ sessionId }) => {
+      await sessions.get(sessionId).workspace.deletePlan();
+      return {};
+    });
+    this.on(SessionWorkspaceListFiles, async ({ sessionId }) => ({ files: await sessions.get(sessionId).workspace.listFiles() }));
+    this.on(SessionWorkspaceReadFile, async ({ sessionId, path }) => ({ content: await sessions.get(sessionId).workspace.readFile(path) }));
+    this.on(SessionWorkspaceCreateFile, async ({ sessionId, path, content }) => {
+      await sessions.get(sessionId).workspace.createFile(path, content);
+      return {};
+    });
+
+    const summary = (agent: { name: string; displayName: string; description: string }) => ({
+      name: agent.name,
+      displayName: agent.displayName,
+      description: agent.description,
+    });
+    this.on(SessionAgentList, ({ sessionId }) => ({ agents: sessions.get(sessionId).agents.customAgents().map(summary) }));
+    this.on(SessionAgentGetCurrent, ({ sessionId }) => {
+      const selected = sessions.get(sessionId).agents.selected;
+      return { agent: selected ? summary(selected) : null };
+    });
+    this.on(SessionAgentSelect, ({ sessionId, name }) => ({ agent: summary(sessions.get(sessionId).agents.select(name)) }));
+    this.on(SessionAgentDeselect, ({ sessionId }) => {
+      sessions.get(sessionId).agents.deselect();
+      return {};
+    });
+    this.on(SessionAgentReload, ({ sessionId }) => {
+      const session = sessions.get(sessionId);
+      session.agents.reload(session.config.customAgents);
+      return { agents: session.agents.customAgents().map(summary) };
     });
 
     // Methods of the protocol that later work implements answer with a clear, typed error.

@@ -10,6 +10,37 @@ export interface EventSink {
 /** A listener inside the runtime (sub-systems and tests), called synchronously. */
 export type EventListener = (event: SessionEvent) => void;
 
+/** What code that emits events needs: the session emitter, or a scoped view of it. */
+export interface EventEmitterPort {
+  emit<T extends SessionEventType>(type: T, data: SessionEventData<T>): SessionEventOf<T>;
+  /** The number of connected clients receiving the events. */
+  readonly sinkCount: number;
+  addListener(listener: EventListener): () => void;
+}
+
+/**
+ * A view of an emitter that adds fixed fields to every event's data — used so that every event a
+ * sub-agent produces carries `parentToolCallId`.
+ */
+export class ScopedEmitter implements EventEmitterPort {
+  constructor(
+    private readonly parent: EventEmitterPort,
+    private readonly extraData: Record<string, unknown>,
+  ) {}
+
+  emit<T extends SessionEventType>(type: T, data: SessionEventData<T>): SessionEventOf<T> {
+    return this.parent.emit(type, { ...data, ...this.extraData });
+  }
+
+  get sinkCount(): number {
+    return this.parent.sinkCount;
+  }
+
+  addListener(listener: EventListener): () => void {
+    return this.parent.addListener(listener);
+  }
+}
+
 /**
  * The single emitter of a session's events: assigns `id`, `timestamp` and `parentId`, marks
  * ephemeral events, appends persisted ones to the events log and fans out to every sink.
@@ -19,7 +50,7 @@ export type EventListener = (event: SessionEvent) => void;
  * const emitter = new SessionEmitter(sessionId, eventLog, null);
  * emitter.emit("session.idle", {});
  */
-export class SessionEmitter {
+export class SessionEmitter implements EventEmitterPort {
   private readonly sinks = new Set<EventSink>();
   private readonly listeners = new Set<EventListener>();
   /** Persisted events of this session, oldest first (what `getMessages` returns). */

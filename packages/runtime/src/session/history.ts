@@ -10,6 +10,7 @@ export interface RebuiltSession {
   firstPrompt?: string;
   lastEventId: string | null;
   mode?: AgentMode;
+  selectedAgent?: string;
 }
 
 /**
@@ -27,6 +28,12 @@ export function rebuildFromEvents(events: readonly SessionEvent[]): RebuiltSessi
       case "session.start":
         rebuilt.startTime = event.data.startTime;
         if (event.data.selectedModel) rebuilt.model = event.data.selectedModel;
+        break;
+      case "subagent.selected":
+        rebuilt.selectedAgent = event.data.agentName;
+        break;
+      case "subagent.deselected":
+        rebuilt.selectedAgent = undefined;
         break;
       case "session.mode_changed":
         rebuilt.mode = event.data.newMode as AgentMode;

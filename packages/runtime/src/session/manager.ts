@@ -77,6 +77,9 @@ export class SessionManager {
     }
     const workingDirectory = await checkDirectory(params.workingDirectory);
     const tools = buildSessionTools(params);
+    if (params.agent && !(params.customAgents ?? []).some((agent) => agent.name === params.agent)) {
+      throw invalidParams(`Unknown agent "${params.agent}": it is not among customAgents.`, { agent: params.agent });
+    }
     const opening = this.open(sessionId, params, workingDirectory, tools, undefined);
     this.opening.set(sessionId, opening);
     try {
@@ -84,6 +87,7 @@ export class SessionManager {
       session.attach(port);
       session.emitter.emit("session.start", this.startData(session, false));
       await this.options.store.writeWorkspace(this.workspaceInfo(session));
+      if (params.agent) session.agents.select(params.agent);
       await session.runStartHook("new");
       this.options.broadcastLifecycle({ type: "session.created", sessionId, metadata: this.lifecycleMetadata(session) });
       return this.opened(session, false);
@@ -199,7 +203,9 @@ export class SessionManager {
     config: SessionCreateParams,
     workingDirectory: string,
     tools: ReturnType<typeof buildSessionTools>,
-    restored: { events: SessionEvent[]; lastEventId: string | null; startTime: Date; summary?: string; model?: string; mode?: AgentMode; messages: Session["messages"] } | undefined,
+    restored:
+      | { events: SessionEvent[]; lastEventId: string | null; startTime: Date; summary?: string; model?: string; mode?: AgentMode; selectedAgent?: string; messages: Session["messages"] }
+      | undefined,
   ): Promise<Session> {
     const { store } = this.options;
     const workspacePath = await store.createSessionDir(sessionId);
@@ -219,6 +225,7 @@ export class SessionManager {
       summary: restored?.summary,
       mode: restored?.mode,
     });
+    if (restored?.selectedAgent) session.agents.restoreSelection(restored.selectedAgent);
     this.live.set(sessionId, session);
     return session;
   }
@@ -241,6 +248,7 @@ export class SessionManager {
       summary: workspace?.summary ?? rebuilt.firstPrompt,
       model: rebuilt.model,
       mode: rebuilt.mode,
+      selectedAgent: rebuilt.selectedAgent,
       messages: rebuilt.messages,
     });
   }

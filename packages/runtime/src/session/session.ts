@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { AgentMode, PermissionRequest, SessionCreateParams, SessionSendParams, SessionEvent } from "@tandem/protocol";
 import type { Logger } from "../log.js";
-import { runAgentLoop, type LoopHost } from "../loop/agent-loop.js";
+import { reportLoopError, runAgentLoop, type LoopHost } from "../loop/agent-loop.js";
 import type { ConversationMessage, ModelToolCall, ToolSpec } from "../loop/messages.js";
 import type { RetryPolicy } from "../loop/retry.js";
 import { buildSystemPrompt } from "../loop/system-prompt.js";
@@ -9,13 +9,15 @@ import { PermissionBroker, type PermissionHost } from "../permissions/broker.js"
 import type { ModelClient, ModelResponse } from "../providers/types.js";
 import type { Tool, ToolContext } from "../tools/types.js";
 import type { ClientPort } from "./client-port.js";
-import type { SessionEmitter } from "./emitter.js";
+import type { EventEmitterPort, SessionEmitter } from "./emitter.js";
 import { PendingAbandoned, PendingRequests } from "./pending.js";
 import { ToolBridge } from "./tool-bridge.js";
 import { SessionMetrics } from "./metrics.js";
 import { UserInputBroker, type UserInputHost } from "./user-input.js";
 import { HookRunner, type HookHost } from "../hooks/hook-runner.js";
 import { errorMessage } from "../errors.js";
+import { SessionWorkspace } from "../plan/plan-file.js";
+import { SessionAgents, type AgentsHost } from "../agents/session-agents.js";
 
 /** Services a session borrows from the runtime. */
 export interface SessionServices {
@@ -59,6 +61,8 @@ export const autopilotNudge = [
 interface QueuedMessage {
   messageId: string;
   params: SessionSendParams;
+  /** Set for messages the runtime itself adds (notifications). */
+  source?: string;
 }
 
 /**
@@ -68,7 +72,7 @@ interface QueuedMessage {
  * @example
  * const messageId = session.send({ sessionId, prompt: "hello" });
  */
-export class Session implements LoopHost, PermissionHost, UserInputHost, HookHost {
+export class Session implements LoopHost, PermissionHost, UserInputHost, HookHost, AgentsHost {
   readonly sessionId: string;
   readonly workspacePath: string;
   readonly workingDirectory: string;
@@ -84,10 +88,13 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
 
   tools: Tool[];
   private readonly services: SessionServices;
-  private readonly permissions: PermissionBroker;
-  private readonly toolBridge: ToolBridge;
-  private readonly userInput: UserInputBroker;
   readonly hooks: HookRunner;
+  /** The plan file and workspace files. */
+  readonly workspace: SessionWorkspace;
+  /** Custom agents, sub-agents and background agents. */
+  readonly agents: SessionAgents;
+  /** Permission, tool and user-input channels per emitter (the session's, or a sub-agent's scope). */
+  private readonly channels = new WeakMap<EventEmitterPort, { permissions: PermissionBroker; toolBridge: ToolBridge; userInput: UserInputBroker }>();
   /** Extra system-prompt context a sessionStart hook supplied. */
   private hookContext: string | undefined;
   private cachedSystemPrompt: Promise<string> | undefined;
@@ -114,10 +121,9 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
     this.summary = init.summary;
     this.mode = init.mode ?? "interactive";
     this.metrics = new SessionMetrics(init.startTime);
-    this.permissions = new PermissionBroker(this);
-    this.toolBridge = new ToolBridge(this);
-    this.userInput = new UserInputBroker(this);
     this.hooks = new HookRunner(this, init.services.hookTimeoutMs);
+    this.workspace = new SessionWorkspace(init.workspacePath, init.emitter);
+    this.agents = new SessionAgents(init.config.customAgents, this);
   }
 
   // ---- PermissionHost / LoopHost -------------------------------------------------------------
@@ -152,8 +158,15 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
   owner(): ClientPort | undefined {
     return this.ownerPort?.isOpen ? this.ownerPort : undefined;
   }
-  /** The system prompt, built once per configuration (a `transform` section asks the client). */
+  /** The system prompt of the main loop: the base prompt plus the selected agent's prompt. */
   async systemPrompt(): Promise<string> {
+    const base = await this.baseSystemPrompt();
+    const agent = this.agents.selected;
+    return agent ? `${base}\n\n${agent.prompt}` : base;
+  }
+
+  /** The base system prompt, built once per configuration (a `transform` section asks the client). */
+  async baseSystemPrompt(): Promise<string> {
     this.cachedSystemPrompt ??= buildSystemPrompt(
       this.config.systemMessage,
       { workingDirectory: this.workingDirectory, now: new Date() },
@@ -180,18 +193,31 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
       return sections;
     }
   }
+  /** Every tool of the session (built-in, custom, agents), before the selected agent's filter. */
+  allTools(): readonly Tool[] {
+    return [...this.tools, ...this.agents.tools];
+  }
+  /** The tools the main loop offers the model. */
+  offeredTools(): Tool[] {
+    return this.agents.filter(this.allTools());
+  }
   toolSpecs(): ToolSpec[] {
-    return this.tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters }));
+    return this.offeredTools().map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters }));
   }
   findTool(name: string): Tool | undefined {
-    return this.tools.find((tool) => tool.name === name);
+    return this.offeredTools().find((tool) => tool.name === name);
   }
   toolNames(): string[] {
-    return this.tools.map((tool) => tool.name);
+    return this.offeredTools().map((tool) => tool.name);
+  }
+  /** Injects a system notification into the running loop (nothing happens when idle). */
+  notify(text: string): void {
+    if (!this.running) return;
+    this.steering.push({ messageId: randomUUID(), params: { sessionId: this.sessionId, prompt: text }, source: "system" });
   }
   async beforeModelCall(interactionId: string): Promise<void> {
     for (let next = this.steering.shift(); next; next = this.steering.shift()) {
-      await this.recordUserMessage(next.params, interactionId);
+      await this.recordUserMessage(next.params, interactionId, next.source);
     }
   }
   onTurnError(error: unknown): void {
@@ -204,21 +230,59 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
   recordModelCall(model: string, response: ModelResponse, durationMs: number): void {
     this.metrics.recordModelCall(model, response.usage, durationMs);
   }
-  createContext(call: ModelToolCall, tool: Tool, signal: AbortSignal, options: { preApproved?: boolean } = {}): ToolContext {
+  createContext(
+    call: ModelToolCall,
+    tool: Tool,
+    signal: AbortSignal,
+    options: { preApproved?: boolean; emitter?: EventEmitterPort } = {},
+  ): ToolContext {
+    const emitter = options.emitter ?? this.emitter;
+    const channel = this.channelFor(emitter);
     return {
       sessionId: this.sessionId,
       toolCallId: call.id,
       toolName: tool.name,
       signal,
       workingDirectory: this.workingDirectory,
-      emitter: this.emitter,
+      emitter,
       requestPermission: (request) =>
         options.preApproved
           ? Promise.resolve({ kind: "approved" as const })
-          : this.permissions.request({ ...request, toolCallId: call.id } as PermissionRequest, signal),
-      callClientTool: (args) => this.toolBridge.call(call.id, tool.name, args, signal),
-      requestUserInput: (question) => this.userInput.ask(call.id, question, signal),
+          : channel.permissions.request({ ...request, toolCallId: call.id } as PermissionRequest, signal),
+      callClientTool: (args) => channel.toolBridge.call(call.id, tool.name, args, signal),
+      requestUserInput: (question) => channel.userInput.ask(call.id, question, signal),
     };
+  }
+
+  private channelFor(emitter: EventEmitterPort): { permissions: PermissionBroker; toolBridge: ToolBridge; userInput: UserInputBroker } {
+    const existing = this.channels.get(emitter);
+    if (existing) return existing;
+    const session = this;
+    const view = {
+      get sessionId() {
+        return session.sessionId;
+      },
+      emitter,
+      get pending() {
+        return session.pending;
+      },
+      get protocolVersion() {
+        return session.protocolVersion;
+      },
+      get requestPermission() {
+        return session.requestPermission;
+      },
+      get logger() {
+        return session.logger;
+      },
+      get canAskUser() {
+        return session.canAskUser;
+      },
+      owner: () => session.owner(),
+    };
+    const channel = { permissions: new PermissionBroker(view), toolBridge: new ToolBridge(view), userInput: new UserInputBroker(view) };
+    this.channels.set(emitter, channel);
+    return channel;
   }
 
   // ---- Clients ------------------------------------------------------------------------------
@@ -246,6 +310,7 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
   reconfigure(config: SessionCreateParams, tools: Tool[], model: string): void {
     this.config = config;
     this.cachedSystemPrompt = undefined;
+    this.agents.reload(config.customAgents);
     this.tools = tools;
     if (model !== this.model) this.model = model;
     this.client = undefined;
@@ -294,6 +359,7 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
     if (this.destroyed) return;
     this.destroyed = true;
     await this.abort();
+    this.agents.background.cancelAll();
     if (this.hooks.active) await this.hooks.run("sessionEnd", { reason: "user_exit" });
     this.pending.abandonAll("destroyed");
     this.emitter.emit("session.shutdown", this.metrics.shutdownData(this.model));
@@ -333,12 +399,16 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
     const turns = { next: 0 };
     try {
       for (let nudges = 0; ; nudges++) {
-        const end = await runAgentLoop(this, interactionId, controller.signal, turns);
-        if (end === "aborted") {
+        const result = await runAgentLoop(this, interactionId, controller.signal, turns);
+        if (result.end === "aborted") {
           this.emitter.emit("abort", { reason: "user initiated" });
           return;
         }
-        if (end !== "completed" || this.mode !== "autopilot" || taskCompleted || nudges >= maxAutopilotNudges) return;
+        if (result.end === "failed") {
+          reportLoopError(this, result.error);
+          return;
+        }
+        if ( this.mode !== "autopilot" || taskCompleted || nudges >= maxAutopilotNudges) return;
         await this.recordUserMessage({ sessionId: this.sessionId, prompt: autopilotNudge }, interactionId, "autopilot");
       }
     } finally {

@@ -1,13 +1,13 @@
 import type { ClientToolReply } from "../tools/types.js";
 import { errorMessage } from "../errors.js";
 import type { ClientPort } from "./client-port.js";
-import type { SessionEmitter } from "./emitter.js";
+import type { EventEmitterPort } from "./emitter.js";
 import { PendingAbandoned, type PendingRequests } from "./pending.js";
 
 /** What the bridge needs from its session. */
 export interface ToolBridgeHost {
   readonly sessionId: string;
-  readonly emitter: SessionEmitter;
+  readonly emitter: EventEmitterPort;
   readonly pending: PendingRequests;
   readonly protocolVersion: 2 | 3;
   owner(): ClientPort | undefined;

@@ -1,6 +1,6 @@
 import type { Logger } from "../log.js";
 import type { ClientPort } from "./client-port.js";
-import type { SessionEmitter } from "./emitter.js";
+import type { EventEmitterPort } from "./emitter.js";
 import { randomUUID } from "node:crypto";
 
 /** A question for the user (the `ask_user` tool). */
@@ -19,7 +19,7 @@ export interface UserInputAnswer {
 /** What the broker needs from its session. */
 export interface UserInputHost {
   readonly sessionId: string;
-  readonly emitter: SessionEmitter;
+  readonly emitter: EventEmitterPort;
   readonly logger: Logger;
   /** Whether the application registered a user-input handler (`requestUserInput`). */
   readonly canAskUser: boolean;

@@ -1,5 +1,5 @@
 import type { PermissionRequest, PermissionResult } from "@tandem/protocol";
-import type { SessionEmitter } from "../session/emitter.js";
+import type { EventEmitterPort } from "../session/emitter.js";
 import type { UserInputAnswer, UserInputQuestion } from "../session/user-input.js";
 
 /** A permission request as a tool states it (the runtime adds `toolCallId`). */
@@ -18,7 +18,7 @@ export interface ToolContext {
   readonly toolName: string;
   readonly signal: AbortSignal;
   readonly workingDirectory: string;
-  readonly emitter: SessionEmitter;
+  readonly emitter: EventEmitterPort;
   /** Asks the application for permission; resolves with its decision (never throws). */
   requestPermission(request: ToolPermissionRequest): Promise<PermissionResult>;
   /** Runs an application-defined tool in the client (protocol v3 broadcast or v2 `tool.call`). */
@@ -40,6 +40,19 @@ export interface ToolOutcome {
   /** A short error for `tool.execution_complete.error.message` (defaults to the model text). */
   errorMessage?: string;
   telemetry?: Record<string, unknown>;
+  /**
+   * Binary content for the model next to the text (e.g. the image `view` read). The runtime passes
+   * it to providers that accept images and drops it for those that do not.
+   */
+  binaryResults?: BinaryResult[];
+}
+
+/** A piece of binary tool output for the model: base64 `data` of the given MIME type. */
+export interface BinaryResult {
+  type: "image";
+  mimeType: string;
+  /** Base64, no `data:` prefix. */
+  data: string;
 }
 
 /**
@@ -56,6 +69,8 @@ export interface Tool {
   /** Extra data for `tool.execution_start` (e.g. MCP server and tool names). */
   readonly startData?: Record<string, unknown>;
   execute(args: unknown, context: ToolContext): Promise<ToolOutcome>;
+  /** Releases what the tool holds (processes, handles); safe to call more than once. */
+  dispose?(): Promise<void>;
 }
 
 /** A successful outcome. */

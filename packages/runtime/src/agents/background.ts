@@ -1,0 +1,96 @@
+import { errorMessage } from "../errors.js";
+
+/** One background agent run. */
+export interface BackgroundAgent {
+  id: string;
+  name: string;
+  agentType: string;
+  status: "queued" | "running" | "completed" | "failed";
+  startedAt: number;
+  finishedAt?: number;
+  result?: string;
+  error?: string;
+  done: Promise<void>;
+}
+
+/**
+ * Background sub-agents of one session, with bounded concurrency: at most `maxConcurrent` run at
+ * once, the rest wait their turn.
+ */
+export class BackgroundAgents {
+  private readonly agents = new Map<string, BackgroundAgent>();
+  private running = 0;
+  private readonly waiting: Array<() => void> = [];
+  private readonly controller = new AbortController();
+
+  constructor(
+    private readonly maxConcurrent: number,
+    private readonly onFinished: (agent: BackgroundAgent) => void,
+  ) {}
+
+  /** Starts `work` in the background; returns the agent's id at once. */
+  start(name: string, agentType: string, work: (signal: AbortSignal) => Promise<string>): BackgroundAgent {
+    const id = this.uniqueId(name);
+    const agent: BackgroundAgent = { id, name, agentType, status: "queued", startedAt: Date.now(), done: Promise.resolve() };
+    agent.done = this.run(agent, work);
+    this.agents.set(id, agent);
+    return agent;
+  }
+
+  /** A readable id: the name itself, with a counter only when it is taken. */
+  private uniqueId(name: string): string {
+    const base = name.replace(/[^A-Za-z0-9_-]/g, "-").slice(0, 40) || "agent";
+    if (!this.agents.has(base)) return base;
+    for (let counter = 2; ; counter++) {
+      if (!this.agents.has(`${base}-${counter}`)) return `${base}-${counter}`;
+    }
+  }
+
+  get(id: string): BackgroundAgent | undefined {
+    return this.agents.get(id);
+  }
+
+  list(includeCompleted: boolean): BackgroundAgent[] {
+    return [...this.agents.values()].filter((agent) => includeCompleted || agent.status === "running" || agent.status === "queued");
+  }
+
+  /** Whether any agent is still queued or running. */
+  get active(): boolean {
+    return [...this.agents.values()].some((agent) => agent.status === "running" || agent.status === "queued");
+  }
+
+  /** Stops every background agent (session shutdown). */
+  cancelAll(): void {
+    this.controller.abort(new Error("session ended"));
+  }
+
+  private async run(agent: BackgroundAgent, work: (signal: AbortSignal) => Promise<string>): Promise<void> {
+    await this.acquire();
+    agent.status = "running";
+    try {
+      agent.result = await work(this.controller.signal);
+      agent.status = "completed";
+    } catch (error) {
+      agent.error = errorMessage(error);
+      agent.status = "failed";
+    } finally {
+      agent.finishedAt = Date.now();
+      this.release();
+      this.onFinished(agent);
+    }
+  }
+
+  private async acquire(): Promise<void> {
+    if (this.running < this.maxConcurrent) {
+      this.running++;
+      return;
+    }
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.running++;
+  }
+
+  private release(): void {
+    this.running--;
+    this.waiting.shift()?.();
+  }
+}

@@ -1,0 +1,110 @@
+import type { CustomAgentConfig } from "@tandem/protocol";
+import { invalidParams } from "../errors.js";
+import type { Tool } from "../tools/types.js";
+import { BackgroundAgents, type BackgroundAgent } from "./background.js";
+import { agentCatalog, type AgentDefinition } from "./catalog.js";
+import type { SubAgentParent } from "./sub-agent.js";
+import { createListAgentsTool, createReadAgentTool, createTaskTool, type AgentToolsHost } from "./tools.js";
+
+/** How many background sub-agents may run at once in one session. */
+export const maxConcurrentBackgroundAgents = 4;
+
+/** What agents need from the session. */
+export interface AgentsHost extends SubAgentParent {
+  /** Tells the running loop (if any) that a background agent finished. */
+  notify(text: string): void;
+}
+
+/**
+ * Custom agents and sub-agents of one session (seed 003 §4.5): `session.agent.*` selection, the
+ * `task` / `read_agent` / `list_agents` tools, and the background agents they start.
+ *
+ * @example
+ * const agents = new SessionAgents(config.customAgents, host);
+ * agents.select("reviewer");
+ */
+export class SessionAgents {
+  readonly background: BackgroundAgents;
+  private catalog: AgentDefinition[];
+  private selectedAgent: AgentDefinition | undefined;
+  private agentTools: Tool[];
+
+  constructor(
+    customAgents: readonly CustomAgentConfig[] | undefined,
+    private readonly host: AgentsHost,
+  ) {
+    this.catalog = agentCatalog(customAgents);
+    this.background = new BackgroundAgents(maxConcurrentBackgroundAgents, (agent) => this.finished(agent));
+    this.agentTools = this.buildTools();
+  }
+
+  /** The agent tools (`task`, `read_agent`, `list_agents`). */
+  get tools(): readonly Tool[] {
+    return this.agentTools;
+  }
+
+  /** The selected custom agent, if any. */
+  get selected(): AgentDefinition | undefined {
+    return this.selectedAgent;
+  }
+
+  /** Custom agents (what `session.agent.list` reports). */
+  customAgents(): AgentDefinition[] {
+    return this.catalog.filter((agent) => !agent.builtIn);
+  }
+
+  /** Replaces the custom agents (resume with new settings, `session.agent.reload`). */
+  reload(customAgents: readonly CustomAgentConfig[] | undefined): void {
+    this.catalog = agentCatalog(customAgents);
+    if (this.selectedAgent && !this.catalog.some((agent) => agent.name === this.selectedAgent?.name)) this.selectedAgent = undefined;
+    this.agentTools = this.buildTools();
+  }
+
+  /** Selects a custom agent for the main loop; emits `subagent.selected`. */
+  select(name: string): AgentDefinition {
+    const agent = this.customAgents().find((candidate) => candidate.name === name);
+    if (!agent) {
+      const known = this.customAgents().map((candidate) => candidate.name);
+      throw invalidParams(`Unknown agent "${name}". Custom agents: ${known.length > 0 ? known.join(", ") : "(none)"}`, { name });
+    }
+    this.selectedAgent = agent;
+    this.host.emitter.emit("subagent.selected", { agentName: agent.name, agentDisplayName: agent.displayName, tools: agent.tools });
+    return agent;
+  }
+
+  /** Restores a selection from the event log (no event). */
+  restoreSelection(name: string | undefined): void {
+    this.selectedAgent = name ? this.customAgents().find((agent) => agent.name === name) : undefined;
+  }
+
+  /** Returns to the default agent; emits `subagent.deselected`. */
+  deselect(): void {
+    if (!this.selectedAgent) return;
+    this.selectedAgent = undefined;
+    this.host.emitter.emit("subagent.deselected", {});
+  }
+
+  /** Filters the tools the main loop offers by the selected agent's allow-list. */
+  filter(tools: readonly Tool[]): Tool[] {
+    const allowed = this.selectedAgent?.tools;
+    if (!allowed) return [...tools];
+    const names = new Set(allowed);
+    return tools.filter((tool) => names.has(tool.name));
+  }
+
+  private buildTools(): Tool[] {
+    const toolsHost: AgentToolsHost = {
+      parent: this.host,
+      delegableAgents: () => this.catalog.filter((agent) => agent.infer),
+      background: this.background,
+    };
+    return [createTaskTool(toolsHost), createReadAgentTool(toolsHost), createListAgentsTool(toolsHost)];
+  }
+
+  private finished(agent: BackgroundAgent): void {
+    const outcome = agent.status === "completed" ? "has completed" : `has failed: ${agent.error ?? "unknown error"}`;
+    this.host.notify(
+      `<system_notification>\nBackground agent "${agent.name}" (agent_id: ${agent.id}) ${outcome}. Use read_agent with agent_id "${agent.id}" to retrieve its result.\n</system_notification>`,
+    );
+  }
+}

@@ -1,0 +1,134 @@
+import { randomUUID } from "node:crypto";
+import type { HookRunner } from "../hooks/hook-runner.js";
+import type { Logger } from "../log.js";
+import { runAgentLoop, type LoopHost } from "../loop/agent-loop.js";
+import type { ConversationMessage, ModelToolCall, ToolSpec } from "../loop/messages.js";
+import type { RetryPolicy } from "../loop/retry.js";
+import type { ModelClient, ModelResponse } from "../providers/types.js";
+import { ScopedEmitter, type EventEmitterPort } from "../session/emitter.js";
+import type { Tool, ToolContext } from "../tools/types.js";
+import { errorMessage } from "../errors.js";
+import { agentToolNames, type AgentDefinition } from "./catalog.js";
+
+/** What a sub-agent borrows from its session (permission handler, hooks, tools, model). */
+export interface SubAgentParent {
+  readonly sessionId: string;
+  readonly emitter: EventEmitterPort;
+  readonly streaming: boolean;
+  readonly reasoningEffort: string | undefined;
+  readonly retryPolicy: RetryPolicy;
+  readonly logger: Logger;
+  readonly tokenLimit: number;
+  readonly hooks: HookRunner;
+  readonly model: string;
+  baseSystemPrompt(): Promise<string>;
+  allTools(): readonly Tool[];
+  modelClient(): ModelClient;
+  recordModelCall(model: string, response: ModelResponse, durationMs: number): void;
+  createContext(call: ModelToolCall, tool: Tool, signal: AbortSignal, options?: { preApproved?: boolean; emitter?: EventEmitterPort }): ToolContext;
+}
+
+/** One sub-agent conversation: its own history, model and tool subset, the parent's everything else. */
+class SubAgentRun implements LoopHost {
+  readonly messages: ConversationMessage[];
+  readonly emitter: EventEmitterPort;
+  private readonly tools: Tool[];
+
+  constructor(
+    private readonly parent: SubAgentParent,
+    private readonly agent: AgentDefinition,
+    readonly model: string,
+    prompt: string,
+    parentToolCallId: string,
+  ) {
+    this.messages = [{ role: "user", content: prompt }];
+    this.emitter = new ScopedEmitter(parent.emitter, { parentToolCallId });
+    const allowed = agent.tools ? new Set(agent.tools) : undefined;
+    this.tools = parent.allTools().filter((tool) => !agentToolNames.has(tool.name) && (!allowed || allowed.has(tool.name)));
+  }
+
+  get sessionId(): string {
+    return this.parent.sessionId;
+  }
+  get streaming(): boolean {
+    return this.parent.streaming;
+  }
+  get reasoningEffort(): string | undefined {
+    return this.parent.reasoningEffort;
+  }
+  get retryPolicy(): RetryPolicy {
+    return this.parent.retryPolicy;
+  }
+  get logger(): Logger {
+    return this.parent.logger;
+  }
+  get tokenLimit(): number {
+    return this.parent.tokenLimit;
+  }
+  get hooks(): HookRunner {
+    return this.parent.hooks;
+  }
+  async systemPrompt(): Promise<string> {
+    return `${await this.parent.baseSystemPrompt()}\n\n${this.agent.prompt}`;
+  }
+  toolSpecs(): ToolSpec[] {
+    return this.tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters }));
+  }
+  findTool(name: string): Tool | undefined {
+    return this.tools.find((tool) => tool.name === name);
+  }
+  toolNames(): string[] {
+    return this.tools.map((tool) => tool.name);
+  }
+  modelClient(): ModelClient {
+    return this.parent.modelClient();
+  }
+  recordModelCall(model: string, response: ModelResponse, durationMs: number): void {
+    this.parent.recordModelCall(model, response, durationMs);
+  }
+  async beforeModelCall(): Promise<void> {}
+  onTurnError(): void {}
+  createContext(call: ModelToolCall, tool: Tool, signal: AbortSignal, options: { preApproved?: boolean } = {}): ToolContext {
+    return this.parent.createContext(call, tool, signal, { ...options, emitter: this.emitter });
+  }
+
+  /** The sub-agent's final answer: the text of its last assistant message. */
+  finalText(): string {
+    for (let index = this.messages.length - 1; index >= 0; index--) {
+      const message = this.messages[index];
+      if (message?.role === "assistant" && message.content) return message.content;
+    }
+    return "";
+  }
+}
+
+/** Thrown when a sub-agent's loop fails. */
+export class SubAgentFailed extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "SubAgentFailed";
+  }
+}
+
+/**
+ * Runs a sub-agent to completion as a child loop and returns its final text. Emits
+ * `subagent.started` and `subagent.completed` / `subagent.failed`; every event the child produces
+ * carries `parentToolCallId`. Permissions, hooks and custom tools are the parent's.
+ */
+export async function runSubAgent(
+  parent: SubAgentParent,
+  agent: AgentDefinition,
+  request: { prompt: string; toolCallId: string; model?: string; signal: AbortSignal },
+): Promise<string> {
+  const identity = { toolCallId: request.toolCallId, agentName: agent.name, agentDisplayName: agent.displayName };
+  parent.emitter.emit("subagent.started", { ...identity, agentDescription: agent.description });
+  const run = new SubAgentRun(parent, agent, request.model ?? parent.model, request.prompt, request.toolCallId);
+  const result = await runAgentLoop(run, randomUUID(), request.signal);
+  if (result.end === "completed") {
+    parent.emitter.emit("subagent.completed", identity);
+    return run.finalText();
+  }
+  const error = result.end === "aborted" ? "The sub-agent was interrupted." : errorMessage(result.error);
+  parent.emitter.emit("subagent.failed", { ...identity, error });
+  throw new SubAgentFailed(error);
+}

@@ -1,0 +1,116 @@
+import { z } from "zod";
+import { failure, success, type Tool, type ToolContext, type ToolOutcome } from "../tools/types.js";
+import type { BackgroundAgent, BackgroundAgents } from "./background.js";
+import type { AgentDefinition } from "./catalog.js";
+import { runSubAgent, type SubAgentParent } from "./sub-agent.js";
+
+/** What the agent tools need from the session. */
+export interface AgentToolsHost {
+  /** The session the sub-agents borrow from. */
+  readonly parent: SubAgentParent;
+  /** Agents the main agent may delegate to. */
+  delegableAgents(): AgentDefinition[];
+  readonly background: BackgroundAgents;
+}
+
+/** Formats zod issues the way the model is told about bad tool input. */
+function invalidInput(error: z.ZodError): ToolOutcome {
+  const issue = error.issues[0];
+  const field = issue?.path.join(".") || "input";
+  return failure(`Invalid input: "${field}": ${issue?.message ?? "invalid"}`, "Invalid input");
+}
+
+function schemaOf(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema) as Record<string, unknown>;
+  return rest;
+}
+
+/** The `task` tool: runs a sub-agent (sync: its answer is the result; background: an agent id). */
+export function createTaskTool(host: AgentToolsHost): Tool {
+  const agents = host.delegableAgents();
+  const names = agents.map((agent) => agent.name) as [string, ...string[]];
+  const schema = z.object({
+    description: z.string().optional().describe("A few words on what the sub-agent will do"),
+    prompt: z.string().describe("The complete instructions for the sub-agent; it sees nothing else"),
+    agent_type: z.enum(names).describe("Which kind of agent to run"),
+    name: z.string().describe("A short name for this sub-agent run"),
+    model: z.string().optional().describe("A different model for the sub-agent"),
+    mode: z.enum(["sync", "background"]).optional().describe("sync (default) waits for the answer; background returns an agent_id for read_agent"),
+  });
+  const catalogue = agents.map((agent) => `- ${agent.name}: ${agent.description}`).join("\n");
+  return {
+    name: "task",
+    description: `Delegate a self-contained piece of work to a sub-agent with its own conversation. Available agent types:\n${catalogue}`,
+    parameters: schemaOf(schema),
+    async execute(args: unknown, context: ToolContext): Promise<ToolOutcome> {
+      const parsed = schema.safeParse(args);
+      if (!parsed.success) return invalidInput(parsed.error);
+      const { prompt, agent_type: agentType, name, model, mode } = parsed.data;
+      const agent = agents.find((candidate) => candidate.name === agentType);
+      if (!agent) return failure(`Unknown agent type "${agentType}".`);
+      if (mode === "background") {
+        const started = host.background.start(name, agentType, (signal) =>
+          runSubAgent(host.parent, agent, { prompt, toolCallId: context.toolCallId, model, signal }),
+        );
+        return success(`Agent started in background with agent_id: ${started.id}. Use read_agent to get its result.`);
+      }
+      const text = await runSubAgent(host.parent, agent, { prompt, toolCallId: context.toolCallId, model, signal: context.signal });
+      return success(text);
+    },
+  };
+}
+
+function describeAgent(agent: BackgroundAgent): string {
+  const elapsed = Math.round(((agent.finishedAt ?? Date.now()) - agent.startedAt) / 1000);
+  return `agent_id: ${agent.id}, name: ${agent.name}, type: ${agent.agentType}, status: ${agent.status}, elapsed: ${elapsed}s`;
+}
+
+/** The `read_agent` tool: a background agent's status or result (optionally waiting for it). */
+export function createReadAgentTool(host: AgentToolsHost): Tool {
+  const schema = z.object({
+    agent_id: z.string().describe("The id returned when the agent started"),
+    wait: z.boolean().optional().describe("Wait for the agent to finish"),
+    timeout: z.number().optional().describe("Seconds to wait at most (default 30)"),
+    since_turn: z.number().optional().describe("Accepted for compatibility"),
+  });
+  return {
+    name: "read_agent",
+    description: "Get the status or the result of a background agent started with the task tool.",
+    parameters: schemaOf(schema),
+    async execute(args: unknown, context: ToolContext): Promise<ToolOutcome> {
+      const parsed = schema.safeParse(args);
+      if (!parsed.success) return invalidInput(parsed.error);
+      const agent = host.background.get(parsed.data.agent_id);
+      if (!agent) return failure(`No agent found with agent_id: ${parsed.data.agent_id}. The agent may have been cleared or never existed.`, "Agent not found");
+      if (parsed.data.wait && (agent.status === "running" || agent.status === "queued")) {
+        const timeoutMs = Math.max(0, (parsed.data.timeout ?? 30) * 1000);
+        await Promise.race([agent.done, new Promise((resolve) => setTimeout(resolve, timeoutMs).unref()), abortPromise(context.signal)]);
+      }
+      if (agent.status === "completed") return success(`Agent ${agent.id} completed.\n\n${agent.result ?? ""}`);
+      if (agent.status === "failed") return failure(`Agent ${agent.id} failed: ${agent.error ?? "unknown error"}`, "Agent failed");
+      return success(`Agent ${agent.id} is still ${agent.status}. ${describeAgent(agent)}`);
+    },
+  };
+}
+
+/** The `list_agents` tool. */
+export function createListAgentsTool(host: AgentToolsHost): Tool {
+  const schema = z.object({ include_completed: z.boolean().optional().describe("Also list finished agents") });
+  const { required: _none, ...parameters } = schemaOf(schema);
+  return {
+    name: "list_agents",
+    description: "List the background agents of this session.",
+    parameters,
+    async execute(args: unknown): Promise<ToolOutcome> {
+      const parsed = schema.safeParse(args ?? {});
+      if (!parsed.success) return invalidInput(parsed.error);
+      const agents = host.background.list(parsed.data.include_completed ?? true);
+      if (agents.length === 0) return success("<no background agents>");
+      return success(`Background agents:\n${agents.map((agent) => `  ${describeAgent(agent)}`).join("\n")}`);
+    },
+  };
+}
+
+function abortPromise(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+}

@@ -1,0 +1,91 @@
+import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { invalidParams } from "../errors.js";
+import type { SessionEmitter } from "../session/emitter.js";
+
+/**
+ * The session's plan (`<session dir>/plan.md`) and its workspace files (`<session dir>/files/`).
+ * Changes to the plan emit `session.plan_changed`.
+ *
+ * @example
+ * const plan = new SessionWorkspace(session.workspacePath, session.emitter);
+ * await plan.updatePlan("1. read the code\n2. fix the bug");
+ */
+export class SessionWorkspace {
+  readonly planPath: string;
+  readonly filesDir: string;
+
+  constructor(
+    workspacePath: string,
+    private readonly emitter: SessionEmitter,
+  ) {
+    this.planPath = join(workspacePath, "plan.md");
+    this.filesDir = join(workspacePath, "files");
+  }
+
+  async readPlan(): Promise<{ exists: boolean; content: string | null; path: string | null }> {
+    try {
+      return { exists: true, content: await readFile(this.planPath, "utf8"), path: this.planPath };
+    } catch {
+      return { exists: false, content: null, path: null };
+    }
+  }
+
+  async updatePlan(content: string): Promise<void> {
+    const existed = await exists(this.planPath);
+    await writeFile(this.planPath, content);
+    this.emitter.emit("session.plan_changed", { operation: existed ? "update" : "create" });
+  }
+
+  async deletePlan(): Promise<void> {
+    if (!(await exists(this.planPath))) return;
+    await rm(this.planPath, { force: true });
+    this.emitter.emit("session.plan_changed", { operation: "delete" });
+  }
+
+  /** Workspace files, as paths relative to the files folder, sorted. */
+  async listFiles(): Promise<string[]> {
+    const found: string[] = [];
+    const walk = async (dir: string): Promise<void> => {
+      const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+      for (const entry of entries) {
+        const full = join(dir, entry.name);
+        if (entry.isDirectory()) await walk(full);
+        else if (entry.isFile()) found.push(relative(this.filesDir, full).split(sep).join("/"));
+      }
+    };
+    await walk(this.filesDir);
+    return found.sort();
+  }
+
+  async readFile(path: string): Promise<string> {
+    const full = this.inside(path);
+    try {
+      return await readFile(full, "utf8");
+    } catch {
+      throw invalidParams(`Workspace file not found: ${path}`, { path });
+    }
+  }
+
+  async createFile(path: string, content: string): Promise<void> {
+    const full = this.inside(path);
+    await mkdir(dirname(full), { recursive: true });
+    await writeFile(full, content);
+  }
+
+  /** Resolves a workspace path, refusing anything that leaves the files folder. */
+  private inside(path: string): string {
+    const full = resolve(this.filesDir, path);
+    if (full !== this.filesDir && !full.startsWith(this.filesDir + sep)) {
+      throw invalidParams(`Workspace paths must stay inside the session's files folder: ${path}`, { path });
+    }
+    return full;
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
