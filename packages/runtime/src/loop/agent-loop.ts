@@ -144,6 +144,9 @@ async function runTurn(host: LoopHost, interactionId: string, turn: number, sign
   for (const { call, outcome } of results) {
     host.messages.push({ role: "tool", toolCallId: call.id, toolName: call.name, content: outcome.textForModel });
   }
+  for (const { outcome } of results) {
+    for (const content of outcome.followUpMessages ?? []) host.messages.push({ role: "user", content });
+  }
   if (signal.aborted) throw signal.reason ?? new Error("aborted");
   return results.some((result) => result.outcome.resultType === "rejected") ? "stop" : "continue";
 }

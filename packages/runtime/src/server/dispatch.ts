@@ -31,6 +31,10 @@ import {
   SessionResume,
   SessionSend,
   SessionSetForeground,
+  SessionSkillsDisable,
+  SessionSkillsEnable,
+  SessionSkillsList,
+  SessionSkillsReload,
   SessionToolsHandlePendingToolCall,
   StatusGet,
   ToolsList,
@@ -173,6 +177,20 @@ export class Dispatcher {
       const session = sessions.get(sessionId);
       session.agents.reload(session.config.customAgents);
       return { agents: session.agents.customAgents().map(summary) };
+    });
+
+    this.on(SessionSkillsList, ({ sessionId }) => ({ skills: sessions.get(sessionId).skills.list() }));
+    this.on(SessionSkillsEnable, ({ sessionId, name }) => {
+      sessions.get(sessionId).skills.enable(name);
+      return {};
+    });
+    this.on(SessionSkillsDisable, ({ sessionId, name }) => {
+      sessions.get(sessionId).skills.disable(name);
+      return {};
+    });
+    this.on(SessionSkillsReload, async ({ sessionId }) => {
+      await sessions.get(sessionId).skills.load();
+      return {};
     });
 
     // Methods of the protocol that later work implements answer with a clear, typed error.

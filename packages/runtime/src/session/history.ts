@@ -1,6 +1,7 @@
 import type { AgentMode, SessionEvent } from "@tandem/protocol";
 import { completeInterruptedCalls } from "../loop/agent-loop.js";
 import type { ConversationMessage, ModelToolCall } from "../loop/messages.js";
+import { skillContextMessage } from "../skills/loader.js";
 
 /** What a session's persisted events say about its state. */
 export interface RebuiltSession {
@@ -22,6 +23,13 @@ export function rebuildFromEvents(events: readonly SessionEvent[]): RebuiltSessi
   const messages: ConversationMessage[] = [];
   const toolNames = new Map<string, string>();
   const rebuilt: RebuiltSession = { messages, lastEventId: null };
+  // Messages that followed a round of tool results (skill instructions), added once that round ends.
+  let followUps: string[] = [];
+  const flushFollowUps = (): void => {
+    completeInterruptedCalls(messages);
+    for (const content of followUps) messages.push({ role: "user", content });
+    followUps = [];
+  };
   for (const event of events) {
     rebuilt.lastEventId = event.id;
     switch (event.type) {
@@ -43,14 +51,14 @@ export function rebuildFromEvents(events: readonly SessionEvent[]): RebuiltSessi
         break;
       case "user.message": {
         if (event.data.content === undefined && event.data.transformedContent === undefined) break;
-        completeInterruptedCalls(messages);
+        flushFollowUps();
         rebuilt.firstPrompt ??= event.data.content;
         messages.push({ role: "user", content: event.data.transformedContent ?? event.data.content ?? "" });
         break;
       }
       case "assistant.message": {
         if (event.data.parentToolCallId) break;
-        completeInterruptedCalls(messages);
+        flushFollowUps();
         const toolCalls: ModelToolCall[] = (event.data.toolRequests ?? []).map((request) => {
           toolNames.set(request.toolCallId, request.name);
           return { id: request.toolCallId, name: request.name, rawArguments: JSON.stringify(request.arguments ?? {}) };
@@ -72,10 +80,13 @@ export function rebuildFromEvents(events: readonly SessionEvent[]): RebuiltSessi
         toolNames.delete(event.data.toolCallId);
         break;
       }
+      case "skill.invoked":
+        if (!(event.data as { parentToolCallId?: string }).parentToolCallId) followUps.push(skillContextMessage(event.data));
+        break;
       default:
         break;
     }
   }
-  completeInterruptedCalls(messages);
+  flushFollowUps();
   return rebuilt;
 }

@@ -88,6 +88,7 @@ export class SessionManager {
       session.emitter.emit("session.start", this.startData(session, false));
       await this.options.store.writeWorkspace(this.workspaceInfo(session));
       if (params.agent) session.agents.select(params.agent);
+      await session.skills.load();
       await session.runStartHook("new");
       this.options.broadcastLifecycle({ type: "session.created", sessionId, metadata: this.lifecycleMetadata(session) });
       return this.opened(session, false);
@@ -103,6 +104,9 @@ export class SessionManager {
     if (session) {
       const merged = mergeConfig(session.config, params);
       session.reconfigure(merged, tools, params.model ?? session.model);
+      if (params.skillDirectories || params.disabledSkills) {
+        await session.skills.reconfigure(merged.skillDirectories ?? [], merged.disabledSkills ?? []);
+      }
     } else {
       const pending = this.opening.get(sessionId) ?? this.loadFromDisk(params, tools);
       this.opening.set(sessionId, pending);
@@ -111,6 +115,7 @@ export class SessionManager {
       } finally {
         this.opening.delete(sessionId);
       }
+      await session.skills.load();
     }
     session.attach(port);
     if (!params.disableResume) {

@@ -18,6 +18,7 @@ import { HookRunner, type HookHost } from "../hooks/hook-runner.js";
 import { errorMessage } from "../errors.js";
 import { SessionWorkspace } from "../plan/plan-file.js";
 import { SessionAgents, type AgentsHost } from "../agents/session-agents.js";
+import { SessionSkills, type SkillsHost } from "../skills/session-skills.js";
 
 /** Services a session borrows from the runtime. */
 export interface SessionServices {
@@ -72,7 +73,7 @@ interface QueuedMessage {
  * @example
  * const messageId = session.send({ sessionId, prompt: "hello" });
  */
-export class Session implements LoopHost, PermissionHost, UserInputHost, HookHost, AgentsHost {
+export class Session implements LoopHost, PermissionHost, UserInputHost, HookHost, AgentsHost, SkillsHost {
   readonly sessionId: string;
   readonly workspacePath: string;
   readonly workingDirectory: string;
@@ -93,6 +94,10 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
   readonly workspace: SessionWorkspace;
   /** Custom agents, sub-agents and background agents. */
   readonly agents: SessionAgents;
+  /** Skills from `skillDirectories`. */
+  readonly skills: SessionSkills;
+  /** Tools a skill's `allowed-tools` auto-approved for the rest of the session. */
+  private readonly autoApproved = new Set<string>();
   /** Permission, tool and user-input channels per emitter (the session's, or a sub-agent's scope). */
   private readonly channels = new WeakMap<EventEmitterPort, { permissions: PermissionBroker; toolBridge: ToolBridge; userInput: UserInputBroker }>();
   /** Extra system-prompt context a sessionStart hook supplied. */
@@ -124,6 +129,7 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
     this.hooks = new HookRunner(this, init.services.hookTimeoutMs);
     this.workspace = new SessionWorkspace(init.workspacePath, init.emitter);
     this.agents = new SessionAgents(init.config.customAgents, this);
+    this.skills = new SessionSkills(init.config.skillDirectories ?? [], init.config.disabledSkills ?? [], this);
   }
 
   // ---- PermissionHost / LoopHost -------------------------------------------------------------
@@ -195,7 +201,10 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
   }
   /** Every tool of the session (built-in, custom, agents), before the selected agent's filter. */
   allTools(): readonly Tool[] {
-    return [...this.tools, ...this.agents.tools];
+    return [...this.tools, ...this.skills.tools(), ...this.agents.tools];
+  }
+  autoApprove(toolNames: readonly string[]): void {
+    for (const name of toolNames) this.autoApproved.add(name);
   }
   /** The tools the main loop offers the model. */
   offeredTools(): Tool[] {
@@ -246,7 +255,7 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
       workingDirectory: this.workingDirectory,
       emitter,
       requestPermission: (request) =>
-        options.preApproved
+        options.preApproved || this.autoApproved.has(tool.name)
           ? Promise.resolve({ kind: "approved" as const })
           : channel.permissions.request({ ...request, toolCallId: call.id } as PermissionRequest, signal),
       callClientTool: (args) => channel.toolBridge.call(call.id, tool.name, args, signal),

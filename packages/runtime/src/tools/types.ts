@@ -45,6 +45,11 @@ export interface ToolOutcome {
    * it to providers that accept images and drops it for those that do not.
    */
   binaryResults?: BinaryResult[];
+  /**
+   * Messages added to the conversation as user messages after this round of tool results (e.g. a
+   * skill's instructions); the model reads them on its next call.
+   */
+  followUpMessages?: string[];
 }
 
 /** A piece of binary tool output for the model: base64 `data` of the given MIME type. */

@@ -1,0 +1,116 @@
+import { invalidParams } from "../errors.js";
+import type { Logger } from "../log.js";
+import type { EventEmitterPort } from "../session/emitter.js";
+import { failure, success, type Tool, type ToolContext, type ToolOutcome } from "../tools/types.js";
+import { loadSkills, skillContextMessage, type SkillDefinition } from "./loader.js";
+
+/** What skills need from the session. */
+export interface SkillsHost {
+  readonly emitter: EventEmitterPort;
+  readonly logger: Logger;
+  readonly workingDirectory: string;
+  /** Auto-approves these tools for the rest of the session (a skill's `allowed-tools`). */
+  autoApprove(toolNames: readonly string[]): void;
+}
+
+/**
+ * The session's skills (seed 003 §4.6): loaded from `skillDirectories`, minus `disabledSkills`;
+ * offered to the model as a catalogue in the `skill` tool; `session.skills.*` list, enable,
+ * disable and reload them.
+ *
+ * @example
+ * const skills = new SessionSkills(["./skills"], [], host);
+ * await skills.load();
+ */
+export class SessionSkills {
+  private skills: SkillDefinition[] = [];
+  private readonly disabled: Set<string>;
+
+  constructor(
+    private directories: readonly string[],
+    disabledSkills: readonly string[],
+    private readonly host: SkillsHost,
+  ) {
+    this.disabled = new Set(disabledSkills);
+  }
+
+  /** Reads the skill directories; emits `session.skills_loaded`. */
+  async load(): Promise<void> {
+    this.skills = await loadSkills(this.directories, this.host.workingDirectory, this.host.logger);
+    if (this.directories.length === 0) return;
+    this.host.emitter.emit("session.skills_loaded", {
+      skills: this.skills.map((skill) => ({ name: skill.name, description: skill.description, enabled: !this.disabled.has(skill.name), path: skill.path })),
+    });
+  }
+
+  /** Replaces the skill directories (resume with new settings) and reloads. */
+  async reconfigure(directories: readonly string[], disabledSkills: readonly string[]): Promise<void> {
+    this.directories = directories;
+    this.disabled.clear();
+    for (const name of disabledSkills) this.disabled.add(name);
+    await this.load();
+  }
+
+  list(): Array<{ name: string; description: string; source: string; userInvocable: boolean; enabled: boolean; path: string }> {
+    return this.skills.map((skill) => ({
+      name: skill.name,
+      description: skill.description,
+      source: skill.source,
+      userInvocable: true,
+      enabled: !this.disabled.has(skill.name),
+      path: skill.path,
+    }));
+  }
+
+  enable(name: string): void {
+    this.find(name);
+    this.disabled.delete(name);
+  }
+
+  disable(name: string): void {
+    this.find(name);
+    this.disabled.add(name);
+  }
+
+  /** The `skill` tool, when at least one skill is enabled. */
+  tools(): Tool[] {
+    const enabled = this.skills.filter((skill) => !this.disabled.has(skill.name));
+    if (enabled.length === 0) return [];
+    const catalogue = enabled.map((skill) => `- ${skill.name}: ${skill.description}`).join("\n");
+    return [
+      {
+        name: "skill",
+        description: `Load a skill: a set of instructions (and files) for a kind of task. Load one when the task matches its description, then follow it.\nAvailable skills:\n${catalogue}`,
+        parameters: {
+          type: "object",
+          properties: { skill: { type: "string", description: "The name of the skill to load" } },
+          required: ["skill"],
+        },
+        execute: async (args: unknown, context: ToolContext) => this.invoke(args, context, enabled),
+      },
+    ];
+  }
+
+  private async invoke(args: unknown, _context: ToolContext, enabled: SkillDefinition[]): Promise<ToolOutcome> {
+    const name = (args as { skill?: unknown } | undefined)?.skill;
+    if (typeof name !== "string" || !name) return failure('Invalid input: "skill": Required', "Invalid input");
+    const skill = enabled.find((candidate) => candidate.name === name);
+    if (!skill) return failure(`Skill "${name}" not found. Available skills: ${enabled.map((candidate) => candidate.name).join(", ")}`, "Skill not found");
+    this.host.emitter.emit("skill.invoked", {
+      name: skill.name,
+      path: skill.path,
+      content: skill.content,
+      ...(skill.allowedTools ? { allowedTools: skill.allowedTools } : {}),
+    });
+    if (skill.allowedTools) this.host.autoApprove(skill.allowedTools);
+    return success(`Skill "${skill.name}" loaded successfully. Follow the instructions in the skill context.`, {
+      followUpMessages: [skillContextMessage(skill)],
+    });
+  }
+
+  private find(name: string): SkillDefinition {
+    const skill = this.skills.find((candidate) => candidate.name === name);
+    if (!skill) throw invalidParams(`Unknown skill "${name}". Skills: ${this.skills.map((candidate) => candidate.name).join(", ") || "(none)"}`, { name });
+    return skill;
+  }
+}

@@ -1,0 +1,201 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { closeSync, openSync, readSync } from "node:fs";
+import { StringDecoder } from "node:string_decoder";
+
+/** How to start a shell. */
+export interface ShellProcessOptions {
+  shellPath: string;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /**
+   * Send output to this file instead of a pipe (it is read back by polling), so the shell and its
+   * command keep running after the runtime lets go of it (`detach`).
+   */
+  logFile?: string;
+}
+
+/** How a command ended: its exit code (null when killed by a signal) and whether the shell exited too. */
+export interface CommandEnd {
+  exitCode: number | null;
+  shellExited: boolean;
+}
+
+interface RunningCommand {
+  marker: RegExp;
+  pending: string;
+  onOutput: (text: string) => void;
+  finish: (end: CommandEnd) => void;
+}
+
+// Long enough to hold a whole marker line: "\n__TANDEM_<32 hex>_<exit code>__\n".
+const MARKER_WINDOW = 96;
+const POLL_INTERVAL_MS = 25;
+
+/**
+ * One long-lived `bash` process in its own process group. Commands are written to its stdin one
+ * at a time, each followed on the same line by a `printf` of a unique marker carrying `$?`, so
+ * state (cd, export, functions) carries over between commands and each command's output and exit
+ * code can be cut out of the stream. stderr is merged into stdout inside the shell, so the two
+ * stay interleaved as they were written.
+ *
+ * @example
+ * const shell = new ShellProcess({ shellPath: "bash", cwd: "/work", env: process.env });
+ * const end = await shell.run("cd src && pwd", (text) => process.stdout.write(text));
+ * shell.kill();
+ */
+export class ShellProcess {
+  readonly pid: number | undefined;
+  private readonly child: ChildProcess;
+  private current: RunningCommand | undefined;
+  private exited = false;
+  private exitCode: number | null = null;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private logDescriptor: number | undefined;
+
+  constructor(options: ShellProcessOptions) {
+    const output = options.logFile ? openSync(options.logFile, "a") : "pipe";
+    this.child = spawn(options.shellPath, ["--noprofile", "--norc"], {
+      cwd: options.cwd,
+      env: options.env,
+      detached: true,
+      stdio: ["pipe", output, output],
+    });
+    if (typeof output === "number") closeSync(output);
+    this.pid = this.child.pid;
+    this.child.stdin?.on("error", () => undefined);
+    this.child.on("error", () => this.onExit(null));
+    this.child.on("exit", (code) => this.onExit(code));
+    if (options.logFile) {
+      this.startPolling(options.logFile);
+    } else {
+      const stdout = new StringDecoder("utf8");
+      const stderr = new StringDecoder("utf8");
+      this.child.stdout?.on("data", (chunk: Buffer) => this.onData(stdout.write(chunk)));
+      this.child.stderr?.on("data", (chunk: Buffer) => this.onData(stderr.write(chunk)));
+      this.child.stdin?.write("exec 2>&1\n");
+    }
+  }
+
+  /** Whether the shell is still running. */
+  get alive(): boolean {
+    return !this.exited && this.pid !== undefined;
+  }
+
+  /** Whether a command is running. */
+  get busy(): boolean {
+    return this.current !== undefined;
+  }
+
+  /**
+   * Runs one command; `onOutput` receives its output as it arrives (without the marker). Resolves
+   * when the command ends or the shell exits.
+   */
+  run(command: string, onOutput: (text: string) => void): Promise<CommandEnd> {
+    if (this.current) return Promise.reject(new Error("The shell is already running a command."));
+    if (!this.alive) return Promise.resolve({ exitCode: this.exitCode, shellExited: true });
+    const nonce = randomUUID().replaceAll("-", "");
+    return new Promise<CommandEnd>((resolve) => {
+      this.current = {
+        marker: new RegExp(`\\n__TANDEM_${nonce}_(\\d+)__\\n`),
+        pending: "",
+        onOutput,
+        finish: (end) => {
+          this.current = undefined;
+          resolve(end);
+        },
+      };
+      // One line: bash reads (and parses) it whole before running it, so input written later
+      // through `write` reaches the command, not the shell.
+      this.child.stdin?.write(`eval ${shellQuote(command)}; printf '\\n__TANDEM_%s_%d__\\n' '${nonce}' "$?"\n`);
+    });
+  }
+
+  /** Writes to the shell's stdin, which a running command reads. */
+  write(text: string): void {
+    if (this.alive) this.child.stdin?.write(text);
+  }
+
+  /** Kills the shell's whole process group (the command and everything it started). */
+  kill(): void {
+    this.stopPolling();
+    if (this.pid === undefined) return;
+    try {
+      process.kill(-this.pid, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  }
+
+  /** Lets the shell run on without us: stdin closed (it exits after its command), no more reading. */
+  release(): void {
+    this.stopPolling();
+    this.child.stdin?.end();
+    this.child.unref();
+  }
+
+  private onData(text: string): void {
+    const current = this.current;
+    // Output between commands (e.g. from a job left in the background) belongs to no command.
+    if (!current || text === "") return;
+    current.pending += text;
+    const match = current.marker.exec(current.pending);
+    if (match) {
+      const before = current.pending.slice(0, match.index);
+      if (before) current.onOutput(before);
+      current.finish({ exitCode: Number(match[1]), shellExited: false });
+      return;
+    }
+    if (current.pending.length > MARKER_WINDOW) {
+      const ready = current.pending.slice(0, current.pending.length - MARKER_WINDOW);
+      current.pending = current.pending.slice(ready.length);
+      current.onOutput(ready);
+    }
+  }
+
+  private onExit(code: number | null): void {
+    if (this.exited) return;
+    this.exited = true;
+    this.exitCode = code;
+    // Output may still be in flight after the exit event; give it a moment.
+    setTimeout(() => {
+      this.drainLogFile();
+      this.stopPolling();
+      const current = this.current;
+      if (!current) return;
+      if (current.pending) current.onOutput(current.pending);
+      current.finish({ exitCode: code, shellExited: true });
+    }, 30);
+  }
+
+  private startPolling(logFile: string): void {
+    this.logDescriptor = openSync(logFile, "r");
+    const decoder = new StringDecoder("utf8");
+    const buffer = Buffer.alloc(64 * 1024);
+    const drain = () => {
+      if (this.logDescriptor === undefined) return;
+      for (;;) {
+        const read = readSync(this.logDescriptor, buffer, 0, buffer.length, null);
+        if (read <= 0) return;
+        this.onData(decoder.write(buffer.subarray(0, read)));
+      }
+    };
+    this.drainLogFile = drain;
+    this.pollTimer = setInterval(drain, POLL_INTERVAL_MS);
+    this.pollTimer.unref();
+  }
+
+  private drainLogFile: () => void = () => undefined;
+
+  private stopPolling(): void {
+    if (this.pollTimer) clearInterval(this.pollTimer);
+    this.pollTimer = undefined;
+    if (this.logDescriptor !== undefined) closeSync(this.logDescriptor);
+    this.logDescriptor = undefined;
+  }
+}
+
+/** Quotes text for bash as one single-quoted word. */
+export function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
+}
