@@ -5,7 +5,7 @@
  */
 import { CopilotClient, type SessionEvent } from "@github/copilot-sdk";
 import { afterEach, expect, it } from "vitest";
-import { startWorld, tandemBin, waitFor, type TestWorld } from "../helpers/harness.js";
+import { eventsOf, startWorld, tandemBin, waitFor, type TestWorld } from "../helpers/harness.js";
 
 let world: TestWorld | undefined;
 let copilot: CopilotClient | undefined;
@@ -53,7 +53,7 @@ it("runs a sub-agent whose tool call the parent's permission handler denies", as
   }
   expect(childEvents.map((event) => event.type)).toEqual(expect.arrayContaining(["assistant.turn_start", "assistant.message", "permission.requested", "tool.execution_complete"]));
 
-  const taskComplete = events.find((event) => event.type === "tool.execution_complete" && event.data.toolCallId === "call_task_1");
+  const taskComplete = eventsOf(events, "tool.execution_complete").find((event) => event.data.toolCallId === "call_task_1");
   expect(taskComplete?.data).toMatchObject({ success: true, result: { content: "I could not read the secret; the config is in config.yaml." } });
   expect((taskComplete?.data as { parentToolCallId?: string }).parentToolCallId).toBeUndefined();
 
@@ -72,10 +72,10 @@ it("runs a background agent and reads its result", async () => {
   session.on((event) => events.push(event));
   const reply = await session.sendAndWait({ prompt: "Look around in the background please" });
   expect(reply?.data.content).toBe("The background agent finished.");
-  const readResult = events.find((event) => event.type === "tool.execution_complete" && event.data.toolCallId === "call_read_agent");
+  const readResult = eventsOf(events, "tool.execution_complete").find((event) => event.data.toolCallId === "call_read_agent");
   expect(readResult?.data.result?.content).toContain("Background findings: all good.");
   expect(world.model.requests.map((request) => request.expectationError).filter(Boolean)).toEqual([]);
-  const notification = events.find((event) => event.type === "user.message" && event.data.source === "system");
+  const notification = eventsOf(events, "user.message").find((event) => event.data.source === "system");
   expect(notification?.data.content).toContain('Background agent "bg-finder" (agent_id: bg-finder) has completed');
 });
 

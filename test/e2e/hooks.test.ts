@@ -50,8 +50,10 @@ it("rewrites tool arguments before and the result after, with hook events", asyn
   expect(hookInputs[1]?.input).toMatchObject({ toolName: "get_weather", toolArgs: { city: "Lyon" }, toolResult: { textResultForLlm: "72 degrees", resultType: "success" } });
   expect(lastMessage(1)).toMatchObject({ role: "tool", content: "72 degrees (checked by hook)" });
   // The official SDK declares hooks with one boolean, so every hook point is invoked; look at the tool ones.
-  const hookEvents = events.filter((event) => (event.type === "hook.start" || event.type === "hook.end") && event.data.hookType.endsWith("ToolUse"));
-  expect(hookEvents.map((event) => `${event.type}:${event.data.hookType}`)).toEqual([
+  const hookEvents = events.filter(
+    (event) => (event.type === "hook.start" || event.type === "hook.end") && (event.data as { hookType: string }).hookType.endsWith("ToolUse"),
+  );
+  expect(hookEvents.map((event) => `${event.type}:${(event.data as { hookType: string }).hookType}`)).toEqual([
     "hook.start:preToolUse",
     "hook.end:preToolUse",
     "hook.start:postToolUse",
@@ -94,7 +96,7 @@ it("rewrites and rejects prompts, and adds sessionStart context to the system pr
         input.prompt.includes("forbidden") ? ({ decision: "block", reason: "not allowed here" } as never) : { modifiedPrompt: input.prompt.toUpperCase() },
     },
   });
-  const warnings: SessionEvent[] = [];
+  const warnings: Array<{ data: { message: string } }> = [];
   session.on("session.warning", (event) => warnings.push(event));
   await session.sendAndWait({ prompt: "hello there" });
   const body = world.model.requests[0]?.body as ChatBody;

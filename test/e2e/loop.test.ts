@@ -4,7 +4,7 @@
  */
 import { CopilotClient, approveAll, type SessionEvent } from "@github/copilot-sdk";
 import { afterEach, expect, it } from "vitest";
-import { startWorld, tandemBin, waitFor, type TestWorld } from "../helpers/harness.js";
+import { eventsOf, startWorld, tandemBin, waitFor, type TestWorld } from "../helpers/harness.js";
 
 let world: TestWorld | undefined;
 let copilot: CopilotClient | undefined;
@@ -86,7 +86,7 @@ it("nudges in autopilot when the model stops without task_complete, a bounded nu
   session.on((event) => events.push(event));
   await session.sendAndWait({ prompt: "Fix everything" });
   expect(world.model.requests).toHaveLength(4);
-  const nudges = events.filter((event) => event.type === "user.message" && event.data.source === "autopilot");
+  const nudges = eventsOf(events, "user.message").filter((event) => event.data.source === "autopilot");
   expect(nudges).toHaveLength(3);
   expect(nudges[0]?.data.content).toContain("task_complete");
   const turnIds = events.filter((event) => event.type === "assistant.turn_start").map((event) => event.data.turnId);

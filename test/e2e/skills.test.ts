@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CopilotClient, type SessionEvent } from "@github/copilot-sdk";
 import { afterEach, expect, it } from "vitest";
-import { startWorld, tandemBin, type TestWorld } from "../helpers/harness.js";
+import { eventsOf, startWorld, tandemBin, type TestWorld } from "../helpers/harness.js";
 
 let world: TestWorld | undefined;
 let copilot: CopilotClient | undefined;
@@ -52,7 +52,7 @@ it("loads skills from disk, invokes one, auto-approves its allowed tools, and ke
   expect(skillTool?.function.description).not.toContain("unused");
   const invoked = events.find((event) => event.type === "skill.invoked");
   expect(invoked?.data).toMatchObject({ name: "weather-expert", path: join(skillDir, "weather-expert", "SKILL.md"), allowedTools: ["get_weather"] });
-  const skillResult = events.find((event) => event.type === "tool.execution_complete" && event.data.toolCallId === "call_skill_1");
+  const skillResult = eventsOf(events, "tool.execution_complete").find((event) => event.data.toolCallId === "call_skill_1");
   expect(skillResult?.data.result?.content).toBe('Skill "weather-expert" loaded successfully. Follow the instructions in the skill context.');
 
   await session.disconnect();

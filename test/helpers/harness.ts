@@ -62,3 +62,8 @@ export async function waitFor(predicate: () => boolean, what: string, timeoutMs 
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
+
+/** The events of one type, with `data` narrowed (works for both SDKs' event unions). */
+export function eventsOf<E extends { type: string }, T extends E["type"]>(events: readonly E[], type: T): Array<Extract<E, { type: T }>> {
+  return events.filter((event): event is Extract<E, { type: T }> => event.type === type);
+}
