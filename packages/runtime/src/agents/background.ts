@@ -1,4 +1,5 @@
 import { errorMessage } from "../errors.js";
+import type { Semaphore } from "./semaphore.js";
 
 /** One background agent run. */
 export interface BackgroundAgent {
@@ -14,17 +15,15 @@ export interface BackgroundAgent {
 }
 
 /**
- * Background sub-agents of one session, with bounded concurrency: at most `maxConcurrent` run at
- * once, the rest wait their turn.
+ * Background sub-agents of one session. Concurrency is bounded by the semaphore shared with
+ * synchronous sub-agents; agents beyond the limit wait (status `queued`).
  */
 export class BackgroundAgents {
   private readonly agents = new Map<string, BackgroundAgent>();
-  private running = 0;
-  private readonly waiting: Array<() => void> = [];
   private readonly controller = new AbortController();
 
   constructor(
-    private readonly maxConcurrent: number,
+    private readonly limit: Semaphore,
     private readonly onFinished: (agent: BackgroundAgent) => void,
   ) {}
 
@@ -65,32 +64,18 @@ export class BackgroundAgents {
   }
 
   private async run(agent: BackgroundAgent, work: (signal: AbortSignal) => Promise<string>): Promise<void> {
-    await this.acquire();
-    agent.status = "running";
     try {
-      agent.result = await work(this.controller.signal);
+      agent.result = await this.limit.run(() => {
+        agent.status = "running";
+        return work(this.controller.signal);
+      });
       agent.status = "completed";
     } catch (error) {
       agent.error = errorMessage(error);
       agent.status = "failed";
     } finally {
       agent.finishedAt = Date.now();
-      this.release();
       this.onFinished(agent);
     }
-  }
-
-  private async acquire(): Promise<void> {
-    if (this.running < this.maxConcurrent) {
-      this.running++;
-      return;
-    }
-    await new Promise<void>((resolve) => this.waiting.push(resolve));
-    this.running++;
-  }
-
-  private release(): void {
-    this.running--;
-    this.waiting.shift()?.();
   }
 }

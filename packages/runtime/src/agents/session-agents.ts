@@ -3,11 +3,12 @@ import { invalidParams } from "../errors.js";
 import type { Tool } from "../tools/types.js";
 import { BackgroundAgents, type BackgroundAgent } from "./background.js";
 import { agentCatalog, type AgentDefinition } from "./catalog.js";
+import { Semaphore } from "./semaphore.js";
 import type { SubAgentParent } from "./sub-agent.js";
 import { createListAgentsTool, createReadAgentTool, createTaskTool, type AgentToolsHost } from "./tools.js";
 
-/** How many background sub-agents may run at once in one session. */
-export const maxConcurrentBackgroundAgents = 4;
+/** How many sub-agents (sync and background together) may run at once in one session. */
+export const maxConcurrentSubAgents = 4;
 
 /** What agents need from the session. */
 export interface AgentsHost extends SubAgentParent {
@@ -25,6 +26,8 @@ export interface AgentsHost extends SubAgentParent {
  */
 export class SessionAgents {
   readonly background: BackgroundAgents;
+  /** Bounds how many sub-agents run at once (a fleet's parallel task calls included). */
+  readonly limit = new Semaphore(maxConcurrentSubAgents);
   private catalog: AgentDefinition[];
   private selectedAgent: AgentDefinition | undefined;
   private agentTools: Tool[];
@@ -34,7 +37,7 @@ export class SessionAgents {
     private readonly host: AgentsHost,
   ) {
     this.catalog = agentCatalog(customAgents);
-    this.background = new BackgroundAgents(maxConcurrentBackgroundAgents, (agent) => this.finished(agent));
+    this.background = new BackgroundAgents(this.limit, (agent) => this.finished(agent));
     this.agentTools = this.buildTools();
   }
 
@@ -97,6 +100,7 @@ export class SessionAgents {
       parent: this.host,
       delegableAgents: () => this.catalog.filter((agent) => agent.infer),
       background: this.background,
+      limit: this.limit,
     };
     return [createTaskTool(toolsHost), createReadAgentTool(toolsHost), createListAgentsTool(toolsHost)];
   }

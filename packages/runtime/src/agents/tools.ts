@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { failure, success, type Tool, type ToolContext, type ToolOutcome } from "../tools/types.js";
 import type { BackgroundAgent, BackgroundAgents } from "./background.js";
+import type { Semaphore } from "./semaphore.js";
 import type { AgentDefinition } from "./catalog.js";
 import { runSubAgent, type SubAgentParent } from "./sub-agent.js";
 
@@ -11,6 +12,8 @@ export interface AgentToolsHost {
   /** Agents the main agent may delegate to. */
   delegableAgents(): AgentDefinition[];
   readonly background: BackgroundAgents;
+  /** Bounds concurrent sub-agents. */
+  readonly limit: Semaphore;
 }
 
 /** Formats zod issues the way the model is told about bad tool input. */
@@ -54,7 +57,7 @@ export function createTaskTool(host: AgentToolsHost): Tool {
         );
         return success(`Agent started in background with agent_id: ${started.id}. Use read_agent to get its result.`);
       }
-      const text = await runSubAgent(host.parent, agent, { prompt, toolCallId: context.toolCallId, model, signal: context.signal });
+      const text = await host.limit.run(() => runSubAgent(host.parent, agent, { prompt, toolCallId: context.toolCallId, model, signal: context.signal }));
       return success(text);
     },
   };

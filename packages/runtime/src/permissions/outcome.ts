@@ -13,6 +13,13 @@ export function deniedOutcome(result: Exclude<PermissionResult, { kind: "approve
       }
       return { resultType: "rejected", textForModel: "The user rejected this tool call.", errorMessage: "Rejected by user" };
     case "denied-by-rules": {
+      if ((result.rules ?? []).some((rule) => (rule as { kind?: unknown })?.kind === "plan_mode")) {
+        return {
+          resultType: "denied",
+          textForModel: "The session is in plan mode: you may read and investigate, but not change files or run commands. Write your plan and present it with exit_plan_mode.",
+          errorMessage: "Not allowed in plan mode",
+        };
+      }
       const rules = (result.rules ?? []).map(formatRule).join(", ");
       return {
         resultType: "denied",

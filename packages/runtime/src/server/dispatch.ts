@@ -8,6 +8,8 @@ import {
   SessionAgentList,
   SessionAgentReload,
   SessionAgentSelect,
+  SessionExitPlanModeHandlePendingRequest,
+  SessionFleetStart,
   SessionAbort,
   SessionCreate,
   SessionDelete,
@@ -191,6 +193,15 @@ export class Dispatcher {
     this.on(SessionSkillsReload, async ({ sessionId }) => {
       await sessions.get(sessionId).skills.load();
       return {};
+    });
+
+    this.on(SessionExitPlanModeHandlePendingRequest, ({ sessionId, requestId, action, feedback }) => {
+      const settled = sessions.get(sessionId).pending.settle(requestId, "exitPlanMode", { action, feedback });
+      return settled ? { success: true } : { success: false, error: `No pending exit-plan-mode request with requestId ${requestId}` };
+    });
+    this.on(SessionFleetStart, ({ sessionId, prompt }) => {
+      sessions.get(sessionId).startFleet(prompt);
+      return { started: true };
     });
 
     // Methods of the protocol that later work implements answer with a clear, typed error.

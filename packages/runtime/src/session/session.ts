@@ -19,6 +19,7 @@ import { errorMessage } from "../errors.js";
 import { SessionWorkspace } from "../plan/plan-file.js";
 import { SessionAgents, type AgentsHost } from "../agents/session-agents.js";
 import { SessionSkills, type SkillsHost } from "../skills/session-skills.js";
+import { createExitPlanModeTool, planModeDenial } from "../plan/plan-mode.js";
 
 /** Services a session borrows from the runtime. */
 export interface SessionServices {
@@ -98,6 +99,7 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
   readonly skills: SessionSkills;
   /** Tools a skill's `allowed-tools` auto-approved for the rest of the session. */
   private readonly autoApproved = new Set<string>();
+  private readonly exitPlanModeTool: Tool;
   /** Permission, tool and user-input channels per emitter (the session's, or a sub-agent's scope). */
   private readonly channels = new WeakMap<EventEmitterPort, { permissions: PermissionBroker; toolBridge: ToolBridge; userInput: UserInputBroker }>();
   /** Extra system-prompt context a sessionStart hook supplied. */
@@ -130,6 +132,7 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
     this.workspace = new SessionWorkspace(init.workspacePath, init.emitter);
     this.agents = new SessionAgents(init.config.customAgents, this);
     this.skills = new SessionSkills(init.config.skillDirectories ?? [], init.config.disabledSkills ?? [], this);
+    this.exitPlanModeTool = createExitPlanModeTool(this);
   }
 
   // ---- PermissionHost / LoopHost -------------------------------------------------------------
@@ -201,7 +204,8 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
   }
   /** Every tool of the session (built-in, custom, agents), before the selected agent's filter. */
   allTools(): readonly Tool[] {
-    return [...this.tools, ...this.skills.tools(), ...this.agents.tools];
+    const planTools = this.mode === "plan" ? [this.exitPlanModeTool] : [];
+    return [...this.tools, ...this.skills.tools(), ...this.agents.tools, ...planTools];
   }
   autoApprove(toolNames: readonly string[]): void {
     for (const name of toolNames) this.autoApproved.add(name);
@@ -254,10 +258,13 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
       signal,
       workingDirectory: this.workingDirectory,
       emitter,
-      requestPermission: (request) =>
-        options.preApproved || this.autoApproved.has(tool.name)
-          ? Promise.resolve({ kind: "approved" as const })
-          : channel.permissions.request({ ...request, toolCallId: call.id } as PermissionRequest, signal),
+      requestPermission: (request) => {
+        const full = { ...request, toolCallId: call.id } as PermissionRequest;
+        const denial = this.mode === "plan" ? planModeDenial(full, this.workspace.planPath) : undefined;
+        if (denial) return Promise.resolve(denial);
+        if (options.preApproved || this.autoApproved.has(tool.name)) return Promise.resolve({ kind: "approved" as const });
+        return channel.permissions.request(full, signal);
+      },
       callClientTool: (args) => channel.toolBridge.call(call.id, tool.name, args, signal),
       requestUserInput: (question) => channel.userInput.ask(call.id, question, signal),
     };
@@ -340,6 +347,19 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
   /** Whether the loop is running. */
   get busy(): boolean {
     return this.running !== undefined;
+  }
+
+  /**
+   * Fleet mode: asks the agent to split the task into independent parts and run them as parallel
+   * sub-agents (the `task` tool), then merge their results. At most `maxConcurrentSubAgents` run at
+   * once; each sub-agent's events carry its own `parentToolCallId`.
+   */
+  startFleet(prompt: string | undefined): void {
+    const task = prompt?.trim() || "Continue with the current task.";
+    this.send({
+      sessionId: this.sessionId,
+      prompt: `${task}\n\n<fleet_instructions>\nWork as a fleet: split this into independent parts and hand each part to its own sub-agent with the task tool, calling task several times in one response so they run in parallel. When they are done, check their results and merge them into one answer.\n</fleet_instructions>`,
+    });
   }
 
   /** Switches the agent mode (`interactive`, `plan`, `autopilot`). */
