@@ -139,6 +139,32 @@ describe("session methods", () => {
   });
 });
 
+describe("lifecycle and logs", () => {
+  it("notifies session.created, session.updated and session.deleted", async () => {
+    world = await startWorld(["plain-reply"]);
+    const copilot = client();
+    const seen: Array<{ type: string; sessionId: string }> = [];
+    copilot.on((event) => seen.push({ type: event.type, sessionId: event.sessionId }));
+    const session = await copilot.createSession({ onPermissionRequest: approveAll });
+    await session.sendAndWait({ prompt: "hello" });
+    await waitFor(() => seen.some((event) => event.type === "session.updated"), "session.updated");
+    await copilot.deleteSession(session.sessionId);
+    await waitFor(() => seen.some((event) => event.type === "session.deleted"), "session.deleted");
+    expect(seen.find((event) => event.type === "session.created")?.sessionId).toBe(session.sessionId);
+    expect(seen.filter((event) => event.sessionId !== session.sessionId)).toEqual([]);
+  });
+
+  it("writes logs to --log-file and keeps stdout for JSON-RPC frames only", async () => {
+    world = await startWorld(["server-error"]);
+    const logFile = join(world.home, "tandem.log");
+    const copilot = client({ cliArgs: ["--log-file", logFile], logLevel: "warning", env: { ...world.env, TANDEM_MAX_RETRIES: "0" } });
+    const session = await copilot.createSession({ onPermissionRequest: approveAll });
+    await expect(session.sendAndWait({ prompt: "fail please" })).rejects.toThrow(/upstream exploded/);
+    await waitFor(() => existsSync(logFile) && readFileSync(logFile, "utf8").includes("model call failed"), "the log line");
+    expect(readFileSync(logFile, "utf8")).toMatch(/\[WARNING\] session .*: model call failed: Model request failed \(HTTP 500\)/);
+  });
+});
+
 describe("command line", () => {
   it("prints help and version, warns about unknown flags, rejects bad values", () => {
     const help = spawnSync(process.execPath, [tandemBin, "--help"], { encoding: "utf8" });
