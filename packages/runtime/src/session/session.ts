@@ -105,6 +105,7 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
   /** Extra system-prompt context a sessionStart hook supplied. */
   private hookContext: string | undefined;
   private cachedSystemPrompt: Promise<string> | undefined;
+  private titlePending = false;
   private readonly queue: QueuedMessage[] = [];
   /** Messages sent with `mode: "immediate"` while busy: injected before the next model call. */
   private readonly steering: QueuedMessage[] = [];
@@ -442,6 +443,11 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
       }
     } finally {
       stopListening();
+      if (this.titlePending && this.summary !== undefined) {
+        // The title follows the first exchange.
+        this.titlePending = false;
+        this.emitter.emit("session.title_changed", { title: shortTitle(this.summary) });
+      }
       this.currentRun = undefined;
       await this.emitter.durable();
     }
@@ -484,7 +490,7 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
     if (this.summary !== undefined) return true;
     this.summary = params.prompt;
     this.services.onSummary(this, params.prompt);
-    this.emitter.emit("session.title_changed", { title: shortTitle(params.prompt) });
+    this.titlePending = true;
     return true;
   }
 }
