@@ -23,18 +23,21 @@ export interface CommandEnd {
 
 interface RunningCommand {
   marker: RegExp;
+  /** The marker up to its exit code; output ending in a prefix of it is held back. */
+  markerStart: string;
   pending: string;
   onOutput: (text: string) => void;
   finish: (end: CommandEnd) => void;
 }
 
-// Long enough to hold a whole marker line: "\n__TANDEM_<32 hex>_<exit code>__\n".
-const MARKER_WINDOW = 96;
+// The marker is framed by ASCII record separators, which ordinary output never contains.
+const SEPARATOR = "\x1e";
 const POLL_INTERVAL_MS = 25;
 
 /**
  * One long-lived `bash` process in its own process group. Commands are written to its stdin one
- * at a time, each followed on the same line by a `printf` of a unique marker carrying `$?`, so
+ * at a time, each followed on the same line by a `printf` of a unique marker carrying `$?` (framed
+ * by ASCII record separators), so
  * state (cd, export, functions) carries over between commands and each command's output and exit
  * code can be cut out of the stream. stderr is merged into stdout inside the shell, so the two
  * stay interleaved as they were written.
@@ -97,7 +100,8 @@ export class ShellProcess {
     const nonce = randomUUID().replaceAll("-", "");
     return new Promise<CommandEnd>((resolve) => {
       this.current = {
-        marker: new RegExp(`\\n__TANDEM_${nonce}_(\\d+)__\\n`),
+        marker: new RegExp(`${SEPARATOR}__TANDEM_${nonce}_(\\d+)__${SEPARATOR}`),
+        markerStart: `${SEPARATOR}__TANDEM_${nonce}_`,
         pending: "",
         onOutput,
         finish: (end) => {
@@ -107,7 +111,7 @@ export class ShellProcess {
       };
       // One line: bash reads (and parses) it whole before running it, so input written later
       // through `write` reaches the command, not the shell.
-      this.child.stdin?.write(`eval ${shellQuote(command)}; printf '\\n__TANDEM_%s_%d__\\n' '${nonce}' "$?"\n`);
+      this.child.stdin?.write(`eval ${shellQuote(command)}; printf '\\036__TANDEM_%s_%d__\\036' '${nonce}' "$?"\n`);
     });
   }
 
@@ -146,11 +150,18 @@ export class ShellProcess {
       current.finish({ exitCode: Number(match[1]), shellExited: false });
       return;
     }
-    if (current.pending.length > MARKER_WINDOW) {
-      const ready = current.pending.slice(0, current.pending.length - MARKER_WINDOW);
-      current.pending = current.pending.slice(ready.length);
-      current.onOutput(ready);
+    // Hold back only a tail that may be the start of the marker.
+    let keepFrom = current.pending.length;
+    const separator = current.pending.lastIndexOf(SEPARATOR);
+    if (separator !== -1) {
+      const tail = current.pending.slice(separator);
+      if (current.markerStart.startsWith(tail) || (tail.startsWith(current.markerStart) && /^\d*_?_?$/.test(tail.slice(current.markerStart.length)))) {
+        keepFrom = separator;
+      }
     }
+    const ready = current.pending.slice(0, keepFrom);
+    current.pending = current.pending.slice(keepFrom);
+    if (ready) current.onOutput(ready);
   }
 
   private onExit(code: number | null): void {

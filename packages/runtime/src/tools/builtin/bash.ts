@@ -1,0 +1,136 @@
+import { z } from "zod";
+import { interruptedText } from "../../loop/tool-runner.js";
+import type { Tool, ToolOutcome } from "../types.js";
+import { defineBuiltinTool } from "./define.js";
+import { shellPermissionRequest } from "./shell/command-parse.js";
+import { truncateMiddle } from "./shell/output.js";
+import type { CommandRecord, ShellManager } from "./shell/shell-manager.js";
+
+/** Limits of the shell tools. */
+export interface ShellToolOptions {
+  /** Output longer than this reaches the model as head + tail (default 30,000 characters). */
+  maxOutputChars?: number;
+  /** How long a sync command may run when the model gives no `initial_wait` (default 120 s). */
+  defaultTimeoutMs?: number;
+}
+
+const DEFAULT_MAX_OUTPUT_CHARS = 30_000;
+const DEFAULT_TIMEOUT_MS = 120_000;
+const MAX_TIMEOUT_MS = 600_000;
+
+const bashSchema = z.object({
+  command: z.string().describe("The bash command line to run."),
+  description: z
+    .string()
+    .describe("A short, human-readable description of what the command does and why (shown to the user when asking permission)."),
+  shellId: z
+    .string()
+    .optional()
+    .describe(
+      "Name of a persistent shell session. Commands in the same session share state (working directory, exported variables). " +
+        "Omit it for a one-off command in a fresh shell.",
+    ),
+  mode: z
+    .enum(["sync", "async"])
+    .optional()
+    .describe(
+      '"sync" (default) waits for the command to finish. "async" starts it in the background and returns a shellId at once; ' +
+        "use read_bash, write_bash and stop_bash with that shellId.",
+    ),
+  detach: z.boolean().optional().describe("With mode \"async\": let the command keep running after the session ends (servers, watchers)."),
+  initial_wait: z
+    .number()
+    .positive()
+    .optional()
+    .describe("With mode \"sync\": seconds to wait for the command before it is stopped (default 120, at most 600)."),
+});
+
+/**
+ * The `bash` tool: runs a command line in bash (a fresh shell, or a named session that keeps its
+ * state), streaming output as `tool.execution_partial_result`, after a `shell` permission.
+ *
+ * @example
+ * const bash = bashTool(new ShellManager());
+ */
+export function bashTool(shells: ShellManager, options: ShellToolOptions = {}): Tool {
+  const maxOutputChars = options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS;
+  const defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+  return defineBuiltinTool({
+    name: "bash",
+    description: [
+      "Runs a bash command and returns its combined stdout and stderr followed by `<exited with exit code N>`.",
+      "Each call without shellId runs in a fresh shell in the session's working directory; give a shellId to keep",
+      "state (cd, export) across calls. Use mode \"async\" for servers and long builds, then read_bash to collect output.",
+      "Prefer the view, grep and glob tools over cat, grep and find for reading and searching files.",
+    ].join(" "),
+    schema: bashSchema,
+    permission: (args, context) => shellPermissionRequest(args.command, args.description, context.workingDirectory),
+    dispose: () => shells.dispose(),
+    async execute(args, context) {
+      const mode = args.mode ?? "sync";
+      const timeoutMs = Math.min(MAX_TIMEOUT_MS, args.initial_wait !== undefined ? args.initial_wait * 1000 : defaultTimeoutMs);
+      const telemetry = {
+        properties: { customTimeout: String(args.initial_wait !== undefined), executionMode: mode, detached: String(args.detach === true) },
+        metrics: { commandTimeout: timeoutMs },
+      };
+      const result = await shells.run({
+        command: args.command,
+        description: args.description,
+        ...(args.shellId !== undefined ? { shellId: args.shellId } : {}),
+        mode,
+        detach: args.detach === true,
+        timeoutMs,
+        cwd: context.workingDirectory,
+        signal: context.signal,
+        onOutput: (text) => context.emitter.emit("tool.execution_partial_result", { toolCallId: context.toolCallId, partialOutput: text }),
+      });
+      switch (result.kind) {
+        case "started":
+          context.emitter.emit("session.background_tasks_changed", {});
+          return { resultType: "success", textForModel: `<command started in background with shellId: ${result.shellId}>`, telemetry };
+        case "busy":
+          return {
+            resultType: "failure",
+            textForModel:
+              `Shell ${result.shellId} is still running a command (${result.record.command}). Use read_bash or write_bash with ` +
+              `shellId "${result.shellId}" to interact with it, stop_bash to stop it, or use another shellId.`,
+            errorMessage: "Shell is busy",
+          };
+        case "interrupted":
+          return { resultType: "failure", textForModel: interruptedText, errorMessage: "Interrupted" };
+        case "timed-out": {
+          const seconds = formatSeconds(timeoutMs);
+          const marker =
+            `<command timed out after ${seconds} seconds and was stopped. Run long commands with mode "async" ` +
+            `(then read_bash), or give a larger initial_wait.>`;
+          return { ...withOutput(result.record.output.textFrom(0), marker, maxOutputChars), resultType: "failure", errorMessage: "Command timed out", telemetry };
+        }
+        case "completed":
+          return { ...withOutput(result.record.output.textFrom(0), exitMarker(result.record), maxOutputChars), resultType: "success", telemetry };
+      }
+    },
+  });
+}
+
+function exitMarker(record: CommandRecord): string {
+  if (record.exitCode === null) return "<command was terminated by a signal>";
+  return `<exited with exit code ${record.exitCode}>`;
+}
+
+/**
+ * `output` (with a final newline) then `marker`; long output is cut in the middle for the model
+ * and kept whole in `detailedContent`.
+ */
+export function withOutput(output: string, marker: string, maxOutputChars: number): Pick<ToolOutcome, "textForModel" | "detailedContent"> & { resultType: "success" } {
+  const ensureNewline = (text: string) => (text.endsWith("\n") ? text : `${text}\n`);
+  const full = ensureNewline(output) + marker;
+  if (output.length <= maxOutputChars) return { resultType: "success", textForModel: full };
+  return { resultType: "success", textForModel: ensureNewline(truncateMiddle(output, maxOutputChars)) + marker, detailedContent: full };
+}
+
+/** Seconds for messages: whole numbers plain, fractions with up to one decimal. */
+export function formatSeconds(milliseconds: number): string {
+  const seconds = milliseconds / 1000;
+  return Number.isInteger(seconds) ? String(seconds) : seconds.toFixed(1);
+}
+
