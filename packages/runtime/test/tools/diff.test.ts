@@ -1,0 +1,76 @@
+import { execFileSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { unifiedDiff } from "../../src/tools/builtin/diff.js";
+import { tempDir } from "./helpers.js";
+
+describe("unifiedDiff", () => {
+  it("writes git-style hunks with 3 lines of context and git's range conventions", () => {
+    const before = "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n";
+    const after = "1\n2\n3\n4\nfive\n6\n7\n8\n9\n10\n";
+    expect(unifiedDiff(before, after, "f.txt")).toBe(
+      "diff --git a/f.txt b/f.txt\n--- a/f.txt\n+++ b/f.txt\n@@ -2,7 +2,7 @@\n 2\n 3\n 4\n-5\n+five\n 6\n 7\n 8\n",
+    );
+    expect(unifiedDiff("a\n", "b\n", "f")).toContain("@@ -1 +1 @@\n-a\n+b\n");
+    expect(unifiedDiff("", "x", "/abs/f", { created: true })).toBe(
+      "diff --git a/abs/f b/abs/f\nnew file mode 100644\n--- /dev/null\n+++ b/abs/f\n@@ -0,0 +1 @@\n+x\n\\ No newline at end of file\n",
+    );
+    expect(unifiedDiff("same\n", "same\n", "f")).toBe("");
+  });
+
+  it("marks a changed final newline", () => {
+    expect(unifiedDiff("a\nb", "a\nb\n", "f")).toContain("@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+b\n");
+  });
+});
+
+const hasGit = (() => {
+  try {
+    execFileSync("git", ["--version"]);
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+describe.skipIf(!hasGit)("unifiedDiff applies with git", () => {
+  let dir: ReturnType<typeof tempDir>;
+  beforeAll(() => {
+    dir = tempDir();
+    execFileSync("git", ["init", "-q"], { cwd: dir.path });
+  });
+  afterAll(() => dir.remove());
+
+  // A deterministic pseudo-random generator, so failures reproduce.
+  function random(seed: number): () => number {
+    let state = seed;
+    return () => {
+      state = (state * 1103515245 + 12345) & 0x7fffffff;
+      return state / 0x7fffffff;
+    };
+  }
+
+  it("round-trips 40 random edits through git apply", () => {
+    const next = random(42);
+    for (let round = 0; round < 40; round++) {
+      const lines = Array.from({ length: 5 + Math.floor(next() * 60) }, () => `line ${Math.floor(next() * 12)}`);
+      const edited = [...lines];
+      for (let change = 0; change < 1 + Math.floor(next() * 6); change++) {
+        const at = Math.floor(next() * (edited.length + 1));
+        const roll = next();
+        if (roll < 0.33) edited.splice(at, 1);
+        else if (roll < 0.66) edited.splice(at, 0, `new ${round}-${change}`);
+        else edited[Math.min(at, edited.length - 1)] = `changed ${change}`;
+      }
+      const oldText = lines.join("\n") + (next() < 0.8 ? "\n" : "");
+      const newText = edited.join("\n") + (next() < 0.8 ? "\n" : "");
+      const file = join(dir.path, "file.txt");
+      writeFileSync(file, oldText);
+      const patch = unifiedDiff(oldText, newText, "file.txt");
+      if (oldText === newText) continue;
+      writeFileSync(join(dir.path, "change.patch"), patch);
+      execFileSync("git", ["apply", "change.patch"], { cwd: dir.path });
+      expect(readFileSync(file, "utf8")).toBe(newText);
+    }
+  });
+});
