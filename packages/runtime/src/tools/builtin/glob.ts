@@ -1,0 +1,68 @@
+import { basename, isAbsolute, relative } from "node:path";
+import { z } from "zod";
+import type { Tool, ToolContext } from "../types.js";
+import { askPermission, defineBuiltinTool } from "./define.js";
+import { capLines, searchTarget } from "./grep.js";
+import { globFilter } from "./search/glob-pattern.js";
+import type { GrepTarget } from "./search/node-grep.js";
+import type { Ripgrep } from "./search/ripgrep.js";
+import { walkFiles } from "./search/walk.js";
+
+const MAX_RESULTS = 1000;
+const MAX_OUTPUT_CHARS = 30_000;
+
+/**
+ * `glob`: finds files by name pattern (ripgrep's glob rules: a pattern without `/` matches file
+ * names at any depth), sorted by path, after a `read` permission.
+ *
+ * @example
+ * const glob = globTool(new Ripgrep());
+ */
+export function globTool(ripgrep: Ripgrep): Tool {
+  return defineBuiltinTool({
+    name: "glob",
+    description:
+      'Finds files whose path matches a glob pattern, e.g. "**/*.ts", "src/**/*.{js,jsx}" or "package.json" (a pattern without "/" ' +
+      "matches file names at any depth). Respects .gitignore and skips hidden files unless the pattern names them. " +
+      "Results are sorted by path.",
+    schema: z.object({
+      pattern: z.string().describe("The glob pattern to match files against."),
+      path: z.string().optional().describe("Directory to search in (default: the working directory)."),
+    }),
+    async execute(args, context) {
+      const target = await searchTarget(args.path, context);
+      if ("outcome" in target) return target.outcome;
+      const denied = await askPermission(context, { kind: "read", intention: `Search for files matching pattern in: ${target.path}`, path: target.path });
+      if (denied) return denied;
+
+      let pattern = args.pattern;
+      if (isAbsolute(pattern)) pattern = relative(target.path, pattern);
+      const includeHidden = pattern.split("/").some((segment) => segment.startsWith(".") && segment !== "." && segment !== "..");
+      const matches = globFilter([pattern]);
+      const files = (await listFiles(ripgrep, target, includeHidden, context)).filter(matches);
+      if (files.length === 0) return { resultType: "success", textForModel: "No files matched the pattern." };
+      const named = files.slice(0, MAX_RESULTS).map((file) => (target.isFile ? target.display : `${target.display}/${file}`));
+      if (files.length > MAX_RESULTS) named.push(`[… ${files.length - MAX_RESULTS} more files not shown. Use a more specific pattern or path.]`);
+      return { resultType: "success", textForModel: capLines(named, MAX_OUTPUT_CHARS) };
+    },
+  });
+}
+
+/** Files below the target, relative to it and `/`-separated, in path order. */
+async function listFiles(ripgrep: Ripgrep, target: GrepTarget, includeHidden: boolean, context: ToolContext): Promise<string[]> {
+  if (target.isFile) return [basename(target.path)];
+  if (await ripgrep.available()) {
+    const args = ["--no-config", "--no-require-git", "--files", "--sort", "path", "--glob", "!node_modules"];
+    if (includeHidden) args.push("--hidden", "--glob", "!.git");
+    args.push("--", target.display);
+    const result = await ripgrep.run(args, { cwd: context.workingDirectory, signal: context.signal });
+    const prefix = `${target.display}/`;
+    return result.stdout
+      .split("\n")
+      .filter((line) => line !== "")
+      .map((line) => (line.startsWith(prefix) ? line.slice(prefix.length) : line));
+  }
+  const files: string[] = [];
+  for await (const file of walkFiles(target.path, { includeHidden, signal: context.signal })) files.push(file.relative);
+  return files;
+}
