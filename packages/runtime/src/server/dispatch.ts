@@ -82,7 +82,7 @@ export class Dispatcher {
     this.on(StatusGet, () => ({ version: runtime.version, protocolVersion: runtime.protocolVersion }));
     this.on(AuthGetStatus, () => runtime.authStatus());
     this.on(ModelsList, async () => ({ models: await runtime.listModels() }));
-    this.on(ToolsList, () => ({ tools: [] }));
+    this.on(ToolsList, async () => ({ tools: (await import("../tools/registry.js")).listBuiltinTools() }));
     this.on(AccountGetQuota, () => {
       throw new TandemError(ErrorCodes.NotAvailable, "Quota information is not available: Tandem does not meter usage; see your provider's dashboard.");
     });

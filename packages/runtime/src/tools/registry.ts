@@ -1,21 +1,144 @@
 import type { SessionCreateParams } from "@tandem/protocol";
 import { invalidParams } from "../errors.js";
+import { askUserTool } from "./builtin/ask-user.js";
+import { listBashTool, readBashTool, stopBashTool, writeBashTool } from "./builtin/bash-control.js";
+import { bashTool, type ShellToolOptions } from "./builtin/bash.js";
+import { createTool } from "./builtin/create.js";
+import { editTool } from "./builtin/edit.js";
+import { globTool } from "./builtin/glob.js";
+import { grepTool } from "./builtin/grep.js";
+import { reportIntentTool } from "./builtin/report-intent.js";
+import { Ripgrep } from "./builtin/search/ripgrep.js";
+import { ShellManager, type ShellManagerOptions } from "./builtin/shell/shell-manager.js";
+import { taskCompleteTool } from "./builtin/task-complete.js";
+import { viewTool, type ViewOptions } from "./builtin/view.js";
+import { webFetchTool, type WebFetchOptions } from "./builtin/web-fetch.js";
 import { ExternalTool } from "./external.js";
 import type { Tool } from "./types.js";
 
+/** Settings of the built-in tools (tests shorten limits; the defaults suit real sessions). */
+export interface BuiltinToolOptions {
+  shell?: ShellToolOptions;
+  view?: ViewOptions;
+  webFetch?: WebFetchOptions;
+}
+
 /**
- * The tools a session offers the model: the application's custom tools (built-in tools join in
- * the tools issue), filtered by `availableTools` / `excludedTools`.
+ * What the built-in tools of one session share: its shells and the ripgrep lookup. Create one per
+ * session, pass it to {@link buildSessionTools} on create and on every resume, and call
+ * `shells.dispose()` when the session shuts down.
  */
-export function buildSessionTools(config: Pick<SessionCreateParams, "tools" | "availableTools" | "excludedTools">): Tool[] {
-  const tools: Tool[] = [];
+export interface BuiltinServices {
+  shells: ShellManager;
+  ripgrep: Ripgrep;
+  options: BuiltinToolOptions;
+}
+
+/**
+ * Services for one session's built-in tools.
+ *
+ * @example
+ * const services = createBuiltinServices({ shells: { onBackgroundComplete: (done) => queueNotice(done.notice) } });
+ */
+export function createBuiltinServices(
+  settings: { shells?: ShellManagerOptions; ripgrepPath?: string | null; options?: BuiltinToolOptions } = {},
+): BuiltinServices {
+  return {
+    shells: new ShellManager(settings.shells),
+    ripgrep: new Ripgrep(settings.ripgrepPath),
+    options: settings.options ?? {},
+  };
+}
+
+/**
+ * The built-in tools in the order the model sees them: `bash, write_bash, read_bash, stop_bash,
+ * list_bash, view, create, edit, web_fetch, report_intent, [ask_user], grep, glob, task_complete`.
+ *
+ * @example
+ * const tools = createBuiltinTools(createBuiltinServices(), { askUser: false });
+ */
+export function createBuiltinTools(services: BuiltinServices, include: { askUser: boolean }): Tool[] {
+  const { shells, ripgrep, options } = services;
+  return [
+    bashTool(shells, options.shell),
+    writeBashTool(shells, options.shell),
+    readBashTool(shells, options.shell),
+    stopBashTool(shells),
+    listBashTool(shells),
+    viewTool(options.view),
+    createTool(),
+    editTool(),
+    webFetchTool(options.webFetch),
+    reportIntentTool(),
+    ...(include.askUser ? [askUserTool()] : []),
+    grepTool(ripgrep),
+    globTool(ripgrep),
+    taskCompleteTool(),
+  ];
+}
+
+/**
+ * The tools a session offers the model: the built-ins, then the application's tools in
+ * registration order (one with `overridesBuiltInTool: true` takes the built-in's place), filtered
+ * by `availableTools` (an allow-list; the order stays) and `excludedTools`. A custom tool named
+ * like a built-in without `overridesBuiltInTool` is an invalid-params error.
+ *
+ * @example
+ * const tools = buildSessionTools({ tools: [{ name: "deploy", description: "…" }], excludedTools: ["web_fetch"] }, services);
+ */
+export function buildSessionTools(
+  config: Pick<SessionCreateParams, "tools" | "availableTools" | "excludedTools" | "requestUserInput">,
+  services: BuiltinServices = createBuiltinServices(),
+): Tool[] {
+  const builtins = createBuiltinTools(services, { askUser: config.requestUserInput === true });
+  const builtinNames = new Set(builtins.map((tool) => tool.name));
+  const overrides = new Map<string, Tool>();
+  const custom: Tool[] = [];
   const seen = new Set<string>();
   for (const definition of config.tools ?? []) {
-    if (seen.has(definition.name)) throw invalidParams(`Tool "${definition.name}" is defined twice.`, { tool: definition.name });
-    seen.add(definition.name);
-    tools.push(new ExternalTool(definition));
+    const { name } = definition;
+    if (seen.has(name)) throw invalidParams(`Tool "${name}" is defined twice.`, { tool: name });
+    seen.add(name);
+    const tool = new ExternalTool(definition);
+    if (!builtinNames.has(name)) {
+      custom.push(tool);
+      continue;
+    }
+    if (!definition.overridesBuiltInTool) {
+      throw invalidParams(
+        `External tool "${name}" conflicts with a built-in tool of the same name. Set overridesBuiltInTool: true to explicitly override it.`,
+        { tool: name },
+      );
+    }
+    overrides.set(name, tool);
   }
+  const tools = [...builtins.map((tool) => overrides.get(tool.name) ?? tool), ...custom];
   const available = config.availableTools ? new Set(config.availableTools) : undefined;
   const excluded = new Set(config.excludedTools ?? []);
   return tools.filter((tool) => (!available || available.has(tool.name)) && !excluded.has(tool.name));
+}
+
+/**
+ * The built-in tools for `tools.list`: name, description and JSON Schema parameters.
+ *
+ * @example
+ * listBuiltinTools().map((tool) => tool.name); // ["bash", "write_bash", …, "task_complete"]
+ */
+export function listBuiltinTools(): Array<{ name: string; description: string; parameters: Record<string, unknown> }> {
+  return createBuiltinTools(createBuiltinServices({ ripgrepPath: null }), { askUser: true }).map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    parameters: tool.parameters,
+  }));
+}
+
+/**
+ * Releases what a session's tools hold (its shells). Prefer disposing the session's
+ * {@link BuiltinServices} directly; this helper serves callers that only kept the tool list.
+ *
+ * @example
+ * await disposeSessionTools(session.tools);
+ */
+export async function disposeSessionTools(tools: readonly Tool[]): Promise<void> {
+  await Promise.all(tools.map((tool) => tool.dispose?.()));
 }

@@ -70,7 +70,17 @@ export function parametersSchema(schema: z.ZodObject): Record<string, unknown> {
   const required = Object.entries(schema.shape)
     .filter(([, field]) => !(field as z.ZodType).safeParse(undefined).success)
     .map(([key]) => key);
-  return { ...json, required };
+  return { ...(withoutSafeIntegerBounds(json) as Record<string, unknown>), required };
+}
+
+// zod writes ±MAX_SAFE_INTEGER bounds on every integer; they tell the model nothing.
+function withoutSafeIntegerBounds(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutSafeIntegerBounds);
+  if (value === null || typeof value !== "object") return value;
+  const entries = Object.entries(value).filter(
+    ([key, each]) => !((key === "minimum" || key === "maximum") && Math.abs(each as number) === Number.MAX_SAFE_INTEGER),
+  );
+  return Object.fromEntries(entries.map(([key, each]) => [key, withoutSafeIntegerBounds(each)]));
 }
 
 /** The model-facing text for arguments that do not satisfy the schema. */
