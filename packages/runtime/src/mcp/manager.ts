@@ -1,0 +1,189 @@
+import type { McpServerConfig } from "@tandem/protocol";
+import { invalidParams } from "../errors.js";
+import type { Tool } from "../tools/types.js";
+import { createMcpTool } from "./mcp-tool.js";
+import { loadMcpSdk, type McpSdk } from "./sdk.js";
+import { McpServerConnection, type McpConnectionListener, type McpStatusCause } from "./server-connection.js";
+import type { McpHost, McpManagerOptions, McpServerSummary } from "./types.js";
+
+/**
+ * A session's MCP servers: connects them, offers their tools (`{server}-{tool}`, after the
+ * built-in and custom tools), reports status changes as `session.mcp_*` events, restarts a crashed
+ * server on the next use of one of its tools, and stops local servers on `dispose()`.
+ *
+ * @example
+ * const mcp = new McpManager(config.mcpServers ?? {}, host);
+ * await mcp.start();
+ * const tools = [...builtins, ...mcp.tools()];
+ * // session.mcp.list → { servers: mcp.list() }
+ * await mcp.dispose();
+ */
+export class McpManager {
+  private readonly connections: McpServerConnection[];
+  private sdk: Promise<McpSdk> | undefined;
+  private started: Promise<void> | undefined;
+  private disposed = false;
+  /** While > 0, tool-set changes are collected and reported once at the end. */
+  private batchDepth = 0;
+  private lastToolSignature = "[]";
+  /** One runtime tool per listed server tool, so lookups return the same objects until a relisting. */
+  private readonly toolCache = new WeakMap<object, Tool>();
+
+  constructor(
+    configs: Record<string, McpServerConfig>,
+    private readonly host: McpHost,
+    options: McpManagerOptions = {},
+  ) {
+    const listener: McpConnectionListener = {
+      statusChanged: (connection, cause) => this.reportStatus(connection, cause),
+      toolsChanged: () => this.notifyToolsChanged(),
+    };
+    const deps = { loadSdk: () => this.loadSdk(), host, options, listener };
+    this.connections = Object.entries(configs).map(([name, config]) => new McpServerConnection(name, config, deps));
+  }
+
+  /** Whether any server is configured. */
+  get hasServers(): boolean {
+    return this.connections.length > 0;
+  }
+
+  /**
+   * Connects every server in parallel (each within the connect timeout). Emits one
+   * `session.mcp_server_status_changed` per server, a `session.warning` per failure, then one
+   * `session.mcp_servers_loaded`. Never throws; calling it again returns the same promise.
+   */
+  start(): Promise<void> {
+    this.started ??= this.batch(async () => {
+      await Promise.all(this.connections.map((connection) => connection.connect("start")));
+      this.emitLoaded();
+    });
+    return this.started;
+  }
+
+  /** The tools of connected servers the allow-lists let through, in config then server order. */
+  tools(): Tool[] {
+    return this.collectTools((connection) => connection.offeredTools());
+  }
+
+  /**
+   * Finds a tool by its `{server}-{tool}` name, including tools of a server that crashed (calling
+   * one restarts the server). Use it as the fallback of the session's tool lookup.
+   */
+  findTool(name: string): Tool | undefined {
+    return this.collectTools((connection) => connection.callableTools()).find((tool) => tool.name === name);
+  }
+
+  /** Every configured server and its status (`session.mcp.list`). */
+  list(): McpServerSummary[] {
+    return this.connections.map((connection) => connection.summary());
+  }
+
+  /** Enables a server (connecting it; a failed server is retried). Throws for an unknown name. */
+  async enable(serverName: string): Promise<void> {
+    const connection = this.connection(serverName);
+    if (connection.status === "connected" || this.disposed) return;
+    await this.batch(() => connection.connect("enable"));
+  }
+
+  /** Disables a server: stops it and withdraws its tools. Throws for an unknown name. */
+  async disable(serverName: string): Promise<void> {
+    const connection = this.connection(serverName);
+    if (connection.status === "disabled" || this.disposed) return;
+    await this.batch(async () => {
+      await connection.close("disabled");
+      this.reportStatus(connection, "disable");
+    });
+  }
+
+  /** Restarts every enabled server (crashed and failed ones included), then emits `session.mcp_servers_loaded`. */
+  async reload(): Promise<void> {
+    if (this.disposed) return;
+    const enabled = this.connections.filter((connection) => connection.status !== "disabled");
+    await this.batch(async () => {
+      await Promise.all(enabled.map((connection) => connection.close("pending")));
+      await Promise.all(enabled.map((connection) => connection.connect("reload")));
+      this.emitLoaded();
+    });
+  }
+
+  /** Closes every connection and stops local servers; safe to call more than once. */
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    await Promise.all(this.connections.map((connection) => connection.close("disabled")));
+  }
+
+  private connection(serverName: string): McpServerConnection {
+    const connection = this.connections.find((candidate) => candidate.name === serverName);
+    if (!connection) throw invalidParams(`MCP server not found: ${serverName}`, { serverName });
+    return connection;
+  }
+
+  private loadSdk(): Promise<McpSdk> {
+    this.sdk ??= loadMcpSdk();
+    return this.sdk;
+  }
+
+  private collectTools(select: (connection: McpServerConnection) => ReturnType<McpServerConnection["offeredTools"]>): Tool[] {
+    const tools: Tool[] = [];
+    const names = new Set<string>();
+    for (const connection of this.connections) {
+      for (const serverTool of select(connection)) {
+        let tool = this.toolCache.get(serverTool);
+        if (!tool) {
+          tool = createMcpTool(connection, serverTool);
+          this.toolCache.set(serverTool, tool);
+        }
+        if (names.has(tool.name)) continue;
+        names.add(tool.name);
+        tools.push(tool);
+      }
+    }
+    return tools;
+  }
+
+  private reportStatus(connection: McpServerConnection, cause: McpStatusCause): void {
+    if (this.disposed) return;
+    const { name, status, error } = connection.summary();
+    this.host.emitter.emit("session.mcp_server_status_changed", { serverName: name, status, ...(error ? { error } : {}) });
+    if (status === "failed") {
+      const message = failureMessage(name, cause, error ?? "unknown error");
+      this.host.logger.warn(message);
+      this.host.emitter.emit("session.warning", { warningType: "mcp", message });
+    }
+    this.notifyToolsChanged();
+  }
+
+  private emitLoaded(): void {
+    if (this.disposed) return;
+    this.host.emitter.emit("session.mcp_servers_loaded", { servers: this.list() });
+  }
+
+  private async batch<T>(operation: () => Promise<T>): Promise<T> {
+    this.batchDepth++;
+    try {
+      return await operation();
+    } finally {
+      this.batchDepth--;
+      this.notifyToolsChanged();
+    }
+  }
+
+  private notifyToolsChanged(): void {
+    if (this.batchDepth > 0 || this.disposed) return;
+    const signature = JSON.stringify(this.tools().map((tool) => [tool.name, tool.description, tool.parameters]));
+    if (signature === this.lastToolSignature) return;
+    this.lastToolSignature = signature;
+    this.host.onToolsChanged?.();
+  }
+}
+
+function failureMessage(serverName: string, cause: McpStatusCause, error: string): string {
+  switch (cause) {
+    case "crash":
+      return `MCP server "${serverName}" stopped: ${error}. It will be restarted when one of its tools is used.`;
+    case "restart":
+      return `MCP server "${serverName}" could not be restarted: ${error}`;
+    default:
+      return `MCP server "${serverName}" failed to start: ${error}`;
+  }
+}

@@ -1,0 +1,60 @@
+import type { ElicitationResult } from "@tandem/protocol";
+import type { Logger } from "../log.js";
+import type { EventEmitterPort } from "../session/emitter.js";
+
+/** The status of one configured MCP server, as `session.mcp.list` reports it. */
+export type McpServerStatus = "connected" | "failed" | "pending" | "disabled" | "not_configured";
+
+/** One row of `session.mcp.list` / `session.mcp_servers_loaded`. */
+export type McpServerSummary = {
+  name: string;
+  status: McpServerStatus;
+  /** Why the server failed (only with `status: "failed"`). */
+  error?: string;
+};
+
+/** A form an MCP server wants the user to fill in (`elicitation/create`). */
+export interface McpElicitationRequest {
+  serverName: string;
+  /** The tool call that was running on that server when the server asked, when it is unambiguous. */
+  toolCallId?: string;
+  message: string;
+  /** JSON Schema of the form: `{ type: "object", properties, required? }`. */
+  requestedSchema?: { type: "object"; properties: Record<string, unknown>; required?: string[] };
+}
+
+/**
+ * What an {@link McpManager} needs from its session. The session implements `elicit` with a pending
+ * request, an `elicitation.requested` event and the client's `session.ui.handlePendingElicitation`.
+ *
+ * @example
+ * const host: McpHost = {
+ *   emitter, logger, workingDirectory: "/repo",
+ *   elicit: async () => ({ action: "decline" }),
+ *   onToolsChanged: () => session.refreshTools(),
+ * };
+ */
+export interface McpHost {
+  /** Where `session.mcp_*` and `session.warning` events go. */
+  readonly emitter: Pick<EventEmitterPort, "emit">;
+  readonly logger: Pick<Logger, "debug" | "info" | "warn" | "error">;
+  /** The default `cwd` of local servers (a relative `cwd` in a config is resolved against it). */
+  readonly workingDirectory: string;
+  /** Asks the user to fill in a form; `signal` aborts when the server or the tool call gives up. */
+  elicit(request: McpElicitationRequest, signal: AbortSignal): Promise<ElicitationResult>;
+  /**
+   * Called when the set of MCP tools changed after `start()` began: a server connected, crashed,
+   * was enabled, disabled or reloaded, or announced a new tool list. Read `tools()` again.
+   */
+  onToolsChanged?(): void;
+}
+
+/** Tunables of an {@link McpManager}; the defaults suit production, tests shorten them. */
+export interface McpManagerOptions {
+  /** How long connecting and listing tools may take, per server (default 30 s). */
+  connectTimeoutMs?: number;
+  /** The tool call timeout of servers whose config has no `timeout` (default 60 s). */
+  defaultCallTimeoutMs?: number;
+  /** The client name sent in `initialize` (default `tandem`). */
+  clientName?: string;
+}
