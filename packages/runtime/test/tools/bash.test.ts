@@ -74,6 +74,15 @@ describe("bash", () => {
     expect((await run(bash, { command: "exit 3", description: "x" })).textForModel).toBe("exit\n<exited with exit code 3>");
   });
 
+  it("gives one-off commands an empty stdin instead of hanging", async () => {
+    expect((await run(bash, { command: "cat; echo after", description: "x", initial_wait: 5 })).textForModel).toBe("after\n<exited with exit code 0>");
+  });
+
+  it("starts a named shell afresh after it exited", async () => {
+    await run(bash, { command: "cd / && exit 4", description: "x", shellId: "gone" });
+    expect((await run(bash, { command: "pwd", description: "x", shellId: "gone" })).textForModel).toBe(`${dir.path}\n<exited with exit code 0>`);
+  });
+
   it("reports syntax errors as output with exit code 2", async () => {
     const outcome = await run(bash, { command: "echo 'unterminated", description: "x" });
     expect(outcome.textForModel).toMatch(/unexpected EOF[\s\S]*<exited with exit code 2>$/);

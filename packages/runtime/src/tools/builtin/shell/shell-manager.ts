@@ -139,6 +139,7 @@ export class ShellManager {
     if (!entry) {
       shell.kill();
       this.anonymous.delete(shell);
+      this.removeExitHookWhenIdle();
     } else if (record.shellExited) {
       this.shells.delete(entry.id);
     }
@@ -177,6 +178,7 @@ export class ShellManager {
     this.shells.delete(shellId);
     if (entry.last?.status === "running") entry.last.status = "stopped";
     entry.process.kill();
+    this.removeExitHookWhenIdle();
     await entry.last?.done;
   }
 
@@ -233,10 +235,15 @@ export class ShellManager {
     const output = new OutputLog();
     const partial: { record?: CommandRecord } = {};
     const done = shell
-      .run(request.command, (text) => {
-        output.append(text);
-        request.onOutput?.(text);
-      })
+      .run(
+        request.command,
+        (text) => {
+          output.append(text);
+          request.onOutput?.(text);
+        },
+        // A one-off command's shell has no id, so no write_bash can answer a prompt: give it EOF.
+        { closedStdin: entry === undefined },
+      )
       .then((end) => {
         const record = partial.record!;
         record.endedAt = Date.now();
@@ -307,6 +314,10 @@ export class ShellManager {
     if (this.exitHookInstalled) return;
     this.exitHookInstalled = true;
     process.on("exit", this.killAllOnExit);
+  }
+
+  private removeExitHookWhenIdle(): void {
+    if (this.shells.size === 0 && this.anonymous.size === 0) this.removeExitHook();
   }
 
   private removeExitHook(): void {

@@ -92,9 +92,10 @@ export class ShellProcess {
 
   /**
    * Runs one command; `onOutput` receives its output as it arrives (without the marker). Resolves
-   * when the command ends or the shell exits.
+   * when the command ends or the shell exits. With `closedStdin` the command reads from
+   * `/dev/null` (nobody can answer it) instead of waiting for `write`.
    */
-  run(command: string, onOutput: (text: string) => void): Promise<CommandEnd> {
+  run(command: string, onOutput: (text: string) => void, options: { closedStdin?: boolean } = {}): Promise<CommandEnd> {
     if (this.current) return Promise.reject(new Error("The shell is already running a command."));
     if (!this.alive) return Promise.resolve({ exitCode: this.exitCode, shellExited: true });
     const nonce = randomUUID().replaceAll("-", "");
@@ -111,7 +112,8 @@ export class ShellProcess {
       };
       // One line: bash reads (and parses) it whole before running it, so input written later
       // through `write` reaches the command, not the shell.
-      this.child.stdin?.write(`eval ${shellQuote(command)}; printf '\\036__TANDEM_%s_%d__\\036' '${nonce}' "$?"\n`);
+      const input = options.closedStdin ? " </dev/null" : "";
+      this.child.stdin?.write(`eval ${shellQuote(command)}${input}; printf '\\036__TANDEM_%s_%d__\\036' '${nonce}' "$?"\n`);
     });
   }
 
