@@ -1,6 +1,6 @@
 import { ToolResultObject, type ToolDefinition } from "@tandem/protocol";
 import { deniedOutcome } from "../permissions/outcome.js";
-import type { ClientToolReply, Tool, ToolContext, ToolOutcome } from "./types.js";
+import type { BinaryResult, ClientToolReply, Tool, ToolContext, ToolOutcome } from "./types.js";
 
 /**
  * A tool the application defined: the schema lives here, the handler in the client. Unless the
@@ -49,12 +49,27 @@ export function outcomeFromReply(toolName: string, args: unknown, reply: ClientT
   if (typeof result === "string") return { resultType: "success", textForModel: result };
   const parsed = ToolResultObject.safeParse(result);
   if (!parsed.success) return { resultType: "success", textForModel: JSON.stringify(result) };
-  const { textResultForLlm, resultType, error, toolTelemetry } = parsed.data;
+  const { textResultForLlm, resultType, error, toolTelemetry, binaryResultsForLlm } = parsed.data;
   const kind = resultType === "failure" || resultType === "denied" || resultType === "rejected" ? resultType : "success";
+  const images = imagesOf(binaryResultsForLlm);
   return {
     resultType: kind,
     textForModel: textResultForLlm,
     errorMessage: kind === "success" ? undefined : (error ?? textResultForLlm),
     telemetry: toolTelemetry,
+    ...(images.length > 0 ? { binaryResults: images } : {}),
   };
+}
+
+/** The images among a tool result's `binaryResultsForLlm` (`{type: "image", mimeType, data}`). */
+function imagesOf(binaryResults: unknown[] | undefined): BinaryResult[] {
+  const images: BinaryResult[] = [];
+  for (const item of binaryResults ?? []) {
+    if (!item || typeof item !== "object") continue;
+    const { type, mimeType, data } = item as Record<string, unknown>;
+    if (type === "image" && typeof mimeType === "string" && mimeType.startsWith("image/") && typeof data === "string") {
+      images.push({ type: "image", mimeType, data });
+    }
+  }
+  return images;
 }

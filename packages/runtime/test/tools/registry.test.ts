@@ -4,6 +4,7 @@ import { z } from "zod";
 import { TandemError } from "../../src/errors.js";
 import { UserInputUnavailable } from "../../src/session/user-input.js";
 import { defineBuiltinTool } from "../../src/tools/builtin/define.js";
+import { outcomeFromReply } from "../../src/tools/external.js";
 import { buildSessionTools, createBuiltinServices, disposeSessionTools, listBuiltinTools } from "../../src/tools/registry.js";
 import type { Tool } from "../../src/tools/types.js";
 import { fakeContext } from "./helpers.js";
@@ -139,5 +140,17 @@ describe("session tools", () => {
       },
     });
     expect(await askUser.execute({ question: "?" }, unavailable.context)).toMatchObject({ resultType: "failure" });
+  });
+});
+
+describe("application tool results", () => {
+  it("keep images from binaryResultsForLlm", () => {
+    const outcome = outcomeFromReply("shot", {}, {
+      result: {
+        textResultForLlm: "screenshot taken",
+        binaryResultsForLlm: [{ type: "image", mimeType: "image/png", data: "AAAA" }, { type: "resource", mimeType: "text/plain", data: "x" }],
+      },
+    });
+    expect(outcome).toMatchObject({ resultType: "success", textForModel: "screenshot taken", binaryResults: [{ type: "image", mimeType: "image/png", data: "AAAA" }] });
   });
 });
