@@ -1,12 +1,29 @@
-import type { LanguageModelV3Prompt, LanguageModelV3FunctionTool } from "@ai-sdk/provider";
-import type { ConversationMessage, ToolSpec } from "../loop/messages.js";
+import type { LanguageModelV3FunctionTool, LanguageModelV3Prompt, SharedV3ProviderOptions } from "@ai-sdk/provider";
+import type { ConversationMessage, ReasoningData, ToolSpec } from "../loop/messages.js";
+import { groupByEncryptedContent, reasoningBlocks, reasoningOrigin, type ReasoningOrigin } from "./reasoning.js";
+
+/** The provider a prompt is built for. */
+export interface PromptTarget {
+  /** Which reasoning the provider takes back (undefined: plain-text reasoning, chat completions). */
+  reasoningOrigin: ReasoningOrigin | undefined;
+  /** The key under which the provider package reads per-part options (`anthropic`, `openai`, `azure`, …). */
+  optionsKey: string;
+}
+
+type AssistantContent = Extract<LanguageModelV3Prompt[number], { role: "assistant" }>["content"];
+type ReasoningPart = Extract<AssistantContent[number], { type: "reasoning" }>;
 
 /**
- * Converts Tandem's provider-neutral conversation into the AI SDK's LanguageModelV3 prompt.
- * Tool-call arguments are parsed back from the model's raw text (invalid JSON becomes `{}`, which
- * is what the model was told when its arguments could not be read).
+ * Converts Tandem's provider-neutral conversation into the AI SDK's LanguageModelV3 prompt for one
+ * provider. Reasoning goes back only to the kind of provider that produced it (an Anthropic
+ * signature to Anthropic, OpenAI encrypted content to a responses API, plain reasoning text to chat
+ * completions) and is dropped otherwise. Tool-call arguments are parsed back from the model's raw
+ * text (invalid JSON becomes `{}`, which is what the model was told when they could not be read).
+ *
+ * @example
+ * const prompt = toAiSdkPrompt(system, messages, { reasoningOrigin: "anthropic", optionsKey: "anthropic" });
  */
-export function toAiSdkPrompt(system: string, messages: readonly ConversationMessage[]): LanguageModelV3Prompt {
+export function toAiSdkPrompt(system: string, messages: readonly ConversationMessage[], target: PromptTarget): LanguageModelV3Prompt {
   const prompt: LanguageModelV3Prompt = [];
   if (system) prompt.push({ role: "system", content: system });
   for (const message of messages) {
@@ -15,14 +32,7 @@ export function toAiSdkPrompt(system: string, messages: readonly ConversationMes
         prompt.push({ role: "user", content: [{ type: "text", text: message.content }] });
         break;
       case "assistant": {
-        const content: Extract<LanguageModelV3Prompt[number], { role: "assistant" }>["content"] = [];
-        if (message.reasoning?.text !== undefined || message.reasoning?.providerMetadata) {
-          content.push({
-            type: "reasoning",
-            text: message.reasoning.text ?? "",
-            ...(message.reasoning.providerMetadata ? { providerOptions: message.reasoning.providerMetadata as never } : {}),
-          });
-        }
+        const content: AssistantContent = [...reasoningParts(message.reasoning, target)];
         if (message.content) content.push({ type: "text", text: message.content });
         for (const call of message.toolCalls) {
           content.push({ type: "tool-call", toolCallId: call.id, toolName: call.name, input: parseArguments(call.rawArguments) });
@@ -47,7 +57,40 @@ export function toAiSdkPrompt(system: string, messages: readonly ConversationMes
   return prompt;
 }
 
-/** Tool specs as AI SDK function tools. */
+/**
+ * The reasoning parts of an assistant message for `target`: nothing when the reasoning came from
+ * another kind of provider. OpenAI reasoning items go back by encrypted content only (never by
+ * item id: requests are sent with `store: false`, so the server keeps no items to refer to).
+ *
+ * @example
+ * reasoningParts(message.reasoning, { reasoningOrigin: "anthropic", optionsKey: "anthropic" });
+ * // [{ type: "reasoning", text: "…", providerOptions: { anthropic: { signature: "…" } } }]
+ */
+export function reasoningParts(reasoning: ReasoningData | undefined, target: PromptTarget): ReasoningPart[] {
+  if (!reasoning || reasoningOrigin(reasoning) !== target.reasoningOrigin) return [];
+  const blocks = reasoningBlocks(reasoning);
+  switch (target.reasoningOrigin) {
+    case undefined:
+      return blocks.map((block) => ({ type: "reasoning", text: block.text }));
+    case "anthropic":
+      return blocks
+        .filter((block) => typeof block.data.signature === "string" || typeof block.data.redactedData === "string")
+        .map((block) => ({ type: "reasoning", text: block.text, providerOptions: options(target.optionsKey, block.data) }));
+    case "openai-responses":
+      return groupByEncryptedContent(blocks).map((item) => ({
+        type: "reasoning",
+        text: item.text,
+        providerOptions: options(target.optionsKey, { reasoningEncryptedContent: item.encryptedContent }),
+      }));
+  }
+}
+
+/**
+ * Tool specs as AI SDK function tools.
+ *
+ * @example
+ * toAiSdkTools([{ name: "get_weather", description: "Weather", parameters: { type: "object" } }]);
+ */
 export function toAiSdkTools(tools: readonly ToolSpec[]): LanguageModelV3FunctionTool[] {
   return tools.map((tool) => ({
     type: "function",
@@ -55,6 +98,10 @@ export function toAiSdkTools(tools: readonly ToolSpec[]): LanguageModelV3Functio
     description: tool.description,
     inputSchema: tool.parameters as LanguageModelV3FunctionTool["inputSchema"],
   }));
+}
+
+function options(key: string, data: Record<string, unknown>): SharedV3ProviderOptions {
+  return { [key]: data } as SharedV3ProviderOptions;
 }
 
 function parseArguments(raw: string): unknown {

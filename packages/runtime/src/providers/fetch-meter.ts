@@ -1,6 +1,10 @@
 /**
  * Wraps `fetch` so the caller learns how many response bytes have arrived (for
- * `assistant.streaming_delta`) and sees the response headers (for request tracing ids).
+ * `assistant.streaming_delta` and the stream-idle clock) and sees the response headers (for
+ * request tracing ids).
+ *
+ * @example
+ * const fetchImpl = meteredFetch((total) => onPart({ type: "bytes", totalBytes: total }), (headers) => (id = requestIdFromHeaders(headers)));
  */
 export function meteredFetch(onBytes: (totalBytes: number) => void, onHeaders: (headers: Headers) => void): typeof fetch {
   return async (input, init) => {

@@ -1,7 +1,12 @@
 import type { ProviderConfig } from "@tandem/protocol";
 import { ErrorCodes } from "@tandem/protocol/errors";
 import { TandemError } from "../errors.js";
-import { OpenAICompatibleClient } from "./openai-compatible.js";
+import { AiSdkModelClient, type AiSdkAdapter } from "./ai-sdk-client.js";
+import { anthropicAdapter } from "./anthropic.js";
+import { azureAdapter } from "./azure.js";
+import { openAICompatibleAdapter } from "./openai-compatible.js";
+import { openAIResponsesAdapter } from "./openai-responses.js";
+import { providerTimeoutsFromEnv } from "./timeouts.js";
 import type { ModelClient } from "./types.js";
 
 /** What decides which provider a session talks to. */
@@ -32,18 +37,32 @@ export function describeDefaultProvider(environment: ProviderEnvironment): { kin
   return { kind: "copilot", baseUrl: defaultCopilotApiUrl, authenticated: Boolean(token) };
 }
 
+/** What else the client for a session may know. */
+export interface ModelClientOptions {
+  /** The session's model (Azure reports it as its one deployment in `listModels`). */
+  model?: string;
+}
+
 /**
  * Chooses the model client for a session: a BYOK `provider` first, then `COPILOT_API_URL` with a
  * GitHub token, then `OPENAI_BASE_URL`/`OPENAI_API_KEY`, then the public Copilot API with a token.
+ * Request and stream-idle timeouts are read here, once, from `TANDEM_REQUEST_TIMEOUT_MS` and
+ * `TANDEM_STREAM_IDLE_TIMEOUT_MS`. Provider packages are loaded on the first model call.
+ *
+ * @example
+ * const client = createModelClient({ type: "anthropic", baseUrl: "https://api.anthropic.com", apiKey }, { env: process.env });
  */
-export function createModelClient(provider: ProviderConfig | undefined, environment: ProviderEnvironment): ModelClient {
-  if (provider) return createByokClient(provider);
+export function createModelClient(provider: ProviderConfig | undefined, environment: ProviderEnvironment, options: ModelClientOptions = {}): ModelClient {
+  const timeouts = providerTimeoutsFromEnv(environment.env);
+  if (provider) return new AiSdkModelClient(byokAdapter(provider, options), timeouts);
   const { env } = environment;
   if (env.COPILOT_API_URL) {
-    return new OpenAICompatibleClient({ name: "copilot", baseUrl: env.COPILOT_API_URL, bearerToken: resolveGitHubToken(environment), headers: copilotHeaders() });
+    const adapter = openAICompatibleAdapter({ name: "copilot", baseUrl: env.COPILOT_API_URL, bearerToken: resolveGitHubToken(environment), headers: copilotHeaders() });
+    return new AiSdkModelClient(adapter, timeouts);
   }
   if (env.OPENAI_BASE_URL || env.OPENAI_API_KEY) {
-    return new OpenAICompatibleClient({ name: "openai", baseUrl: env.OPENAI_BASE_URL ?? "https://api.openai.com/v1", bearerToken: env.OPENAI_API_KEY });
+    const adapter = openAICompatibleAdapter({ name: "openai", baseUrl: env.OPENAI_BASE_URL ?? "https://api.openai.com/v1", bearerToken: env.OPENAI_API_KEY });
+    return new AiSdkModelClient(adapter, timeouts);
   }
   const token = resolveGitHubToken(environment);
   if (!token) {
@@ -52,22 +71,28 @@ export function createModelClient(provider: ProviderConfig | undefined, environm
       "No model provider is configured: set COPILOT_API_URL with a GitHub token (GH_TOKEN / GITHUB_TOKEN), OPENAI_BASE_URL / OPENAI_API_KEY, or pass a provider in session.create.",
     );
   }
-  return new OpenAICompatibleClient({ name: "copilot", baseUrl: defaultCopilotApiUrl, bearerToken: token, headers: copilotHeaders() });
+  return new AiSdkModelClient(openAICompatibleAdapter({ name: "copilot", baseUrl: defaultCopilotApiUrl, bearerToken: token, headers: copilotHeaders() }), timeouts);
 }
 
-function createByokClient(provider: ProviderConfig): ModelClient {
-  const type = provider.type ?? "openai";
-  if (type === "openai" && (provider.wireApi ?? "completions") === "completions") {
-    return new OpenAICompatibleClient({
-      name: "openai",
-      baseUrl: provider.baseUrl,
-      bearerToken: provider.bearerToken ?? provider.apiKey,
-    });
+/**
+ * The adapter for a BYOK provider config (seed 003 §4.9). `bearerToken` wins over `apiKey`; for
+ * `openai` both are sent as `Authorization: Bearer`, for `anthropic` the key goes in `x-api-key`, for
+ * `azure` in `api-key`. Anthropic always speaks the messages API, whatever `wireApi` says.
+ *
+ * @example
+ * byokAdapter({ type: "openai", wireApi: "responses", baseUrl: "https://api.openai.com/v1", apiKey }).name; // "openai"
+ */
+export function byokAdapter(provider: ProviderConfig, options: ModelClientOptions = {}): AiSdkAdapter {
+  const { baseUrl, apiKey, bearerToken } = provider;
+  switch (provider.type ?? "openai") {
+    case "anthropic":
+      return anthropicAdapter({ baseUrl, apiKey, bearerToken });
+    case "azure":
+      return azureAdapter({ baseUrl, apiKey, bearerToken, wireApi: provider.wireApi, apiVersion: provider.azure?.apiVersion, deployment: options.model });
+    case "openai":
+      if (provider.wireApi === "responses") return openAIResponsesAdapter({ baseUrl, bearerToken: bearerToken ?? apiKey });
+      return openAICompatibleAdapter({ name: "openai", baseUrl, bearerToken: bearerToken ?? apiKey });
   }
-  throw new TandemError(
-    ErrorCodes.NotAvailable,
-    `Provider type "${type}"${provider.wireApi ? ` with wireApi "${provider.wireApi}"` : ""} is not supported yet; use type "openai" with wireApi "completions".`,
-  );
 }
 
 function copilotHeaders(): Record<string, string> {

@@ -1,0 +1,121 @@
+import type { LanguageModelV3, LanguageModelV3CallOptions } from "@ai-sdk/provider";
+import type { ModelInfo } from "@tandem/protocol";
+import { toAiSdkPrompt, toAiSdkTools, type PromptTarget } from "./ai-sdk-prompt.js";
+import { ProviderError, requestIdFromHeaders, toProviderError } from "./errors.js";
+import { meteredFetch } from "./fetch-meter.js";
+import { ResponseCollector, StreamErrorPart } from "./response-collector.js";
+import { CallDeadline, type ProviderTimeouts } from "./timeouts.js";
+import type { ModelClient, ModelRequest, ModelResponse, ModelStreamPart } from "./types.js";
+
+/**
+ * What differs between providers reached through an AI SDK provider package: how to create the
+ * model, which options a request needs, where reasoning metadata lives, how to list models.
+ */
+export interface AiSdkAdapter extends PromptTarget {
+  /** The client's name (`ModelClient.name`): `copilot`, `openai`, `azure`, `anthropic`, … */
+  readonly name: string;
+  /** Creates the language model; the provider package is imported here, on first use. */
+  createModel(modelId: string, fetchImpl: typeof fetch): Promise<LanguageModelV3>;
+  /** Provider options for one request (reasoning effort, storage, …). */
+  providerOptions(request: ModelRequest): LanguageModelV3CallOptions["providerOptions"];
+  /** Lists the provider's models; `fetchImpl` carries the request timeout. */
+  listModels(fetchImpl: typeof fetch): Promise<ModelInfo[]>;
+  /**
+   * Optional: called when a request failed; returns true when the adapter changed what it sends
+   * (e.g. a reasoning effort the model does not accept) so the request is worth repeating at once.
+   */
+  adjustAfterError?(error: ProviderError, request: ModelRequest): boolean;
+}
+
+/**
+ * A {@link ModelClient} over an AI SDK `LanguageModelV3`: streams one model step (text, reasoning,
+ * tool calls, usage), counts response bytes, enforces the request and stream-idle timeouts and
+ * turns failures into {@link ProviderError}s. An abort of `request.signal` cancels the HTTP request
+ * at once and rejects with the abort reason, never with a `ProviderError`.
+ *
+ * @example
+ * const client = new AiSdkModelClient(anthropicAdapter({ baseUrl, apiKey }), defaultProviderTimeouts);
+ * const response = await client.generate(request, (part) => { ... });
+ */
+export class AiSdkModelClient implements ModelClient {
+  readonly name: string;
+
+  constructor(
+    private readonly adapter: AiSdkAdapter,
+    private readonly timeouts: ProviderTimeouts,
+  ) {
+    this.name = adapter.name;
+  }
+
+  async generate(request: ModelRequest, onPart: (part: ModelStreamPart) => void): Promise<ModelResponse> {
+    try {
+      return await this.generateOnce(request, onPart);
+    } catch (error) {
+      if (!(error instanceof ProviderError) || !this.adapter.adjustAfterError?.(error, request)) throw error;
+      return await this.generateOnce(request, onPart);
+    }
+  }
+
+  async listModels(): Promise<ModelInfo[]> {
+    const signal = AbortSignal.timeout(this.timeouts.requestTimeoutMs);
+    const fetchWithTimeout: typeof fetch = (input, init) => fetch(input, { ...init, signal });
+    try {
+      return await this.adapter.listModels(fetchWithTimeout);
+    } catch (error) {
+      const timeoutMessage = signal.aborted ? `Listing models timed out after ${this.timeouts.requestTimeoutMs} ms` : undefined;
+      throw toProviderError(error, { timeoutMessage });
+    }
+  }
+
+  private async generateOnce(request: ModelRequest, onPart: (part: ModelStreamPart) => void): Promise<ModelResponse> {
+    const deadline = new CallDeadline(request.signal, this.timeouts, request.stream);
+    let providerCallId: string | undefined;
+    const fetchWithMeter = meteredFetch(
+      (totalBytes) => {
+        deadline.activity();
+        if (request.stream) onPart({ type: "bytes", totalBytes });
+      },
+      (headers) => {
+        deadline.activity();
+        providerCallId = requestIdFromHeaders(headers);
+      },
+    );
+    const collector = new ResponseCollector({ metadataKey: this.adapter.optionsKey, reasoningOrigin: this.adapter.reasoningOrigin });
+    try {
+      const model = await this.adapter.createModel(request.model, fetchWithMeter);
+      const options: LanguageModelV3CallOptions = {
+        prompt: toAiSdkPrompt(request.system, request.messages, this.adapter),
+        ...(request.tools.length > 0 ? { tools: toAiSdkTools(request.tools) } : {}),
+        abortSignal: deadline.signal,
+        providerOptions: this.adapter.providerOptions(request),
+      };
+      if (request.stream) await streamInto(model, options, collector, onPart);
+      else collector.acceptGenerateResult(await model.doGenerate(options));
+      return collector.result(providerCallId);
+    } catch (error) {
+      const cause = error instanceof StreamErrorPart ? error.error : error;
+      throw toProviderError(cause, { signal: request.signal, timeoutMessage: deadline.timeoutMessage, providerCallId });
+    } finally {
+      deadline.dispose();
+    }
+  }
+}
+
+async function streamInto(
+  model: LanguageModelV3,
+  options: LanguageModelV3CallOptions,
+  collector: ResponseCollector,
+  onPart: (part: ModelStreamPart) => void,
+): Promise<void> {
+  const { stream } = await model.doStream(options);
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      collector.acceptStreamPart(value, onPart);
+    }
+  } finally {
+    reader.cancel().catch(() => undefined);
+  }
+}
