@@ -51,7 +51,7 @@ export class Runtime {
       runtimeVersion,
       defaultModel: env.TANDEM_MODEL ?? env.COPILOT_MODEL ?? fallbackModel,
       hookTimeoutMs: hookTimeoutFromEnv(env),
-      createModelClient: (config: SessionCreateParams) => createModelClient(config.provider, this.providerEnvironment),
+      createModelClient: (config: SessionCreateParams) => createModelClient(config.provider, this.providerEnvironment, { model: config.model }),
       broadcastLifecycle: (event) => this.broadcastLifecycle(event),
     });
     this.dispatcher = new Dispatcher(this);

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { errorMessage, TandemError } from "../errors.js";
 import type { Logger } from "../log.js";
 import { ProviderError } from "../providers/errors.js";
+import { reasoningEventFields } from "../providers/reasoning.js";
 import type { ModelClient, ModelResponse, ModelStreamPart } from "../providers/types.js";
 import type { ConversationMessage, ToolSpec } from "./messages.js";
 import { withRetries, type RetryPolicy } from "./retry.js";
@@ -86,6 +87,11 @@ async function runTurn(host: LoopHost, interactionId: string, turn: number, sign
   };
   const system = await host.systemPrompt();
   const started = performance.now();
+  let streamedOutput = false;
+  const onAttemptPart = (part: ModelStreamPart): void => {
+    if (part.type !== "bytes") streamedOutput = true;
+    onPart(part);
+  };
   const response = await withRetries(
     host.retryPolicy,
     signal,
@@ -100,11 +106,13 @@ async function runTurn(host: LoopHost, interactionId: string, turn: number, sign
           reasoningEffort: host.reasoningEffort,
           signal,
         },
-        onPart,
+        onAttemptPart,
       ),
     (error, delayMs, attemptNumber) => {
       host.logger.warn(`model call failed (attempt ${attemptNumber}); retrying in ${Math.round(delayMs)} ms: ${error.message}`);
     },
+    // A response that already streamed text to the client is not retried: the client has seen it.
+    () => !streamedOutput,
   );
   const durationMs = Math.round(performance.now() - started);
   host.recordModelCall(host.model, response, durationMs);
@@ -121,7 +129,7 @@ async function runTurn(host: LoopHost, interactionId: string, turn: number, sign
     content: response.text,
     toolRequests,
     interactionId,
-    ...(response.reasoning?.text ? { reasoningText: response.reasoning.text } : {}),
+    ...reasoningEventFields(response.reasoning),
     ...(response.usage.outputTokens !== undefined ? { outputTokens: response.usage.outputTokens } : {}),
   });
   host.emitter.emit("assistant.usage", {
@@ -142,7 +150,8 @@ async function runTurn(host: LoopHost, interactionId: string, turn: number, sign
 
   const results = await runToolCalls(host, response.toolCalls, interactionId, signal);
   for (const { call, outcome } of results) {
-    host.messages.push({ role: "tool", toolCallId: call.id, toolName: call.name, content: outcome.textForModel });
+    const images = outcome.binaryResults?.map((result) => ({ mimeType: result.mimeType, data: result.data }));
+    host.messages.push({ role: "tool", toolCallId: call.id, toolName: call.name, content: outcome.textForModel, ...(images?.length ? { images } : {}) });
   }
   for (const { outcome } of results) {
     for (const content of outcome.followUpMessages ?? []) host.messages.push({ role: "user", content });

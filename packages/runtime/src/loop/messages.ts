@@ -16,7 +16,13 @@ export interface ReasoningData {
 export type ConversationMessage =
   | { role: "user"; content: string }
   | { role: "assistant"; content: string; toolCalls: ModelToolCall[]; reasoning?: ReasoningData }
-  | { role: "tool"; toolCallId: string; toolName: string; content: string };
+  | { role: "tool"; toolCallId: string; toolName: string; content: string; images?: ToolImage[] };
+
+/** An image a tool returned for the model (base64 data). */
+export interface ToolImage {
+  mimeType: string;
+  data: string;
+}
 
 /** A tool as offered to the model. */
 export interface ToolSpec {

@@ -32,13 +32,14 @@ export async function withRetries<T>(
   signal: AbortSignal,
   attempt: (attemptNumber: number) => Promise<T>,
   onRetry: (error: ProviderError, delayMs: number, attemptNumber: number) => void,
+  mayRetry: () => boolean = () => true,
 ): Promise<T> {
   for (let attemptNumber = 1; ; attemptNumber++) {
     try {
       return await attempt(attemptNumber);
     } catch (error) {
       if (signal.aborted) throw error;
-      if (!(error instanceof ProviderError) || !error.retryable || attemptNumber > policy.maxRetries) throw error;
+      if (!(error instanceof ProviderError) || !error.retryable || attemptNumber > policy.maxRetries || !mayRetry()) throw error;
       const backoff = policy.baseDelayMs * 2 ** (attemptNumber - 1) * (0.8 + Math.random() * 0.4);
       const delayMs = Math.min(policy.maxDelayMs, Math.max(backoff, error.retryAfterMs ?? 0));
       onRetry(error, delayMs, attemptNumber);

@@ -26,7 +26,21 @@ type ReasoningPart = Extract<AssistantContent[number], { type: "reasoning" }>;
 export function toAiSdkPrompt(system: string, messages: readonly ConversationMessage[], target: PromptTarget): LanguageModelV3Prompt {
   const prompt: LanguageModelV3Prompt = [];
   if (system) prompt.push({ role: "system", content: system });
+  // Images from tool results go in a user message right after the run of tool results: every
+  // provider accepts images there, while chat completions cannot carry them in tool messages.
+  let images: Array<{ toolCallId: string; mimeType: string; data: string }> = [];
+  const flushImages = (): void => {
+    if (images.length === 0) return;
+    const content: Extract<LanguageModelV3Prompt[number], { role: "user" }>["content"] = [];
+    for (const image of images) {
+      content.push({ type: "text", text: `Image returned by tool call ${image.toolCallId}:` });
+      content.push({ type: "file", data: image.data, mediaType: image.mimeType });
+    }
+    prompt.push({ role: "user", content });
+    images = [];
+  };
   for (const message of messages) {
+    if (message.role !== "tool") flushImages();
     switch (message.role) {
       case "user":
         prompt.push({ role: "user", content: [{ type: "text", text: message.content }] });
@@ -50,10 +64,12 @@ export function toAiSdkPrompt(system: string, messages: readonly ConversationMes
         };
         if (previous?.role === "tool") previous.content.push(part);
         else prompt.push({ role: "tool", content: [part] });
+        for (const image of message.images ?? []) images.push({ toolCallId: message.toolCallId, ...image });
         break;
       }
     }
   }
+  flushImages();
   return prompt;
 }
 

@@ -2,6 +2,12 @@ import type { AgentMode, SessionEvent } from "@tandem/protocol";
 import { completeInterruptedCalls } from "../loop/agent-loop.js";
 import type { ConversationMessage, ModelToolCall } from "../loop/messages.js";
 import { skillContextMessage } from "../skills/loader.js";
+import { reasoningFromEventFields } from "../providers/reasoning.js";
+
+function reasoningOf(fields: { reasoningText?: string; reasoningOpaque?: string; encryptedContent?: string }): { reasoning?: ReturnType<typeof reasoningFromEventFields> } {
+  const reasoning = reasoningFromEventFields(fields);
+  return reasoning ? { reasoning } : {};
+}
 
 /** What a session's persisted events say about its state. */
 export interface RebuiltSession {
@@ -67,7 +73,7 @@ export function rebuildFromEvents(events: readonly SessionEvent[]): RebuiltSessi
           role: "assistant",
           content: event.data.content,
           toolCalls,
-          ...(event.data.reasoningText ? { reasoning: { text: event.data.reasoningText } } : {}),
+          ...reasoningOf(event.data),
         });
         break;
       }
