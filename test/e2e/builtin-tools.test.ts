@@ -131,8 +131,22 @@ it("never offers excluded tools, and keeps the built-in order for availableTools
   await excluded.sendAndWait({ prompt: "Say hello" });
   const offered = body(0).tools?.map((tool) => tool.function.name) ?? [];
   for (const name of ["bash", "web_fetch", "write_bash"]) expect(offered).not.toContain(name);
-  // Tools other parts of the runtime add (sub-agents, MCP) come after the built-ins.
-  expect(offered.slice(0, 10)).toEqual(["read_bash", "stop_bash", "list_bash", "view", "create", "edit", "report_intent", "grep", "glob", "task_complete"]);
+  // The reference order: sub-agent tools sit after report_intent (read_agent, list_agents) and glob (task).
+  expect(offered).toEqual([
+    "read_bash",
+    "stop_bash",
+    "list_bash",
+    "view",
+    "create",
+    "edit",
+    "report_intent",
+    "read_agent",
+    "list_agents",
+    "grep",
+    "glob",
+    "task",
+    "task_complete",
+  ]);
 
   const allowed = await client.createSession({
     onPermissionRequest: approveAll,
@@ -140,10 +154,8 @@ it("never offers excluded tools, and keeps the built-in order for availableTools
     tools: [{ name: "lookup", description: "Looks things up", parameters: { type: "object", properties: {} }, handler: () => "found" }],
   });
   await allowed.sendAndWait({ prompt: "Say hello" });
-  // Only the built-ins and custom tools are judged here; tools added elsewhere are not this test's subject.
-  const builtins = new Set(["bash", "write_bash", "read_bash", "stop_bash", "list_bash", "view", "create", "edit", "web_fetch", "report_intent", "grep", "glob", "task_complete"]);
-  const judged = (body(1).tools ?? []).map((tool) => tool.function.name).filter((name) => builtins.has(name) || name === "lookup");
-  expect(judged).toEqual(["bash", "view", "lookup"]);
+  // availableTools applies to every tool, sub-agent tools included.
+  expect((body(1).tools ?? []).map((tool) => tool.function.name)).toEqual(["bash", "view", "lookup"]);
 });
 
 it("refuses a custom tool named like a built-in unless it overrides it", async () => {

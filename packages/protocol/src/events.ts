@@ -279,6 +279,8 @@ export const ephemeralEventTypes: ReadonlySet<SessionEventType> = new Set<Sessio
   "session.usage_info",
   "session.tools_updated",
   "session.background_tasks_changed",
+  "session.mcp_servers_loaded",
+  "session.mcp_server_status_changed",
   "pending_messages.modified",
   "assistant.intent",
   "assistant.reasoning_delta",

@@ -102,6 +102,7 @@ function emitComplete(host: ToolRunnerHost, call: ModelToolCall, outcome: ToolOu
     result: {
       content: outcome.textForModel,
       ...(outcome.detailedContent !== undefined ? { detailedContent: outcome.detailedContent } : {}),
+      ...("contents" in outcome && Array.isArray(outcome.contents) ? { contents: outcome.contents } : {}),
     },
     ...(succeeded ? {} : { error: { message: outcome.errorMessage ?? outcome.textForModel, code: outcome.resultType } }),
     ...(outcome.telemetry ? { toolTelemetry: outcome.telemetry } : {}),

@@ -34,6 +34,11 @@ import {
   SessionSend,
   SessionSetForeground,
   SessionSkillsDisable,
+  SessionMcpList,
+  SessionMcpEnable,
+  SessionMcpDisable,
+  SessionMcpReload,
+  SessionUiHandlePendingElicitation,
   SessionSkillsEnable,
   SessionSkillsList,
   SessionSkillsReload,
@@ -49,6 +54,7 @@ import { invalidParams, TandemError } from "../errors.js";
 import type { Runtime } from "../runtime.js";
 import type { ClientConnection } from "./connection.js";
 import { pingResult } from "./ping.js";
+import { listBuiltinTools } from "../tools/registry.js";
 
 type AnyToken = RequestToken<string, z.ZodType, z.ZodType>;
 type Handler<T extends AnyToken> = (params: z.infer<T["params"]>, client: ClientConnection) => Promise<z.infer<T["result"]>> | z.infer<T["result"]>;
@@ -82,7 +88,7 @@ export class Dispatcher {
     this.on(StatusGet, () => ({ version: runtime.version, protocolVersion: runtime.protocolVersion }));
     this.on(AuthGetStatus, () => runtime.authStatus());
     this.on(ModelsList, async () => ({ models: await runtime.listModels() }));
-    this.on(ToolsList, async () => ({ tools: (await import("../tools/registry.js")).listBuiltinTools() }));
+    this.on(ToolsList, () => ({ tools: listBuiltinTools() }));
     this.on(AccountGetQuota, () => {
       throw new TandemError(ErrorCodes.NotAvailable, "Quota information is not available: Tandem does not meter usage; see your provider's dashboard.");
     });
@@ -131,10 +137,7 @@ export class Dispatcher {
 
     this.on(SessionModelGetCurrent, ({ sessionId }) => ({ modelId: sessions.get(sessionId).model }));
     this.on(SessionModelSwitchTo, ({ sessionId, modelId, reasoningEffort }) => {
-      const session = sessions.get(sessionId);
-      const previousModel = session.model;
-      session.reconfigure({ ...session.config, model: modelId, ...(reasoningEffort ? { reasoningEffort } : {}) }, session.tools, modelId);
-      session.emitter.emit("session.model_change", { previousModel, newModel: modelId, ...(reasoningEffort ? { reasoningEffort } : {}) });
+      sessions.get(sessionId).switchModel(modelId, reasoningEffort);
       return { modelId };
     });
     this.on(SessionModeGet, ({ sessionId }) => ({ mode: sessions.get(sessionId).mode }));
@@ -195,6 +198,23 @@ export class Dispatcher {
       return {};
     });
 
+    this.on(SessionMcpList, ({ sessionId }) => ({ servers: sessions.get(sessionId).mcp.list() }));
+    this.on(SessionMcpEnable, async ({ sessionId, serverName }) => {
+      await sessions.get(sessionId).mcp.enable(serverName);
+      return {};
+    });
+    this.on(SessionMcpDisable, async ({ sessionId, serverName }) => {
+      await sessions.get(sessionId).mcp.disable(serverName);
+      return {};
+    });
+    this.on(SessionMcpReload, async ({ sessionId }) => {
+      await sessions.get(sessionId).mcp.reload();
+      return {};
+    });
+    this.on(SessionUiHandlePendingElicitation, ({ sessionId, requestId, result }) => {
+      const settled = sessions.get(sessionId).pending.settle(requestId, "elicitation", result);
+      return settled ? { success: true } : { success: false, error: `No pending elicitation with requestId ${requestId}` };
+    });
     this.on(SessionExitPlanModeHandlePendingRequest, ({ sessionId, requestId, action, feedback }) => {
       const settled = sessions.get(sessionId).pending.settle(requestId, "exitPlanMode", { action, feedback });
       return settled ? { success: true } : { success: false, error: `No pending exit-plan-mode request with requestId ${requestId}` };

@@ -8,7 +8,7 @@ import type { RetryPolicy } from "../loop/retry.js";
 import type { ModelClient } from "../providers/types.js";
 import { readEventsFile } from "../store/event-log.js";
 import type { SessionStore } from "../store/session-store.js";
-import { buildSessionTools } from "../tools/registry.js";
+import { validateToolConfig } from "../tools/registry.js";
 import type { ClientPort } from "./client-port.js";
 import { SessionEmitter } from "./emitter.js";
 import { rebuildFromEvents } from "./history.js";
@@ -76,11 +76,11 @@ export class SessionManager {
       throw invalidParams(`Session ${sessionId} already exists; use session.resume to continue it.`, { sessionId });
     }
     const workingDirectory = await checkDirectory(params.workingDirectory);
-    const tools = buildSessionTools(params);
+    validateToolConfig(params);
     if (params.agent && !(params.customAgents ?? []).some((agent) => agent.name === params.agent)) {
       throw invalidParams(`Unknown agent "${params.agent}": it is not among customAgents.`, { agent: params.agent });
     }
-    const opening = this.open(sessionId, params, workingDirectory, tools, undefined);
+    const opening = this.open(sessionId, params, workingDirectory, undefined);
     this.opening.set(sessionId, opening);
     try {
       const session = await opening;
@@ -89,6 +89,9 @@ export class SessionManager {
       await this.options.store.writeWorkspace(this.workspaceInfo(session));
       if (params.agent) session.agents.select(params.agent);
       await session.skills.load();
+      const disabled = session.toolset.disabledNames();
+      if (disabled.length > 0) session.emitter.emit("session.info", { infoType: "configuration", message: `Disabled tools: ${disabled.join(", ")}` });
+      void session.mcp.start();
       await session.runStartHook("new");
       this.options.broadcastLifecycle({ type: "session.created", sessionId, metadata: this.lifecycleMetadata(session) });
       return this.opened(session, false);
@@ -99,16 +102,16 @@ export class SessionManager {
 
   async resume(params: SessionResumeParams, port: ClientPort): Promise<SessionOpened> {
     const { sessionId } = params;
-    const tools = buildSessionTools(params);
+    validateToolConfig(params);
     let session = this.live.get(sessionId);
     if (session) {
       const merged = mergeConfig(session.config, params);
-      session.reconfigure(merged, tools, params.model ?? session.model);
+      session.reconfigure(merged, params.model ?? session.model);
       if (params.skillDirectories || params.disabledSkills) {
         await session.skills.reconfigure(merged.skillDirectories ?? [], merged.disabledSkills ?? []);
       }
     } else {
-      const pending = this.opening.get(sessionId) ?? this.loadFromDisk(params, tools);
+      const pending = this.opening.get(sessionId) ?? this.loadFromDisk(params);
       this.opening.set(sessionId, pending);
       try {
         session = await pending;
@@ -207,7 +210,6 @@ export class SessionManager {
     sessionId: string,
     config: SessionCreateParams,
     workingDirectory: string,
-    tools: ReturnType<typeof buildSessionTools>,
     restored:
       | { events: SessionEvent[]; lastEventId: string | null; startTime: Date; summary?: string; model?: string; mode?: AgentMode; selectedAgent?: string; messages: Session["messages"] }
       | undefined,
@@ -224,7 +226,6 @@ export class SessionManager {
       model: config.model ?? restored?.model ?? this.options.defaultModel,
       emitter,
       services: this.sessionServices(),
-      tools,
       messages: restored?.messages,
       startTime: restored?.startTime ?? new Date(),
       summary: restored?.summary,
@@ -235,7 +236,7 @@ export class SessionManager {
     return session;
   }
 
-  private async loadFromDisk(params: SessionResumeParams, tools: ReturnType<typeof buildSessionTools>): Promise<Session> {
+  private async loadFromDisk(params: SessionResumeParams): Promise<Session> {
     const { sessionId } = params;
     const { store, logger } = this.options;
     if (!(await store.exists(sessionId))) throw sessionNotFound(sessionId);
@@ -246,7 +247,7 @@ export class SessionManager {
     const startEvent = events.find((event) => event.type === "session.start");
     const storedCwd = startEvent?.type === "session.start" ? startEvent.data.context?.cwd : undefined;
     const workingDirectory = await checkDirectory(params.workingDirectory ?? storedCwd ?? workspace?.cwd);
-    return this.open(sessionId, params, workingDirectory, tools, {
+    return this.open(sessionId, params, workingDirectory, {
       events,
       lastEventId: rebuilt.lastEventId,
       startTime: new Date(rebuilt.startTime ?? workspace?.created_at ?? Date.now()),

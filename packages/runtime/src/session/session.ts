@@ -17,9 +17,13 @@ import { UserInputBroker, type UserInputHost } from "./user-input.js";
 import { HookRunner, type HookHost } from "../hooks/hook-runner.js";
 import { errorMessage } from "../errors.js";
 import { SessionWorkspace } from "../plan/plan-file.js";
-import { SessionAgents, type AgentsHost } from "../agents/session-agents.js";
-import { SessionSkills, type SkillsHost } from "../skills/session-skills.js";
-import { createExitPlanModeTool, planModeDenial } from "../plan/plan-mode.js";
+import type { SessionAgents } from "../agents/session-agents.js";
+import type { SessionSkills } from "../skills/session-skills.js";
+import { planModeDenial } from "../plan/plan-mode.js";
+import type { McpManager } from "../mcp/manager.js";
+import type { McpHost } from "../mcp/types.js";
+import { requestElicitation } from "./elicitation.js";
+import { SessionToolset, type ToolsetHost } from "./toolset.js";
 
 /** Services a session borrows from the runtime. */
 export interface SessionServices {
@@ -42,7 +46,6 @@ export interface SessionInit {
   model: string;
   emitter: SessionEmitter;
   services: SessionServices;
-  tools: Tool[];
   messages?: ConversationMessage[];
   startTime: Date;
   summary?: string;
@@ -74,7 +77,7 @@ interface QueuedMessage {
  * @example
  * const messageId = session.send({ sessionId, prompt: "hello" });
  */
-export class Session implements LoopHost, PermissionHost, UserInputHost, HookHost, AgentsHost, SkillsHost {
+export class Session implements LoopHost, PermissionHost, UserInputHost, HookHost, ToolsetHost {
   readonly sessionId: string;
   readonly workspacePath: string;
   readonly workingDirectory: string;
@@ -88,18 +91,16 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
   summary: string | undefined;
   mode: AgentMode;
 
-  tools: Tool[];
   private readonly services: SessionServices;
   readonly hooks: HookRunner;
   /** The plan file and workspace files. */
   readonly workspace: SessionWorkspace;
-  /** Custom agents, sub-agents and background agents. */
-  readonly agents: SessionAgents;
-  /** Skills from `skillDirectories`. */
-  readonly skills: SessionSkills;
+  /** Built-in, custom, skill, agent, plan and MCP tools. */
+  readonly toolset: SessionToolset;
   /** Tools a skill's `allowed-tools` auto-approved for the rest of the session. */
   private readonly autoApproved = new Set<string>();
-  private readonly exitPlanModeTool: Tool;
+  /** Notices (finished background work) waiting for the next run when the session was idle. */
+  private readonly deferredNotices: string[] = [];
   /** Permission, tool and user-input channels per emitter (the session's, or a sub-agent's scope). */
   private readonly channels = new WeakMap<EventEmitterPort, { permissions: PermissionBroker; toolBridge: ToolBridge; userInput: UserInputBroker }>();
   /** Extra system-prompt context a sessionStart hook supplied. */
@@ -123,7 +124,6 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
     this.config = init.config;
     this.model = init.model;
     this.services = init.services;
-    this.tools = init.tools;
     this.messages = init.messages ?? [];
     this.startTime = init.startTime;
     this.summary = init.summary;
@@ -131,9 +131,24 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
     this.metrics = new SessionMetrics(init.startTime);
     this.hooks = new HookRunner(this, init.services.hookTimeoutMs);
     this.workspace = new SessionWorkspace(init.workspacePath, init.emitter);
-    this.agents = new SessionAgents(init.config.customAgents, this);
-    this.skills = new SessionSkills(init.config.skillDirectories ?? [], init.config.disabledSkills ?? [], this);
-    this.exitPlanModeTool = createExitPlanModeTool(this);
+    this.toolset = new SessionToolset(this);
+  }
+
+  /** Custom agents, sub-agents and background agents. */
+  get agents(): SessionAgents {
+    return this.toolset.agents;
+  }
+  /** Skills from `skillDirectories`. */
+  get skills(): SessionSkills {
+    return this.toolset.skills;
+  }
+  /** The session's MCP servers. */
+  get mcp(): McpManager {
+    return this.toolset.mcp;
+  }
+  /** What MCP servers need from the session: forms for the user. */
+  get mcpHost(): Omit<McpHost, "emitter" | "logger" | "workingDirectory"> {
+    return { elicit: (request, signal) => requestElicitation(this, request, signal) };
   }
 
   // ---- PermissionHost / LoopHost -------------------------------------------------------------
@@ -203,30 +218,34 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
       return sections;
     }
   }
-  /** Every tool of the session (built-in, custom, agents), before the selected agent's filter. */
+  /** Every tool of the session, before the selected agent's filter. */
   allTools(): readonly Tool[] {
-    const planTools = this.mode === "plan" ? [this.exitPlanModeTool] : [];
-    return [...this.tools, ...this.skills.tools(), ...this.agents.tools, ...planTools];
+    return this.toolset.all();
   }
   autoApprove(toolNames: readonly string[]): void {
     for (const name of toolNames) this.autoApproved.add(name);
   }
-  /** The tools the main loop offers the model. */
-  offeredTools(): Tool[] {
-    return this.agents.filter(this.allTools());
-  }
   toolSpecs(): ToolSpec[] {
-    return this.offeredTools().map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters }));
+    return this.toolset.offered().map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters }));
   }
   findTool(name: string): Tool | undefined {
-    return this.offeredTools().find((tool) => tool.name === name);
+    return this.toolset.find(name);
   }
   toolNames(): string[] {
-    return this.offeredTools().map((tool) => tool.name);
+    return this.toolset.offered().map((tool) => tool.name);
   }
-  /** Injects a system notification into the running loop (nothing happens when idle). */
+  onBackgroundShellDone(notice: string): void {
+    this.notify(notice);
+  }
+  /**
+   * Tells the model about finished background work: injected into the running loop, or kept for
+   * the next message when the session is idle.
+   */
   notify(text: string): void {
-    if (!this.running) return;
+    if (!this.running) {
+      this.deferredNotices.push(text);
+      return;
+    }
     this.steering.push({ messageId: randomUUID(), params: { sessionId: this.sessionId, prompt: text }, source: "system" });
   }
   async beforeModelCall(interactionId: string): Promise<void> {
@@ -260,7 +279,8 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
       workingDirectory: this.workingDirectory,
       emitter,
       requestPermission: (request) => {
-        const full = { ...request, toolCallId: call.id } as PermissionRequest;
+        // The reference sends MCP permission requests without a toolCallId.
+        const full = (request.kind === "mcp" ? { ...request } : { ...request, toolCallId: call.id }) as PermissionRequest;
         const denial = this.mode === "plan" ? planModeDenial(full, this.workspace.planPath) : undefined;
         if (denial) return Promise.resolve(denial);
         if (options.preApproved || this.autoApproved.has(tool.name)) return Promise.resolve({ kind: "approved" as const });
@@ -323,12 +343,20 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
     return this.emitter.hasSink(port);
   }
 
+  /** Switches the model (and optionally the reasoning effort); emits `session.model_change`. */
+  switchModel(modelId: string, reasoningEffort?: SessionCreateParams["reasoningEffort"]): void {
+    const previousModel = this.model;
+    this.config = { ...this.config, model: modelId, ...(reasoningEffort ? { reasoningEffort } : {}) };
+    this.model = modelId;
+    this.client = undefined;
+    this.emitter.emit("session.model_change", { previousModel, newModel: modelId, ...(reasoningEffort ? { reasoningEffort } : {}) });
+  }
+
   /** Replaces the configuration (resume with new settings) and the tool set. */
-  reconfigure(config: SessionCreateParams, tools: Tool[], model: string): void {
+  reconfigure(config: SessionCreateParams, model: string): void {
     this.config = config;
     this.cachedSystemPrompt = undefined;
-    this.agents.reload(config.customAgents);
-    this.tools = tools;
+    this.toolset.reconfigure(config);
     if (model !== this.model) this.model = model;
     this.client = undefined;
   }
@@ -389,9 +417,9 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
     if (this.destroyed) return;
     this.destroyed = true;
     await this.abort();
-    this.agents.background.cancelAll();
     if (this.hooks.active) await this.hooks.run("sessionEnd", { reason: "user_exit" });
     this.pending.abandonAll("destroyed");
+    await this.toolset.dispose();
     this.emitter.emit("session.shutdown", this.metrics.shutdownData(this.model));
     await this.emitter.durable();
   }
@@ -418,6 +446,10 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
     const controller = new AbortController();
     this.currentRun = controller;
     const interactionId = randomUUID();
+    await this.mcp.start();
+    for (let notice = this.deferredNotices.shift(); notice; notice = this.deferredNotices.shift()) {
+      await this.recordUserMessage({ sessionId: this.sessionId, prompt: notice }, interactionId, "system");
+    }
     if (!(await this.recordUserMessage(queued.params, interactionId))) {
       this.currentRun = undefined;
       return;

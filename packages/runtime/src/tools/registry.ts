@@ -142,3 +142,11 @@ export function listBuiltinTools(): Array<{ name: string; description: string; p
 export async function disposeSessionTools(tools: readonly Tool[]): Promise<void> {
   await Promise.all(tools.map((tool) => tool.dispose?.()));
 }
+
+/**
+ * Checks the application's tool definitions (duplicates, unannounced built-in overrides) before a
+ * session is created, so a bad configuration fails `session.create` with a clear error.
+ */
+export function validateToolConfig(config: Pick<SessionCreateParams, "tools" | "requestUserInput">): void {
+  buildSessionTools({ tools: config.tools, requestUserInput: config.requestUserInput }, createBuiltinServices({ ripgrepPath: null }));
+}

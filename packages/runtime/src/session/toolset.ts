@@ -1,0 +1,131 @@
+import type { SessionCreateParams } from "@tandem/protocol";
+import { SessionAgents, type AgentsHost } from "../agents/session-agents.js";
+import { McpManager } from "../mcp/manager.js";
+import type { McpHost } from "../mcp/types.js";
+import { createExitPlanModeTool, type ExitPlanHost } from "../plan/plan-mode.js";
+import { SessionSkills, type SkillsHost } from "../skills/session-skills.js";
+import { buildSessionTools, createBuiltinServices, listBuiltinTools, type BuiltinServices } from "../tools/registry.js";
+import type { Tool } from "../tools/types.js";
+
+/** What the toolset needs from its session. */
+export interface ToolsetHost extends AgentsHost, SkillsHost, ExitPlanHost {
+  readonly config: SessionCreateParams;
+  readonly mode: string;
+  /** Elicitation and tool-list changes for the MCP servers. */
+  readonly mcpHost: Omit<McpHost, "emitter" | "logger" | "workingDirectory">;
+  /** A background shell command finished: `notice` is the message for the model. */
+  onBackgroundShellDone(notice: string): void;
+}
+
+const builtinNames = new Set(listBuiltinTools().map((tool) => tool.name));
+
+/**
+ * Every tool a session offers, in the order of the reference runtime: the built-ins (with `skill`,
+ * `read_agent` and `list_agents` after `report_intent`, and `task` after `glob`), then the
+ * application's custom tools, then `exit_plan_mode` in plan mode, then MCP tools. `availableTools`
+ * and `excludedTools` apply to all of them; the selected agent's allow-list applies on top.
+ *
+ * @example
+ * const toolset = new SessionToolset(session);
+ * toolset.offered().map((tool) => tool.name);
+ */
+export class SessionToolset {
+  readonly services: BuiltinServices;
+  readonly agents: SessionAgents;
+  readonly skills: SessionSkills;
+  readonly mcp: McpManager;
+  private registryTools: Tool[];
+  private readonly exitPlanModeTool: Tool;
+  private readonly stopListening: () => void;
+
+  constructor(private readonly host: ToolsetHost) {
+    const { config } = host;
+    this.services = createBuiltinServices();
+    this.stopListening = this.services.shells.onBackgroundComplete((completion) => {
+      host.emitter.emit("session.background_tasks_changed", {});
+      host.onBackgroundShellDone(completion.notice);
+    });
+    this.registryTools = buildSessionTools(config, this.services);
+    this.agents = new SessionAgents(config.customAgents, host);
+    this.skills = new SessionSkills(config.skillDirectories ?? [], config.disabledSkills ?? [], host);
+    this.exitPlanModeTool = createExitPlanModeTool(host);
+    this.mcp = new McpManager(config.mcpServers ?? {}, {
+      emitter: host.emitter,
+      logger: host.logger,
+      workingDirectory: host.workingDirectory,
+      ...host.mcpHost,
+    });
+  }
+
+  /** Rebuilds the tools after the configuration changed (resume with new settings). */
+  reconfigure(config: SessionCreateParams): void {
+    this.registryTools = buildSessionTools(config, this.services);
+    this.agents.reload(config.customAgents);
+  }
+
+  /** Every tool of the session, in order, after availableTools / excludedTools. */
+  all(): Tool[] {
+    const builtins = this.registryTools.filter((tool) => builtinNames.has(tool.name));
+    const custom = this.registryTools.filter((tool) => !builtinNames.has(tool.name));
+    const byName = new Map(this.agents.tools.map((tool) => [tool.name, tool]));
+    const afterIntent = [...this.skills.tools(), byName.get("read_agent"), byName.get("list_agents")].filter(isTool);
+    const afterGlob = [byName.get("task")].filter(isTool);
+    const ordered: Tool[] = [];
+    let intentPlaced = false;
+    let globPlaced = false;
+    for (const [index, tool] of builtins.entries()) {
+      ordered.push(tool);
+      const next = builtins[index + 1]?.name;
+      if (!intentPlaced && (tool.name === "ask_user" || (tool.name === "report_intent" && next !== "ask_user"))) {
+        ordered.push(...this.filter(afterIntent));
+        intentPlaced = true;
+      }
+      if (!globPlaced && tool.name === "glob") {
+        ordered.push(...this.filter(afterGlob));
+        globPlaced = true;
+      }
+    }
+    if (!intentPlaced) ordered.push(...this.filter(afterIntent));
+    if (!globPlaced) ordered.push(...this.filter(afterGlob));
+    const planTools = this.host.mode === "plan" ? this.filter([this.exitPlanModeTool]) : [];
+    return [...ordered, ...custom, ...planTools, ...this.filter(this.mcp.tools())];
+  }
+
+  /** The tools the main loop offers: {@link all} narrowed by the selected agent. */
+  offered(): Tool[] {
+    return this.agents.filter(this.all());
+  }
+
+  /** A tool the main loop may call, including tools of a crashed MCP server (calling restarts it). */
+  find(name: string): Tool | undefined {
+    const found = this.offered().find((tool) => tool.name === name);
+    if (found) return found;
+    const mcpTool = this.mcp.findTool(name);
+    return mcpTool && this.agents.filter(this.filter([mcpTool])).length > 0 ? mcpTool : undefined;
+  }
+
+  /** Tools left out by availableTools / excludedTools (for the configuration notice). */
+  disabledNames(): string[] {
+    const everything = [...buildSessionTools({ requestUserInput: this.host.config.requestUserInput }, this.services), ...this.agents.tools, ...this.skills.tools()];
+    const kept = new Set(this.all().map((tool) => tool.name));
+    return everything.map((tool) => tool.name).filter((name) => !kept.has(name)).sort();
+  }
+
+  /** Stops shells, background agents and MCP servers. */
+  async dispose(): Promise<void> {
+    this.stopListening();
+    this.agents.background.cancelAll();
+    await Promise.all([this.services.shells.dispose(), this.mcp.dispose()]);
+  }
+
+  private filter(tools: readonly Tool[]): Tool[] {
+    const { availableTools, excludedTools } = this.host.config;
+    const available = availableTools ? new Set(availableTools) : undefined;
+    const excluded = new Set(excludedTools ?? []);
+    return tools.filter((tool) => (!available || available.has(tool.name)) && !excluded.has(tool.name));
+  }
+}
+
+function isTool(tool: Tool | undefined): tool is Tool {
+  return tool !== undefined;
+}
