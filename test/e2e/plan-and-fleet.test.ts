@@ -2,9 +2,12 @@
  * Plan mode (plan file, exit-plan handshake) and fleet (parallel sub-agents with their events
  * attributed) through the official SDK; Tandem-specific answers go over the same connection.
  */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { CopilotClient, type SessionEvent } from "@github/copilot-sdk";
+import { parseScript } from "@tandem/testkit";
 import { afterEach, expect, it } from "vitest";
-import { eventsOf, startWorld, tandemBin, type TestWorld } from "../helpers/harness.js";
+import { eventsOf, scriptsDir, startWorld, tandemBin, type TestWorld } from "../helpers/harness.js";
 
 let world: TestWorld | undefined;
 let copilot: CopilotClient | undefined;
@@ -111,4 +114,23 @@ it("runs a fleet of three sub-agents in parallel with their events attributed to
   expect(started.size).toBe(3);
   const user = eventsOf(events, "user.message")[0];
   expect(user?.data.content).toContain("Ship the release");
+});
+
+it("refuses writes and commands in plan mode without asking, and leaves the disk unchanged", async () => {
+  world = await startWorld([]);
+  const workdir = world.home;
+  world.model.addScript(parseScript(readFileSync(join(scriptsDir, "plan-mode-refuses-writes.yaml"), "utf8").replaceAll("__WORKDIR__", workdir)));
+  copilot = new CopilotClient({ cliPath: tandemBin, env: world.env, logLevel: "error" });
+  let asked = 0;
+  const session = await copilot.createSession({ onPermissionRequest: () => (asked++, { kind: "approved" }), workingDirectory: workdir });
+  await session.rpc.mode.set({ mode: "plan" });
+  const before = readdirSync(workdir).sort();
+  await session.sendAndWait({ prompt: "Change things" });
+  expect(asked).toBe(0);
+  expect(existsSync(join(workdir, "should-not-exist.txt"))).toBe(false);
+  expect(existsSync(join(workdir, "also-not.txt"))).toBe(false);
+  expect(readdirSync(workdir).sort()).toEqual(before);
+  const tools = (world.model.requests[1]?.body as ChatBody).messages.filter((message) => message.role === "tool");
+  expect(tools).toHaveLength(2);
+  for (const tool of tools) expect(tool.content).toContain("The session is in plan mode");
 });
