@@ -4,27 +4,18 @@
  * produces carries `parentToolCallId`; background agents; agent selection.
  */
 import { CopilotClient, type SessionEvent } from "@github/copilot-sdk";
-import { afterEach, expect, it } from "vitest";
-import { eventsOf, startWorld, tandemBin, waitFor, type TestWorld } from "../helpers/harness.js";
+import { expect, it } from "vitest";
+import { eventsOf, waitFor, type TestWorld } from "../helpers/harness.js";
+import { officialClientFixture } from "../helpers/official-client.js";
 
 let world: TestWorld | undefined;
-let copilot: CopilotClient | undefined;
-
-afterEach(async () => {
-  await copilot?.stop();
-  await world?.dispose();
-});
-
-function start(): CopilotClient {
-  if (!world) throw new Error("no world");
-  copilot = new CopilotClient({ cliPath: tandemBin, env: world.env, logLevel: "error" });
-  return copilot;
-}
+const fixture = officialClientFixture();
+const start = (): CopilotClient => fixture.client();
 
 type ChatBody = { messages: Array<{ role: string; content: string }>; tools?: Array<{ function: { name: string } }> };
 
 it("runs a sub-agent whose tool call the parent's permission handler denies", async () => {
-  world = await startWorld(["agents-main", "agents-sub"]);
+  world = await fixture.startWorld(["agents-main", "agents-sub"]);
   const asked: Array<{ kind: string; toolName?: unknown }> = [];
   let secretRead = false;
   const session = await start().createSession({
@@ -66,7 +57,7 @@ it("runs a sub-agent whose tool call the parent's permission handler denies", as
 });
 
 it("runs a background agent and reads its result", async () => {
-  world = await startWorld(["agents-background", "agents-background-sub"]);
+  world = await fixture.startWorld(["agents-background", "agents-background-sub"]);
   const session = await start().createSession({ onPermissionRequest: () => ({ kind: "approved" }) });
   const events: SessionEvent[] = [];
   session.on((event) => events.push(event));
@@ -80,7 +71,7 @@ it("runs a background agent and reads its result", async () => {
 });
 
 it("selects a custom agent: its prompt and tool allow-list apply to the main loop", async () => {
-  world = await startWorld(["plain-reply"]);
+  world = await fixture.startWorld(["plain-reply"]);
   const session = await start().createSession({
     onPermissionRequest: () => ({ kind: "approved" }),
     tools: [

@@ -5,25 +5,16 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CopilotClient, approveAll, type SessionEvent } from "@github/copilot-sdk";
-import { afterEach, expect, it } from "vitest";
-import { startWorld, tandemBin, waitFor, type TestWorld } from "../helpers/harness.js";
+import { expect, it } from "vitest";
+import { waitFor, type TestWorld } from "../helpers/harness.js";
+import { officialClientFixture } from "../helpers/official-client.js";
 
 let world: TestWorld | undefined;
-let copilot: CopilotClient | undefined;
-
-afterEach(async () => {
-  await copilot?.stop();
-  await world?.dispose();
-});
-
-function start(): CopilotClient {
-  if (!world) throw new Error("no world");
-  copilot = new CopilotClient({ cliPath: tandemBin, env: world.env, logLevel: "error" });
-  return copilot;
-}
+const fixture = officialClientFixture();
+const start = (): CopilotClient => fixture.client();
 
 it("streams a tool-using exchange with reasoning, in the quick-reference order and with full data", async () => {
-  world = await startWorld(["streamed-tool-turns"]);
+  world = await fixture.startWorld(["streamed-tool-turns"]);
   const session = await start().createSession({
     onPermissionRequest: approveAll,
     streaming: true,
@@ -78,7 +69,7 @@ it("streams a tool-using exchange with reasoning, in the quick-reference order a
 });
 
 it("retries a rate-limited call and succeeds without a session.error", async () => {
-  world = await startWorld(["retry-then-success"]);
+  world = await fixture.startWorld(["retry-then-success"]);
   const session = await start().createSession({ onPermissionRequest: approveAll });
   const events: SessionEvent[] = [];
   session.on((event) => events.push(event));
@@ -91,7 +82,7 @@ it("retries a rate-limited call and succeeds without a session.error", async () 
 });
 
 it("aborts a streaming model call within 100 ms", async () => {
-  world = await startWorld(["hang-then-reply"]);
+  world = await fixture.startWorld(["hang-then-reply"]);
   const session = await start().createSession({ onPermissionRequest: approveAll, streaming: true });
   const events: SessionEvent[] = [];
   session.on((event) => events.push(event));
@@ -104,7 +95,7 @@ it("aborts a streaming model call within 100 ms", async () => {
 });
 
 it("switches models with session.model_change and writes shutdown metrics on disconnect", async () => {
-  world = await startWorld(["plain-reply"]);
+  world = await fixture.startWorld(["plain-reply"]);
   const session = await start().createSession({ onPermissionRequest: approveAll });
   await session.sendAndWait({ prompt: "one" });
   const changes: SessionEvent[] = [];

@@ -4,28 +4,19 @@
  * never answers.
  */
 import { CopilotClient, approveAll, type SessionEvent } from "@github/copilot-sdk";
-import { afterEach, expect, it } from "vitest";
-import { startWorld, tandemBin, waitFor, type TestWorld } from "../helpers/harness.js";
+import { expect, it } from "vitest";
+import { waitFor, type TestWorld } from "../helpers/harness.js";
+import { officialClientFixture } from "../helpers/official-client.js";
 
 let world: TestWorld | undefined;
-let copilot: CopilotClient | undefined;
-
-afterEach(async () => {
-  await copilot?.stop();
-  await world?.dispose();
-});
-
-function start(extraEnv: Record<string, string> = {}): CopilotClient {
-  if (!world) throw new Error("no world");
-  copilot = new CopilotClient({ cliPath: tandemBin, env: { ...world.env, ...extraEnv }, logLevel: "error" });
-  return copilot;
-}
+const fixture = officialClientFixture();
+const start = (extraEnv: Record<string, string> = {}): CopilotClient => fixture.client(extraEnv);
 
 type ChatBody = { messages: Array<{ role: string; content: string }> };
 const lastMessage = (index: number) => (world?.model.requests[index]?.body as ChatBody).messages.at(-1);
 
 it("rewrites tool arguments before and the result after, with hook events", async () => {
-  world = await startWorld(["custom-tool"]);
+  world = await fixture.startWorld(["custom-tool"]);
   const seenArgs: unknown[] = [];
   const hookInputs: Array<{ type: string; input: unknown }> = [];
   const session = await start().createSession({
@@ -63,10 +54,11 @@ it("rewrites tool arguments before and the result after, with hook events", asyn
 });
 
 it("denies a tool call from preToolUse; allow skips the permission request", async () => {
-  world = await startWorld(["custom-tool"]);
+  world = await fixture.startWorld(["custom-tool"]);
   let ran = false;
   let asked = 0;
-  const session = await start().createSession({
+  const client = start();
+  const session = await client.createSession({
     onPermissionRequest: () => (asked++, { kind: "approved" }),
     tools: [{ name: "get_weather", description: "Weather", handler: () => ((ran = true), "72") }],
     hooks: { onPreToolUse: () => ({ permissionDecision: "deny", permissionDecisionReason: "no weather on Sundays" }) },
@@ -76,7 +68,7 @@ it("denies a tool call from preToolUse; allow skips the permission request", asy
   expect(asked).toBe(0);
   expect(lastMessage(1)).toMatchObject({ role: "tool", content: "Denied by preToolUse hook: no weather on Sundays" });
 
-  const allowed = await copilot!.createSession({
+  const allowed = await client.createSession({
     onPermissionRequest: () => (asked++, { kind: "denied-interactively-by-user" }),
     tools: [{ name: "get_weather", description: "Weather", handler: () => ((ran = true), "72") }],
     hooks: { onPreToolUse: () => ({ permissionDecision: "allow" }) },
@@ -87,7 +79,7 @@ it("denies a tool call from preToolUse; allow skips the permission request", asy
 });
 
 it("rewrites and rejects prompts, and adds sessionStart context to the system prompt", async () => {
-  world = await startWorld(["plain-reply"]);
+  world = await fixture.startWorld(["plain-reply"]);
   const session = await start().createSession({
     onPermissionRequest: approveAll,
     hooks: {
@@ -111,7 +103,7 @@ it("rewrites and rejects prompts, and adds sessionStart context to the system pr
 });
 
 it("reports a hook that never answers and carries on; errorOccurred hears about model failures", async () => {
-  world = await startWorld(["server-error"]);
+  world = await fixture.startWorld(["server-error"]);
   const errors: unknown[] = [];
   const session = await start({ TANDEM_HOOK_TIMEOUT_MS: "300", TANDEM_MAX_RETRIES: "0" }).createSession({
     onPermissionRequest: approveAll,

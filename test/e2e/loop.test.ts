@@ -3,27 +3,18 @@
  * modes, and autopilot's bounded nudges.
  */
 import { CopilotClient, approveAll, type SessionEvent } from "@github/copilot-sdk";
-import { afterEach, expect, it } from "vitest";
-import { eventsOf, startWorld, tandemBin, waitFor, type TestWorld } from "../helpers/harness.js";
+import { expect, it } from "vitest";
+import { eventsOf, waitFor, type TestWorld } from "../helpers/harness.js";
+import { officialClientFixture } from "../helpers/official-client.js";
 
 let world: TestWorld | undefined;
-let copilot: CopilotClient | undefined;
-
-afterEach(async () => {
-  await copilot?.stop();
-  await world?.dispose();
-});
-
-function start(): CopilotClient {
-  if (!world) throw new Error("no world");
-  copilot = new CopilotClient({ cliPath: tandemBin, env: world.env, logLevel: "error" });
-  return copilot;
-}
+const fixture = officialClientFixture();
+const start = (): CopilotClient => fixture.client();
 
 type ChatBody = { messages: Array<{ role: string; content: string }> };
 
 it("injects an immediate message into the running loop at the next model call", async () => {
-  world = await startWorld(["steering"]);
+  world = await fixture.startWorld(["steering"]);
   let release: () => void = () => undefined;
   let toolStarted = false;
   const session = await start().createSession({
@@ -59,7 +50,7 @@ it("injects an immediate message into the running loop at the next model call", 
 });
 
 it("gets and sets the agent mode, with session.mode_changed, and keeps it across resume", async () => {
-  world = await startWorld(["plain-reply"]);
+  world = await fixture.startWorld(["plain-reply"]);
   const client = start();
   const session = await client.createSession({ onPermissionRequest: approveAll });
   expect(await session.rpc.mode.get()).toEqual({ mode: "interactive" });
@@ -79,7 +70,7 @@ it("gets and sets the agent mode, with session.mode_changed, and keeps it across
 });
 
 it("nudges in autopilot when the model stops without task_complete, a bounded number of times", async () => {
-  world = await startWorld(["autopilot-never-completes"]);
+  world = await fixture.startWorld(["autopilot-never-completes"]);
   const session = await start().createSession({ onPermissionRequest: approveAll });
   await session.rpc.mode.set({ mode: "autopilot" });
   const events: SessionEvent[] = [];
@@ -96,7 +87,7 @@ it("nudges in autopilot when the model stops without task_complete, a bounded nu
 });
 
 it("does not nudge in interactive mode", async () => {
-  world = await startWorld(["autopilot-never-completes"]);
+  world = await fixture.startWorld(["autopilot-never-completes"]);
   const session = await start().createSession({ onPermissionRequest: approveAll });
   await session.sendAndWait({ prompt: "Fix everything" });
   expect(world.model.requests).toHaveLength(1);
