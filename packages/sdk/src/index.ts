@@ -59,6 +59,14 @@ export type {
 export type { TelemetryConfig, TraceContext, TraceContextProvider } from "./telemetry.js";
 export type { ServerRpc, SessionRpc } from "./rpc.js";
 export type {
+  ElicitationHandler,
+  ElicitationRequest,
+  ElicitationResult,
+  ExitPlanModeHandler,
+  ExitPlanModeRequest,
+  ExitPlanModeResponse,
+} from "./plan-and-forms.js";
+export type {
   AssistantMessageEvent,
   ConnectionState,
   CopilotClientOptions,

@@ -27,6 +27,8 @@ import {
   type ToolResultObject,
 } from "./tools.js";
 import type { SessionEventHandler } from "./types.js";
+import type { ElicitationHandler, ExitPlanModeHandler } from "./plan-and-forms.js";
+import { SessionExitPlanModeHandlePendingRequest, SessionUiHandlePendingElicitation } from "@tandem/protocol";
 
 /** The local handlers of a session, as `createSession` / `resumeSession` register them. */
 export interface SessionHandlers {
@@ -36,6 +38,8 @@ export interface SessionHandlers {
   hooks?: SessionHooks;
   transforms?: Map<string, SectionTransformFn>;
   onEvent?: SessionEventHandler;
+  onExitPlanModeRequest?: ExitPlanModeHandler;
+  onElicitationRequest?: ElicitationHandler;
 }
 
 /** Arguments of a v2 `tool.call` request. */
@@ -60,6 +64,8 @@ export class SessionBackend {
   #userInputHandler: UserInputHandler | undefined;
   #hooks: SessionHooks | undefined;
   #transforms: Map<string, SectionTransformFn> | undefined;
+  #exitPlanModeHandler: ExitPlanModeHandler | undefined;
+  #elicitationHandler: ElicitationHandler | undefined;
   #rpc: SessionRpc | undefined;
 
   constructor(
@@ -75,6 +81,8 @@ export class SessionBackend {
     this.#userInputHandler = handlers.onUserInputRequest;
     this.#hooks = handlers.hooks;
     this.#transforms = handlers.transforms;
+    this.#exitPlanModeHandler = handlers.onExitPlanModeRequest;
+    this.#elicitationHandler = handlers.onElicitationRequest;
     if (handlers.onEvent) this.events.add(handlers.onEvent);
   }
 
@@ -92,6 +100,8 @@ export class SessionBackend {
     this.#userInputHandler = undefined;
     this.#hooks = undefined;
     this.#transforms = undefined;
+    this.#exitPlanModeHandler = undefined;
+    this.#elicitationHandler = undefined;
     this.onDisconnected();
   }
 
@@ -99,7 +109,38 @@ export class SessionBackend {
   dispatch(event: SessionEvent): void {
     if (event.type === "external_tool.requested") this.#onToolRequested(event);
     if (event.type === "permission.requested") this.#onPermissionRequested(event);
+    if (event.type === "exit_plan_mode.requested") this.#answer(event.data.requestId, this.#exitPlanModeHandler, event.data, SessionExitPlanModeHandlePendingRequest.method, (answer) => answer);
+    if (event.type === "elicitation.requested") this.#answer(event.data.requestId, this.#elicitationHandler, event.data, SessionUiHandlePendingElicitation.method, (result) => ({ result }));
     this.events.emit(event);
+  }
+
+  /**
+   * Answers a Tandem request event with the registered handler; a handler that throws answers
+   * with a refusal (`stay` for plans, `cancel` for forms). Without a handler, another client may answer.
+   */
+  #answer<Request extends { requestId: string }, Answer>(
+    requestId: string,
+    handler: ((request: Omit<Request, "requestId">, invocation: { sessionId: string }) => Promise<Answer> | Answer) | undefined,
+    data: Request,
+    method: string,
+    toParams: (answer: Answer | { action: "cancel" | "stay" }) => object,
+  ): void {
+    if (!handler) return;
+    const { requestId: _id, ...request } = data;
+    const refusal = method === SessionUiHandlePendingElicitation.method ? { action: "cancel" as const } : { action: "stay" as const };
+    void (async () => {
+      let answer: Answer | { action: "cancel" | "stay" };
+      try {
+        answer = await handler(request, { sessionId: this.sessionId });
+      } catch {
+        answer = refusal;
+      }
+      try {
+        await this.connection.sendRequest(method, { sessionId: this.sessionId, requestId, ...toParams(answer) });
+      } catch {
+        // The connection is gone or the request was already answered.
+      }
+    })();
   }
 
   #onToolRequested(event: SessionEventOf<"external_tool.requested">): void {

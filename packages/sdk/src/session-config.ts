@@ -32,6 +32,8 @@ export function prepareSessionConfig(config: SessionConfig | ResumeSessionConfig
     hooks: config.hooks,
     transforms: systemMessage.transforms,
     onEvent: config.onEvent,
+    onExitPlanModeRequest: config.onExitPlanModeRequest,
+    onElicitationRequest: config.onElicitationRequest,
   };
   const wire = {
     model: config.model,

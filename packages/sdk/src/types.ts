@@ -22,6 +22,7 @@ import type { PermissionHandler, UserInputHandler } from "./permissions.js";
 import type { SystemMessageConfig } from "./system-message.js";
 import type { TelemetryConfig, TraceContextProvider } from "./telemetry.js";
 import type { Tool } from "./tools.js";
+import type { ElicitationHandler, ExitPlanModeHandler } from "./plan-and-forms.js";
 
 export type { SessionEvent, SessionEventType, SessionLifecycleEvent };
 
@@ -220,6 +221,10 @@ export interface SessionConfig {
   onPermissionRequest: PermissionHandler;
   /** Enables the `ask_user` tool. */
   onUserInputRequest?: UserInputHandler;
+  /** Tandem: answers the agent's request to leave plan mode with its plan. */
+  onExitPlanModeRequest?: ExitPlanModeHandler;
+  /** Tandem: fills in forms MCP servers ask for (elicitation). */
+  onElicitationRequest?: ElicitationHandler;
   hooks?: SessionHooks;
   /** Working directory for the session's tools. */
   workingDirectory?: string;
