@@ -22,8 +22,9 @@ import { writeLargeSession } from "./lib/events-file.mjs";
 import { mapLimit, modelId, RuntimeHandle, timedTurn } from "./lib/harness.mjs";
 import { summarizeHeapSnapshot } from "./lib/heapsnapshot.mjs";
 import { BenchModelServer } from "./lib/model-server.mjs";
-import { resultsDir, tandemCli } from "./lib/paths.mjs";
+import { resultsDir } from "./lib/paths.mjs";
 import { allScripts, prompt } from "./lib/scripts.mjs";
+import { snapshotTandem } from "./lib/tandem.mjs";
 
 const workloads = {
   /** @param {RuntimeHandle} runtime */
@@ -67,6 +68,7 @@ mkdirSync(outDir, { recursive: true });
 const nodeOptions = [`--cpu-prof`, `--cpu-prof-dir=${outDir}`, ...(heap ? [`--heapsnapshot-signal=SIGUSR2`, `--diagnostic-dir=${outDir}`] : [])];
 // --cpu-prof is not allowed in NODE_OPTIONS: a wrapper script runs Node with the flags (the SDK
 // executes paths that do not end in .js directly).
+const tandemCli = snapshotTandem().cliPath;
 const wrapper = join(outDir, "tandem-profiled.sh");
 writeFileSync(wrapper, `#!/bin/sh\nexec '${process.execPath}' ${nodeOptions.map((option) => `'${option}'`).join(" ")} '${tandemCli}' "$@"\n`);
 chmodSync(wrapper, 0o755);

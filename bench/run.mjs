@@ -13,18 +13,17 @@
  * - `BENCH_OUT=<file>` report path (default bench/results/latest.json); `BENCH_KEEP=1` keep state folders
  * @module
  */
-import { readFileSync } from "node:fs";
 import { cpus, release, totalmem } from "node:os";
 import { join } from "node:path";
-import { existsSync } from "node:fs";
 import { now, withTimeout } from "./lib/clock.mjs";
 import { RuntimeHandle } from "./lib/harness.mjs";
 import { BenchModelServer } from "./lib/model-server.mjs";
-import { repoRoot, resultsDir, tandemCli } from "./lib/paths.mjs";
+import { repoRoot, resultsDir } from "./lib/paths.mjs";
 import { findReference } from "./lib/reference.mjs";
 import { renderTable, summarizeMetric, writeReport } from "./lib/report.mjs";
 import { loadScenarios } from "./lib/scenario.mjs";
 import { allScripts } from "./lib/scripts.mjs";
+import { snapshotTandem } from "./lib/tandem.mjs";
 
 const log = (line) => process.stderr.write(`[bench] ${line}\n`);
 const budgetMs = Number(process.env.BENCH_BUDGET_S ?? 900) * 1000;
@@ -37,10 +36,11 @@ const live = new Set();
 
 async function main() {
   const benchStarted = now();
-  if (!existsSync(join(repoRoot, "packages/runtime/bundle/cli.js"))) throw new Error("the runtime bundle is missing: run `npm run build` first");
-  const tandemVersion = JSON.parse(readFileSync(join(repoRoot, "packages/runtime/package.json"), "utf8")).version;
+  const tandem = snapshotTandem();
+  const tandemVersion = tandem.version;
+  log(`Tandem ${tandem.version} (${tandem.revision}), copied to ${tandem.cliPath.replace(repoRoot, "")}`);
   /** @type {import("./lib/harness.mjs").Target[]} */
-  const targets = [{ id: "tandem", label: `Tandem ${tandemVersion}`, cliPath: tandemCli, version: tandemVersion }];
+  const targets = [{ id: "tandem", label: `Tandem ${tandemVersion}`, cliPath: tandem.cliPath, version: tandemVersion }];
   const reference = findReference(log);
   if (reference.available) {
     targets.push({ id: "reference", label: `Copilot CLI ${reference.version}`, cliPath: reference.cliPath, version: reference.version, env: reference.env });
@@ -57,7 +57,7 @@ async function main() {
     generatedAt: new Date().toISOString(),
     command: commandLine(),
     machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGiB: Math.round(totalmem() / 2 ** 30), kernel: release(), node: process.version },
-    tandem: { version: tandemVersion, cliPath: "packages/runtime/bin/tandem.js" },
+    tandem: { version: tandemVersion, revision: tandem.revision, cliPath: "packages/runtime/bin/tandem.js" },
     reference: reference.available ? { available: true, version: reference.version, how: reference.how } : { available: false, reason: reference.reason },
     scenarios: [],
   };
@@ -139,7 +139,7 @@ function brief(metrics) {
 }
 
 function commandLine() {
-  const settings = ["BENCH_RUNS", "BENCH_SCENARIOS", "BENCH_REFERENCE", "BENCH_REFERENCE_CLI", "BENCH_SESSIONS", "BENCH_RESUME_EVENTS"]
+  const settings = ["BENCH_RUNS", "BENCH_SCENARIOS", "BENCH_REFERENCE", "BENCH_REFERENCE_CLI", "BENCH_SESSIONS", "BENCH_RESUME_EVENTS", "BENCH_TANDEM_DIR", "BENCH_TANDEM_NODE_OPTIONS"]
     .filter((name) => process.env[name])
     .map((name) => `${name}=${process.env[name]}`);
   return [...settings, "npm run bench"].join(" ");

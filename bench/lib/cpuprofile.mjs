@@ -51,6 +51,8 @@ export function locate(frame) {
 
 /** @param {string} path */
 function shorten(path) {
+  // The benchmarks run a copy of the bundle (.bench-cache/tandem/packages/runtime/...).
+  path = path.replace(`${repoRoot}.bench-cache/tandem/`, repoRoot);
   const inRepo = path.startsWith(repoRoot) ? relative(repoRoot, path) : path;
   return inRepo.replace(/^.*node_modules\//, "node_modules/");
 }

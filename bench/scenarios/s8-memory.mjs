@@ -17,7 +17,7 @@ const mb = (bytes) => bytes / (1024 * 1024);
 export default {
   id: 8,
   name: "memory",
-  defaultRuns: 1,
+  defaultRuns: 2,
   timeoutMs: 300_000,
   metrics: [
     { key: "rss_idle_mb", label: "8. peak RSS, idle", unit: "MiB", better: "lower", ratioTarget: { max: 1 / 5 } },
