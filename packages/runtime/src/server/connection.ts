@@ -9,7 +9,7 @@ import {
 import type { ClientPort } from "../session/client-port.js";
 import type { Logger } from "../log.js";
 import { errorMessage, TandemError } from "../errors.js";
-import { FramedMessageWriter, PreSerializedParams } from "./writer.js";
+import { FramedMessageWriter, PreSerializedJson } from "./writer.js";
 
 /** Handles one request: params in, result out (or a thrown error). */
 export type RequestDispatcher = (method: string, params: unknown, client: ClientConnection) => Promise<unknown>;
@@ -70,7 +70,7 @@ export class ClientConnection implements ClientPort {
 
   deliverSessionEvent(sessionId: string, eventJson: string): void {
     if (!this.open) return;
-    const params = new PreSerializedParams(`{"sessionId":${JSON.stringify(sessionId)},"event":${eventJson}}`);
+    const params = new PreSerializedJson(`{"sessionId":${JSON.stringify(sessionId)},"event":${eventJson}}`);
     this.connection.sendNotification("session.event", params).catch(() => undefined);
   }
 

@@ -54,6 +54,7 @@ import { invalidParams, TandemError } from "../errors.js";
 import type { Runtime } from "../runtime.js";
 import type { ClientConnection } from "./connection.js";
 import { pingResult } from "./ping.js";
+import { PreSerializedJson } from "./writer.js";
 import { listBuiltinTools } from "../tools/registry.js";
 
 type AnyToken = RequestToken<string, z.ZodType, z.ZodType>;
@@ -102,7 +103,8 @@ export class Dispatcher {
       await session.abort();
       return { success: true };
     });
-    this.on(SessionGetMessages, ({ sessionId }) => ({ events: sessions.get(sessionId).events() }));
+    // The events are spliced in as stored JSON text (100k events would otherwise be re-serialised).
+    this.on(SessionGetMessages, ({ sessionId }) => new PreSerializedJson(sessions.get(sessionId).eventsJson()) as never);
     this.on(SessionDestroy, async ({ sessionId }) => {
       await sessions.destroy(sessionId);
       return { success: true };

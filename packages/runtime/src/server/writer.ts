@@ -1,18 +1,21 @@
 import { AbstractMessageWriter, type Message, type MessageWriter } from "vscode-jsonrpc";
 
 /**
- * Notification params that are already JSON text. Session events are serialised once (for the
- * events file) and that same text is spliced into the wire message.
+ * Params or a result that are already JSON text. Session events are serialised once (for the
+ * events file) and that same text is spliced into wire messages.
  */
-export class PreSerializedParams {
+export class PreSerializedJson {
   constructor(readonly json: string) {}
 }
 
-/** Serialises a JSON-RPC message, splicing in pre-serialised params. */
+/** Serialises a JSON-RPC message, splicing in pre-serialised params or results. */
 export function encodeMessage(message: Message): string {
-  const candidate = message as { method?: string; params?: unknown };
-  if (candidate.params instanceof PreSerializedParams && typeof candidate.method === "string") {
+  const candidate = message as { id?: unknown; method?: string; params?: unknown; result?: unknown };
+  if (candidate.params instanceof PreSerializedJson && typeof candidate.method === "string") {
     return `{"jsonrpc":"2.0","method":${JSON.stringify(candidate.method)},"params":${candidate.params.json}}`;
+  }
+  if (candidate.result instanceof PreSerializedJson) {
+    return `{"jsonrpc":"2.0","id":${JSON.stringify(candidate.id ?? null)},"result":${candidate.result.json}}`;
   }
   return JSON.stringify(message);
 }

@@ -53,8 +53,8 @@ export class ScopedEmitter implements EventEmitterPort {
 export class SessionEmitter implements EventEmitterPort {
   private readonly sinks = new Set<EventSink>();
   private readonly listeners = new Set<EventListener>();
-  /** Persisted events of this session, oldest first (what `getMessages` returns). */
-  readonly persisted: SessionEvent[] = [];
+  /** The JSON text of every persisted event, oldest first (what `getMessages` returns). */
+  private persistedJson: string[] = [];
 
   constructor(
     readonly sessionId: string,
@@ -103,7 +103,7 @@ export class SessionEmitter implements EventEmitterPort {
     this.lastEventId = id;
     const json = JSON.stringify(event);
     if (!ephemeral) {
-      this.persisted.push(event as SessionEvent);
+      this.persistedJson.push(json);
       this.log.append(json);
     }
     for (const sink of this.sinks) sink.deliverSessionEvent(this.sessionId, json);
@@ -116,6 +116,21 @@ export class SessionEmitter implements EventEmitterPort {
     }
     if (!ephemeral) this.onPersisted();
     return event;
+  }
+
+  /** Takes the events read from disk when a session is resumed (their JSON text, in order). */
+  restorePersisted(lines: string[]): void {
+    this.persistedJson = lines.concat(this.persistedJson);
+  }
+
+  /** How many events are persisted. */
+  get persistedCount(): number {
+    return this.persistedJson.length;
+  }
+
+  /** The persisted events as one JSON array text (no re-serialisation). */
+  persistedArrayJson(): string {
+    return `[${this.persistedJson.join(",")}]`;
   }
 
   /** Makes everything emitted so far durable (called at turn boundaries). */

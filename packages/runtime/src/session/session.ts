@@ -407,9 +407,9 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
     await this.running;
   }
 
-  /** The events `session.getMessages` returns. */
-  events(): SessionEvent[] {
-    return this.emitter.persisted;
+  /** The `session.getMessages` result as JSON text: the persisted events, never re-serialised. */
+  eventsJson(): string {
+    return `{"events":${this.emitter.persistedArrayJson()}}`;
   }
 
   /** Aborts work, writes `session.shutdown` and makes the log durable. */
