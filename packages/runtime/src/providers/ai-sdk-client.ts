@@ -37,8 +37,13 @@ export interface AiSdkAdapter extends PromptTarget {
  * const client = new AiSdkModelClient(anthropicAdapter({ baseUrl, apiKey }), defaultProviderTimeouts);
  * const response = await client.generate(request, (part) => { ... });
  */
+/** The per-call fetch of each call in flight, by the call's abort signal (which the AI SDK hands to fetch). */
+const callFetch = new WeakMap<AbortSignal, typeof fetch>();
+const stableFetch: typeof fetch = (input, init) => (init?.signal ? callFetch.get(init.signal) : undefined)?.(input, init) ?? fetch(input, init);
+
 export class AiSdkModelClient implements ModelClient {
   readonly name: string;
+  private readonly models = new Map<string, Promise<LanguageModelV3>>();
 
   constructor(
     private readonly adapter: AiSdkAdapter,
@@ -71,6 +76,7 @@ export class AiSdkModelClient implements ModelClient {
     const deadline = new CallDeadline(request.signal, this.timeouts, request.stream);
     let providerCallId: string | undefined;
     const fetchWithMeter = meteredFetch(
+      request.stream,
       (totalBytes) => {
         deadline.activity();
         if (request.stream) onPart({ type: "bytes", totalBytes });
@@ -82,7 +88,14 @@ export class AiSdkModelClient implements ModelClient {
     );
     const collector = new ResponseCollector({ metadataKey: this.adapter.optionsKey, reasoningOrigin: this.adapter.reasoningOrigin });
     try {
-      const model = await this.adapter.createModel(request.model, fetchWithMeter);
+      callFetch.set(deadline.signal, fetchWithMeter);
+      let modelPromise = this.models.get(request.model);
+      if (!modelPromise) {
+        modelPromise = this.adapter.createModel(request.model, stableFetch);
+        modelPromise.catch(() => this.models.delete(request.model));
+        this.models.set(request.model, modelPromise);
+      }
+      const model = await modelPromise;
       const options: LanguageModelV3CallOptions = {
         prompt: toAiSdkPrompt(request.system, request.messages, this.adapter),
         ...(request.tools.length > 0 ? { tools: toAiSdkTools(request.tools) } : {}),

@@ -6,11 +6,11 @@
  * @example
  * const fetchImpl = meteredFetch((total) => onPart({ type: "bytes", totalBytes: total }), (headers) => (id = requestIdFromHeaders(headers)));
  */
-export function meteredFetch(onBytes: (totalBytes: number) => void, onHeaders: (headers: Headers) => void): typeof fetch {
+export function meteredFetch(countBytes: boolean, onBytes: (totalBytes: number) => void, onHeaders: (headers: Headers) => void): typeof fetch {
   return async (input, init) => {
     const response = await fetch(input, init);
     onHeaders(response.headers);
-    if (!response.body) return response;
+    if (!response.body || !countBytes) return response;
     let totalBytes = 0;
     const counter = new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {

@@ -1,3 +1,6 @@
+/** The abort reason of a finished call (made once: a DOMException captures a stack trace). */
+const callOver = new DOMException("The model call is over.", "AbortError");
+
 /** How long a model call may take. */
 export interface ProviderTimeouts {
   /** The whole call, from the request to the last byte. */
@@ -68,7 +71,7 @@ export class CallDeadline {
     clearTimeout(this.requestTimer);
     clearTimeout(this.idleTimer);
     this.parent.removeEventListener("abort", this.onParentAbort);
-    if (!this.controller.signal.aborted) this.controller.abort(new DOMException("The model call is over.", "AbortError"));
+    if (!this.controller.signal.aborted) this.controller.abort(callOver);
   }
 
   private armIdleTimer(): void {

@@ -21,11 +21,15 @@ export function encodeMessage(message: Message): string {
 }
 
 /**
- * A Content-Length framed writer that emits header and body in one stream write and does not wait
- * for each write's callback (Node buffers; backpressure resolves on `drain`).
+ * A Content-Length framed writer. Frames written in the same event-loop turn go out in one stream
+ * write (a stream of deltas costs one syscall per turn, not one per message); the returned promise
+ * waits for `drain` only while the stream is backed up.
  */
 export class FramedMessageWriter extends AbstractMessageWriter implements MessageWriter {
   private errorCount = 0;
+  private queued: string[] = [];
+  private flushScheduled = false;
+  private drained: Promise<void> | undefined;
 
   constructor(private readonly stream: NodeJS.WritableStream) {
     super();
@@ -35,18 +39,36 @@ export class FramedMessageWriter extends AbstractMessageWriter implements Messag
 
   write(message: Message): Promise<void> {
     const json = encodeMessage(message);
-    const frame = `Content-Length: ${Buffer.byteLength(json, "utf8")}\r\n\r\n${json}`;
+    this.queued.push(`Content-Length: ${Buffer.byteLength(json, "utf8")}\r\n\r\n${json}`);
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => this.flush());
+    }
+    return this.drained ?? Promise.resolve();
+  }
+
+  /** Writes every queued frame in one stream write. */
+  flush(): void {
+    this.flushScheduled = false;
+    if (this.queued.length === 0) return;
+    const batch = this.queued.length === 1 ? (this.queued[0] ?? "") : this.queued.join("");
+    this.queued = [];
     try {
-      const flushed = this.stream.write(frame, "utf8");
-      if (flushed) return Promise.resolve();
-      return new Promise((resolve) => this.stream.once("drain", () => resolve()));
+      if (!this.stream.write(batch, "utf8") && !this.drained) {
+        this.drained = new Promise((resolve) =>
+          this.stream.once("drain", () => {
+            this.drained = undefined;
+            resolve();
+          }),
+        );
+      }
     } catch (error) {
-      this.fireError(error as Error, message, ++this.errorCount);
-      return Promise.reject(error);
+      this.fireError(error as Error, undefined, ++this.errorCount);
     }
   }
 
   end(): void {
+    this.flush();
     this.stream.end();
   }
 }

@@ -30,8 +30,15 @@ export interface BuiltinToolSpec<Schema extends z.ZodObject> {
  *   execute: async ({ intent }) => success(`Intent logged: ${intent}`),
  * });
  */
+/** JSON Schemas of the built-in tools, by tool name (a built-in's schema never changes). */
+const parametersByName = new Map<string, Record<string, unknown>>();
+
 export function defineBuiltinTool<Schema extends z.ZodObject>(spec: BuiltinToolSpec<Schema>): Tool {
-  const parameters = parametersSchema(spec.schema);
+  let parameters = parametersByName.get(spec.name);
+  if (!parameters) {
+    parameters = parametersSchema(spec.schema);
+    parametersByName.set(spec.name, parameters);
+  }
   return {
     name: spec.name,
     description: spec.description,
