@@ -3,6 +3,7 @@
  * child loop that inherits the session's permission handler and custom tools; every event it
  * produces carries `parentToolCallId`; background agents; agent selection.
  */
+import { fileURLToPath } from "node:url";
 import { CopilotClient, type SessionEvent } from "@github/copilot-sdk";
 import { expect, it } from "vitest";
 import { eventsOf, waitFor, type TestWorld } from "../helpers/harness.js";
@@ -109,4 +110,43 @@ it("selects a custom agent: its prompt and tool allow-list apply to the main loo
   expect(selected.agent.name).toBe("clock");
   await waitFor(() => events.some((event) => event.type === "subagent.selected"), "selected");
   expect(events.find((event) => event.type === "subagent.selected")?.data).toEqual({ agentName: "clock", agentDisplayName: "clock", tools: null });
+});
+
+it("gives a custom agent its own MCP servers, for its runs only", async () => {
+  world = await fixture.startWorld(["agent-mcp-main", "agent-mcp-sub"]);
+  const stdioServer = fileURLToPath(new URL("../fixtures/mcp/stdio-server.mjs", import.meta.url));
+  const permissions: Array<{ kind: string; serverName?: unknown }> = [];
+  const session = await start().createSession({
+    onPermissionRequest: (request) => (permissions.push({ kind: request.kind, serverName: request.serverName }), { kind: "approved" }),
+    customAgents: [
+      {
+        name: "echoer",
+        description: "Echoes through its own server",
+        prompt: "You echo things.",
+        tools: [],
+        mcpServers: { agentsrv: { command: process.execPath, args: [stdioServer], tools: ["echo"] } },
+      },
+    ],
+  });
+  const reply = await session.sendAndWait({ prompt: "Use the agent with its own MCP server" });
+  expect(reply?.data.content).toBe("Done through the agent's own server.");
+  expect(permissions).toEqual([{ kind: "mcp", serverName: "agentsrv" }]);
+  const requests = world.model.requests.map((request) => ({ script: request.scriptName, tools: (request.body as ChatBody).tools?.map((tool) => tool.function.name) ?? [] }));
+  expect(requests.filter((request) => request.script === "agent-mcp-main").every((request) => !request.tools.includes("agentsrv-echo"))).toBe(true);
+  expect(requests.find((request) => request.script === "agent-mcp-sub")?.tools).toEqual(["agentsrv-echo"]);
+});
+
+it("starts a selected agent's own MCP servers for the main loop", async () => {
+  world = await fixture.startWorld(["plain-reply"]);
+  const stdioServer = fileURLToPath(new URL("../fixtures/mcp/stdio-server.mjs", import.meta.url));
+  const session = await start().createSession({
+    onPermissionRequest: () => ({ kind: "approved" }),
+    customAgents: [{ name: "echoer", prompt: "You echo things.", tools: [], mcpServers: { agentsrv: { command: process.execPath, args: [stdioServer], tools: ["echo"] } } }],
+    agent: "echoer",
+  });
+  await session.sendAndWait({ prompt: "hi" });
+  expect((world.model.requests[0]?.body as ChatBody).tools?.map((tool) => tool.function.name)).toEqual(["agentsrv-echo"]);
+  await session.rpc.agent.deselect();
+  await session.sendAndWait({ prompt: "again" });
+  expect((world.model.requests[1]?.body as ChatBody).tools?.map((tool) => tool.function.name)).not.toContain("agentsrv-echo");
 });

@@ -1,4 +1,4 @@
-import type { CustomAgentConfig } from "@tandem/protocol";
+import type { CustomAgentConfig, McpServerConfig } from "@tandem/protocol";
 
 /** An agent the session can select or delegate to. */
 export interface AgentDefinition {
@@ -11,6 +11,8 @@ export interface AgentDefinition {
   /** Whether the main agent may delegate to it through the `task` tool. */
   infer: boolean;
   builtIn: boolean;
+  /** MCP servers of this agent only: started while it runs (or while it is selected). */
+  mcpServers?: Record<string, McpServerConfig>;
 }
 
 /** Tools that run agents; sub-agents never get them (no unbounded nesting). */
@@ -69,6 +71,7 @@ export function agentCatalog(customAgents: readonly CustomAgentConfig[] | undefi
       prompt: agent.prompt,
       infer: agent.infer !== false,
       builtIn: false,
+      ...(agent.mcpServers && Object.keys(agent.mcpServers).length > 0 ? { mcpServers: agent.mcpServers } : {}),
     }),
   );
   const customNames = new Set(custom.map((agent) => agent.name));

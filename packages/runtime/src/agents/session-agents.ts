@@ -4,6 +4,7 @@ import type { Tool } from "../tools/types.js";
 import { BackgroundAgents, type BackgroundAgent } from "./background.js";
 import { agentCatalog, type AgentDefinition } from "./catalog.js";
 import { Semaphore } from "./semaphore.js";
+import type { McpManager } from "../mcp/manager.js";
 import type { SubAgentParent } from "./sub-agent.js";
 import { createListAgentsTool, createReadAgentTool, createTaskTool, type AgentToolsHost } from "./tools.js";
 
@@ -30,6 +31,8 @@ export class SessionAgents {
   readonly limit = new Semaphore(maxConcurrentSubAgents);
   private catalog: AgentDefinition[];
   private selectedAgent: AgentDefinition | undefined;
+  /** The selected agent's own MCP servers. */
+  private selectedMcp: McpManager | undefined;
   private agentTools: Tool[];
 
   constructor(
@@ -63,6 +66,18 @@ export class SessionAgents {
     this.agentTools = this.buildTools();
   }
 
+  /** Tools of the selected agent's own MCP servers. */
+  selectedTools(): Tool[] {
+    return this.selectedMcp?.tools() ?? [];
+  }
+
+  /** Stops the selected agent's MCP servers. */
+  async dispose(): Promise<void> {
+    const mcp = this.selectedMcp;
+    this.selectedMcp = undefined;
+    await mcp?.dispose();
+  }
+
   /** Selects a custom agent for the main loop; emits `subagent.selected`. */
   select(name: string): AgentDefinition {
     const agent = this.customAgents().find((candidate) => candidate.name === name);
@@ -71,6 +86,7 @@ export class SessionAgents {
       throw invalidParams(`Unknown agent "${name}". Custom agents: ${known.length > 0 ? known.join(", ") : "(none)"}`, { name });
     }
     this.selectedAgent = agent;
+    this.startSelectedMcp();
     this.host.emitter.emit("subagent.selected", { agentName: agent.name, agentDisplayName: agent.displayName, tools: agent.tools });
     return agent;
   }
@@ -78,12 +94,27 @@ export class SessionAgents {
   /** Restores a selection from the event log (no event). */
   restoreSelection(name: string | undefined): void {
     this.selectedAgent = name ? this.customAgents().find((agent) => agent.name === name) : undefined;
+    this.startSelectedMcp();
+  }
+
+  /** Starts the selected agent's own MCP servers (replacing the previous agent's). */
+  private startSelectedMcp(): void {
+    void this.selectedMcp?.dispose();
+    const configs = this.selectedAgent?.mcpServers;
+    this.selectedMcp = configs ? this.host.createMcpManager(configs, this.host.emitter) : undefined;
+    void this.selectedMcp?.start();
+  }
+
+  /** Waits until the selected agent's MCP servers are connected (before a model call). */
+  async ready(): Promise<void> {
+    await this.selectedMcp?.start();
   }
 
   /** Returns to the default agent; emits `subagent.deselected`. */
   deselect(): void {
     if (!this.selectedAgent) return;
     this.selectedAgent = undefined;
+    this.startSelectedMcp();
     this.host.emitter.emit("subagent.deselected", {});
   }
 
@@ -92,7 +123,8 @@ export class SessionAgents {
     const allowed = this.selectedAgent?.tools;
     if (!allowed) return [...tools];
     const names = new Set(allowed);
-    return tools.filter((tool) => names.has(tool.name));
+    const own = new Set(this.selectedTools());
+    return tools.filter((tool) => names.has(tool.name) || own.has(tool));
   }
 
   private buildTools(): Tool[] {

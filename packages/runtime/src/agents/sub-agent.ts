@@ -9,6 +9,8 @@ import { ScopedEmitter, type EventEmitterPort } from "../session/emitter.js";
 import type { Tool, ToolContext } from "../tools/types.js";
 import { errorMessage } from "../errors.js";
 import { agentToolNames, type AgentDefinition } from "./catalog.js";
+import type { McpServerConfig } from "@tandem/protocol";
+import type { McpManager } from "../mcp/manager.js";
 
 /** What a sub-agent borrows from its session (permission handler, hooks, tools, model). */
 export interface SubAgentParent {
@@ -26,13 +28,17 @@ export interface SubAgentParent {
   modelClient(): ModelClient;
   recordModelCall(model: string, response: ModelResponse, durationMs: number): void;
   createContext(call: ModelToolCall, tool: Tool, signal: AbortSignal, options?: { preApproved?: boolean; emitter?: EventEmitterPort }): ToolContext;
+  /** MCP servers for an agent's own `mcpServers` (events go to `emitter`). */
+  createMcpManager(configs: Record<string, McpServerConfig>, emitter: EventEmitterPort): McpManager;
 }
 
 /** One sub-agent conversation: its own history, model and tool subset, the parent's everything else. */
 class SubAgentRun implements LoopHost {
   readonly messages: ConversationMessage[];
   readonly emitter: EventEmitterPort;
-  private readonly tools: Tool[];
+  private readonly baseTools: Tool[];
+  /** The agent's own MCP servers, for the length of this run. */
+  readonly mcp: McpManager | undefined;
 
   constructor(
     private readonly parent: SubAgentParent,
@@ -44,7 +50,13 @@ class SubAgentRun implements LoopHost {
     this.messages = [{ role: "user", content: prompt }];
     this.emitter = new ScopedEmitter(parent.emitter, { parentToolCallId });
     const allowed = agent.tools ? new Set(agent.tools) : undefined;
-    this.tools = parent.allTools().filter((tool) => !agentToolNames.has(tool.name) && (!allowed || allowed.has(tool.name)));
+    this.baseTools = parent.allTools().filter((tool) => !agentToolNames.has(tool.name) && (!allowed || allowed.has(tool.name)));
+    this.mcp = agent.mcpServers ? parent.createMcpManager(agent.mcpServers, this.emitter) : undefined;
+  }
+
+  /** The tools of this run: the parent's subset plus the agent's own MCP tools. */
+  private get tools(): Tool[] {
+    return this.mcp ? [...this.baseTools, ...this.mcp.tools()] : this.baseTools;
   }
 
   get sessionId(): string {
@@ -123,7 +135,13 @@ export async function runSubAgent(
   const identity = { toolCallId: request.toolCallId, agentName: agent.name, agentDisplayName: agent.displayName };
   parent.emitter.emit("subagent.started", { ...identity, agentDescription: agent.description });
   const run = new SubAgentRun(parent, agent, request.model ?? parent.model, request.prompt, request.toolCallId);
-  const result = await runAgentLoop(run, randomUUID(), request.signal);
+  let result: Awaited<ReturnType<typeof runAgentLoop>>;
+  try {
+    await run.mcp?.start();
+    result = await runAgentLoop(run, randomUUID(), request.signal);
+  } finally {
+    await run.mcp?.dispose();
+  }
   if (result.end === "completed") {
     parent.emitter.emit("subagent.completed", identity);
     return run.finalText();

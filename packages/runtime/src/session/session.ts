@@ -20,7 +20,8 @@ import { SessionWorkspace } from "../plan/plan-file.js";
 import type { SessionAgents } from "../agents/session-agents.js";
 import type { SessionSkills } from "../skills/session-skills.js";
 import { planModeDenial } from "../plan/plan-mode.js";
-import type { McpManager } from "../mcp/manager.js";
+import { McpManager } from "../mcp/manager.js";
+import type { McpServerConfig } from "@tandem/protocol";
 import type { McpHost } from "../mcp/types.js";
 import { requestElicitation } from "./elicitation.js";
 import { SessionToolset, type ToolsetHost } from "./toolset.js";
@@ -146,6 +147,11 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
   get mcp(): McpManager {
     return this.toolset.mcp;
   }
+  /** MCP servers for a custom agent's own `mcpServers`. */
+  createMcpManager(configs: Record<string, McpServerConfig>, emitter: EventEmitterPort): McpManager {
+    return new McpManager(configs, { emitter, logger: this.logger, workingDirectory: this.workingDirectory, ...this.mcpHost });
+  }
+
   /** What MCP servers need from the session: forms for the user. */
   get mcpHost(): Omit<McpHost, "emitter" | "logger" | "workingDirectory"> {
     return { elicit: (request, signal) => requestElicitation(this, request, signal) };
@@ -446,7 +452,7 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
     const controller = new AbortController();
     this.currentRun = controller;
     const interactionId = randomUUID();
-    await this.mcp.start();
+    await Promise.all([this.mcp.start(), this.agents.ready()]);
     for (let notice = this.deferredNotices.shift(); notice; notice = this.deferredNotices.shift()) {
       await this.recordUserMessage({ sessionId: this.sessionId, prompt: notice }, interactionId, "system");
     }

@@ -88,7 +88,7 @@ export class SessionToolset {
     if (!intentPlaced) ordered.push(...this.filter(afterIntent));
     if (!globPlaced) ordered.push(...this.filter(afterGlob));
     const planTools = this.host.mode === "plan" ? this.filter([this.exitPlanModeTool]) : [];
-    return [...ordered, ...custom, ...planTools, ...this.filter(this.mcp.tools())];
+    return [...ordered, ...custom, ...planTools, ...this.filter(this.mcp.tools()), ...this.agents.selectedTools()];
   }
 
   /** The tools the main loop offers: {@link all} narrowed by the selected agent. */
@@ -115,7 +115,7 @@ export class SessionToolset {
   async dispose(): Promise<void> {
     this.stopListening();
     this.agents.background.cancelAll();
-    await Promise.all([this.services.shells.dispose(), this.mcp.dispose()]);
+    await Promise.all([this.services.shells.dispose(), this.mcp.dispose(), this.agents.dispose()]);
   }
 
   private filter(tools: readonly Tool[]): Tool[] {
