@@ -1,0 +1,53 @@
+/**
+ * ask_user, report_intent and task_complete end to end, with both SDKs: the user-input round trip
+ * (`userInput.request` + user_input events), `assistant.intent`, and `session.task_complete`
+ * ending autopilot without a nudge.
+ */
+import { CopilotClient as OfficialClient, type SessionEvent } from "@github/copilot-sdk";
+import { CopilotClient as TandemClient } from "@tandem/sdk";
+import { afterEach, describe, expect, it } from "vitest";
+import { eventsOf, startWorld, tandemBin, type TestWorld } from "../helpers/harness.js";
+
+const sdks = [
+  { sdk: "official SDK 0.2.0", make: (env: Record<string, string>) => new OfficialClient({ cliPath: tandemBin, env, logLevel: "error" }) },
+  { sdk: "@tandem/sdk", make: (env: Record<string, string>) => new TandemClient({ env, logLevel: "error" }) as unknown as OfficialClient },
+];
+
+let world: TestWorld | undefined;
+let client: OfficialClient | undefined;
+
+afterEach(async () => {
+  await client?.stop();
+  await world?.dispose();
+});
+
+describe.each(sdks)("$sdk", ({ make }) => {
+  it("asks the user, logs the intent and completes the task in autopilot", async () => {
+    world = await startWorld(["session-tools"]);
+    client = make(world.env);
+    const questions: Array<{ question: string; choices?: string[] }> = [];
+    const session = await client.createSession({
+      onPermissionRequest: () => ({ kind: "approved" }),
+      onUserInputRequest: (request) => {
+        questions.push({ question: request.question, choices: request.choices });
+        return { answer: "blue", wasFreeform: false };
+      },
+    });
+    await session.rpc.mode.set({ mode: "autopilot" });
+    const events: SessionEvent[] = [];
+    session.on((event) => events.push(event));
+    const reply = await session.sendAndWait({ prompt: "Ask me something" });
+    expect(reply?.data.content).toBe("Noted: blue.");
+    expect(questions).toEqual([{ question: "Favourite colour?", choices: ["red", "blue"] }]);
+    expect(eventsOf(events, "user_input.requested")[0]?.data).toMatchObject({ question: "Favourite colour?", choices: ["red", "blue"], toolCallId: "call_ask" });
+    expect(events.some((event) => event.type === "user_input.completed")).toBe(true);
+    expect(eventsOf(events, "assistant.intent")[0]?.data).toEqual({ intent: "Asking about colours" });
+    expect(eventsOf(events, "session.task_complete")[0]?.data).toMatchObject({ summary: "Learned the favourite colour" });
+    const results = Object.fromEntries(eventsOf(events, "tool.execution_complete").map((event) => [event.data.toolCallId, event.data.result?.content]));
+    expect(results.call_intent).toBe("Intent logged");
+    expect(results.call_ask).toBe("User selected: blue");
+    // task_complete was called: no autopilot nudge, three model calls in all.
+    expect(eventsOf(events, "user.message").filter((event) => event.data.source === "autopilot")).toHaveLength(0);
+    expect(world.model.requests).toHaveLength(3);
+  });
+});
