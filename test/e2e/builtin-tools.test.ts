@@ -1,5 +1,5 @@
 /**
- * Built-in tools through the official SDK against the real runtime: create → view → bash in a
+ * Built-in tools through both SDKs (the official 0.2.0 and ours) against the real runtime: create → view → bash in a
  * temporary working directory, a deny-all application that leaves the disk (and the network)
  * untouched, excluded tools never offered to the model, name conflicts with custom tools, and
  * `tools.list`.
@@ -11,8 +11,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CopilotClient, approveAll, type PermissionRequest, type SessionEvent } from "@github/copilot-sdk";
 import { parseScript } from "@tandem/testkit";
-import { afterEach, beforeEach, expect, it } from "vitest";
-import { scriptsDir, startWorld, tandemBin, type TestWorld } from "../helpers/harness.js";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { scriptsDir, startWorld, type TestWorld } from "../helpers/harness.js";
+import { clientVariants, type ClientMaker } from "../helpers/official-client.js";
 
 let world: TestWorld | undefined;
 let copilot: CopilotClient | undefined;
@@ -41,145 +42,148 @@ function loadScript(name: string, values: Record<string, string>): void {
   world?.model.addScript(parseScript(text, path));
 }
 
-function start(): CopilotClient {
-  if (!world) throw new Error("no world");
-  copilot = new CopilotClient({ cliPath: tandemBin, env: world.env, logLevel: "error", cwd: world.home });
-  return copilot;
-}
 
 type RequestBody = { tools?: Array<{ function: { name: string } }>; messages: Array<{ role: string; content: string }> };
 const body = (index: number) => world?.model.requests[index]?.body as RequestBody;
 
-it("creates, views and runs bash in the session's working directory, with permissions and events", async () => {
-  world = await startWorld([]);
-  loadScript("tools-create-view-bash", { __WORKDIR__: workdir });
-  const permissions: PermissionRequest[] = [];
-  const session = await start().createSession({
-    workingDirectory: workdir,
-    onPermissionRequest: (request) => {
-      permissions.push(request);
-      return { kind: "approved" };
-    },
+describe.each(clientVariants)("$sdk", ({ make }: { make: ClientMaker }) => {
+  function start(): CopilotClient {
+    if (!world) throw new Error("no world");
+    copilot = make(world.env);
+    return copilot;
+  }
+
+  it("creates, views and runs bash in the session's working directory, with permissions and events", async () => {
+    world = await startWorld([]);
+    loadScript("tools-create-view-bash", { __WORKDIR__: workdir });
+    const permissions: PermissionRequest[] = [];
+    const session = await start().createSession({
+      workingDirectory: workdir,
+      onPermissionRequest: (request) => {
+        permissions.push(request);
+        return { kind: "approved" };
+      },
+    });
+    const events: SessionEvent[] = [];
+    session.on((event) => events.push(event));
+
+    const reply = await session.sendAndWait({ prompt: "Please write a notes file" });
+    expect(reply?.data.content).toBe("notes.txt has 2 lines.");
+    expect(world.model.requests.map((request) => request.expectationError)).toEqual([undefined, undefined, undefined, undefined]);
+    expect(readFileSync(join(workdir, "notes.txt"), "utf8")).toBe("alpha\nbeta\n");
+
+    const notes = join(workdir, "notes.txt");
+    expect(permissions.map((request) => request.kind)).toEqual(["write", "read", "shell"]);
+    expect(permissions[0]).toMatchObject({ kind: "write", intention: "Create file", fileName: notes, newFileContents: "alpha\nbeta\n", toolCallId: "call_create" });
+    expect(permissions[1]).toMatchObject({ kind: "read", intention: `Read file: ${notes}`, path: notes });
+    expect(permissions[2]).toMatchObject({
+      kind: "shell",
+      fullCommandText: "wc -l < notes.txt && pwd",
+      intention: "Count the lines",
+      commands: [
+        { identifier: "wc -l < notes.txt", readOnly: true },
+        { identifier: "pwd", readOnly: true },
+      ],
+      possiblePaths: [notes],
+      hasWriteFileRedirection: false,
+      canOfferSessionApproval: false,
+    });
+
+    const toolMessages = body(3).messages.filter((message) => message.role === "tool").map((message) => message.content);
+    expect(toolMessages).toEqual([`Created file ${notes} with 11 characters`, "1. alpha\n2. beta\n3. ", `2\n${workdir}\n<exited with exit code 0>`]);
+
+    const completions = events.filter((event) => event.type === "tool.execution_complete");
+    expect(completions.map((event) => event.data.success)).toEqual([true, true, true]);
+    expect((completions[0]?.data.result as { detailedContent?: string }).detailedContent).toContain("+++ b/");
+    expect(events.some((event) => event.type === "tool.execution_partial_result")).toBe(true);
+    expect(events.find((event) => event.type === "session.info" && event.data.infoType === "file_created")?.data).toMatchObject({ message: notes });
   });
-  const events: SessionEvent[] = [];
-  session.on((event) => events.push(event));
 
-  const reply = await session.sendAndWait({ prompt: "Please write a notes file" });
-  expect(reply?.data.content).toBe("notes.txt has 2 lines.");
-  expect(world.model.requests.map((request) => request.expectationError)).toEqual([undefined, undefined, undefined, undefined]);
-  expect(readFileSync(join(workdir, "notes.txt"), "utf8")).toBe("alpha\nbeta\n");
-
-  const notes = join(workdir, "notes.txt");
-  expect(permissions.map((request) => request.kind)).toEqual(["write", "read", "shell"]);
-  expect(permissions[0]).toMatchObject({ kind: "write", intention: "Create file", fileName: notes, newFileContents: "alpha\nbeta\n", toolCallId: "call_create" });
-  expect(permissions[1]).toMatchObject({ kind: "read", intention: `Read file: ${notes}`, path: notes });
-  expect(permissions[2]).toMatchObject({
-    kind: "shell",
-    fullCommandText: "wc -l < notes.txt && pwd",
-    intention: "Count the lines",
-    commands: [
-      { identifier: "wc -l < notes.txt", readOnly: true },
-      { identifier: "pwd", readOnly: true },
-    ],
-    possiblePaths: [notes],
-    hasWriteFileRedirection: false,
-    canOfferSessionApproval: false,
+  it("denies everything: no file is written, no command runs, no URL is fetched", async () => {
+    let hits = 0;
+    server = createServer((_request, response) => {
+      hits++;
+      response.end("fetched");
+    });
+    await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/secret`;
+    world = await startWorld([]);
+    loadScript("tools-denied", { __WORKDIR__: workdir, __URL__: url });
+    const asked: string[] = [];
+    const session = await start().createSession({
+      workingDirectory: workdir,
+      onPermissionRequest: (request) => {
+        asked.push(request.kind);
+        return { kind: "denied-interactively-by-user", feedback: "Not in this test" };
+      },
+    });
+    const reply = await session.sendAndWait({ prompt: "Please try everything" });
+    expect(reply?.data.content).toBe("Everything was denied.");
+    expect(asked.sort()).toEqual(["shell", "url", "write"]);
+    expect(readdirSync(workdir)).toEqual([]);
+    expect(existsSync(join(workdir, "touched.txt"))).toBe(false);
+    expect(hits).toBe(0);
+    const toolMessages = body(1).messages.filter((message) => message.role === "tool");
+    expect(toolMessages.map((message) => message.content)).toEqual(Array(3).fill("The user rejected this tool call. User feedback: Not in this test"));
   });
 
-  const toolMessages = body(3).messages.filter((message) => message.role === "tool").map((message) => message.content);
-  expect(toolMessages).toEqual([`Created file ${notes} with 11 characters`, "1. alpha\n2. beta\n3. ", `2\n${workdir}\n<exited with exit code 0>`]);
+  it("never offers excluded tools, and keeps the built-in order for availableTools", async () => {
+    world = await startWorld(["plain-reply"]);
+    const client = start();
+    const excluded = await client.createSession({ onPermissionRequest: approveAll, excludedTools: ["bash", "web_fetch", "write_bash"] });
+    await excluded.sendAndWait({ prompt: "Say hello" });
+    const offered = body(0).tools?.map((tool) => tool.function.name) ?? [];
+    for (const name of ["bash", "web_fetch", "write_bash"]) expect(offered).not.toContain(name);
+    // The reference order: sub-agent tools sit after report_intent (read_agent, list_agents) and glob (task).
+    expect(offered).toEqual([
+      "read_bash",
+      "stop_bash",
+      "list_bash",
+      "view",
+      "create",
+      "edit",
+      "report_intent",
+      "read_agent",
+      "list_agents",
+      "grep",
+      "glob",
+      "task",
+      "task_complete",
+    ]);
 
-  const completions = events.filter((event) => event.type === "tool.execution_complete");
-  expect(completions.map((event) => event.data.success)).toEqual([true, true, true]);
-  expect((completions[0]?.data.result as { detailedContent?: string }).detailedContent).toContain("+++ b/");
-  expect(events.some((event) => event.type === "tool.execution_partial_result")).toBe(true);
-  expect(events.find((event) => event.type === "session.info" && event.data.infoType === "file_created")?.data).toMatchObject({ message: notes });
-});
-
-it("denies everything: no file is written, no command runs, no URL is fetched", async () => {
-  let hits = 0;
-  server = createServer((_request, response) => {
-    hits++;
-    response.end("fetched");
+    const allowed = await client.createSession({
+      onPermissionRequest: approveAll,
+      availableTools: ["view", "bash", "lookup"],
+      tools: [{ name: "lookup", description: "Looks things up", parameters: { type: "object", properties: {} }, handler: () => "found" }],
+    });
+    await allowed.sendAndWait({ prompt: "Say hello" });
+    // availableTools applies to every tool, sub-agent tools included.
+    expect((body(1).tools ?? []).map((tool) => tool.function.name)).toEqual(["bash", "view", "lookup"]);
   });
-  await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/secret`;
-  world = await startWorld([]);
-  loadScript("tools-denied", { __WORKDIR__: workdir, __URL__: url });
-  const asked: string[] = [];
-  const session = await start().createSession({
-    workingDirectory: workdir,
-    onPermissionRequest: (request) => {
-      asked.push(request.kind);
-      return { kind: "denied-interactively-by-user", feedback: "Not in this test" };
-    },
+
+  it("refuses a custom tool named like a built-in unless it overrides it", async () => {
+    world = await startWorld(["plain-reply"]);
+    const client = start();
+    const tool = { name: "view", description: "My own view", parameters: { type: "object", properties: {} }, handler: () => "mine" };
+    await expect(client.createSession({ onPermissionRequest: approveAll, tools: [tool] })).rejects.toThrow(
+      /External tool "view" conflicts with a built-in tool of the same name\. Set overridesBuiltInTool: true/,
+    );
+    const session = await client.createSession({ onPermissionRequest: approveAll, tools: [{ ...tool, overridesBuiltInTool: true }] });
+    await session.sendAndWait({ prompt: "Say hello" });
+    const tools = body(0).tools?.map((each) => each.function.name) ?? [];
+    expect(tools.indexOf("view")).toBe(5);
+    expect(tools.filter((name) => name === "view")).toHaveLength(1);
   });
-  const reply = await session.sendAndWait({ prompt: "Please try everything" });
-  expect(reply?.data.content).toBe("Everything was denied.");
-  expect(asked.sort()).toEqual(["shell", "url", "write"]);
-  expect(readdirSync(workdir)).toEqual([]);
-  expect(existsSync(join(workdir, "touched.txt"))).toBe(false);
-  expect(hits).toBe(0);
-  const toolMessages = body(1).messages.filter((message) => message.role === "tool");
-  expect(toolMessages.map((message) => message.content)).toEqual(Array(3).fill("The user rejected this tool call. User feedback: Not in this test"));
-});
 
-it("never offers excluded tools, and keeps the built-in order for availableTools", async () => {
-  world = await startWorld(["plain-reply"]);
-  const client = start();
-  const excluded = await client.createSession({ onPermissionRequest: approveAll, excludedTools: ["bash", "web_fetch", "write_bash"] });
-  await excluded.sendAndWait({ prompt: "Say hello" });
-  const offered = body(0).tools?.map((tool) => tool.function.name) ?? [];
-  for (const name of ["bash", "web_fetch", "write_bash"]) expect(offered).not.toContain(name);
-  // The reference order: sub-agent tools sit after report_intent (read_agent, list_agents) and glob (task).
-  expect(offered).toEqual([
-    "read_bash",
-    "stop_bash",
-    "list_bash",
-    "view",
-    "create",
-    "edit",
-    "report_intent",
-    "read_agent",
-    "list_agents",
-    "grep",
-    "glob",
-    "task",
-    "task_complete",
-  ]);
-
-  const allowed = await client.createSession({
-    onPermissionRequest: approveAll,
-    availableTools: ["view", "bash", "lookup"],
-    tools: [{ name: "lookup", description: "Looks things up", parameters: { type: "object", properties: {} }, handler: () => "found" }],
+  it("lists the built-in tools over tools.list", async () => {
+    world = await startWorld([]);
+    const client = start();
+    await client.start();
+    const { tools } = await client.rpc.tools.list({});
+    expect(tools.map((tool) => tool.name)).toEqual([
+      "bash", "write_bash", "read_bash", "stop_bash", "list_bash", "view", "create", "edit", "web_fetch", "report_intent", "ask_user", "grep", "glob",
+      "task_complete",
+    ]);
+    expect(tools[0]?.parameters).toMatchObject({ type: "object", required: ["command", "description"] });
   });
-  await allowed.sendAndWait({ prompt: "Say hello" });
-  // availableTools applies to every tool, sub-agent tools included.
-  expect((body(1).tools ?? []).map((tool) => tool.function.name)).toEqual(["bash", "view", "lookup"]);
-});
-
-it("refuses a custom tool named like a built-in unless it overrides it", async () => {
-  world = await startWorld(["plain-reply"]);
-  const client = start();
-  const tool = { name: "view", description: "My own view", parameters: { type: "object", properties: {} }, handler: () => "mine" };
-  await expect(client.createSession({ onPermissionRequest: approveAll, tools: [tool] })).rejects.toThrow(
-    /External tool "view" conflicts with a built-in tool of the same name\. Set overridesBuiltInTool: true/,
-  );
-  const session = await client.createSession({ onPermissionRequest: approveAll, tools: [{ ...tool, overridesBuiltInTool: true }] });
-  await session.sendAndWait({ prompt: "Say hello" });
-  const tools = body(0).tools?.map((each) => each.function.name) ?? [];
-  expect(tools.indexOf("view")).toBe(5);
-  expect(tools.filter((name) => name === "view")).toHaveLength(1);
-});
-
-it("lists the built-in tools over tools.list", async () => {
-  world = await startWorld([]);
-  const client = start();
-  await client.start();
-  const { tools } = await client.rpc.tools.list({});
-  expect(tools.map((tool) => tool.name)).toEqual([
-    "bash", "write_bash", "read_bash", "stop_bash", "list_bash", "view", "create", "edit", "web_fetch", "report_intent", "ask_user", "grep", "glob",
-    "task_complete",
-  ]);
-  expect(tools[0]?.parameters).toMatchObject({ type: "object", required: ["command", "description"] });
 });

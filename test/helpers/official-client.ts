@@ -1,9 +1,22 @@
 import { CopilotClient } from "@github/copilot-sdk";
+import { CopilotClient as TandemClient } from "@tandem/sdk";
 import { afterEach } from "vitest";
 import { startWorld, tandemBin, type TestWorld } from "./harness.js";
 
+/** Makes a client driving `tandem` with the given environment. */
+export type ClientMaker = (env: Record<string, string>) => CopilotClient;
+
+/** The official SDK 0.2.0, pointed at `tandem` through `cliPath`. */
+export const officialClient: ClientMaker = (env) => new CopilotClient({ cliPath: tandemBin, env, logLevel: "error" });
+
+/** Both clients under test: the official SDK and ours (typed as the official one: same API). */
+export const clientVariants: Array<{ sdk: string; make: ClientMaker }> = [
+  { sdk: "official SDK 0.2.0", make: officialClient },
+  { sdk: "@tandem/sdk", make: (env) => new TandemClient({ env, logLevel: "error" }) as unknown as CopilotClient },
+];
+
 /**
- * A per-test scripted world and official-SDK clients driving `tandem`, cleaned up after each test.
+ * A per-test scripted world and clients driving `tandem`, cleaned up after each test.
  * Call at the top level of a test file.
  *
  * @example
@@ -13,7 +26,7 @@ import { startWorld, tandemBin, type TestWorld } from "./harness.js";
  *   const session = await fixture.client().createSession({ onPermissionRequest: approveAll });
  * });
  */
-export function officialClientFixture(): {
+export function officialClientFixture(make: ClientMaker = officialClient): {
   startWorld(scripts: string[], extraEnv?: Record<string, string>): Promise<TestWorld>;
   client(extraEnv?: Record<string, string>): CopilotClient;
 } {
@@ -31,7 +44,7 @@ export function officialClientFixture(): {
     },
     client(extraEnv = {}) {
       if (!world) throw new Error("start the world first");
-      const client = new CopilotClient({ cliPath: tandemBin, env: { ...world.env, ...extraEnv }, logLevel: "error" });
+      const client = make({ ...world.env, ...extraEnv });
       clients.push(client);
       return client;
     },
