@@ -53,8 +53,11 @@ export class ScopedEmitter implements EventEmitterPort {
 export class SessionEmitter implements EventEmitterPort {
   private readonly sinks = new Set<EventSink>();
   private readonly listeners = new Set<EventListener>();
-  /** The JSON text of every persisted event, oldest first (what `getMessages` returns). */
-  private persistedJson: string[] = [];
+  /** The JSON text of every event persisted since the session was opened (what `getMessages` returns, after the restored ones). */
+  private readonly persistedJson: string[] = [];
+  /** Events read from disk at resume, as comma-joined JSON text, and how many there are. */
+  private restoredBody = "";
+  private restoredCount = 0;
 
   constructor(
     readonly sessionId: string,
@@ -118,19 +121,21 @@ export class SessionEmitter implements EventEmitterPort {
     return event;
   }
 
-  /** Takes the events read from disk when a session is resumed (their JSON text, in order). */
-  restorePersisted(lines: string[]): void {
-    this.persistedJson = lines.concat(this.persistedJson);
+  /** Takes the events read from disk when a session is resumed (comma-joined JSON text). */
+  restorePersisted(arrayBody: string, count: number): void {
+    this.restoredBody = arrayBody;
+    this.restoredCount = count;
   }
 
   /** How many events are persisted. */
   get persistedCount(): number {
-    return this.persistedJson.length;
+    return this.restoredCount + this.persistedJson.length;
   }
 
   /** The persisted events as one JSON array text (no re-serialisation). */
   persistedArrayJson(): string {
-    return `[${this.persistedJson.join(",")}]`;
+    const separator = this.restoredBody && this.persistedJson.length > 0 ? "," : "";
+    return `[${this.restoredBody}${separator}${this.persistedJson.join(",")}]`;
   }
 
   /** Makes everything emitted so far durable (called at turn boundaries). */

@@ -211,13 +211,13 @@ export class SessionManager {
     config: SessionCreateParams,
     workingDirectory: string,
     restored:
-      | { lines: string[]; lastEventId: string | null; startTime: Date; summary?: string; model?: string; mode?: AgentMode; selectedAgent?: string; messages: Session["messages"] }
+      | { arrayBody: string; count: number; lastEventId: string | null; startTime: Date; summary?: string; model?: string; mode?: AgentMode; selectedAgent?: string; messages: Session["messages"] }
       | undefined,
   ): Promise<Session> {
     const { store } = this.options;
     const workspacePath = await store.createSessionDir(sessionId);
     const emitter = new SessionEmitter(sessionId, store.openEventLog(sessionId), restored?.lastEventId ?? null, () => this.scheduleUpdated(sessionId));
-    if (restored) emitter.restorePersisted(restored.lines);
+    if (restored) emitter.restorePersisted(restored.arrayBody, restored.count);
     const session = new Session({
       sessionId,
       config,
@@ -240,7 +240,7 @@ export class SessionManager {
     const { sessionId } = params;
     const { store, logger } = this.options;
     if (!(await store.exists(sessionId))) throw sessionNotFound(sessionId);
-    const { events, lines, skippedLines } = await readEventsFile<SessionEvent>(store.eventsPath(sessionId), logger);
+    const { events, arrayBody, skippedLines } = await readEventsFile<SessionEvent>(store.eventsPath(sessionId), logger);
     if (skippedLines > 0) logger.warn(`session ${sessionId}: ${skippedLines} unreadable line(s) skipped while resuming`);
     const rebuilt = rebuildFromEvents(events);
     const workspace = await store.readWorkspace(sessionId);
@@ -248,7 +248,8 @@ export class SessionManager {
     const storedCwd = startEvent?.type === "session.start" ? startEvent.data.context?.cwd : undefined;
     const workingDirectory = await checkDirectory(params.workingDirectory ?? storedCwd ?? workspace?.cwd);
     return this.open(sessionId, params, workingDirectory, {
-      lines,
+      arrayBody,
+      count: events.length,
       lastEventId: rebuilt.lastEventId,
       startTime: new Date(rebuilt.startTime ?? workspace?.created_at ?? Date.now()),
       summary: workspace?.summary ?? rebuilt.firstPrompt,
