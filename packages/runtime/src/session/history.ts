@@ -9,19 +9,6 @@ function reasoningOf(fields: { reasoningText?: string; reasoningOpaque?: string;
   return reasoning ? { reasoning } : {};
 }
 
-/** The event types {@link rebuildFromEvents} reads; resume parses only these (and the last event). */
-export const historyEventTypes: ReadonlySet<string> = new Set([
-  "session.start",
-  "session.model_change",
-  "session.mode_changed",
-  "subagent.selected",
-  "subagent.deselected",
-  "user.message",
-  "assistant.message",
-  "tool.execution_complete",
-  "skill.invoked",
-]);
-
 /** What a session's persisted events say about its state. */
 export interface RebuiltSession {
   messages: ConversationMessage[];

@@ -11,7 +11,7 @@ import type { SessionStore } from "../store/session-store.js";
 import { validateToolConfig } from "../tools/registry.js";
 import type { ClientPort } from "./client-port.js";
 import { SessionEmitter } from "./emitter.js";
-import { historyEventTypes, rebuildFromEvents } from "./history.js";
+import { rebuildFromEvents } from "./history.js";
 import { Session, type SessionServices } from "./session.js";
 
 /** The result of `session.create` / `session.resume`. */
@@ -240,7 +240,7 @@ export class SessionManager {
     const { sessionId } = params;
     const { store, logger } = this.options;
     if (!(await store.exists(sessionId))) throw sessionNotFound(sessionId);
-    const { events, arrayBody, count, skippedLines } = await readEventsFile<SessionEvent>(store.eventsPath(sessionId), logger, historyEventTypes);
+    const { events, arrayBody, count, skippedLines } = await readEventsFile<SessionEvent>(store.eventsPath(sessionId), logger);
     if (skippedLines > 0) logger.warn(`session ${sessionId}: ${skippedLines} unreadable line(s) skipped while resuming`);
     const rebuilt = rebuildFromEvents(events);
     const workspace = await store.readWorkspace(sessionId);

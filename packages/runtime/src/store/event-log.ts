@@ -108,7 +108,7 @@ export interface ReadEventsResult<T> {
   events: T[];
   /** The JSON text of every readable event, comma-separated (the inside of a JSON array). */
   arrayBody: string;
-  /** How many readable events the file holds (`events` may hold fewer when filtered by type). */
+  /** How many readable events the file holds. */
   count: number;
   /** Lines that could not be parsed (a torn last line after a crash, or corruption). */
   skippedLines: number;
@@ -118,13 +118,8 @@ export interface ReadEventsResult<T> {
  * Reads `events.jsonl`. A line that does not parse (typically the torn last line of a crash) is
  * skipped and counted, never fatal.
  */
-export async function readEventsFile<T>(path: string, logger: Logger, wantedTypes?: ReadonlySet<string>): Promise<ReadEventsResult<T>> {
+export async function readEventsFile<T>(path: string, logger: Logger): Promise<ReadEventsResult<T>> {
   const text = await readFile(path, "utf8");
-  if (wantedTypes) {
-    const selective = readSelected<T>(text, wantedTypes);
-    if (selective) return selective;
-    return readLineByLine<T>(text, path, logger);
-  }
   // Fast path: the file is one JSON array once its newlines become commas; per-line parsing only
   // when some line is damaged (or blank).
   const arrayBody = text.trimEnd().replaceAll("\n", ",");
@@ -134,31 +129,6 @@ export async function readEventsFile<T>(path: string, logger: Logger, wantedType
   } catch {
     return readLineByLine<T>(text, path, logger);
   }
-}
-
-const typePrefix = '{"type":"';
-
-/**
- * Parses only the events whose type is wanted (and the last one, which also proves the tail is
- * whole). The writer appends whole lines, so only the end of the file can be torn by a crash; other
- * lines get a shape check. Returns undefined when anything looks off, for the careful path.
- */
-function readSelected<T>(text: string, wantedTypes: ReadonlySet<string>): ReadEventsResult<T> | undefined {
-  const lines = text.trimEnd().split("\n");
-  const events: T[] = [];
-  const last = lines.length - 1;
-  for (let index = 0; index <= last; index++) {
-    const line = lines[index] ?? "";
-    if (!line.startsWith(typePrefix) || !line.endsWith("}")) return undefined;
-    const type = line.slice(typePrefix.length, line.indexOf('"', typePrefix.length));
-    if (index !== last && !wantedTypes.has(type)) continue;
-    try {
-      events.push(JSON.parse(line) as T);
-    } catch {
-      return undefined;
-    }
-  }
-  return { events, arrayBody: lines.join(","), count: lines.length, skippedLines: 0 };
 }
 
 function readLineByLine<T>(text: string, path: string, logger: Logger): ReadEventsResult<T> {
