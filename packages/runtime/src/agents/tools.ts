@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { defineBuiltinTool, invalidInput, parametersSchema } from "../tools/builtin/define.js";
 import { failure, success, type Tool, type ToolContext, type ToolOutcome } from "../tools/types.js";
 import type { BackgroundAgent, BackgroundAgents } from "./background.js";
 import type { Semaphore } from "./semaphore.js";
@@ -14,18 +15,6 @@ export interface AgentToolsHost {
   readonly background: BackgroundAgents;
   /** Bounds concurrent sub-agents. */
   readonly limit: Semaphore;
-}
-
-/** Formats zod issues the way the model is told about bad tool input. */
-function invalidInput(error: z.ZodError): ToolOutcome {
-  const issue = error.issues[0];
-  const field = issue?.path.join(".") || "input";
-  return failure(`Invalid input: "${field}": ${issue?.message ?? "invalid"}`, "Invalid input");
-}
-
-function schemaOf(schema: z.ZodType): Record<string, unknown> {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema) as Record<string, unknown>;
-  return rest;
 }
 
 /** The `task` tool: runs a sub-agent (sync: its answer is the result; background: an agent id). */
@@ -44,10 +33,11 @@ export function createTaskTool(host: AgentToolsHost): Tool {
   return {
     name: "task",
     description: `Delegate a self-contained piece of work to a sub-agent with its own conversation. Available agent types:\n${catalogue}`,
-    parameters: schemaOf(schema),
+    // Not memoised like the built-ins: the agent types differ from session to session.
+    parameters: parametersSchema(schema),
     async execute(args: unknown, context: ToolContext): Promise<ToolOutcome> {
       const parsed = schema.safeParse(args);
-      if (!parsed.success) return invalidInput(parsed.error);
+      if (!parsed.success) return invalidInput(parsed.error, args);
       const { prompt, agent_type: agentType, name, model, mode } = parsed.data;
       const agent = agents.find((candidate) => candidate.name === agentType);
       if (!agent) return failure(`Unknown agent type "${agentType}".`);
@@ -70,48 +60,43 @@ function describeAgent(agent: BackgroundAgent): string {
 
 /** The `read_agent` tool: a background agent's status or result (optionally waiting for it). */
 export function createReadAgentTool(host: AgentToolsHost): Tool {
-  const schema = z.object({
-    agent_id: z.string().describe("The id returned when the agent started"),
-    wait: z.boolean().optional().describe("Wait for the agent to finish"),
-    timeout: z.number().optional().describe("Seconds to wait at most (default 30)"),
-    since_turn: z.number().optional().describe("Accepted for compatibility"),
-  });
-  return {
+  return defineBuiltinTool({
     name: "read_agent",
     description: "Get the status or the result of a background agent started with the task tool.",
-    parameters: schemaOf(schema),
-    async execute(args: unknown, context: ToolContext): Promise<ToolOutcome> {
-      const parsed = schema.safeParse(args);
-      if (!parsed.success) return invalidInput(parsed.error);
-      const agent = host.background.get(parsed.data.agent_id);
-      if (!agent) return failure(`No agent found with agent_id: ${parsed.data.agent_id}. The agent may have been cleared or never existed.`, "Agent not found");
-      if (parsed.data.wait && (agent.status === "running" || agent.status === "queued")) {
-        const timeoutMs = Math.max(0, (parsed.data.timeout ?? 30) * 1000);
+    schema: z.object({
+      agent_id: z.string().describe("The id returned when the agent started"),
+      wait: z.boolean().optional().describe("Wait for the agent to finish"),
+      timeout: z.number().optional().describe("Seconds to wait at most (default 30)"),
+      since_turn: z.number().optional().describe("Accepted for compatibility"),
+    }),
+    async execute(args, context) {
+      const agent = host.background.get(args.agent_id);
+      if (!agent) return failure(`No agent found with agent_id: ${args.agent_id}. The agent may have been cleared or never existed.`, "Agent not found");
+      if (args.wait && (agent.status === "running" || agent.status === "queued")) {
+        const timeoutMs = Math.max(0, (args.timeout ?? 30) * 1000);
         await Promise.race([agent.done, new Promise((resolve) => setTimeout(resolve, timeoutMs).unref()), abortPromise(context.signal)]);
       }
       if (agent.status === "completed") return success(`Agent ${agent.id} completed.\n\n${agent.result ?? ""}`);
       if (agent.status === "failed") return failure(`Agent ${agent.id} failed: ${agent.error ?? "unknown error"}`, "Agent failed");
       return success(`Agent ${agent.id} is still ${agent.status}. ${describeAgent(agent)}`);
     },
-  };
+  });
 }
 
-/** The `list_agents` tool. */
+/** The `list_agents` tool (its schema has no `required` key, like the reference's). */
 export function createListAgentsTool(host: AgentToolsHost): Tool {
-  const schema = z.object({ include_completed: z.boolean().optional().describe("Also list finished agents") });
-  const { required: _none, ...parameters } = schemaOf(schema);
-  return {
+  const tool = defineBuiltinTool({
     name: "list_agents",
     description: "List the background agents of this session.",
-    parameters,
-    async execute(args: unknown): Promise<ToolOutcome> {
-      const parsed = schema.safeParse(args ?? {});
-      if (!parsed.success) return invalidInput(parsed.error);
-      const agents = host.background.list(parsed.data.include_completed ?? true);
+    schema: z.object({ include_completed: z.boolean().optional().describe("Also list finished agents") }),
+    async execute(args) {
+      const agents = host.background.list(args.include_completed ?? true);
       if (agents.length === 0) return success("<no background agents>");
       return success(`Background agents:\n${agents.map((agent) => `  ${describeAgent(agent)}`).join("\n")}`);
     },
-  };
+  });
+  const { required: _none, ...parameters } = tool.parameters;
+  return { ...tool, parameters };
 }
 
 function abortPromise(signal: AbortSignal): Promise<void> {
