@@ -1,4 +1,6 @@
 import type { PermissionRequest, PermissionResult } from "@tandem/protocol";
+import { z } from "zod";
+import { defineBuiltinTool } from "../tools/builtin/define.js";
 import { failure, success, type Tool, type ToolContext, type ToolOutcome } from "../tools/types.js";
 import type { EventEmitterPort } from "../session/emitter.js";
 import { PendingAbandoned, type PendingRequests } from "../session/pending.js";
@@ -44,22 +46,16 @@ export interface ExitPlanAnswer {
  * stays in plan mode to revise.
  */
 export function createExitPlanModeTool(host: ExitPlanHost): Tool {
-  return {
+  return defineBuiltinTool({
     name: "exit_plan_mode",
     description:
       "Present your finished plan to the user and ask to leave plan mode. Give a short summary and the plan in markdown; the user approves it (and you implement it) or asks for changes.",
-    parameters: {
-      type: "object",
-      properties: {
-        summary: { type: "string", description: "A few sentences summarising the plan" },
-        plan: { type: "string", description: "The full plan in markdown (saved as the session's plan file)" },
-      },
-      required: ["summary"],
-    },
-    async execute(args: unknown, context: ToolContext): Promise<ToolOutcome> {
-      const { summary, plan } = (args ?? {}) as { summary?: unknown; plan?: unknown };
-      if (typeof summary !== "string" || !summary) return failure('Invalid input: "summary": Required', "Invalid input");
-      if (typeof plan === "string" && plan.trim()) await host.workspace.updatePlan(plan);
+    schema: z.object({
+      summary: z.string().describe("A few sentences summarising the plan"),
+      plan: z.string().optional().describe("The full plan in markdown (saved as the session's plan file)"),
+    }),
+    async execute({ summary, plan }, context: ToolContext): Promise<ToolOutcome> {
+      if (plan?.trim()) await host.workspace.updatePlan(plan);
       const planContent = (await host.workspace.readPlan()).content ?? "";
       if (host.emitter.sinkCount === 0) return failure("No client is connected to review the plan; stay in plan mode.", "No client");
       const { requestId, promise } = host.pending.open<ExitPlanAnswer>("exitPlanMode", context.signal);
@@ -75,7 +71,7 @@ export function createExitPlanModeTool(host: ExitPlanHost): Tool {
       }
       return outcomeFor(answer, host);
     },
-  };
+  });
 }
 
 function outcomeFor(answer: ExitPlanAnswer, host: ExitPlanHost): ToolOutcome {

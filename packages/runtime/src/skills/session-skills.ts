@@ -1,7 +1,9 @@
 import { invalidParams } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { EventEmitterPort } from "../session/emitter.js";
-import { failure, success, type Tool, type ToolContext, type ToolOutcome } from "../tools/types.js";
+import { z } from "zod";
+import { defineBuiltinTool } from "../tools/builtin/define.js";
+import { failure, success, type Tool, type ToolOutcome } from "../tools/types.js";
 import { loadSkills, skillContextMessage, type SkillDefinition } from "./loader.js";
 
 /** What skills need from the session. */
@@ -78,22 +80,16 @@ export class SessionSkills {
     if (enabled.length === 0) return [];
     const catalogue = enabled.map((skill) => `- ${skill.name}: ${skill.description}`).join("\n");
     return [
-      {
+      defineBuiltinTool({
         name: "skill",
         description: `Load a skill: a set of instructions (and files) for a kind of task. Load one when the task matches its description, then follow it.\nAvailable skills:\n${catalogue}`,
-        parameters: {
-          type: "object",
-          properties: { skill: { type: "string", description: "The name of the skill to load" } },
-          required: ["skill"],
-        },
-        execute: async (args: unknown, context: ToolContext) => this.invoke(args, context, enabled),
-      },
+        schema: z.object({ skill: z.string().describe("The name of the skill to load") }),
+        execute: async (args) => this.invoke(args.skill, enabled),
+      }),
     ];
   }
 
-  private async invoke(args: unknown, _context: ToolContext, enabled: SkillDefinition[]): Promise<ToolOutcome> {
-    const name = (args as { skill?: unknown } | undefined)?.skill;
-    if (typeof name !== "string" || !name) return failure('Invalid input: "skill": Required', "Invalid input");
+  private async invoke(name: string, enabled: SkillDefinition[]): Promise<ToolOutcome> {
     const skill = enabled.find((candidate) => candidate.name === name);
     if (!skill) return failure(`Skill "${name}" not found. Available skills: ${enabled.map((candidate) => candidate.name).join(", ")}`, "Skill not found");
     this.host.emitter.emit("skill.invoked", {
