@@ -97,6 +97,12 @@ describe.each(clientVariants)("$sdk", ({ make }: { make: ClientMaker }) => {
     expect((completions[0]?.data.result as { detailedContent?: string }).detailedContent).toContain("+++ b/");
     expect(events.some((event) => event.type === "tool.execution_partial_result")).toBe(true);
     expect(events.find((event) => event.type === "session.info" && event.data.infoType === "file_created")?.data).toMatchObject({ message: notes });
+    // The session's code-change totals land in session.shutdown.
+    await session.disconnect();
+    const lines = readFileSync(join(world.home, "session-state", session.sessionId, "events.jsonl"), "utf8").trim().split("\n");
+    const shutdown = JSON.parse(lines.at(-1) ?? "{}") as { type: string; data: { codeChanges: unknown } };
+    expect(shutdown.type).toBe("session.shutdown");
+    expect(shutdown.data.codeChanges).toEqual({ linesAdded: 2, linesRemoved: 0, filesModified: [notes] });
   });
 
   it("denies everything: no file is written, no command runs, no URL is fetched", async () => {

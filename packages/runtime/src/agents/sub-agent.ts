@@ -27,6 +27,7 @@ export interface SubAgentParent {
   allTools(): readonly Tool[];
   modelClient(): ModelClient;
   recordModelCall(model: string, response: ModelResponse, durationMs: number): void;
+  recordFileChange(change: { path: string; diff: string }): void;
   createContext(call: ModelToolCall, tool: Tool, signal: AbortSignal, options?: { preApproved?: boolean; emitter?: EventEmitterPort }): ToolContext;
   /** MCP servers for an agent's own `mcpServers` (events go to `emitter`). */
   createMcpManager(configs: Record<string, McpServerConfig>, emitter: EventEmitterPort): McpManager;
@@ -97,6 +98,9 @@ class SubAgentRun implements LoopHost {
   }
   recordModelCall(model: string, response: ModelResponse, durationMs: number): void {
     this.parent.recordModelCall(model, response, durationMs);
+  }
+  recordFileChange(change: { path: string; diff: string }): void {
+    this.parent.recordFileChange(change);
   }
   async beforeModelCall(): Promise<void> {}
   onTurnError(): void {}

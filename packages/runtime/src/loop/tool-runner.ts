@@ -23,6 +23,8 @@ export interface ToolRunnerHost {
   readonly hooks: HookRunner;
   /** A context for one call; `preApproved` (a preToolUse hook said allow) skips the permission request. */
   createContext(call: ModelToolCall, tool: Tool, signal: AbortSignal, options?: { preApproved?: boolean }): ToolContext;
+  /** Adds a file change to the session's code-change totals. */
+  recordFileChange?(change: { path: string; diff: string }): void;
 }
 
 /**
@@ -64,6 +66,7 @@ async function runOne(host: ToolRunnerHost, call: ModelToolCall, interactionId: 
     outcome = await executeWithHooks(host, call, tool, parsed.value, signal);
   }
   if (signal.aborted) return { call, outcome: { resultType: "failure", textForModel: interruptedText, errorMessage: "Interrupted" } };
+  if (outcome.resultType === "success" && outcome.fileChange) host.recordFileChange?.(outcome.fileChange);
   emitComplete(host, call, outcome, interactionId);
   return { call, outcome };
 }

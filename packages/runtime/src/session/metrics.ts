@@ -11,6 +11,9 @@ export class SessionMetrics {
   private readonly perModel = new Map<string, ModelTotals>();
   private apiDurationMs = 0;
   private requests = 0;
+  private linesAdded = 0;
+  private linesRemoved = 0;
+  private readonly filesModified = new Set<string>();
 
   constructor(private readonly startTime: Date) {}
 
@@ -31,6 +34,15 @@ export class SessionMetrics {
     this.perModel.set(model, totals);
   }
 
+  /** Adds a file change: counts the `+` and `-` lines of its unified diff. */
+  recordFileChange(change: { path: string; diff: string }): void {
+    this.filesModified.add(change.path);
+    for (const line of change.diff.split("\n")) {
+      if (line.startsWith("+") && !line.startsWith("+++")) this.linesAdded++;
+      else if (line.startsWith("-") && !line.startsWith("---")) this.linesRemoved++;
+    }
+  }
+
   /** The `session.shutdown` payload. */
   shutdownData(currentModel: string): SessionEventData<"session.shutdown"> {
     return {
@@ -38,7 +50,7 @@ export class SessionMetrics {
       totalPremiumRequests: this.requests,
       totalApiDurationMs: this.apiDurationMs,
       sessionStartTime: this.startTime.getTime(),
-      codeChanges: { linesAdded: 0, linesRemoved: 0, filesModified: [] },
+      codeChanges: { linesAdded: this.linesAdded, linesRemoved: this.linesRemoved, filesModified: [...this.filesModified] },
       modelMetrics: Object.fromEntries(this.perModel),
       currentModel,
     };

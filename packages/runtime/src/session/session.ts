@@ -266,6 +266,9 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
     this.client ??= this.services.createModelClient(this.config);
     return this.client;
   }
+  recordFileChange(change: { path: string; diff: string }): void {
+    this.metrics.recordFileChange(change);
+  }
   recordModelCall(model: string, response: ModelResponse, durationMs: number): void {
     this.metrics.recordModelCall(model, response.usage, durationMs);
   }

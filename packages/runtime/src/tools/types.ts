@@ -50,6 +50,8 @@ export interface ToolOutcome {
    * skill's instructions); the model reads them on its next call.
    */
   followUpMessages?: string[];
+  /** A file the tool changed, with its git-style diff (for the session's code-change totals). */
+  fileChange?: { path: string; diff: string };
 }
 
 /** A piece of binary tool output for the model: base64 `data` of the given MIME type. */
