@@ -7,5 +7,8 @@ export default defineConfig({
     hookTimeout: 30_000,
     pool: "forks",
     maxWorkers: 2,
+    // In CI a JSON report is written too; .ci/run prints its "N passed, N failed" line.
+    reporters: process.env.CI ? ["default", "json"] : ["default"],
+    outputFile: { json: "test-results.json" },
   },
 });
