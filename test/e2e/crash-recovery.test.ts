@@ -2,7 +2,7 @@
  * No session is lost on a crash: the runtime is killed with SIGKILL (mid-turn, and after a turn),
  * the events file may end in a torn line, and a new runtime resumes with the history intact.
  */
-import { appendFileSync, readFileSync } from "node:fs";
+import { appendFileSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { startWorld, type TestWorld } from "../helpers/harness.js";
@@ -79,4 +79,31 @@ it("skips a torn last line with a warning and resumes", async () => {
   await second.waitFor(isEvent("session.idle"));
   const messages = (world.model.requests.at(-1)?.body as { messages: Array<{ role: string }> }).messages;
   expect(messages.map((message) => message.role)).toEqual(["system", "user", "assistant", "user"]);
+});
+
+it("releases the events file of every destroyed or deleted session", async () => {
+  world = await startWorld(["plain-reply"]);
+  const client = start();
+  const openEventFiles = (): number =>
+    readdirSync(`/proc/${client.child.pid}/fd`).filter((fd) => {
+      try {
+        return readlinkSync(`/proc/${client.child.pid}/fd/${fd}`).endsWith("events.jsonl");
+      } catch {
+        return false;
+      }
+    }).length;
+  const ids: string[] = [];
+  for (let index = 0; index < 3; index++) {
+    const { sessionId } = (await client.request("session.create", {})).result as { sessionId: string };
+    ids.push(sessionId);
+    await client.request("session.send", { sessionId, prompt: `hello ${index}` });
+  }
+  await client.waitFor(() => client.received.filter(isEvent("session.idle")).length === 3);
+  expect(openEventFiles()).toBe(3);
+  await client.request("session.destroy", { sessionId: ids[0] });
+  await client.request("session.destroy", { sessionId: ids[1] });
+  expect((await client.request("session.delete", { sessionId: ids[2] })).result).toEqual({ success: true });
+  expect(openEventFiles()).toBe(0);
+  // A destroyed session is still on disk and resumes with a fresh file handle.
+  expect((await client.request("session.resume", { sessionId: ids[0] })).error).toBeUndefined();
 });

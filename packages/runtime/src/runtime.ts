@@ -4,7 +4,7 @@ import type { Logger } from "./log.js";
 import { hookTimeoutFromEnv } from "./hooks/hook-runner.js";
 import { retryPolicyFromEnv } from "./loop/retry.js";
 import { createModelClient, describeDefaultProvider, type ProviderEnvironment } from "./providers/resolve.js";
-import { ClientConnection } from "./server/connection.js";
+import type { ClientConnection } from "./server/connection.js";
 import { Dispatcher } from "./server/dispatch.js";
 import { SessionManager } from "./session/manager.js";
 import { resolveHome, SessionStore } from "./store/session-store.js";
@@ -26,7 +26,7 @@ const fallbackModel = "gpt-4.1";
  *
  * @example
  * const runtime = new Runtime({ args, env: process.env, logger });
- * runtime.connect(process.stdin, process.stdout);
+ * runtime.adopt(new ClientConnection(process.stdin, process.stdout, (method, params, client) => runtime.dispatch(method, params, client), logger));
  */
 export class Runtime {
   readonly version = runtimeVersion;
@@ -62,14 +62,7 @@ export class Runtime {
     return this.dispatcher.dispatch(method, params, client);
   }
 
-  /** Serves one client over a pair of streams (stdio, or a TCP socket twice). */
-  connect(input: NodeJS.ReadableStream, output: NodeJS.WritableStream): ClientConnection {
-    const client = new ClientConnection(input, output, (method, params, from) => this.dispatch(method, params, from), this.options.logger);
-    this.adopt(client);
-    return client;
-  }
-
-  /** Takes over a connection that was opened before the runtime finished loading. */
+  /** Takes over a client connection (opened by the entry module, possibly before the runtime loaded). */
   adopt(client: ClientConnection): void {
     this.connections.add(client);
     client.onClose(() => {

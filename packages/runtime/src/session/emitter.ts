@@ -138,7 +138,12 @@ export class SessionEmitter implements EventEmitterPort {
     return `[${this.restoredBody}${separator}${this.persistedJson.join(",")}]`;
   }
 
-  /** Makes everything emitted so far durable (called at turn boundaries). */
+  /** Makes everything emitted so far durable and releases the events file (session closed). */
+  close(): Promise<void> {
+    return this.log.close();
+  }
+
+  /** Makes everything emitted so far durable (called when a run ends). */
   durable(): Promise<void> {
     return this.log.flush({ durable: true });
   }

@@ -149,7 +149,8 @@ export class SessionManager {
       this.live.delete(sessionId);
       await session.abort();
       session.pending.abandonAll("destroyed");
-      await session.emitter.durable();
+      await session.toolset.dispose();
+      await session.emitter.close();
     }
     const deleted = await this.options.store.delete(sessionId);
     if (!deleted && !session) return { success: false, error: `Session not found: ${sessionId}` };

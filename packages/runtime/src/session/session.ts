@@ -430,7 +430,7 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
     this.pending.abandonAll("destroyed");
     await this.toolset.dispose();
     this.emitter.emit("session.shutdown", this.metrics.shutdownData(this.model));
-    await this.emitter.durable();
+    await this.emitter.close();
   }
 
   /**

@@ -1,4 +1,3 @@
-import { closeSync, openSync, writeSync } from "node:fs";
 import { open, readFile, type FileHandle } from "node:fs/promises";
 import type { Logger } from "../log.js";
 
@@ -8,8 +7,8 @@ const maxBufferedBytes = 256 * 1024;
 
 /**
  * Append-only `events.jsonl` writer. Lines are buffered and written in batches off the event path;
- * `flush({ durable: true })` also fsyncs (done at turn boundaries). `closeSync` writes what is left
- * during process exit.
+ * `flush({ durable: true })` also fsyncs (done when a run ends); `close` does that and releases the
+ * file.
  *
  * @example
  * const log = new EventLog(path, logger);
@@ -70,23 +69,6 @@ export class EventLog {
     const handle = this.handle;
     this.handle = undefined;
     if (handle) await (await handle).close().catch(() => undefined);
-  }
-
-  /**
-   * Synchronously writes what is still queued (for process exit, when promises will not run).
-   * Lines already handed to an in-flight async write are written by that write.
-   */
-  closeSync(): void {
-    const batch = this.takePending();
-    this.closed = true;
-    if (!batch) return;
-    try {
-      const fd = openSync(this.path, "a");
-      writeSync(fd, batch);
-      closeSync(fd);
-    } catch (error) {
-      this.logger.error(`failed to write ${this.path} at exit`, error);
-    }
   }
 
   private takePending(): string {
