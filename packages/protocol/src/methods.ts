@@ -11,7 +11,6 @@ import {
   PermissionResult,
   ProviderConfig,
   ReasoningEffort,
-  SessionContext,
   SessionMetadata,
   SystemMessageConfig,
   ToolDefinition,

@@ -1,25 +1,24 @@
 import { randomUUID } from "node:crypto";
-import type { AgentMode, PermissionRequest, SessionCreateParams, SessionSendParams, SessionEvent } from "@tandem/protocol";
+import type { AgentMode, SessionCreateParams, SessionSendParams } from "@tandem/protocol";
 import type { Logger } from "../log.js";
 import { reportLoopError, runAgentLoop, type LoopHost } from "../loop/agent-loop.js";
 import type { ConversationMessage, ModelToolCall, ToolSpec } from "../loop/messages.js";
 import type { RetryPolicy } from "../loop/retry.js";
 import { buildSystemPrompt } from "../loop/system-prompt.js";
-import { PermissionBroker, type PermissionHost } from "../permissions/broker.js";
+import type { PermissionHost } from "../permissions/broker.js";
 import type { ModelClient, ModelResponse } from "../providers/types.js";
 import type { Tool, ToolContext } from "../tools/types.js";
 import type { ClientPort } from "./client-port.js";
 import type { EventEmitterPort, SessionEmitter } from "./emitter.js";
 import { PendingAbandoned, PendingRequests } from "./pending.js";
-import { ToolBridge } from "./tool-bridge.js";
+import { ToolContexts } from "./tool-contexts.js";
 import { SessionMetrics } from "./metrics.js";
-import { UserInputBroker, type UserInputHost } from "./user-input.js";
+import type { UserInputHost } from "./user-input.js";
 import { HookRunner, type HookHost } from "../hooks/hook-runner.js";
 import { errorMessage } from "../errors.js";
 import { SessionWorkspace } from "../plan/plan-file.js";
 import type { SessionAgents } from "../agents/session-agents.js";
 import type { SessionSkills } from "../skills/session-skills.js";
-import { planModeDenial } from "../plan/plan-mode.js";
 import { McpManager } from "../mcp/manager.js";
 import type { McpServerConfig } from "@tandem/protocol";
 import type { McpHost } from "../mcp/types.js";
@@ -98,12 +97,10 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
   readonly workspace: SessionWorkspace;
   /** Built-in, custom, skill, agent, plan and MCP tools. */
   readonly toolset: SessionToolset;
-  /** Tools a skill's `allowed-tools` auto-approved for the rest of the session. */
-  private readonly autoApproved = new Set<string>();
   /** Notices (finished background work) waiting for the next run when the session was idle. */
   private readonly deferredNotices: string[] = [];
-  /** Permission, tool and user-input channels per emitter (the session's, or a sub-agent's scope). */
-  private readonly channels = new WeakMap<EventEmitterPort, { permissions: PermissionBroker; toolBridge: ToolBridge; userInput: UserInputBroker }>();
+  /** Builds each tool call's context (permissions, client tools, user input). */
+  private readonly contexts: ToolContexts;
   /** Extra system-prompt context a sessionStart hook supplied. */
   private hookContext: string | undefined;
   private cachedSystemPrompt: Promise<string> | undefined;
@@ -132,6 +129,7 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
     this.metrics = new SessionMetrics(init.startTime);
     this.hooks = new HookRunner(this, init.services.hookTimeoutMs);
     this.workspace = new SessionWorkspace(init.workspacePath, init.emitter);
+    this.contexts = new ToolContexts(this);
     this.toolset = new SessionToolset(this);
   }
 
@@ -229,7 +227,7 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
     return this.toolset.all();
   }
   autoApprove(toolNames: readonly string[]): void {
-    for (const name of toolNames) this.autoApproved.add(name);
+    this.contexts.autoApprove(toolNames);
   }
   toolSpecs(): ToolSpec[] {
     return this.toolset.offered().map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters }));
@@ -272,63 +270,12 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
   recordModelCall(model: string, response: ModelResponse, durationMs: number): void {
     this.metrics.recordModelCall(model, response.usage, durationMs);
   }
-  createContext(
-    call: ModelToolCall,
-    tool: Tool,
-    signal: AbortSignal,
-    options: { preApproved?: boolean; emitter?: EventEmitterPort } = {},
-  ): ToolContext {
-    const emitter = options.emitter ?? this.emitter;
-    const channel = this.channelFor(emitter);
-    return {
-      sessionId: this.sessionId,
-      toolCallId: call.id,
-      toolName: tool.name,
-      signal,
-      workingDirectory: this.workingDirectory,
-      emitter,
-      requestPermission: (request) => {
-        // The reference sends MCP permission requests without a toolCallId.
-        const full = (request.kind === "mcp" ? { ...request } : { ...request, toolCallId: call.id }) as PermissionRequest;
-        const denial = this.mode === "plan" ? planModeDenial(full, this.workspace.planPath) : undefined;
-        if (denial) return Promise.resolve(denial);
-        if (options.preApproved || this.autoApproved.has(tool.name)) return Promise.resolve({ kind: "approved" as const });
-        return channel.permissions.request(full, signal);
-      },
-      callClientTool: (args) => channel.toolBridge.call(call.id, tool.name, args, signal),
-      requestUserInput: (question) => channel.userInput.ask(call.id, question, signal),
-    };
+  createContext(call: ModelToolCall, tool: Tool, signal: AbortSignal, options: { preApproved?: boolean; emitter?: EventEmitterPort } = {}): ToolContext {
+    return this.contexts.create(call, tool, signal, options);
   }
-
-  private channelFor(emitter: EventEmitterPort): { permissions: PermissionBroker; toolBridge: ToolBridge; userInput: UserInputBroker } {
-    const existing = this.channels.get(emitter);
-    if (existing) return existing;
-    const session = this;
-    const view = {
-      get sessionId() {
-        return session.sessionId;
-      },
-      emitter,
-      get pending() {
-        return session.pending;
-      },
-      get protocolVersion() {
-        return session.protocolVersion;
-      },
-      get requestPermission() {
-        return session.requestPermission;
-      },
-      get logger() {
-        return session.logger;
-      },
-      get canAskUser() {
-        return session.canAskUser;
-      },
-      owner: () => session.owner(),
-    };
-    const channel = { permissions: new PermissionBroker(view), toolBridge: new ToolBridge(view), userInput: new UserInputBroker(view) };
-    this.channels.set(emitter, channel);
-    return channel;
+  /** The plan file (the one thing plan mode lets the agent write). */
+  get planPath(): string {
+    return this.workspace.planPath;
   }
 
   // ---- Clients ------------------------------------------------------------------------------

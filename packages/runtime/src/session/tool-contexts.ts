@@ -1,0 +1,109 @@
+import type { AgentMode, PermissionRequest } from "@tandem/protocol";
+import type { Logger } from "../log.js";
+import type { ModelToolCall } from "../loop/messages.js";
+import { PermissionBroker } from "../permissions/broker.js";
+import { planModeDenial } from "../plan/plan-mode.js";
+import type { Tool, ToolContext } from "../tools/types.js";
+import type { ClientPort } from "./client-port.js";
+import type { EventEmitterPort } from "./emitter.js";
+import type { PendingRequests } from "./pending.js";
+import { ToolBridge } from "./tool-bridge.js";
+import { UserInputBroker } from "./user-input.js";
+
+/** What tool contexts need from their session. */
+export interface ToolContextHost {
+  readonly sessionId: string;
+  readonly emitter: EventEmitterPort;
+  readonly pending: PendingRequests;
+  readonly protocolVersion: 2 | 3;
+  readonly requestPermission: boolean;
+  readonly canAskUser: boolean;
+  readonly logger: Logger;
+  readonly workingDirectory: string;
+  readonly mode: AgentMode;
+  /** The plan file, the one thing plan mode lets the agent write. */
+  readonly planPath: string;
+  owner(): ClientPort | undefined;
+}
+
+interface Channel {
+  permissions: PermissionBroker;
+  toolBridge: ToolBridge;
+  userInput: UserInputBroker;
+}
+
+/**
+ * Builds the context each tool call runs with: permission requests (after the plan-mode gate and
+ * the auto-approvals skills grant), client tool calls and user input, all emitted on the session's
+ * emitter or a sub-agent's scoped one.
+ */
+export class ToolContexts {
+  /** Permission, tool and user-input channels per emitter (the session's, or a sub-agent's scope). */
+  private readonly channels = new WeakMap<EventEmitterPort, Channel>();
+  /** Tools a skill's `allowed-tools` auto-approved for the rest of the session. */
+  private readonly autoApproved = new Set<string>();
+
+  constructor(private readonly host: ToolContextHost) {}
+
+  /** Approves these tools without asking from now on. */
+  autoApprove(toolNames: readonly string[]): void {
+    for (const name of toolNames) this.autoApproved.add(name);
+  }
+
+  /** The context of one call; `preApproved` (a preToolUse hook said allow) skips the request. */
+  create(call: ModelToolCall, tool: Tool, signal: AbortSignal, options: { preApproved?: boolean; emitter?: EventEmitterPort } = {}): ToolContext {
+    const { host } = this;
+    const emitter = options.emitter ?? host.emitter;
+    const channel = this.channelFor(emitter);
+    return {
+      sessionId: host.sessionId,
+      toolCallId: call.id,
+      toolName: tool.name,
+      signal,
+      workingDirectory: host.workingDirectory,
+      emitter,
+      requestPermission: (request) => {
+        // The reference sends MCP permission requests without a toolCallId.
+        const full = (request.kind === "mcp" ? { ...request } : { ...request, toolCallId: call.id }) as PermissionRequest;
+        const denial = host.mode === "plan" ? planModeDenial(full, host.planPath) : undefined;
+        if (denial) return Promise.resolve(denial);
+        if (options.preApproved || this.autoApproved.has(tool.name)) return Promise.resolve({ kind: "approved" as const });
+        return channel.permissions.request(full, signal);
+      },
+      callClientTool: (args) => channel.toolBridge.call(call.id, tool.name, args, signal),
+      requestUserInput: (question) => channel.userInput.ask(call.id, question, signal),
+    };
+  }
+
+  private channelFor(emitter: EventEmitterPort): Channel {
+    const existing = this.channels.get(emitter);
+    if (existing) return existing;
+    const { host } = this;
+    // The session, seen through another emitter.
+    const view = {
+      emitter,
+      get sessionId() {
+        return host.sessionId;
+      },
+      get pending() {
+        return host.pending;
+      },
+      get protocolVersion() {
+        return host.protocolVersion;
+      },
+      get requestPermission() {
+        return host.requestPermission;
+      },
+      get logger() {
+        return host.logger;
+      },
+      get canAskUser() {
+        return host.canAskUser;
+      },
+      owner: () => host.owner(),
+    };
+    const channel = { permissions: new PermissionBroker(view), toolBridge: new ToolBridge(view), userInput: new UserInputBroker(view) };
+    this.channels.set(emitter, channel);
+    return channel;
+  }
+}
