@@ -17,7 +17,12 @@ export interface ToolsetHost extends AgentsHost, SkillsHost, ExitPlanHost {
   onBackgroundShellDone(notice: string): void;
 }
 
-const builtinNames = new Set(listBuiltinTools().map((tool) => tool.name));
+let builtinNameSet: ReadonlySet<string> | undefined;
+/** The names of the built-in tools (computed on first use, not at load). */
+function builtinNames(): ReadonlySet<string> {
+  builtinNameSet ??= new Set(listBuiltinTools().map((tool) => tool.name));
+  return builtinNameSet;
+}
 
 /**
  * Every tool a session offers, in the order of the reference runtime: the built-ins (with `skill`,
@@ -65,8 +70,8 @@ export class SessionToolset {
 
   /** Every tool of the session, in order, after availableTools / excludedTools. */
   all(): Tool[] {
-    const builtins = this.registryTools.filter((tool) => builtinNames.has(tool.name));
-    const custom = this.registryTools.filter((tool) => !builtinNames.has(tool.name));
+    const builtins = this.registryTools.filter((tool) => builtinNames().has(tool.name));
+    const custom = this.registryTools.filter((tool) => !builtinNames().has(tool.name));
     const byName = new Map(this.agents.tools.map((tool) => [tool.name, tool]));
     const afterIntent = [...this.skills.tools(), byName.get("read_agent"), byName.get("list_agents")].filter(isTool);
     const afterGlob = [byName.get("task")].filter(isTool);
