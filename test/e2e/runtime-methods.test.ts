@@ -139,6 +139,22 @@ describe("session methods", () => {
   });
 });
 
+describe("workspace files", () => {
+  it("creates, lists and reads session workspace files, and refuses paths outside them", async () => {
+    world = await startWorld(["plain-reply"]);
+    const session = await client().createSession({ onPermissionRequest: approveAll });
+    await session.rpc.workspace.createFile({ path: "notes/todo.md", content: "- ship it\n" });
+    await session.rpc.workspace.createFile({ path: "a.txt", content: "a" });
+    expect(await session.rpc.workspace.listFiles()).toEqual({ files: ["a.txt", "notes/todo.md"] });
+    expect(await session.rpc.workspace.readFile({ path: "notes/todo.md" })).toEqual({ content: "- ship it\n" });
+    expect(existsSync(join(world.home, "session-state", session.sessionId, "files", "notes", "todo.md"))).toBe(true);
+    await expect(session.rpc.workspace.readFile({ path: "../workspace.yaml" })).rejects.toThrow(/must stay inside/);
+    await expect(session.rpc.workspace.createFile({ path: "../../escape.txt", content: "x" })).rejects.toThrow(/must stay inside/);
+    await expect(session.rpc.workspace.readFile({ path: "missing.txt" })).rejects.toThrow(/not found/);
+    expect(existsSync(join(world.home, "session-state", "escape.txt"))).toBe(false);
+  });
+});
+
 describe("lifecycle and logs", () => {
   it("notifies session.created, session.updated and session.deleted", async () => {
     world = await startWorld(["plain-reply"]);
