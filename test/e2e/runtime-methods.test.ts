@@ -2,7 +2,7 @@
  * Server and session methods through the official SDK: auth and model discovery in Copilot API
  * mode, BYOK precedence, abort, logging, foreground, delete, and the runtime's command line.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CopilotClient, approveAll, type SessionEvent } from "@github/copilot-sdk";
@@ -178,6 +178,38 @@ describe("lifecycle and logs", () => {
     await expect(session.sendAndWait({ prompt: "fail please" })).rejects.toThrow(/upstream exploded/);
     await waitFor(() => existsSync(logFile) && readFileSync(logFile, "utf8").includes("model call failed"), "the log line");
     expect(readFileSync(logFile, "utf8")).toMatch(/\[WARNING\] session .*: model call failed: Model request failed \(HTTP 500\)/);
+  });
+});
+
+describe("start-up", () => {
+  it("answers ping without loading the runtime, and adopts that client once another request loads it", async () => {
+    world = await startWorld(["plain-reply"]);
+    const child = spawn(process.execPath, [tandemBin, "--port", "0", "--log-level", "debug"], { env: world.env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    try {
+      await waitFor(() => /listening on port \d+/.test(stdout), "the listening line");
+      const cliUrl = `127.0.0.1:${/listening on port (\d+)/.exec(stdout)?.[1]}`;
+      const watcher = new CopilotClient({ cliUrl, logLevel: "error" });
+      clients.push(watcher);
+      const seen: Array<{ type: string; sessionId: string }> = [];
+      watcher.on((event) => seen.push({ type: event.type, sessionId: event.sessionId }));
+      await watcher.start();
+      expect((await watcher.ping("first")).message).toBe("pong: first");
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(stderr).not.toContain("runtime loaded");
+
+      const creator = new CopilotClient({ cliUrl, logLevel: "error" });
+      clients.push(creator);
+      const session = await creator.createSession({ onPermissionRequest: approveAll });
+      expect(stderr).toMatch(/runtime loaded in \d+ ms/);
+      await waitFor(() => seen.some((event) => event.type === "session.created"), "session.created on the first client");
+      expect(seen.find((event) => event.type === "session.created")?.sessionId).toBe(session.sessionId);
+    } finally {
+      child.kill();
+    }
   });
 });
 

@@ -11,7 +11,8 @@ import { runtimeVersion } from "./version.js";
  * 127.0.0.1 (a free port unless `--port` names one) prints `listening on port <N>`.
  *
  * Start-up is kept small: this entry answers `ping` on its own, and the rest of the runtime (zod
- * schemas, sessions, providers) loads right after the first request, or after a short idle delay.
+ * schemas, sessions, providers) loads on the first request that needs it. An idle runtime that was
+ * only pinged stays at Node's own footprint.
  */
 export async function main(argv: readonly string[]): Promise<void> {
   let args: RuntimeArgs;
@@ -60,25 +61,33 @@ export async function main(argv: readonly string[]): Promise<void> {
 class RuntimeLoader {
   private runtime: Promise<Runtime> | undefined;
   private loaded: Runtime | undefined;
+  /** Connections opened before the runtime was loaded; adopted when it is. */
+  private readonly waiting = new Set<ClientConnection>();
 
   constructor(
     private readonly args: RuntimeArgs,
     private readonly logger: Logger,
-  ) {
-    setTimeout(() => void this.load(), 50).unref();
-  }
+  ) {}
 
   serve(input: NodeJS.ReadableStream, output: NodeJS.WritableStream): ClientConnection {
     const client = new ClientConnection(input, output, (method, params, from) => this.dispatch(method, params, from), this.logger);
     if (this.loaded) this.loaded.adopt(client);
-    else void this.load().then((runtime) => runtime.adopt(client));
+    else {
+      this.waiting.add(client);
+      client.onClose(() => this.waiting.delete(client));
+    }
     return client;
   }
 
   load(): Promise<Runtime> {
+    const started = performance.now();
     this.runtime ??= import("./runtime.js").then(({ Runtime }) => {
-      this.loaded = new Runtime({ args: this.args, env: process.env, logger: this.logger });
-      return this.loaded;
+      const runtime = new Runtime({ args: this.args, env: process.env, logger: this.logger });
+      this.logger.debug(`runtime loaded in ${Math.round(performance.now() - started)} ms`);
+      for (const client of this.waiting) runtime.adopt(client);
+      this.waiting.clear();
+      this.loaded = runtime;
+      return runtime;
     });
     return this.runtime;
   }
@@ -88,10 +97,7 @@ class RuntimeLoader {
   }
 
   private async dispatch(method: string, params: unknown, client: ClientConnection): Promise<unknown> {
-    if (method === "ping" && !this.loaded) {
-      setImmediate(() => void this.load());
-      return pingResult(params, this.args.sdkProtocolVersion);
-    }
+    if (method === "ping" && !this.loaded) return pingResult(params, this.args.sdkProtocolVersion);
     const runtime = this.loaded ?? (await this.load());
     return runtime.dispatch(method, params, client);
   }
