@@ -9,7 +9,7 @@ import {
 import type { ClientPort } from "../session/client-port.js";
 import type { Logger } from "../log.js";
 import { errorMessage, TandemError } from "../errors.js";
-import { FramedMessageWriter, PreSerializedJson } from "./writer.js";
+import { FramedMessageWriter } from "./writer.js";
 
 /** Handles one request: params in, result out (or a thrown error). */
 export type RequestDispatcher = (method: string, params: unknown, client: ClientConnection) => Promise<unknown>;
@@ -70,8 +70,9 @@ export class ClientConnection implements ClientPort {
 
   deliverSessionEvent(sessionId: string, eventJson: string): void {
     if (!this.open) return;
-    const params = new PreSerializedJson(`{"sessionId":${JSON.stringify(sessionId)},"event":${eventJson}}`);
-    this.connection.sendNotification("session.event", params).catch(() => undefined);
+    // The hottest message of all (every streamed delta): framed here and queued on the same writer
+    // as everything else, so order is kept, without the connection's per-message promise.
+    this.writer.writeJson(`{"jsonrpc":"2.0","method":"session.event","params":{"sessionId":${JSON.stringify(sessionId)},"event":${eventJson}}}`);
   }
 
   sendNotification(method: string, params: unknown): void {

@@ -38,14 +38,20 @@ export class FramedMessageWriter extends AbstractMessageWriter implements Messag
   }
 
   write(message: Message): Promise<void> {
-    const json = encodeMessage(message);
+    this.writeJson(encodeMessage(message));
+    return this.drained ?? Promise.resolve();
+  }
+
+  /** Queues one message that is already JSON text (a complete JSON-RPC message). */
+  writeJson(json: string): void {
     this.queued.push(`Content-Length: ${Buffer.byteLength(json, "utf8")}\r\n\r\n${json}`);
     if (!this.flushScheduled) {
       this.flushScheduled = true;
-      setImmediate(() => this.flush());
+      setImmediate(this.flushNow);
     }
-    return this.drained ?? Promise.resolve();
   }
+
+  private readonly flushNow = (): void => this.flush();
 
   /** Writes every queued frame in one stream write. */
   flush(): void {
