@@ -20,6 +20,7 @@ export default {
     { key: "loop_overhead_per_turn_ms", label: "4. 20-turn tool loop: overhead per turn", unit: "ms", better: "lower", ratioTarget: { max: 1 / 50 } },
     { key: "loop_wall_ms", label: "4. 20-turn tool loop: wall", unit: "ms", better: "lower" },
     { key: "loop_cpu_per_turn_ms", label: "4. 20-turn tool loop: runtime CPU per turn", unit: "ms", better: "lower", info: true },
+    { key: "loop_client_busy_per_turn_ms", label: "4. 20-turn tool loop: client (SDK) busy time per turn", unit: "ms", better: "lower", info: true },
   ],
   async run(ctx) {
     const runtime = await ctx.launch();
@@ -29,11 +30,13 @@ export default {
     await ctx.model.take();
     const id = String(ctx.runIndex);
     const cpuBefore = runtime.cpuMs();
+    const busyBefore = performance.eventLoopUtilization();
     const turn = await timedTurn(session, prompt("loop20", id));
     const cpu = runtime.cpuMs() - cpuBefore;
+    const clientBusy = performance.eventLoopUtilization(busyBefore).active;
     const calls = callsOf(await ctx.model.take(), tagOf("loop20", id));
     if (calls.length !== turns) throw new Error(`expected ${turns} model calls, saw ${calls.length}`);
     const wall = turn.idleAt - turn.sentAt;
-    return { loop_overhead_per_turn_ms: (wall - modelTime(calls)) / turns, loop_wall_ms: wall, loop_cpu_per_turn_ms: cpu / turns };
+    return { loop_overhead_per_turn_ms: (wall - modelTime(calls)) / turns, loop_wall_ms: wall, loop_cpu_per_turn_ms: cpu / turns, loop_client_busy_per_turn_ms: clientBusy / turns };
   },
 };

@@ -26,6 +26,7 @@ export default {
     { key: "concurrent_p99_turn_overhead_ms", label: "6. concurrent: p99 overhead per turn", unit: "ms", better: "lower", absoluteTarget: { max: 10 } },
     { key: "concurrent_median_turn_overhead_ms", label: "6. concurrent: median overhead per turn", unit: "ms", better: "lower", info: true },
     { key: "concurrent_cpu_per_turn_ms", label: "6. concurrent: runtime CPU per turn", unit: "ms", better: "lower", info: true },
+    { key: "concurrent_client_busy_per_turn_ms", label: "6. concurrent: client (SDK) busy time per turn", unit: "ms", better: "lower", info: true },
   ],
   async run(ctx) {
     const runtime = await ctx.launch();
@@ -34,10 +35,12 @@ export default {
     const opened = await mapLimit(Array.from({ length: sessions }, (_, index) => index), 10, () => runtime.createSession());
     await ctx.model.take();
     const cpuBefore = runtime.cpuMs();
+    const busyBefore = performance.eventLoopUtilization();
     const started = performance.timeOrigin + performance.now();
     const results = await Promise.all(opened.map((session, index) => timedTurn(session, prompt("loop5", `${ctx.runIndex}-${index}`), 280_000)));
     const total = Math.max(...results.map((result) => result.idleAt)) - started;
     const cpu = runtime.cpuMs() - cpuBefore;
+    const clientBusy = performance.eventLoopUtilization(busyBefore).active;
     const calls = await ctx.model.take();
     const overheads = [];
     results.forEach((result, index) => {
@@ -55,6 +58,7 @@ export default {
       concurrent_p99_turn_overhead_ms: quantile(overheads, 0.99),
       concurrent_median_turn_overhead_ms: quantile(overheads, 0.5),
       concurrent_cpu_per_turn_ms: cpu / (sessions * turns),
+      concurrent_client_busy_per_turn_ms: clientBusy / (sessions * turns),
     };
   },
 };
