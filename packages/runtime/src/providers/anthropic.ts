@@ -1,8 +1,8 @@
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import type { AiSdkAdapter } from "./ai-sdk-client.js";
 import { fetchModelList } from "./model-list.js";
-import { trimSlash } from "./openai-compatible.js";
 import type { ModelRequest } from "./types.js";
+import { trimSlash } from "./url.js";
 
 /** Settings of the Anthropic messages API. */
 export interface AnthropicSettings {

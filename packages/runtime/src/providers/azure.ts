@@ -1,9 +1,9 @@
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import type { ModelInfo } from "@tandem/protocol";
 import type { AiSdkAdapter } from "./ai-sdk-client.js";
-import { trimSlash } from "./openai-compatible.js";
 import { ResponsesReasoningOptions } from "./openai-responses.js";
 import type { ModelRequest } from "./types.js";
+import { trimSlash } from "./url.js";
 
 /** Settings of an Azure OpenAI resource. */
 export interface AzureSettings {

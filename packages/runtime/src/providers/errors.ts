@@ -25,8 +25,11 @@ export class ProviderError extends TandemError {
   }
 }
 
-/** Response headers as a plain object (lower-case names) or a `Headers`. */
-export type HeaderSource = Headers | Record<string, string | undefined> | undefined;
+/**
+ * Response headers: a `Headers`, or a plain object with lower-case names (as `node:http`'s
+ * `IncomingHttpHeaders`, where a repeated header may be an array).
+ */
+export type HeaderSource = Headers | Record<string, string | string[] | undefined> | undefined;
 
 /**
  * The provider's tracing id for a call: `x-github-request-id` (Copilot API), `x-request-id`
@@ -228,8 +231,14 @@ function isContextLength(kind: string, message: string): boolean {
 
 function readHeader(headers: HeaderSource, name: string): string | undefined {
   if (!headers) return undefined;
-  if (headers instanceof Headers) return headers.get(name) ?? undefined;
-  return headers[name] ?? undefined;
+  // Not `instanceof Headers`: in Node 20 touching the global `Headers` loads undici.
+  if (isHeaders(headers)) return headers.get(name) ?? undefined;
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function isHeaders(headers: NonNullable<HeaderSource>): headers is Headers {
+  return typeof (headers as { get?: unknown }).get === "function";
 }
 
 function describeChain(error: unknown): string {

@@ -20,10 +20,21 @@ export async function fetchModelList(url: string, headers: Record<string, string
   const response = await fetchImpl(url, { headers });
   const text = await response.text();
   if (!response.ok) throw providerErrorFromStatus(response.status, text, response.headers, response.statusText);
+  return modelListFromText(url, response.status, text, defaults);
+}
+
+/**
+ * Maps the body text of a successful model-list response (see {@link parseModelList}); a body
+ * that is not JSON fails with a {@link ProviderError}.
+ *
+ * @example
+ * modelListFromText(url, 200, '{"data":[{"id":"llama3.2"}]}', { contextWindowTokens: 128_000, reasoningEffort: false });
+ */
+export function modelListFromText(url: string, status: number, text: string, defaults: ModelListDefaults): ModelInfo[] {
   try {
     return parseModelList(JSON.parse(text) as unknown, defaults);
   } catch (error) {
-    throw new ProviderError(`The model list at ${url} is not valid JSON: ${String(error)}`, "provider", response.status, undefined, false, undefined);
+    throw new ProviderError(`The model list at ${url} is not valid JSON: ${String(error)}`, "provider", status, undefined, false, undefined);
   }
 }
 

@@ -2,8 +2,8 @@ import type { LanguageModelV3, SharedV3ProviderOptions } from "@ai-sdk/provider"
 import type { AiSdkAdapter } from "./ai-sdk-client.js";
 import type { ProviderError } from "./errors.js";
 import { fetchModelList } from "./model-list.js";
-import { trimSlash } from "./openai-compatible.js";
 import type { ModelRequest } from "./types.js";
+import { trimSlash } from "./url.js";
 
 /** Settings of an OpenAI responses API endpoint. */
 export interface OpenAIResponsesSettings {

@@ -1,12 +1,13 @@
 import type { ProviderConfig } from "@tandem/protocol";
 import { ErrorCodes } from "@tandem/protocol/errors";
 import { TandemError } from "../errors.js";
-import { AiSdkModelClient, type AiSdkAdapter } from "./ai-sdk-client.js";
+import { AiSdkModelClient } from "./ai-sdk-client.js";
 import { anthropicAdapter } from "./anthropic.js";
 import { azureAdapter } from "./azure.js";
-import { openAICompatibleAdapter } from "./openai-compatible.js";
+import { ChatCompletionsClient } from "./chat-completions/client.js";
+import type { ConnectionPool } from "./chat-completions/connections.js";
 import { openAIResponsesAdapter } from "./openai-responses.js";
-import { providerTimeoutsFromEnv } from "./timeouts.js";
+import { providerTimeoutsFromEnv, type ProviderTimeouts } from "./timeouts.js";
 import type { ModelClient } from "./types.js";
 
 /** What decides which provider a session talks to. */
@@ -41,28 +42,32 @@ export function describeDefaultProvider(environment: ProviderEnvironment): { kin
 export interface ModelClientOptions {
   /** The session's model (Azure reports it as its one deployment in `listModels`). */
   model?: string;
+  /** Keep-alive connections for chat completions (default: the ones shared by the process). */
+  connections?: ConnectionPool;
 }
 
 /**
  * Chooses the model client for a session: a BYOK `provider` first, then `COPILOT_API_URL` with a
  * GitHub token, then `OPENAI_BASE_URL`/`OPENAI_API_KEY`, then the public Copilot API with a token.
  * Request and stream-idle timeouts are read here, once, from `TANDEM_REQUEST_TIMEOUT_MS` and
- * `TANDEM_STREAM_IDLE_TIMEOUT_MS`. Provider packages are loaded on the first model call.
+ * `TANDEM_STREAM_IDLE_TIMEOUT_MS`. Chat completions (the Copilot API, OpenAI-compatible servers)
+ * go through Tandem's own {@link ChatCompletionsClient}; the responses API, Azure and Anthropic
+ * through AI SDK provider packages, loaded on the first model call.
  *
  * @example
  * const client = createModelClient({ type: "anthropic", baseUrl: "https://api.anthropic.com", apiKey }, { env: process.env });
  */
 export function createModelClient(provider: ProviderConfig | undefined, environment: ProviderEnvironment, options: ModelClientOptions = {}): ModelClient {
   const timeouts = providerTimeoutsFromEnv(environment.env);
-  if (provider) return new AiSdkModelClient(byokAdapter(provider, options), timeouts);
+  if (provider) return byokClient(provider, timeouts, options);
   const { env } = environment;
   if (env.COPILOT_API_URL) {
-    const adapter = openAICompatibleAdapter({ name: "copilot", baseUrl: env.COPILOT_API_URL, bearerToken: resolveGitHubToken(environment), headers: copilotHeaders() });
-    return new AiSdkModelClient(adapter, timeouts);
+    const settings = { name: "copilot", baseUrl: env.COPILOT_API_URL, bearerToken: resolveGitHubToken(environment), headers: copilotHeaders() };
+    return new ChatCompletionsClient(settings, timeouts, options.connections);
   }
   if (env.OPENAI_BASE_URL || env.OPENAI_API_KEY) {
-    const adapter = openAICompatibleAdapter({ name: "openai", baseUrl: env.OPENAI_BASE_URL ?? "https://api.openai.com/v1", bearerToken: env.OPENAI_API_KEY });
-    return new AiSdkModelClient(adapter, timeouts);
+    const settings = { name: "openai", baseUrl: env.OPENAI_BASE_URL ?? "https://api.openai.com/v1", bearerToken: env.OPENAI_API_KEY };
+    return new ChatCompletionsClient(settings, timeouts, options.connections);
   }
   const token = resolveGitHubToken(environment);
   if (!token) {
@@ -71,27 +76,28 @@ export function createModelClient(provider: ProviderConfig | undefined, environm
       "No model provider is configured: set COPILOT_API_URL with a GitHub token (GH_TOKEN / GITHUB_TOKEN), OPENAI_BASE_URL / OPENAI_API_KEY, or pass a provider in session.create.",
     );
   }
-  return new AiSdkModelClient(openAICompatibleAdapter({ name: "copilot", baseUrl: defaultCopilotApiUrl, bearerToken: token, headers: copilotHeaders() }), timeouts);
+  const settings = { name: "copilot", baseUrl: defaultCopilotApiUrl, bearerToken: token, headers: copilotHeaders() };
+  return new ChatCompletionsClient(settings, timeouts, options.connections);
 }
 
 /**
- * The adapter for a BYOK provider config (seed 003 §4.9). `bearerToken` wins over `apiKey`; for
+ * The client for a BYOK provider config (seed 003 §4.9). `bearerToken` wins over `apiKey`; for
  * `openai` both are sent as `Authorization: Bearer`, for `anthropic` the key goes in `x-api-key`, for
- * `azure` in `api-key`. Anthropic always speaks the messages API, whatever `wireApi` says.
- *
- * @example
- * byokAdapter({ type: "openai", wireApi: "responses", baseUrl: "https://api.openai.com/v1", apiKey }).name; // "openai"
+ * `azure` in `api-key`. Anthropic always speaks the messages API, whatever `wireApi` says; `openai`
+ * speaks chat completions unless `wireApi` is `responses`.
  */
-export function byokAdapter(provider: ProviderConfig, options: ModelClientOptions = {}): AiSdkAdapter {
+function byokClient(provider: ProviderConfig, timeouts: ProviderTimeouts, options: ModelClientOptions): ModelClient {
   const { baseUrl, apiKey, bearerToken } = provider;
   switch (provider.type ?? "openai") {
     case "anthropic":
-      return anthropicAdapter({ baseUrl, apiKey, bearerToken });
-    case "azure":
-      return azureAdapter({ baseUrl, apiKey, bearerToken, wireApi: provider.wireApi, apiVersion: provider.azure?.apiVersion, deployment: options.model });
+      return new AiSdkModelClient(anthropicAdapter({ baseUrl, apiKey, bearerToken }), timeouts);
+    case "azure": {
+      const adapter = azureAdapter({ baseUrl, apiKey, bearerToken, wireApi: provider.wireApi, apiVersion: provider.azure?.apiVersion, deployment: options.model });
+      return new AiSdkModelClient(adapter, timeouts);
+    }
     case "openai":
-      if (provider.wireApi === "responses") return openAIResponsesAdapter({ baseUrl, bearerToken: bearerToken ?? apiKey });
-      return openAICompatibleAdapter({ name: "openai", baseUrl, bearerToken: bearerToken ?? apiKey });
+      if (provider.wireApi === "responses") return new AiSdkModelClient(openAIResponsesAdapter({ baseUrl, bearerToken: bearerToken ?? apiKey }), timeouts);
+      return new ChatCompletionsClient({ name: "openai", baseUrl, bearerToken: bearerToken ?? apiKey }, timeouts, options.connections);
   }
 }
 

@@ -1,0 +1,144 @@
+import type { ModelInfo } from "@tandem/protocol";
+import { ProviderError, providerErrorFromStatus, requestIdFromHeaders, toProviderError } from "../errors.js";
+import { modelListFromText } from "../model-list.js";
+import { CallDeadline, type ProviderTimeouts } from "../timeouts.js";
+import type { ModelClient, ModelRequest, ModelResponse, ModelStreamPart } from "../types.js";
+import { trimSlash } from "../url.js";
+import { completionResponse } from "./completion.js";
+import { sharedConnectionPool, type ConnectionPool } from "./connections.js";
+import { sendRequest, type HttpResponse } from "./http.js";
+import { chatCompletionsBody } from "./request.js";
+import { SseParser } from "./sse.js";
+import { ChatStreamState } from "./stream-state.js";
+
+const userAgent = "tandem/0.1.0";
+const acceptEncoding = "gzip, deflate, br";
+
+/** Settings of an OpenAI-compatible chat-completions endpoint. */
+export interface ChatCompletionsSettings {
+  /** A short provider name (`copilot`, `openai`, …), the client's `name`. */
+  name: string;
+  /** Base URL; `/chat/completions` and `/models` are appended. */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer <token>`; without it no `Authorization` header is sent (Ollama, vLLM, llama.cpp). */
+  bearerToken?: string;
+  /** More headers for every request (the Copilot API's integration headers). */
+  headers?: Record<string, string>;
+}
+
+/**
+ * A {@link ModelClient} for OpenAI chat completions (the Copilot API, OpenAI, and any
+ * OpenAI-compatible server: Ollama, vLLM, llama.cpp, LiteLLM, …) written directly on
+ * `node:http` / `node:https` with keep-alive connections: the request body is one
+ * `JSON.stringify`, a stream is parsed from the response bytes as they arrive. The reasoning
+ * effort is sent as `reasoning_effort` as given; reasoning comes back as plain text
+ * (`reasoning_content`) and is sent back the same way.
+ *
+ * Failures become {@link ProviderError}s (HTTP status, connection, stream error, request and
+ * stream-idle timeouts); an abort of `request.signal` closes the connection at once and rejects
+ * with the abort reason.
+ *
+ * @example
+ * const client = new ChatCompletionsClient({ name: "openai", baseUrl: "http://localhost:11434/v1" }, defaultProviderTimeouts);
+ * const response = await client.generate(request, (part) => { ... });
+ */
+export class ChatCompletionsClient implements ModelClient {
+  readonly name: string;
+  private readonly baseUrl: string;
+  /** Parsed on first use, so that a malformed base URL fails the call (as a ProviderError), not the session. */
+  private completionsUrl: URL | undefined;
+  private modelsUrl: URL | undefined;
+  private readonly jsonHeaders: Record<string, string>;
+  private readonly streamHeaders: Record<string, string>;
+  private readonly listHeaders: Record<string, string>;
+
+  constructor(
+    settings: ChatCompletionsSettings,
+    private readonly timeouts: ProviderTimeouts,
+    private readonly connections: ConnectionPool = sharedConnectionPool(),
+  ) {
+    this.name = settings.name;
+    this.baseUrl = trimSlash(settings.baseUrl);
+    const common = {
+      "User-Agent": userAgent,
+      ...(settings.bearerToken ? { Authorization: `Bearer ${settings.bearerToken}` } : {}),
+      ...settings.headers,
+    };
+    this.listHeaders = { ...common, "Accept-Encoding": acceptEncoding };
+    // A compressed event stream costs a decompressor per call and delays events: ask for none.
+    this.streamHeaders = { ...common, "Content-Type": "application/json" };
+    this.jsonHeaders = { ...this.streamHeaders, "Accept-Encoding": acceptEncoding };
+  }
+
+  async generate(request: ModelRequest, onPart: (part: ModelStreamPart) => void): Promise<ModelResponse> {
+    const deadline = new CallDeadline(request.signal, this.timeouts, request.stream);
+    let providerCallId: string | undefined;
+    let response: HttpResponse | undefined;
+    try {
+      const body = chatCompletionsBody(request);
+      const headers = request.stream ? this.streamHeaders : this.jsonHeaders;
+      const url = (this.completionsUrl ??= new URL(`${this.baseUrl}/chat/completions`));
+      response = await sendRequest(this.connections, { method: "POST", url, headers, body }, deadline.signal);
+      deadline.activity();
+      providerCallId = requestIdFromHeaders(response.headers);
+      await failOnErrorStatus(response, deadline.signal);
+      if (!request.stream) return completionResponse(await response.readText(deadline.signal), providerCallId);
+      return await readStream(response, deadline, onPart, providerCallId);
+    } catch (error) {
+      response?.destroy();
+      throw toProviderError(error, { signal: request.signal, timeoutMessage: deadline.timeoutMessage, providerCallId });
+    } finally {
+      deadline.dispose();
+    }
+  }
+
+  async listModels(): Promise<ModelInfo[]> {
+    const signal = AbortSignal.timeout(this.timeouts.requestTimeoutMs);
+    try {
+      const url = (this.modelsUrl ??= new URL(`${this.baseUrl}/models`));
+      const response = await sendRequest(this.connections, { method: "GET", url, headers: this.listHeaders }, signal);
+      const text = await response.readText(signal);
+      if (response.status >= 400) throw providerErrorFromStatus(response.status, text, response.headers, response.statusMessage);
+      return modelListFromText(`${this.baseUrl}/models`, response.status, text, { contextWindowTokens: 128_000, reasoningEffort: false });
+    } catch (error) {
+      const timeoutMessage = signal.aborted ? `Listing models timed out after ${this.timeouts.requestTimeoutMs} ms` : undefined;
+      throw toProviderError(error, { timeoutMessage });
+    }
+  }
+}
+
+/** Throws the {@link ProviderError} of a response that is not a success (reading its body for the message). */
+async function failOnErrorStatus(response: HttpResponse, signal: AbortSignal): Promise<void> {
+  if (response.status >= 200 && response.status < 300) return;
+  const text = await response.readText(signal);
+  const providerCallId = requestIdFromHeaders(response.headers);
+  if (response.status >= 400) throw providerErrorFromStatus(response.status, text, response.headers, response.statusMessage);
+  // Redirects are not followed: an API endpoint answers where it is asked.
+  throw new ProviderError(`Model provider error: unexpected HTTP ${response.status} ${response.statusMessage}`.trim(), "provider", response.status, providerCallId, false, undefined);
+}
+
+/**
+ * Reads a server-sent-events answer: each chunk counts as activity for the idle clock and is
+ * reported as `bytes` (the running total), then parsed. The answer is complete at the end of the
+ * body; a connection lost after `[DONE]` loses nothing.
+ */
+async function readStream(response: HttpResponse, deadline: CallDeadline, onPart: (part: ModelStreamPart) => void, providerCallId: string | undefined): Promise<ModelResponse> {
+  const state = new ChatStreamState(onPart, providerCallId);
+  const signal = deadline.signal;
+  const parser = new SseParser((data) => {
+    state.acceptData(data);
+    if (state.done || signal.aborted) parser.stop();
+  });
+  let totalBytes = 0;
+  try {
+    await response.readChunks(signal, (chunk) => {
+      deadline.activity();
+      totalBytes += chunk.length;
+      onPart({ type: "bytes", totalBytes });
+      if (!signal.aborted) parser.push(chunk);
+    });
+  } catch (error) {
+    if (!state.done || signal.aborted) throw error;
+  }
+  return state.result();
+}

@@ -1,0 +1,100 @@
+import type { ConversationMessage, ModelToolCall, ReasoningData, ToolSpec } from "../../loop/messages.js";
+import { reasoningOrigin } from "../reasoning.js";
+import type { ModelRequest } from "../types.js";
+import type { ChatMessage, ChatRequestBody, ChatTool, ChatToolCall, ChatUserPart } from "./wire.js";
+
+const includeUsage = { include_usage: true } as const;
+
+/**
+ * The JSON body of one chat-completions request, in the shape `@ai-sdk/openai-compatible` sends:
+ * `model`, `reasoning_effort` (when set), `messages`, `tools` (when any), and for a stream
+ * `stream: true` with `stream_options.include_usage`.
+ *
+ * @example
+ * const body = chatCompletionsBody({ model: "gpt-4.1", system: "Be brief.", messages, tools: [], stream: true, signal });
+ * // '{"model":"gpt-4.1","messages":[{"role":"system","content":"Be brief."},…],"stream":true,"stream_options":{"include_usage":true}}'
+ */
+export function chatCompletionsBody(request: ModelRequest): string {
+  const body: ChatRequestBody = {
+    model: request.model,
+    reasoning_effort: request.reasoningEffort || undefined,
+    messages: toChatMessages(request.system, request.messages),
+    tools: request.tools.length > 0 ? request.tools.map(toChatTool) : undefined,
+    stream: request.stream ? true : undefined,
+    stream_options: request.stream ? includeUsage : undefined,
+  };
+  return JSON.stringify(body);
+}
+
+/**
+ * Tandem's provider-neutral conversation as chat-completions messages. Plain reasoning text goes
+ * back as `reasoning_content` (reasoning from another kind of provider is dropped); tool-call
+ * arguments are re-serialised from the model's raw text (invalid JSON becomes `{}`); images from
+ * tool results follow the run of tool results in a user message, since tool messages cannot carry
+ * them.
+ *
+ * @example
+ * toChatMessages("", [{ role: "user", content: "hi" }]); // [{ role: "user", content: "hi" }]
+ */
+export function toChatMessages(system: string, messages: readonly ConversationMessage[]): ChatMessage[] {
+  const chatMessages: ChatMessage[] = [];
+  if (system) chatMessages.push({ role: "system", content: system });
+  let images: ChatUserPart[] = [];
+  for (const message of messages) {
+    if (message.role !== "tool" && images.length > 0) {
+      chatMessages.push({ role: "user", content: images });
+      images = [];
+    }
+    switch (message.role) {
+      case "user":
+        chatMessages.push({ role: "user", content: message.content });
+        break;
+      case "assistant": {
+        const hasToolCalls = message.toolCalls.length > 0;
+        chatMessages.push({
+          role: "assistant",
+          content: hasToolCalls ? message.content || null : message.content,
+          reasoning_content: plainReasoning(message.reasoning),
+          tool_calls: hasToolCalls ? message.toolCalls.map(toChatToolCall) : undefined,
+        });
+        break;
+      }
+      case "tool":
+        chatMessages.push({ role: "tool", tool_call_id: message.toolCallId, content: message.content });
+        for (const image of message.images ?? []) {
+          images.push({ type: "text", text: `Image returned by tool call ${message.toolCallId}:` });
+          images.push({ type: "image_url", image_url: { url: `data:${imageMediaType(image.mimeType)};base64,${image.data}` } });
+        }
+        break;
+    }
+  }
+  if (images.length > 0) chatMessages.push({ role: "user", content: images });
+  return chatMessages;
+}
+
+function toChatTool(tool: ToolSpec): ChatTool {
+  return { type: "function", function: { name: tool.name, description: tool.description, parameters: tool.parameters } };
+}
+
+function toChatToolCall(call: ModelToolCall): ChatToolCall {
+  return { id: call.id, type: "function", function: { name: call.name, arguments: JSON.stringify(parseArguments(call.rawArguments)) } };
+}
+
+/** The reasoning text chat completions takes back: only plain reasoning (no signature, no encrypted content). */
+function plainReasoning(reasoning: ReasoningData | undefined): string | undefined {
+  if (!reasoning?.text || reasoningOrigin(reasoning) !== undefined) return undefined;
+  return reasoning.text;
+}
+
+function imageMediaType(mimeType: string): string {
+  return mimeType === "image/*" ? "image/jpeg" : mimeType;
+}
+
+function parseArguments(raw: string): unknown {
+  if (raw.trim() === "") return {};
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return {};
+  }
+}
