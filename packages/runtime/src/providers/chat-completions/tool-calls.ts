@@ -66,7 +66,8 @@ export class ToolCallAssembler {
 
   private continuedCall(index: number | undefined, wireId: string | undefined, name: string | undefined, argumentsDelta: string): AssembledCall | undefined {
     if (index === undefined) {
-      if (wireId !== undefined) return this.calls.find((call) => call.wireId === wireId) ?? (name !== undefined ? undefined : this.calls.at(-1));
+      const withId = wireId !== undefined ? this.calls.find((call) => call.wireId === wireId) : undefined;
+      if (withId) return name === undefined || name === withId.name ? withId : undefined;
       return name !== undefined ? undefined : this.calls.at(-1);
     }
     const current = this.byIndex.get(index);
