@@ -4,6 +4,7 @@ import { fileSink, Logger, stderrSink } from "./log.js";
 import { ClientConnection } from "./server/connection.js";
 import { pingResult } from "./server/ping.js";
 import type { Runtime } from "./runtime.js";
+import { tuneV8 } from "./v8-tuning.js";
 import { runtimeVersion } from "./version.js";
 
 /**
@@ -31,6 +32,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     process.stdout.write(`${runtimeVersion}\n`);
     return;
   }
+  tuneV8(process.execArgv);
   const logger = new Logger(args.logLevel, args.logFile ? fileSink(args.logFile) : stderrSink);
   for (const flag of args.unknown) logger.warn(`ignoring unknown flag ${flag}`);
   const loader = new RuntimeLoader(args, logger);
