@@ -76,7 +76,11 @@ export class CallDeadline {
 
   private armIdleTimer(): void {
     if (!this.watchIdle || this.controller.signal.aborted) return;
-    clearTimeout(this.idleTimer);
+    // Called for every chunk of a stream: restart the one timer rather than make a new one.
+    if (this.idleTimer) {
+      this.idleTimer.refresh();
+      return;
+    }
     const idleMs = this.timeouts.streamIdleTimeoutMs;
     this.idleTimer = setTimeout(() => this.expire(`Model stream was idle for ${formatDuration(idleMs)}`), idleMs);
     this.idleTimer.unref();

@@ -1,4 +1,4 @@
-import { Agent, request as httpRequest, type ClientRequest, type IncomingMessage, type RequestOptions } from "node:http";
+import type { Agent, ClientRequest, IncomingMessage, RequestOptions } from "node:http";
 
 /** `http.request` or `https.request`. */
 export type RequestFunction = (options: RequestOptions, onResponse: (response: IncomingMessage) => void) => ClientRequest;
@@ -13,9 +13,9 @@ const agentOptions = { keepAlive: true, scheduling: "lifo" } as const;
 
 /**
  * Keep-alive connections to model servers: one `http.Agent` and one `https.Agent`, each created
- * on first use. `node:https` (and with it TLS) is loaded only when an https URL is first called.
- * Idle sockets do not keep the process alive, and are closed before the server's announced
- * keep-alive timeout.
+ * on first use. `node:http` and `node:https` (with TLS) are loaded only when a URL of their
+ * protocol is first called. Idle sockets do not keep the process alive, and are closed before
+ * the server's announced keep-alive timeout.
  *
  * @example
  * const connections = new ConnectionPool();
@@ -23,22 +23,25 @@ const agentOptions = { keepAlive: true, scheduling: "lifo" } as const;
  */
 export class ConnectionPool {
   private plain: Transport | undefined;
-  private secure: Promise<Transport> | undefined;
+  private secure: Transport | undefined;
+  private loadingPlain: Promise<Transport> | undefined;
+  private loadingSecure: Promise<Transport> | undefined;
 
-  /** The transport for a URL's protocol (`http:` or `https:`). */
+  /** The transport for a URL's protocol (`http:` or `https:`); a promise only while its module loads. */
   transportFor(url: URL): Transport | Promise<Transport> {
-    if (url.protocol === "http:") return (this.plain ??= { request: httpRequest, agent: new Agent(agentOptions) });
+    if (url.protocol === "http:") {
+      return this.plain ?? (this.loadingPlain ??= import("node:http").then((http) => (this.plain = { request: http.request, agent: new http.Agent(agentOptions) })));
+    }
     if (url.protocol === "https:") {
-      this.secure ??= import("node:https").then((https) => ({ request: https.request, agent: new https.Agent(agentOptions) }));
-      return this.secure;
+      return this.secure ?? (this.loadingSecure ??= import("node:https").then((https) => (this.secure = { request: https.request, agent: new https.Agent(agentOptions) })));
     }
     throw new TypeError(`Unsupported protocol in model provider URL: ${url.protocol}`);
   }
 
   /** Closes the idle connections (requests in flight are not affected). */
   close(): void {
-    this.plain?.agent.destroy();
-    void this.secure?.then((transport) => transport.agent.destroy());
+    void this.loadingPlain?.then((transport) => transport.agent.destroy());
+    void this.loadingSecure?.then((transport) => transport.agent.destroy());
   }
 }
 
