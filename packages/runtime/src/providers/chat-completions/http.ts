@@ -22,7 +22,6 @@ export interface HttpRequest {
  * const text = await response.readText(signal);
  */
 export async function sendRequest(connections: ConnectionPool, request: HttpRequest, signal: AbortSignal): Promise<HttpResponse> {
-  signal.throwIfAborted();
   const transport = await connections.transportFor(request.url);
   try {
     return await sendOnce(transport, request, signal);
@@ -131,6 +130,7 @@ class StaleConnection extends Error {}
 
 function sendOnce(transport: Transport, request: HttpRequest, signal: AbortSignal): Promise<HttpResponse> {
   return new Promise<HttpResponse>((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
     const { url } = request;
     let answered = false;
     const clientRequest = transport.request(
