@@ -185,6 +185,7 @@ describe("failures", () => {
     "an error object in the stream": [sse(sseText([chunk({ content: "a" }), { error: { message: "Overloaded", type: "server_error" } }], false)), true],
     "data that is not JSON": [sse(sseText([chunk({ content: "a" }), "{oops"], false)), true],
     "[DONE] without a finish reason": [sse(sseText([chunk({ content: "a" })])), true],
+    "a streaming request answered without events": [json({ choices: [{ message: { content: "not a stream" }, finish_reason: "stop" }] }), true],
     "a JSON answer that is not JSON": [json("<html>oops</html>"), false],
     "a JSON answer without choices": [json({ id: "x", choices: [] }), false],
   };

@@ -136,7 +136,7 @@ describe("chat-completions stream parsing", () => {
     expect(events).toEqual(["a", "[DONE]"]);
   });
 
-  it("fails on an error object, on data that is not JSON, and on a stream without a finish reason", () => {
+  it("fails on an error object, on data that is not JSON, and on a stream without a finish reason (cut short: network)", () => {
     const state = (): ChatStreamState => new ChatStreamState(() => {}, "req-9");
     expect(() => state().acceptData('{"error":{"message":"Overloaded","type":"server_error"}}')).toThrow(
       expect.objectContaining({ errorType: "provider", retryable: true, providerCallId: "req-9", message: "Model stream failed: Overloaded" }),
@@ -149,6 +149,7 @@ describe("chat-completions stream parsing", () => {
     const cutShort = state();
     cutShort.acceptData(JSON.stringify(chunk({ content: "Hi" })));
     expect(() => cutShort.result()).toThrow(expect.objectContaining({ errorType: "network", retryable: true }));
+    expect(() => state().result()).toThrow(expect.objectContaining({ errorType: "provider", retryable: false, message: "Model provider error: Response stream ended without a finish reason." }));
   });
 });
 

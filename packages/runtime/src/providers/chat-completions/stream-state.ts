@@ -53,12 +53,12 @@ export class ChatStreamState {
 
   /**
    * The collected answer once the stream ended. A stream that ends before a `finish_reason`
-   * fails: as a network failure when it also never said `[DONE]` (the connection was cut short),
-   * else as a provider error.
+   * fails: as a network failure when it was cut short mid-way (chunks came, but no `[DONE]`),
+   * else as a provider error (as when a server answers a streaming request without events).
    */
   result(): ModelResponse {
     if (this.finishReason === undefined) {
-      if (!this.done) {
+      if (this.sawChunk && !this.done) {
         throw new ProviderError("Could not reach the model provider: the stream ended before the answer was complete", "network", undefined, this.providerCallId, true, undefined);
       }
       throw new ProviderError("Model provider error: Response stream ended without a finish reason.", "provider", undefined, this.providerCallId, false, undefined);
