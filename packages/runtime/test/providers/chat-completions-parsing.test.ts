@@ -23,7 +23,10 @@ interface Parsed {
 function parseChunks(chunks: Buffer[]): Parsed {
   const parts: ModelStreamPart[] = [];
   const state = new ChatStreamState((part) => parts.push(part), "req-1");
-  const parser = new SseParser((data) => state.acceptData(data));
+  const parser = new SseParser((data, position) => {
+    parts.push({ type: "bytes", totalBytes: position });
+    state.acceptData(data);
+  });
   for (const piece of chunks) parser.push(piece);
   return { parts, response: state.result() };
 }
@@ -109,7 +112,7 @@ describe("chat-completions stream parsing", () => {
       responseId: "chatcmpl-raw",
       providerCallId: "req-1",
     });
-    expect(whole.parts).toEqual([
+    expect(whole.parts.filter((part) => part.type !== "bytes")).toEqual([
       { type: "reasoning-delta", delta: "Pensée: ünïcode 🌍 " },
       { type: "text-delta", delta: "Héllo, 世界! " },
       { type: "text-delta", delta: "🌍🌍" },

@@ -63,7 +63,7 @@ async function waitUntil(predicate: () => boolean, timeoutMs = 2000): Promise<vo
 }
 
 describe("chat-completions streaming over HTTP", () => {
-  it("decodes characters split across TCP chunks and reports the bytes received so far", async () => {
+  it("decodes characters split across TCP chunks and reports each event's end position before its delta", async () => {
     const bytes = Buffer.from(sseText([chunk({ content: "Ünïcödé 🌍 " }), chunk({ content: "日本語" }, "stop")]));
     const globe = bytes.indexOf(Buffer.from("🌍"));
     const kanji = bytes.indexOf(Buffer.from("本"));
@@ -72,10 +72,11 @@ describe("chat-completions streaming over HTTP", () => {
     const { response, parts } = await streamFrom(url);
     expect(response.text).toBe("Ünïcödé 🌍 日本語");
     expect(deltas(parts, "text-delta")).toEqual(["Ünïcödé 🌍 ", "日本語"]);
-    const totals = parts.flatMap((part) => (part.type === "bytes" ? [part.totalBytes] : []));
-    expect(totals.length).toBeGreaterThanOrEqual(3);
-    expect(totals.at(-1)).toBe(bytes.length);
-    expect(totals.every((total, index) => index === 0 || total > totals[index - 1]!)).toBe(true);
+    // One `bytes` per model chunk (not per TCP read, not for [DONE]), each just before its delta.
+    const firstEventEnd = bytes.indexOf("\n\n") + 2;
+    const secondEventEnd = bytes.indexOf("\n\n", firstEventEnd) + 2;
+    expect(parts.map((part) => part.type)).toEqual(["bytes", "text-delta", "bytes", "text-delta"]);
+    expect(parts.flatMap((part) => (part.type === "bytes" ? [part.totalBytes] : []))).toEqual([firstEventEnd, secondEventEnd]);
   });
 
   it("reads \\r\\n line ends, comments and reasoning", async () => {

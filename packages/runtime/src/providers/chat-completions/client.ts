@@ -118,23 +118,22 @@ async function failOnErrorStatus(response: HttpResponse, signal: AbortSignal): P
 }
 
 /**
- * Reads a server-sent-events answer: each chunk counts as activity for the idle clock and is
- * reported as `bytes` (the running total), then parsed. The answer is complete at the end of the
- * body; a connection lost after `[DONE]` loses nothing.
+ * Reads a server-sent-events answer: each chunk of bytes counts as activity for the idle clock;
+ * each event is reported as `bytes` (the stream position just past it) and then parsed, so every
+ * model chunk gives `assistant.streaming_delta` before its deltas, as in the reference runtime.
+ * The answer is complete at the end of the body; a connection lost after `[DONE]` loses nothing.
  */
 async function readStream(response: HttpResponse, deadline: CallDeadline, onPart: (part: ModelStreamPart) => void, providerCallId: string | undefined): Promise<ModelResponse> {
   const state = new ChatStreamState(onPart, providerCallId);
   const signal = deadline.signal;
-  const parser = new SseParser((data) => {
+  const parser = new SseParser((data, position) => {
+    if (data !== "[DONE]") onPart({ type: "bytes", totalBytes: position });
     state.acceptData(data);
     if (state.done || signal.aborted) parser.stop();
   });
-  let totalBytes = 0;
   try {
     await response.readChunks(signal, (chunk) => {
       deadline.activity();
-      totalBytes += chunk.length;
-      onPart({ type: "bytes", totalBytes });
       if (!signal.aborted) parser.push(chunk);
     });
   } catch (error) {

@@ -7,7 +7,8 @@ const SPACE = 0x20;
  * An incremental server-sent-events parser working on the bytes of a response: it finds line
  * ends in each Buffer, decodes only complete lines (a line end never falls inside a multi-byte
  * UTF-8 sequence, so characters split across chunks decode correctly) and hands the `data` of
- * each event to `onData`. Lines may end in `\n`, `\r\n` or `\r`; a `data` field spread over
+ * each event to `onData`, with the stream position at the end of the event (just past the first
+ * byte of its blank line's line end). Lines may end in `\n`, `\r\n` or `\r`; a `data` field spread over
  * several lines is joined with `\n`; comments (`: …`) and the other fields (`event`, `id`,
  * `retry`) are skipped, as are events without data. An event still open when the stream ends is
  * dropped, as in `eventsource-parser`.
@@ -28,14 +29,20 @@ export class SseParser {
   private skipLineFeed = false;
   private atStart = true;
   private stopped = false;
+  /** Bytes pushed before the current chunk. */
+  private consumed = 0;
+  /** The stream position just past the line being handled. */
+  private lineEnd = 0;
 
-  constructor(private readonly onData: (data: string) => void) {}
+  constructor(private readonly onData: (data: string, position: number) => void) {}
 
   /** Parses the next bytes of the stream; `onData` is called for each event they complete. */
   push(chunk: Buffer): void {
     const length = chunk.length;
     let start = 0;
     if (length === 0 || this.stopped) return;
+    const base = this.consumed;
+    this.consumed += length;
     if (this.skipLineFeed) {
       this.skipLineFeed = false;
       if (chunk[0] === LF) start = 1;
@@ -50,6 +57,9 @@ export class SseParser {
         this.keep(chunk, start, length);
         return;
       }
+      // Just past the first byte of the line end (the `\n` of a `\r\n` split across chunks is not
+      // known yet), so the position is the same however the stream is chunked.
+      this.lineEnd = base + end + 1;
       if (this.pendingLength > 0) {
         this.keep(chunk, start, end);
         const lineLength = this.pendingLength;
@@ -77,7 +87,7 @@ export class SseParser {
       const data = this.data;
       if (data === undefined) return;
       this.data = undefined;
-      if (data !== "") this.onData(data);
+      if (data !== "") this.onData(data, this.lineEnd);
       return;
     }
     if (!isDataField(buffer, start, end)) return;
