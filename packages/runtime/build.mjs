@@ -15,6 +15,10 @@ await build({
   platform: "node",
   target: "node20",
   sourcemap: "linked",
+  // Whitespace and syntax only: identifiers keep their names, so stack traces stay readable
+  // (and map back through the source maps); ~2 MB less memory once the runtime is loaded.
+  minifyWhitespace: true,
+  minifySyntax: true,
   external: ["@ai-sdk/*", "yaml"],
   logLevel: "warning",
   // vscode-jsonrpc is CommonJS and calls require() for Node built-ins.
