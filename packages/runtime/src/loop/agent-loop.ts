@@ -4,7 +4,7 @@ import type { Logger } from "../log.js";
 import { ProviderError } from "../providers/errors.js";
 import { reasoningEventFields } from "../providers/reasoning.js";
 import type { ModelClient, ModelResponse, ModelStreamPart } from "../providers/types.js";
-import type { ConversationMessage, ToolSpec } from "./messages.js";
+import { parseToolArguments, type ConversationMessage, type ToolSpec } from "./messages.js";
 import { withRetries, type RetryPolicy } from "./retry.js";
 import { interruptedText, runToolCalls, type ToolRunnerHost } from "./tool-runner.js";
 
@@ -121,7 +121,7 @@ async function runTurn(host: LoopHost, interactionId: string, turn: number, sign
   const toolRequests = response.toolCalls.map((call) => ({
     toolCallId: call.id,
     name: call.name,
-    arguments: safeParse(call.rawArguments),
+    arguments: parseToolArguments(call.rawArguments),
     type: "function" as const,
   }));
   host.emitter.emit("assistant.message", {
@@ -206,12 +206,4 @@ function emitUsageInfo(host: LoopHost, system: string): void {
     currentTokens: Math.ceil(characters / 4),
     messagesLength: host.messages.length,
   });
-}
-
-function safeParse(raw: string): unknown {
-  try {
-    return raw.trim() === "" ? {} : JSON.parse(raw);
-  } catch {
-    return {};
-  }
 }

@@ -30,3 +30,20 @@ export interface ToolSpec {
   description: string;
   parameters: Record<string, unknown>;
 }
+
+/**
+ * The arguments of a tool call as the model wrote them, parsed: empty text is `{}`, and so is text
+ * that is not JSON (which is what the model is told when its arguments could not be read).
+ *
+ * @example
+ * parseToolArguments('{"city":"Paris"}'); // { city: "Paris" }
+ * parseToolArguments("{oops"); // {}
+ */
+export function parseToolArguments(raw: string): unknown {
+  if (raw.trim() === "") return {};
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return {};
+  }
+}

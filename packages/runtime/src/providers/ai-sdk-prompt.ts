@@ -1,5 +1,5 @@
 import type { LanguageModelV3FunctionTool, LanguageModelV3Prompt, SharedV3ProviderOptions } from "@ai-sdk/provider";
-import type { ConversationMessage, ReasoningData, ToolSpec } from "../loop/messages.js";
+import { parseToolArguments, type ConversationMessage, type ReasoningData, type ToolSpec } from "../loop/messages.js";
 import { groupByEncryptedContent, reasoningBlocks, reasoningOrigin, type ReasoningOrigin } from "./reasoning.js";
 
 /** The provider a prompt is built for. */
@@ -49,7 +49,7 @@ export function toAiSdkPrompt(system: string, messages: readonly ConversationMes
         const content: AssistantContent = [...reasoningParts(message.reasoning, target)];
         if (message.content) content.push({ type: "text", text: message.content });
         for (const call of message.toolCalls) {
-          content.push({ type: "tool-call", toolCallId: call.id, toolName: call.name, input: parseArguments(call.rawArguments) });
+          content.push({ type: "tool-call", toolCallId: call.id, toolName: call.name, input: parseToolArguments(call.rawArguments) });
         }
         prompt.push({ role: "assistant", content });
         break;
@@ -118,13 +118,4 @@ export function toAiSdkTools(tools: readonly ToolSpec[]): LanguageModelV3Functio
 
 function options(key: string, data: Record<string, unknown>): SharedV3ProviderOptions {
   return { [key]: data } as SharedV3ProviderOptions;
-}
-
-function parseArguments(raw: string): unknown {
-  if (raw.trim() === "") return {};
-  try {
-    return JSON.parse(raw);
-  } catch {
-    return {};
-  }
 }

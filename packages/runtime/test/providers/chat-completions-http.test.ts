@@ -5,27 +5,16 @@
  */
 import { promisify } from "node:util";
 import { brotliCompressSync, constants, createGzip, deflateSync, gzipSync } from "node:zlib";
-import { afterEach, describe, expect, it } from "vitest";
-import { ChatCompletionsClient } from "../../src/providers/chat-completions/client.js";
-import { ConnectionPool } from "../../src/providers/chat-completions/connections.js";
+import { describe, expect, it } from "vitest";
 import { createModelClient } from "../../src/providers/resolve.js";
 import type { ModelStreamPart } from "../../src/providers/types.js";
 import { modelRequest } from "./helpers.js";
-import { chunk, sseText, startSse, useRawServer } from "./raw-server.js";
+import { chunk, sseText, startSse, useChatClients, useRawServer } from "./raw-server.js";
 
 const startRawServer = useRawServer();
 const question = [{ role: "user" as const, content: "hello" }];
 const completion = { id: "chatcmpl-json", choices: [{ message: { role: "assistant", content: "Hi there." }, finish_reason: "stop" }], usage: { prompt_tokens: 3, completion_tokens: 2 } };
-const pools: ConnectionPool[] = [];
-afterEach(() => {
-  for (const pool of pools.splice(0)) pool.close();
-});
-
-function clientAt(url: string, requestTimeoutMs = 10_000): ChatCompletionsClient {
-  const pool = new ConnectionPool();
-  pools.push(pool);
-  return new ChatCompletionsClient({ name: "openai", baseUrl: url }, { requestTimeoutMs, streamIdleTimeoutMs: 5_000 }, pool);
-}
+const clientAt = useChatClients();
 
 const modelList = { data: [{ id: "llama3.2", object: "model" }] };
 

@@ -5,27 +5,16 @@
  * chat-completions-http.test.ts.
  */
 import type { ServerResponse } from "node:http";
-import { afterEach, describe, expect, it } from "vitest";
-import { ChatCompletionsClient } from "../../src/providers/chat-completions/client.js";
-import { ConnectionPool } from "../../src/providers/chat-completions/connections.js";
+import { describe, expect, it } from "vitest";
 import { ProviderError } from "../../src/providers/errors.js";
 import type { ModelResponse, ModelStreamPart } from "../../src/providers/types.js";
 import { modelRequest, useModelServer } from "./helpers.js";
-import { chunk, sseText, startSse, useRawServer, writeSlowly } from "./raw-server.js";
+import { chunk, sseText, startSse, useChatClients, useRawServer, writeSlowly } from "./raw-server.js";
 
 const startRawServer = useRawServer();
 const startServer = useModelServer();
 const question = [{ role: "user" as const, content: "What is the weather in Paris?" }];
-const pools: ConnectionPool[] = [];
-afterEach(() => {
-  for (const pool of pools.splice(0)) pool.close();
-});
-
-function clientAt(url: string, requestTimeoutMs = 10_000): ChatCompletionsClient {
-  const pool = new ConnectionPool();
-  pools.push(pool);
-  return new ChatCompletionsClient({ name: "openai", baseUrl: url, bearerToken: "sk-test" }, { requestTimeoutMs, streamIdleTimeoutMs: 5_000 }, pool);
-}
+const clientAt = useChatClients({ bearerToken: "sk-test" });
 
 async function streamFrom(url: string): Promise<{ response: ModelResponse; parts: ModelStreamPart[] }> {
   const parts: ModelStreamPart[] = [];

@@ -6,6 +6,8 @@
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { afterEach } from "vitest";
+import { ChatCompletionsClient, type ChatCompletionsSettings } from "../../src/providers/chat-completions/client.js";
+import { ConnectionPool } from "../../src/providers/chat-completions/connections.js";
 
 /** A request the raw server received. */
 export interface RawRequest {
@@ -103,4 +105,20 @@ export async function writeSlowly(response: ServerResponse, pieces: Array<string
     response.write(piece);
     await new Promise((resolve) => setTimeout(resolve, pauseMs));
   }
+}
+
+/**
+ * Chat-completions clients for one test file, each with its own connection pool (closed after each
+ * test): `clientAt(url, requestTimeoutMs?)`.
+ */
+export function useChatClients(settings: Partial<ChatCompletionsSettings> = {}): (url: string, requestTimeoutMs?: number) => ChatCompletionsClient {
+  const pools: ConnectionPool[] = [];
+  afterEach(() => {
+    for (const pool of pools.splice(0)) pool.close();
+  });
+  return (url, requestTimeoutMs = 10_000) => {
+    const pool = new ConnectionPool();
+    pools.push(pool);
+    return new ChatCompletionsClient({ name: "openai", ...settings, baseUrl: url }, { requestTimeoutMs, streamIdleTimeoutMs: 5_000 }, pool);
+  };
 }

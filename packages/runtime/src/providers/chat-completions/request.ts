@@ -1,4 +1,4 @@
-import type { ConversationMessage, ModelToolCall, ReasoningData, ToolSpec } from "../../loop/messages.js";
+import { parseToolArguments, type ConversationMessage, type ModelToolCall, type ReasoningData, type ToolSpec } from "../../loop/messages.js";
 import { reasoningOrigin } from "../reasoning.js";
 import type { ModelRequest } from "../types.js";
 import type { ChatMessage, ChatRequestBody, ChatTool, ChatToolCall, ChatUserPart } from "./wire.js";
@@ -77,7 +77,7 @@ function toChatTool(tool: ToolSpec): ChatTool {
 }
 
 function toChatToolCall(call: ModelToolCall): ChatToolCall {
-  return { id: call.id, type: "function", function: { name: call.name, arguments: JSON.stringify(parseArguments(call.rawArguments)) } };
+  return { id: call.id, type: "function", function: { name: call.name, arguments: JSON.stringify(parseToolArguments(call.rawArguments)) } };
 }
 
 /** The reasoning text chat completions takes back: only plain reasoning (no signature, no encrypted content). */
@@ -88,13 +88,4 @@ function plainReasoning(reasoning: ReasoningData | undefined): string | undefine
 
 function imageMediaType(mimeType: string): string {
   return mimeType === "image/*" ? "image/jpeg" : mimeType;
-}
-
-function parseArguments(raw: string): unknown {
-  if (raw.trim() === "") return {};
-  try {
-    return JSON.parse(raw);
-  } catch {
-    return {};
-  }
 }
