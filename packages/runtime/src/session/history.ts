@@ -18,29 +18,36 @@ export interface RebuiltSession {
   lastEventId: string | null;
   mode?: AgentMode;
   selectedAgent?: string;
+  /** The working directory of the first `session.start`. */
+  cwd?: string;
 }
 
 /**
- * Rebuilds the conversation the model saw from persisted events: user messages, assistant
- * messages with their tool calls, and tool results (in the order they completed). Tool calls left
- * without a result (a crash mid-turn) get the "interrupted" result so the history stays valid.
+ * Rebuilds the conversation the model saw from persisted events, one event at a time (so a resume
+ * keeps no parsed event longer than it takes to read it): user messages, assistant messages with
+ * their tool calls, and tool results (in the order they completed). Tool calls left without a
+ * result (a crash mid-turn) get the "interrupted" result so the history stays valid.
+ *
+ * @example
+ * const history = new HistoryRebuilder();
+ * await readEventsFile<SessionEvent>(path, logger, (event) => history.add(event));
+ * const { messages, lastEventId } = history.finish();
  */
-export function rebuildFromEvents(events: readonly SessionEvent[]): RebuiltSession {
-  const messages: ConversationMessage[] = [];
-  const toolNames = new Map<string, string>();
-  const rebuilt: RebuiltSession = { messages, lastEventId: null };
-  // Messages that followed a round of tool results (skill instructions), added once that round ends.
-  let followUps: string[] = [];
-  const flushFollowUps = (): void => {
-    completeInterruptedCalls(messages);
-    for (const content of followUps) messages.push({ role: "user", content });
-    followUps = [];
-  };
-  for (const event of events) {
+export class HistoryRebuilder {
+  private readonly messages: ConversationMessage[] = [];
+  private readonly toolNames = new Map<string, string>();
+  private readonly rebuilt: RebuiltSession = { messages: this.messages, lastEventId: null };
+  /** Messages that followed a round of tool results (skill instructions), added once that round ends. */
+  private followUps: string[] = [];
+
+  /** Takes the next persisted event. */
+  add(event: SessionEvent): void {
+    const { messages, toolNames, rebuilt } = this;
     rebuilt.lastEventId = event.id;
     switch (event.type) {
       case "session.start":
         rebuilt.startTime = event.data.startTime;
+        rebuilt.cwd ??= event.data.context?.cwd;
         if (event.data.selectedModel) rebuilt.model = event.data.selectedModel;
         break;
       case "subagent.selected":
@@ -57,14 +64,14 @@ export function rebuildFromEvents(events: readonly SessionEvent[]): RebuiltSessi
         break;
       case "user.message": {
         if (event.data.content === undefined && event.data.transformedContent === undefined) break;
-        flushFollowUps();
+        this.flushFollowUps();
         rebuilt.firstPrompt ??= event.data.content;
         messages.push({ role: "user", content: event.data.transformedContent ?? event.data.content ?? "" });
         break;
       }
       case "assistant.message": {
         if (event.data.parentToolCallId) break;
-        flushFollowUps();
+        this.flushFollowUps();
         const toolCalls: ModelToolCall[] = (event.data.toolRequests ?? []).map((request) => {
           toolNames.set(request.toolCallId, request.name);
           return { id: request.toolCallId, name: request.name, rawArguments: JSON.stringify(request.arguments ?? {}) };
@@ -87,12 +94,22 @@ export function rebuildFromEvents(events: readonly SessionEvent[]): RebuiltSessi
         break;
       }
       case "skill.invoked":
-        if (!(event.data as { parentToolCallId?: string }).parentToolCallId) followUps.push(skillContextMessage(event.data));
+        if (!(event.data as { parentToolCallId?: string }).parentToolCallId) this.followUps.push(skillContextMessage(event.data));
         break;
       default:
         break;
     }
   }
-  flushFollowUps();
-  return rebuilt;
+
+  /** The state after the last event. */
+  finish(): RebuiltSession {
+    this.flushFollowUps();
+    return this.rebuilt;
+  }
+
+  private flushFollowUps(): void {
+    completeInterruptedCalls(this.messages);
+    for (const content of this.followUps) this.messages.push({ role: "user", content });
+    this.followUps = [];
+  }
 }

@@ -11,7 +11,7 @@ import type { SessionStore } from "../store/session-store.js";
 import { validateToolConfig } from "../tools/registry.js";
 import type { ClientPort } from "./client-port.js";
 import { SessionEmitter } from "./emitter.js";
-import { rebuildFromEvents } from "./history.js";
+import { HistoryRebuilder } from "./history.js";
 import { Session, type SessionServices } from "./session.js";
 
 /** The result of `session.create` / `session.resume`. */
@@ -241,13 +241,12 @@ export class SessionManager {
     const { sessionId } = params;
     const { store, logger } = this.options;
     if (!(await store.exists(sessionId))) throw sessionNotFound(sessionId);
-    const { events, arrayBody, count, skippedLines } = await readEventsFile<SessionEvent>(store.eventsPath(sessionId), logger);
+    const history = new HistoryRebuilder();
+    const { arrayBody, count, skippedLines } = await readEventsFile<SessionEvent>(store.eventsPath(sessionId), logger, (event) => history.add(event));
     if (skippedLines > 0) logger.warn(`session ${sessionId}: ${skippedLines} unreadable line(s) skipped while resuming`);
-    const rebuilt = rebuildFromEvents(events);
+    const rebuilt = history.finish();
     const workspace = await store.readWorkspace(sessionId);
-    const startEvent = events.find((event) => event.type === "session.start");
-    const storedCwd = startEvent?.type === "session.start" ? startEvent.data.context?.cwd : undefined;
-    const workingDirectory = await checkDirectory(params.workingDirectory ?? storedCwd ?? workspace?.cwd);
+    const workingDirectory = await checkDirectory(params.workingDirectory ?? rebuilt.cwd ?? workspace?.cwd);
     return this.open(sessionId, params, workingDirectory, {
       arrayBody,
       count,

@@ -85,9 +85,8 @@ export class EventLog {
   }
 }
 
-/** What reading an events file found. */
-export interface ReadEventsResult<T> {
-  events: T[];
+/** What reading an events file found, besides the events handed out one by one. */
+export interface EventsFileSummary {
   /** The JSON text of every readable event, comma-separated (the inside of a JSON array). */
   arrayBody: string;
   /** How many readable events the file holds. */
@@ -97,42 +96,55 @@ export interface ReadEventsResult<T> {
 }
 
 /**
- * Reads `events.jsonl`. A line that does not parse (typically the torn last line of a crash) is
- * skipped and counted, never fatal.
+ * Reads `events.jsonl`, parsing it one line at a time and handing each readable event to
+ * `onEvent`, in file order. Nothing here keeps the parsed events, so what the caller does not keep
+ * dies young: resuming 100,000 events this way spends a fraction of the garbage-collection time of
+ * parsing the file as one array (whose objects all survive until the end and get promoted). A line
+ * that does not parse (typically the torn last line of a crash) is skipped with a warning and
+ * counted, never fatal, and never part of `arrayBody`; blank lines are ignored.
+ *
+ * @example
+ * const { arrayBody, count } = await readEventsFile<SessionEvent>(path, logger, (event) => history.add(event));
  */
-export async function readEventsFile<T>(path: string, logger: Logger): Promise<ReadEventsResult<T>> {
+export async function readEventsFile<T>(path: string, logger: Logger, onEvent: (event: T) => void): Promise<EventsFileSummary> {
   const text = await readFile(path, "utf8");
-  // Fast path: the file is one JSON array once its newlines become commas; per-line parsing only
-  // when some line is damaged (or blank).
-  const arrayBody = text.trimEnd().replaceAll("\n", ",");
-  try {
-    const events = JSON.parse(`[${arrayBody}]`) as T[];
-    return { events, arrayBody, count: events.length, skippedLines: 0 };
-  } catch {
-    return readLineByLine<T>(text, path, logger);
-  }
-}
-
-function readLineByLine<T>(text: string, path: string, logger: Logger): ReadEventsResult<T> {
-  const events: T[] = [];
-  const lines: string[] = [];
+  /** Lines left out of `arrayBody` (unreadable or blank), by their start offset. */
+  const leftOut = new Set<number>();
+  let count = 0;
   let skippedLines = 0;
-  let start = 0;
   let lineNumber = 0;
-  while (start < text.length) {
+  for (let start = 0; start < text.length; ) {
     let end = text.indexOf("\n", start);
     if (end === -1) end = text.length;
     lineNumber++;
     const line = text.slice(start, end);
-    start = end + 1;
-    if (line.trim() === "") continue;
+    let event: T;
     try {
-      events.push(JSON.parse(line) as T);
-      lines.push(line);
+      event = JSON.parse(line) as T;
     } catch {
-      skippedLines++;
-      logger.warn(`skipping unreadable line ${lineNumber} of ${path} (torn write?)`);
+      leftOut.add(start);
+      if (line.trim() !== "") {
+        skippedLines++;
+        logger.warn(`skipping unreadable line ${lineNumber} of ${path} (torn write?)`);
+      }
+      start = end + 1;
+      continue;
     }
+    count++;
+    onEvent(event);
+    start = end + 1;
   }
-  return { events, arrayBody: lines.join(","), count: lines.length, skippedLines };
+  return { arrayBody: leftOut.size === 0 ? text.trimEnd().replaceAll("\n", ",") : joinReadableLines(text, leftOut), count, skippedLines };
+}
+
+/** The lines of `text` not left out, joined with commas. */
+function joinReadableLines(text: string, leftOut: ReadonlySet<number>): string {
+  const kept: string[] = [];
+  for (let start = 0; start < text.length; ) {
+    let end = text.indexOf("\n", start);
+    if (end === -1) end = text.length;
+    if (!leftOut.has(start)) kept.push(text.slice(start, end));
+    start = end + 1;
+  }
+  return kept.join(",");
 }

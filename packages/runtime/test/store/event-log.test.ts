@@ -31,31 +31,42 @@ describe("EventLog", () => {
 describe("readEventsFile", () => {
   const lines = [event("session.start", 1), event("user.message", 2), event("hook.start", 3), event("assistant.message", 4), event("hook.end", 5)];
 
-  it("reads every event in one pass, with their text and count", async () => {
+  /** Reads a file, collecting the ids of the events handed out. */
+  async function read(path: string): Promise<{ ids: string[]; arrayBody: string; count: number; skippedLines: number }> {
+    const ids: string[] = [];
+    const summary = await readEventsFile<{ id: string }>(path, logger, (each) => ids.push(each.id));
+    return { ids, ...summary };
+  }
+
+  it("hands out every event in order, with their text and count", async () => {
     const path = join(dir, "a.jsonl");
     writeFileSync(path, `${lines.join("\n")}\n`);
-    const result = await readEventsFile<{ id: string }>(path, logger);
-    expect(result.events.map((each) => each.id)).toEqual(["1", "2", "3", "4", "5"]);
+    const result = await read(path);
+    expect(result.ids).toEqual(["1", "2", "3", "4", "5"]);
     expect(result.count).toBe(5);
-    expect(JSON.parse(`[${result.arrayBody}]`)).toHaveLength(5);
+    expect(result.arrayBody).toBe(lines.join(","));
   });
 
   it("skips a torn last line with a warning", async () => {
     const path = join(dir, "c.jsonl");
     writeFileSync(path, `${lines.join("\n")}\n{"type":"assistant.message","data":{"content":"half`);
-    const result = await readEventsFile<{ id: string }>(path, logger);
+    const result = await read(path);
     expect(result.count).toBe(5);
-    expect(result.events.map((each) => each.id)).toEqual(["1", "2", "3", "4", "5"]);
+    expect(result.skippedLines).toBe(1);
+    expect(result.ids).toEqual(["1", "2", "3", "4", "5"]);
     expect(JSON.parse(`[${result.arrayBody}]`)).toHaveLength(5);
     expect(warnings.join("")).toMatch(/skipping unreadable line 6/);
   });
 
-  it("never lets a damaged line in the middle into the returned text", async () => {
+  it("never lets a damaged line in the middle into the returned text, and ignores blank lines", async () => {
     const path = join(dir, "d.jsonl");
-    writeFileSync(path, `${lines[0]}\n{"type":"hook.start","data":{oops}\n${lines[1]}\n`);
-    const result = await readEventsFile<{ id: string }>(path, logger);
+    writeFileSync(path, `${lines[0]}\n{"type":"hook.start","data":{oops}\n\n${lines[1]}\n`);
+    const result = await read(path);
+    expect(result.ids).toEqual(["1", "2"]);
     expect(result.count).toBe(2);
-    expect(() => JSON.parse(`[${result.arrayBody}]`)).not.toThrow();
+    expect(result.skippedLines).toBe(1);
+    expect(result.arrayBody).toBe(`${lines[0]},${lines[1]}`);
     expect(warnings.join("")).toMatch(/skipping unreadable line 2/);
+    expect(warnings.join("")).not.toMatch(/line 3/);
   });
 });
