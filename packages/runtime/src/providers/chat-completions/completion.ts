@@ -114,21 +114,21 @@ export function completionResponse(bodyText: string, providerCallId: string | un
 
 /** Parses the body and checks the fields the answer is read from (what the AI SDK's schema requires). */
 function parseCompletion(bodyText: string, providerCallId: string | undefined): WireCompletion {
-  const invalid = new ProviderError("Model provider error: Invalid JSON response", "provider", undefined, providerCallId, false, undefined);
+  const invalid = (): ProviderError => new ProviderError("Model provider error: Invalid JSON response", "provider", undefined, providerCallId, false, undefined);
   let body: WireCompletion;
   try {
     body = JSON.parse(bodyText.charCodeAt(0) === 0xfeff ? bodyText.slice(1) : bodyText) as WireCompletion;
   } catch {
-    throw invalid;
+    throw invalid();
   }
-  if (typeof body !== "object" || body === null || !Array.isArray(body.choices)) throw invalid;
+  if (typeof body !== "object" || body === null || !Array.isArray(body.choices)) throw invalid();
   for (const choice of body.choices) {
-    if (typeof choice?.message !== "object" || choice.message === null) throw invalid;
+    if (typeof choice?.message !== "object" || choice.message === null) throw invalid();
     const calls = choice.message.tool_calls;
     if (calls === undefined || calls === null) continue;
-    if (!Array.isArray(calls)) throw invalid;
+    if (!Array.isArray(calls)) throw invalid();
     for (const call of calls) {
-      if (typeof call?.function?.name !== "string" || typeof call.function.arguments !== "string") throw invalid;
+      if (typeof call?.function?.name !== "string" || typeof call.function.arguments !== "string") throw invalid();
     }
   }
   return body;
