@@ -4,7 +4,7 @@
  * format (Azure through a proxy that maps its deployment URLs to the server's routes).
  */
 import { join } from "node:path";
-import { CopilotClient, type SessionConfig, type SessionEvent } from "@github/copilot-sdk";
+import { CopilotClient, approveAll, type SessionConfig, type SessionEvent } from "@github/copilot-sdk";
 import { ModelServer } from "@tandem/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { startRecordingProxy, type RecordingProxy } from "../../packages/runtime/test/providers/recording-proxy.js";
@@ -116,4 +116,18 @@ it("hands Anthropic's signed thinking block back on the tool-result request", as
   const thinking = second.messages[1]?.content[0];
   expect(thinking).toMatchObject({ type: "thinking", thinking: "The user wants the weather in Paris; the tool knows it." });
   expect(thinking?.signature).toEqual(expect.any(String));
+});
+
+describe("connections to the model server", () => {
+  it("are kept alive and shared by the sessions of one runtime", async () => {
+    world = await startWorld(["plain-reply"]);
+    const client = new CopilotClient({ cliPath: tandemBin, env: world.env, logLevel: "error" });
+    cleanups.push(async () => void (await client.stop()));
+    const first = await client.createSession({ onPermissionRequest: approveAll });
+    expect((await first.sendAndWait({ prompt: "one" }))?.data.content).toBe("Hello from the scripted model.");
+    const second = await client.createSession({ onPermissionRequest: approveAll });
+    expect((await second.sendAndWait({ prompt: "two" }))?.data.content).toBeTruthy();
+    expect(world.model.requests.filter((request) => request.path.endsWith("/chat/completions"))).toHaveLength(2);
+    expect(world.model.connectionsAccepted).toBe(1);
+  });
 });

@@ -3,6 +3,7 @@ import type { RuntimeArgs } from "./args.js";
 import type { Logger } from "./log.js";
 import { hookTimeoutFromEnv } from "./hooks/hook-runner.js";
 import { retryPolicyFromEnv } from "./loop/retry.js";
+import { ConnectionPool } from "./providers/chat-completions/connections.js";
 import { createModelClient, describeDefaultProvider, type ProviderEnvironment } from "./providers/resolve.js";
 import type { ClientConnection } from "./server/connection.js";
 import { Dispatcher } from "./server/dispatch.js";
@@ -34,6 +35,8 @@ export class Runtime {
   readonly sessions: SessionManager;
   readonly store: SessionStore;
   private readonly connections = new Set<ClientConnection>();
+  /** Keep-alive connections to model servers, shared by all sessions. */
+  private readonly modelConnections = new ConnectionPool();
   private readonly dispatcher: Dispatcher;
   private readonly providerEnvironment: ProviderEnvironment;
   private modelsCache: Promise<ModelInfo[]> | undefined;
@@ -51,7 +54,8 @@ export class Runtime {
       runtimeVersion,
       defaultModel: env.TANDEM_MODEL ?? env.COPILOT_MODEL ?? fallbackModel,
       hookTimeoutMs: hookTimeoutFromEnv(env),
-      createModelClient: (config: SessionCreateParams) => createModelClient(config.provider, this.providerEnvironment, { model: config.model }),
+      createModelClient: (config: SessionCreateParams) =>
+        createModelClient(config.provider, this.providerEnvironment, { model: config.model, connections: this.modelConnections }),
       broadcastLifecycle: (event) => this.broadcastLifecycle(event),
     });
     this.dispatcher = new Dispatcher(this);
@@ -87,7 +91,7 @@ export class Runtime {
   /** `models.list` for the default provider (cached after the first success). */
   listModels(): Promise<ModelInfo[]> {
     if (!this.modelsCache) {
-      const request = Promise.resolve().then(() => createModelClient(undefined, this.providerEnvironment).listModels());
+      const request = Promise.resolve().then(() => createModelClient(undefined, this.providerEnvironment, { connections: this.modelConnections }).listModels());
       this.modelsCache = request;
       request.catch(() => {
         if (this.modelsCache === request) this.modelsCache = undefined;
@@ -99,6 +103,7 @@ export class Runtime {
   /** Shuts every session down and closes every client. */
   async shutdown(): Promise<void> {
     await this.sessions.shutdownAll();
+    this.modelConnections.close();
     for (const client of this.connections) client.dispose();
   }
 

@@ -93,6 +93,8 @@ function sendJson(response: ServerResponse, record: RecordedRequest, status: num
 export class ModelServer {
   /** Every request received, in arrival order (cleared in place by {@link reset}). */
   readonly requests: RecordedRequest[] = [];
+  /** TCP connections accepted so far (a client that keeps connections alive opens few). */
+  connectionsAccepted = 0;
   private readonly scripts: Script[] = [];
   private readonly models: ModelSpec[];
   private readonly stepHits = new Map<string, number>();
@@ -118,6 +120,7 @@ export class ModelServer {
       this.handle(request, response).catch((error: unknown) => this.failInternally(response, error));
     });
     server.on("connection", (socket) => {
+      this.connectionsAccepted++;
       this.sockets.add(socket);
       socket.once("close", () => this.sockets.delete(socket));
     });

@@ -42,7 +42,7 @@ export function describeDefaultProvider(environment: ProviderEnvironment): { kin
 export interface ModelClientOptions {
   /** The session's model (Azure reports it as its one deployment in `listModels`). */
   model?: string;
-  /** Keep-alive connections for chat completions (default: the ones shared by the process). */
+  /** Keep-alive connections for chat completions, shared by the runtime's sessions (default: the client's own). */
   connections?: ConnectionPool;
 }
 

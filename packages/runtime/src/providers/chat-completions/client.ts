@@ -5,7 +5,7 @@ import { CallDeadline, type ProviderTimeouts } from "../timeouts.js";
 import type { ModelClient, ModelRequest, ModelResponse, ModelStreamPart } from "../types.js";
 import { trimSlash } from "../url.js";
 import { completionResponse } from "./completion.js";
-import { sharedConnectionPool, type ConnectionPool } from "./connections.js";
+import { ConnectionPool } from "./connections.js";
 import { sendRequest, type HttpResponse } from "./http.js";
 import { chatCompletionsBody } from "./request.js";
 import { SseParser } from "./sse.js";
@@ -55,7 +55,7 @@ export class ChatCompletionsClient implements ModelClient {
   constructor(
     settings: ChatCompletionsSettings,
     private readonly timeouts: ProviderTimeouts,
-    private readonly connections: ConnectionPool = sharedConnectionPool(),
+    private readonly connections: ConnectionPool = new ConnectionPool(),
   ) {
     this.name = settings.name;
     this.baseUrl = trimSlash(settings.baseUrl);

@@ -13,7 +13,8 @@ const agentOptions = { keepAlive: true, scheduling: "lifo" } as const;
 
 /**
  * Keep-alive connections to model servers: one `http.Agent` and one `https.Agent`, each created
- * on first use. `node:http` and `node:https` (with TLS) are loaded only when a URL of their
+ * on first use. The runtime keeps one pool for all its sessions, so sessions talking to the same
+ * server reuse each other's idle connections (and TLS sessions). `node:http` and `node:https` (with TLS) are loaded only when a URL of their
  * protocol is first called. Idle sockets do not keep the process alive, and are closed before
  * the server's announced keep-alive timeout.
  *
@@ -43,18 +44,4 @@ export class ConnectionPool {
     void this.loadingPlain?.then((transport) => transport.agent.destroy());
     void this.loadingSecure?.then((transport) => transport.agent.destroy());
   }
-}
-
-let sharedPool: ConnectionPool | undefined;
-
-/**
- * The connections shared by the model clients of one process, so that sessions talking to the
- * same server reuse each other's idle connections (and TLS sessions). Created on first use.
- *
- * @example
- * new ChatCompletionsClient(settings, timeouts, sharedConnectionPool());
- */
-export function sharedConnectionPool(): ConnectionPool {
-  sharedPool ??= new ConnectionPool();
-  return sharedPool;
 }
