@@ -170,7 +170,7 @@ export function completeInterruptedCalls(messages: ConversationMessage[]): void 
     }
   }
   const assistant = messages[lastAssistant];
-  if (!assistant || assistant.role !== "assistant") return;
+  if (!assistant || assistant.role !== "assistant" || assistant.toolCalls.length === 0) return;
   const answered = new Set(messages.slice(lastAssistant + 1).flatMap((message) => (message.role === "tool" ? [message.toolCallId] : [])));
   for (const call of assistant.toolCalls) {
     if (answered.has(call.id)) continue;
