@@ -11,7 +11,7 @@ import { ChatStreamState } from "../../src/providers/chat-completions/stream-sta
 import { ToolCallAssembler } from "../../src/providers/chat-completions/tool-calls.js";
 import type { ModelResponse, ModelStreamPart } from "../../src/providers/types.js";
 import { useModelServer } from "./helpers.js";
-import { chunk } from "./raw-server.js";
+import { chunk, toolTurnAnswer } from "./raw-server.js";
 
 const startServer = useModelServer();
 
@@ -89,11 +89,7 @@ describe("chat-completions stream parsing", () => {
     const captured = await captureStream(url, { model: "gpt-test", stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: "weather?" }] });
     const whole = parseChunks([captured]);
     expect(whole.response).toMatchObject({
-      text: "Let me check.",
-      reasoning: { text: "The user wants the weather in Paris; the tool knows it." },
-      toolCalls: [{ id: "call_weather_1", name: "get_weather", rawArguments: '{"city":"Paris"}' }],
-      usage: { inputTokens: 120, outputTokens: 30, cacheReadTokens: 20 },
-      finishReason: "tool-calls",
+      ...toolTurnAnswer,
       responseId: expect.stringMatching(/^chatcmpl-/),
       providerCallId: "req-1",
     });

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { ProviderError } from "../../src/providers/errors.js";
 import type { ModelResponse, ModelStreamPart } from "../../src/providers/types.js";
 import { modelRequest, useModelServer } from "./helpers.js";
-import { chunk, sseText, startSse, useChatClients, useRawServer, writeSlowly } from "./raw-server.js";
+import { chunk, sseText, startSse, toolTurnAnswer, useChatClients, useRawServer, writeSlowly } from "./raw-server.js";
 
 const startRawServer = useRawServer();
 const startServer = useModelServer();
@@ -178,11 +178,7 @@ describe("chat-completions JSON answers over HTTP", () => {
     const parts: ModelStreamPart[] = [];
     const response = await clientAt(url).generate(modelRequest("gpt-test", question), (part) => parts.push(part));
     expect(response).toEqual({
-      text: "Let me check.",
-      reasoning: { text: "The user wants the weather in Paris; the tool knows it." },
-      toolCalls: [{ id: "call_weather_1", name: "get_weather", rawArguments: '{"city":"Paris"}' }],
-      usage: { inputTokens: 120, outputTokens: 30, cacheReadTokens: 20 },
-      finishReason: "tool-calls",
+      ...toolTurnAnswer,
       responseId: expect.stringMatching(/^chatcmpl-/),
       providerCallId: expect.any(String),
     });

@@ -122,3 +122,12 @@ export function useChatClients(settings: Partial<ChatCompletionsSettings> = {}):
     return new ChatCompletionsClient({ name: "openai", ...settings, baseUrl: url }, { requestTimeoutMs, streamIdleTimeoutMs: 5_000 }, pool);
   };
 }
+
+/** What `test/scripts/provider-tool-turns.yaml` answers first, as a `ModelResponse` (without the ids). */
+export const toolTurnAnswer = {
+  text: "Let me check.",
+  reasoning: { text: "The user wants the weather in Paris; the tool knows it." },
+  toolCalls: [{ id: "call_weather_1", name: "get_weather", rawArguments: '{"city":"Paris"}' }],
+  usage: { inputTokens: 120, outputTokens: 30, cacheReadTokens: 20 },
+  finishReason: "tool-calls",
+};
