@@ -170,6 +170,27 @@ describe("lifecycle and logs", () => {
     expect(seen.filter((event) => event.sessionId !== session.sessionId)).toEqual([]);
   });
 
+  it("sends session.updated at most once per session per 100 ms, and always after the last change", async () => {
+    world = await startWorld(["many-replies"]);
+    const copilot = client();
+    const updates: number[] = [];
+    const session = await copilot.createSession({ onPermissionRequest: approveAll });
+    copilot.on((event) => {
+      if (event.type === "session.updated" && event.sessionId === session.sessionId) updates.push(Date.now());
+    });
+    let lastTurnEnd = 0;
+    session.on("assistant.turn_end", () => (lastTurnEnd = Date.now()));
+    const started = Date.now();
+    for (let index = 0; index < 5; index++) await session.sendAndWait({ prompt: `message ${index}` });
+    const busyMs = Date.now() - started;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    // Five runs emit dozens of persisted events; one notification per 100 ms window at most.
+    expect(updates.length).toBeGreaterThanOrEqual(1);
+    expect(updates.length).toBeLessThanOrEqual(Math.ceil((busyMs + 100) / 100) + 1);
+    expect(updates.at(-1)).toBeGreaterThanOrEqual(lastTurnEnd);
+    for (let index = 1; index < updates.length; index++) expect(updates[index]! - updates[index - 1]!).toBeGreaterThanOrEqual(90);
+  });
+
   it("writes logs to --log-file and keeps stdout for JSON-RPC frames only", async () => {
     world = await startWorld(["server-error"]);
     const logFile = join(world.home, "tandem.log");

@@ -14,6 +14,9 @@ import { SessionEmitter } from "./emitter.js";
 import { HistoryRebuilder } from "./history.js";
 import { Session, type SessionServices } from "./session.js";
 
+/** The shortest interval between two `session.updated` notifications of one session. */
+const updatedThrottleMs = 100;
+
 /** The result of `session.create` / `session.resume`. */
 export type SessionOpened = {
   sessionId: string;
@@ -312,16 +315,21 @@ export class SessionManager {
     return { sessionId: session.sessionId, workspacePath: session.workspacePath, capabilities: { ui: { elicitation: resumed } } };
   }
 
-  /** `session.updated` lifecycle notifications, coalesced to one per session per tick. */
+  /**
+   * `session.updated` lifecycle notifications: at most one per session per
+   * {@link updatedThrottleMs}, sent at the end of the window (so the last change is always
+   * announced). Per event they would cost a write and a wake-up of every client several times per
+   * turn, for a notification that only tells session lists that something changed.
+   */
   private scheduleUpdated(sessionId: string): void {
     if (this.updateScheduled.has(sessionId)) return;
     this.updateScheduled.add(sessionId);
-    setImmediate(() => {
+    setTimeout(() => {
       this.updateScheduled.delete(sessionId);
       const session = this.live.get(sessionId);
       if (!session) return;
       this.options.broadcastLifecycle({ type: "session.updated", sessionId, metadata: this.lifecycleMetadata(session) });
-    });
+    }, updatedThrottleMs).unref();
   }
 }
 
