@@ -1,8 +1,26 @@
 // Bundles the runtime for a fast start: `bundle/cli.js` holds only what answering the first ping
-// needs; the rest of the runtime is a chunk loaded right after. Provider packages stay external and
-// load on the first model call.
+// needs; the rest of the runtime is a chunk loaded on the first request that needs it. Provider
+// packages stay external and load on the first model call.
 import { build } from "esbuild";
 import { rmSync } from "node:fs";
+
+/**
+ * vscode-jsonrpc's Node entry requires `crypto` when it loads, only to name random pipes (which
+ * the runtime never creates); loading Node's crypto costs ~0.9 MB, a third of what an idle runtime
+ * adds to Node itself. This hands that one import a module that loads `crypto` on first use.
+ */
+const lazyCryptoForJsonRpc = {
+  name: "lazy-crypto-for-vscode-jsonrpc",
+  setup(context) {
+    context.onResolve({ filter: /^crypto$/ }, (args) =>
+      /[\\/]vscode-jsonrpc[\\/]lib[\\/]node[\\/]main\.js$/.test(args.importer) ? { path: "lazy-crypto", namespace: "tandem-shims" } : undefined,
+    );
+    context.onLoad({ filter: /^lazy-crypto$/, namespace: "tandem-shims" }, () => ({
+      contents: 'module.exports = { randomBytes: (...args) => require("node:crypto").randomBytes(...args) };',
+      loader: "js",
+    }));
+  },
+};
 
 const outdir = new URL("./bundle/", import.meta.url).pathname;
 rmSync(outdir, { recursive: true, force: true });
@@ -21,6 +39,7 @@ await build({
   minifySyntax: true,
   external: ["@ai-sdk/*", "yaml"],
   logLevel: "warning",
+  plugins: [lazyCryptoForJsonRpc],
   // vscode-jsonrpc is CommonJS and calls require() for Node built-ins.
   banner: { js: "import { createRequire as __tandemCreateRequire } from 'node:module'; const require = __tandemCreateRequire(import.meta.url);" },
 });
