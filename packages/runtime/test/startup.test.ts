@@ -1,0 +1,39 @@
+/**
+ * What the runtime's entry (`bundle/cli.js`, all that answering `ping` needs) loads. An idle
+ * runtime should cost little more than Node itself, so the entry must not pull in the rest of the
+ * runtime, zod, or Node modules it does not use (crypto, http).
+ */
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const bundleDir = fileURLToPath(new URL("../bundle/", import.meta.url));
+
+describe("the runtime's entry bundle", () => {
+  it("loads none of the Node modules it does not use (crypto, http, zlib)", () => {
+    const script = `
+      const before = new Set(process.moduleLoadList);
+      await import(${JSON.stringify(`${bundleDir}cli.js`)});
+      const builtins = process.moduleLoadList.filter((name) => !before.has(name) && name.startsWith("NativeModule "));
+      process.stdout.write(JSON.stringify(builtins.map((name) => name.slice("NativeModule ".length))));
+    `;
+    const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+    expect(run.stderr).toBe("");
+    const builtins = JSON.parse(run.stdout) as string[];
+    expect(builtins).toContain("net");
+    expect(builtins.filter((name) => ["crypto", "http", "https", "zlib"].includes(name))).toEqual([]);
+  });
+
+  it("reaches the runtime (and zod) only through a dynamic import", () => {
+    const entry = readFileSync(join(bundleDir, "cli.js"), "utf8");
+    expect(entry).toMatch(/import\("\.\/runtime-[A-Z0-9]+\.js"\)/);
+    const staticChunks = [...entry.matchAll(/(?:from|import)\s*"\.\/([^"]+\.js)"/g)].map((match) => match[1]!);
+    expect(staticChunks.length).toBeGreaterThan(0);
+    for (const chunk of staticChunks) {
+      expect(chunk.startsWith("runtime-")).toBe(false);
+      expect(readFileSync(join(bundleDir, chunk), "utf8")).not.toContain("$ZodType");
+    }
+  });
+});
