@@ -89,14 +89,24 @@ describe.each(sdks)("$sdk against tandem", ({ Client, approveAll, cliPath }) => 
     world = await startWorld(["streaming-reply"]);
     const session = await client().createSession({ onPermissionRequest: approveAll, streaming: true });
     const deltas: string[] = [];
-    let sizes = 0;
-    session.on("assistant.message_delta", (event) => deltas.push(event.data.deltaContent));
-    session.on("assistant.streaming_delta", () => sizes++);
+    const order: Array<{ type: string; size?: number }> = [];
+    session.on("assistant.message_delta", (event) => {
+      deltas.push(event.data.deltaContent);
+      order.push({ type: event.type });
+    });
+    session.on("assistant.streaming_delta", (event) => order.push({ type: event.type, size: event.data.totalResponseSizeBytes }));
     const reply = await session.sendAndWait({ prompt: "stream please" });
     expect(deltas.length).toBeGreaterThan(3);
     expect(deltas.join("")).toBe(reply?.data.content);
     expect(reply?.data.content).toContain("Streaming works");
-    expect(sizes).toBeGreaterThan(0);
+    // As the reference runtime does: every model chunk gives a streaming_delta (cumulative bytes)
+    // just before its message_delta.
+    order.forEach((entry, index) => {
+      if (entry.type === "assistant.message_delta") expect(order[index - 1]?.type).toBe("assistant.streaming_delta");
+    });
+    const sizes = order.flatMap((entry) => (entry.size === undefined ? [] : [entry.size]));
+    expect(sizes.length).toBeGreaterThanOrEqual(deltas.length);
+    expect(sizes.every((size, index) => index === 0 || size > sizes[index - 1]!)).toBe(true);
     expect((world.model.requests[0]?.body as { stream?: boolean }).stream).toBe(true);
   });
 

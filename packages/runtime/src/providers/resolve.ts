@@ -1,6 +1,7 @@
 import type { ProviderConfig } from "@tandem/protocol";
 import { ErrorCodes } from "@tandem/protocol/errors";
 import { TandemError } from "../errors.js";
+import { runtimeVersion } from "../version.js";
 import { AiSdkModelClient } from "./ai-sdk-client.js";
 import { anthropicAdapter } from "./anthropic.js";
 import { azureAdapter } from "./azure.js";
@@ -102,5 +103,5 @@ function byokClient(provider: ProviderConfig, timeouts: ProviderTimeouts, option
 }
 
 function copilotHeaders(): Record<string, string> {
-  return { "Copilot-Integration-Id": "tandem", "Editor-Version": "tandem/0.1.0" };
+  return { "Copilot-Integration-Id": "tandem", "Editor-Version": `tandem/${runtimeVersion}` };
 }

@@ -4,6 +4,7 @@ import { modelListFromText } from "../model-list.js";
 import { CallDeadline, type ProviderTimeouts } from "../timeouts.js";
 import type { ModelClient, ModelRequest, ModelResponse, ModelStreamPart } from "../types.js";
 import { trimSlash } from "../url.js";
+import { runtimeVersion } from "../../version.js";
 import { completionResponse } from "./completion.js";
 import { ConnectionPool } from "./connections.js";
 import { sendRequest, type HttpResponse } from "./http.js";
@@ -11,7 +12,7 @@ import { chatCompletionsBody } from "./request.js";
 import { SseParser } from "./sse.js";
 import { ChatStreamState } from "./stream-state.js";
 
-const userAgent = "tandem/0.1.0";
+const userAgent = `tandem/${runtimeVersion}`;
 const acceptEncoding = "gzip, deflate, br";
 
 /** Settings of an OpenAI-compatible chat-completions endpoint. */

@@ -14,7 +14,7 @@ import type { WireChunk } from "./wire.js";
  * @example
  * const state = new ChatStreamState(onPart, providerCallId);
  * new SseParser((data) => state.acceptData(data)).push(chunk);
- * const response = state.result(true);
+ * const response = state.result();
  */
 export class ChatStreamState {
   /** `data: [DONE]` arrived. */
@@ -88,28 +88,19 @@ export class ChatStreamState {
     const delta = choice.delta;
     if (!delta) return;
     const reasoning = delta.reasoning_content ?? delta.reasoning;
-    if (typeof reasoning === "string" && reasoning !== "") this.reasoningDelta(reasoning);
-    const content = delta.content;
-    if (typeof content === "string") {
-      if (content !== "") this.textDelta(content);
-    } else if (Array.isArray(content)) {
-      forEachContentPart(
-        content,
-        (text) => this.textDelta(text),
-        (text) => this.reasoningDelta(text),
-      );
-    }
+    if (typeof reasoning === "string" && reasoning !== "") this.onReasoning(reasoning);
+    forEachContentPart(delta.content, this.onText, this.onReasoning);
     const toolCalls = delta.tool_calls;
     if (Array.isArray(toolCalls)) for (const toolCall of toolCalls) this.toolCalls.accept(toolCall);
   }
 
-  private textDelta(delta: string): void {
+  private readonly onText = (delta: string): void => {
     this.text += delta;
     this.onPart({ type: "text-delta", delta });
-  }
+  };
 
-  private reasoningDelta(delta: string): void {
+  private readonly onReasoning = (delta: string): void => {
     this.reasoning += delta;
     this.onPart({ type: "reasoning-delta", delta });
-  }
+  };
 }
