@@ -4,6 +4,17 @@ import { z } from "zod";
 export const JsonObject = z.record(z.string(), z.unknown());
 export type JsonObject = z.infer<typeof JsonObject>;
 
+/**
+ * A session id as a client may give it. It names a folder under the state home, so it is one safe
+ * path component: letters, digits, `_`, `.` and `-`, starting with a letter, digit or `_` (so never
+ * `.`, `..` or a hidden name), at most 128 characters. Generated ids are UUIDs.
+ */
+export const SessionId = z
+  .string()
+  .min(1, "session ids must not be empty")
+  .max(128, "session ids are at most 128 characters")
+  .regex(/^[A-Za-z0-9_][A-Za-z0-9._-]*$/, "session ids may use letters, digits, _ . and - only, and must start with a letter, digit or _");
+
 /** Agent modes (seed 002 `session.mode.*`). */
 export const AgentMode = z.enum(["interactive", "plan", "autopilot"]);
 export type AgentMode = z.infer<typeof AgentMode>;
@@ -161,6 +172,27 @@ export const PermissionResult = z.discriminatedUnion("kind", [
   z.looseObject({ kind: z.literal("denied-by-content-exclusion-policy"), path: z.string(), message: z.string() }),
 ]);
 export type PermissionResult = z.infer<typeof PermissionResult>;
+
+/**
+ * A decision as the current official SDK (1.0.x) words it, beside the 0.2.0 results above:
+ * `approve-once`, `approve-for-session` (with the scope to remember), `approve-for-location`,
+ * `approve-permanently`, `reject` (with optional feedback), `user-not-available`, and the
+ * past-tense forms a host may relay (`approved-for-session`, `cancelled`, …).
+ */
+export const PermissionDecision = z.discriminatedUnion("kind", [
+  ...PermissionResult.options,
+  z.looseObject({ kind: z.literal("approve-once"), approvedInteractively: z.boolean().optional() }),
+  z.looseObject({ kind: z.literal("approve-for-session"), approval: z.looseObject({ kind: z.string() }).optional(), domain: z.string().optional() }),
+  z.looseObject({ kind: z.literal("approved-for-session"), approval: z.looseObject({ kind: z.string() }).optional(), domain: z.string().optional() }),
+  z.looseObject({ kind: z.literal("approve-for-location") }),
+  z.looseObject({ kind: z.literal("approved-for-location") }),
+  z.looseObject({ kind: z.literal("approve-permanently") }),
+  z.looseObject({ kind: z.literal("reject"), feedback: z.string().optional() }),
+  z.looseObject({ kind: z.literal("user-not-available") }),
+  z.looseObject({ kind: z.literal("cancelled") }),
+  z.looseObject({ kind: z.literal("denied-by-permission-request-hook"), message: z.string().optional() }),
+]);
+export type PermissionDecision = z.infer<typeof PermissionDecision>;
 
 /** A structured tool result as an application may return it. */
 export const ToolResultObject = z.looseObject({

@@ -11,6 +11,7 @@ import {
   PermissionResult,
   ProviderConfig,
   ReasoningEffort,
+  SessionId,
   SessionMetadata,
   SystemMessageConfig,
   ToolDefinition,
@@ -19,7 +20,7 @@ import {
 import { SessionEventSchema } from "./events.js";
 import { defineNotification, defineRequest } from "./method.js";
 
-const sessionScoped = { sessionId: z.string().min(1) };
+const sessionScoped = { sessionId: SessionId };
 const Success = z.looseObject({ success: z.boolean(), error: z.string().optional() });
 const Empty = z.looseObject({});
 
@@ -105,7 +106,7 @@ const SessionConfigFields = {
 
 /** `session.create` params. Unknown fields are kept (loose) so newer clients never fail. */
 export const SessionCreateParams = z.looseObject({
-  sessionId: z.string().min(1).regex(/^[A-Za-z0-9._-]+$/, "session ids may use letters, digits, . _ and - only").optional(),
+  sessionId: SessionId.optional(),
   ...SessionConfigFields,
 });
 export type SessionCreateParams = z.infer<typeof SessionCreateParams>;
@@ -194,7 +195,9 @@ export const SessionToolsHandlePendingToolCall = defineRequest(
 /** `session.permissions.handlePendingPermissionRequest`: the client's answer to `permission.requested`. */
 export const SessionPermissionsHandlePendingPermissionRequest = defineRequest(
   "session.permissions.handlePendingPermissionRequest",
-  z.looseObject({ ...sessionScoped, requestId: z.string(), result: PermissionResult }),
+  // Any value is taken here: an answer the runtime cannot read still settles the request (as a
+  // denial), so the turn never waits forever on an invalid answer.
+  z.looseObject({ ...sessionScoped, requestId: z.string(), result: z.unknown() }),
   Success,
 );
 

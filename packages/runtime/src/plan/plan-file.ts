@@ -1,6 +1,7 @@
 import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
-import { dirname, join, relative, resolve, sep } from "node:path";
+import { dirname, join, relative, sep } from "node:path";
 import { invalidParams } from "../errors.js";
+import { resolveInside } from "../store/safe-path.js";
 import type { SessionEmitter } from "../session/emitter.js";
 
 /**
@@ -59,7 +60,7 @@ export class SessionWorkspace {
   }
 
   async readFile(path: string): Promise<string> {
-    const full = this.inside(path);
+    const full = await this.inside(path);
     try {
       return await readFile(full, "utf8");
     } catch {
@@ -68,18 +69,20 @@ export class SessionWorkspace {
   }
 
   async createFile(path: string, content: string): Promise<void> {
-    const full = this.inside(path);
-    await mkdir(dirname(full), { recursive: true });
-    await writeFile(full, content);
+    const full = await this.inside(path);
+    try {
+      await mkdir(dirname(full), { recursive: true });
+      await writeFile(full, content);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "EISDIR" || code === "ENOTDIR" || code === "EEXIST") throw invalidParams(`Workspace file path ${path} names a folder or passes through a file`, { path });
+      throw error;
+    }
   }
 
-  /** Resolves a workspace path, refusing anything that leaves the files folder. */
-  private inside(path: string): string {
-    const full = resolve(this.filesDir, path);
-    if (full !== this.filesDir && !full.startsWith(this.filesDir + sep)) {
-      throw invalidParams(`Workspace paths must stay inside the session's files folder: ${path}`, { path });
-    }
-    return full;
+  /** Resolves a workspace path, refusing anything that leaves the files folder (also through a link). */
+  private async inside(path: string): Promise<string> {
+    return resolveInside(this.filesDir, path, "Workspace file paths");
   }
 }
 

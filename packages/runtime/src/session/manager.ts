@@ -69,21 +69,10 @@ export class SessionManager {
 
   async create(params: SessionCreateParams, port: ClientPort): Promise<SessionOpened> {
     const sessionId = params.sessionId ?? randomUUID();
-    const existing = this.live.get(sessionId);
-    if (existing) {
-      existing.attach(port);
-      existing.emitter.emit("session.start", this.startData(existing, true));
-      return this.opened(existing, false);
-    }
-    if (this.opening.has(sessionId) || (await this.options.store.exists(sessionId))) {
-      throw invalidParams(`Session ${sessionId} already exists; use session.resume to continue it.`, { sessionId });
-    }
-    const workingDirectory = await checkDirectory(params.workingDirectory);
-    validateToolConfig(params);
-    if (params.agent && !(params.customAgents ?? []).some((agent) => agent.name === params.agent)) {
-      throw invalidParams(`Unknown agent "${params.agent}": it is not among customAgents.`, { agent: params.agent });
-    }
-    const opening = this.open(sessionId, params, workingDirectory, undefined);
+    // One session.start per session: an id in use (live, opening or on disk) is never created
+    // again. The id is taken synchronously here, so two racing creates cannot both pass.
+    if (this.live.has(sessionId) || this.opening.has(sessionId)) throw sessionExists(sessionId);
+    const opening = this.openNew(sessionId, params);
     this.opening.set(sessionId, opening);
     try {
       const session = await opening;
@@ -134,6 +123,17 @@ export class SessionManager {
     if (session.summary) session.emitter.emit("session.title_changed", { title: session.summary.split("\n")[0]?.slice(0, 60) ?? "" });
     await session.runStartHook("resume");
     return this.opened(session, true);
+  }
+
+  /** Checks a new session's config and opens it (the id must not be on disk yet). */
+  private async openNew(sessionId: string, params: SessionCreateParams): Promise<Session> {
+    if (await this.options.store.exists(sessionId)) throw sessionExists(sessionId);
+    const workingDirectory = await checkDirectory(params.workingDirectory);
+    validateToolConfig(params);
+    if (params.agent && !(params.customAgents ?? []).some((agent) => agent.name === params.agent)) {
+      throw invalidParams(`Unknown agent "${params.agent}": it is not among customAgents.`, { agent: params.agent });
+    }
+    return this.open(sessionId, params, workingDirectory, undefined);
   }
 
   /** Releases a session's memory; its files stay. Unknown ids are fine. */
@@ -340,6 +340,10 @@ function mergeConfig(current: SessionCreateParams, update: SessionResumeParams):
     if (value !== undefined && key !== "disableResume") merged[key] = value;
   }
   return merged as SessionCreateParams;
+}
+
+function sessionExists(sessionId: string) {
+  return invalidParams(`Session ${sessionId} already exists; use session.resume to continue it.`, { sessionId });
 }
 
 async function checkDirectory(path: string | undefined): Promise<string> {

@@ -1,8 +1,9 @@
-import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { lstat, mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { Logger } from "../log.js";
 import { EventLog } from "./event-log.js";
+import { assertSessionId, isSafeSessionId } from "./safe-path.js";
 
 /** Where Tandem keeps its state: `$COPILOT_HOME`, else `$TANDEM_HOME`, else `~/.tandem`. */
 export function resolveHome(env: NodeJS.ProcessEnv, override?: string): string {
@@ -44,8 +45,9 @@ export class SessionStore {
     this.sessionsRoot = join(home, "session-state");
   }
 
-  /** The folder of one session. */
+  /** The folder of one session; throws -32602 for an id that is not one safe path component. */
   sessionDir(sessionId: string): string {
+    assertSessionId(sessionId);
     return join(this.sessionsRoot, sessionId);
   }
 
@@ -121,7 +123,7 @@ export class SessionStore {
       return [];
     }
     const found = await Promise.all(
-      names.map(async (sessionId): Promise<StoredSessionInfo | undefined> => {
+      names.filter(isSafeSessionId).map(async (sessionId): Promise<StoredSessionInfo | undefined> => {
         const modified = await stat(this.eventsPath(sessionId)).catch(() => undefined);
         if (!modified) return undefined;
         const workspace = await this.readWorkspace(sessionId);
@@ -134,10 +136,16 @@ export class SessionStore {
       .sort((a, b) => b.modifiedTime.getTime() - a.modifiedTime.getTime());
   }
 
-  /** Deletes a session's folder. Returns false when there was nothing to delete. */
+  /**
+   * Deletes a session's folder. Returns false when there is no session folder by that id (a
+   * folder holding neither an events file nor `workspace.yaml` is not a session's, and stays).
+   */
   async delete(sessionId: string): Promise<boolean> {
     const dir = this.sessionDir(sessionId);
-    if (!(await fileExists(dir))) return false;
+    const info = await lstat(dir).catch(() => undefined);
+    if (!info?.isDirectory()) return false;
+    const isSession = (await fileExists(join(dir, "events.jsonl"))) || (await fileExists(join(dir, "workspace.yaml")));
+    if (!isSession) return false;
     await rm(dir, { recursive: true, force: true });
     return true;
   }

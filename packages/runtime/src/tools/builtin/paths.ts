@@ -1,6 +1,7 @@
 import { lstat, realpath, stat } from "node:fs/promises";
 import { homedir } from "node:os";
-import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
+import { isAbsolute, join, resolve, sep } from "node:path";
+import { realPathOfPrefix } from "../../store/safe-path.js";
 
 /**
  * The absolute path a tool works on and shows in its permission request. A relative path resolves
@@ -35,27 +36,6 @@ export function expandHome(input: string): string {
 /** Whether the text is an absolute path. */
 export function isAbsolutePath(input: string): boolean {
   return isAbsolute(input);
-}
-
-/**
- * The real path of the longest existing prefix of `path`, with the rest appended: symlinks are
- * resolved where they exist, names that do not exist yet are kept as written.
- */
-export async function realPathOfPrefix(path: string): Promise<string> {
-  const missing: string[] = [];
-  let current = path;
-  for (;;) {
-    try {
-      const real = await realpath(current);
-      return missing.length === 0 ? real : join(real, ...missing.reverse());
-    } catch {
-      // A dangling link or a missing name: keep it as written and try its parent.
-      const parent = dirname(current);
-      if (parent === current) return path;
-      missing.push(basename(current));
-      current = parent;
-    }
-  }
 }
 
 /** What is at a path (a dangling symlink is "other"). */
