@@ -61,6 +61,11 @@ export class Runtime {
     this.dispatcher = new Dispatcher(this);
   }
 
+  /** The runtime's logger. */
+  get logger(): Logger {
+    return this.options.logger;
+  }
+
   /** Handles one request from a client. */
   dispatch(method: string, params: unknown, client: ClientConnection): Promise<unknown> {
     return this.dispatcher.dispatch(method, params, client);

@@ -1,8 +1,9 @@
-import { PermissionResult as PermissionResultSchema, type PermissionRequest, type PermissionResult } from "@tandem/protocol";
+import type { PermissionRequest, PermissionResult } from "@tandem/protocol";
 import type { Logger } from "../log.js";
 import type { ClientPort } from "../session/client-port.js";
 import type { EventEmitterPort } from "../session/emitter.js";
 import { PendingAbandoned, type PendingRequests } from "../session/pending.js";
+import { couldNotAsk, readDecision } from "./decision.js";
 
 /** What the broker needs from its session. */
 export interface PermissionHost {
@@ -16,8 +17,6 @@ export interface PermissionHost {
   owner(): ClientPort | undefined;
   readonly logger: Logger;
 }
-
-const couldNotAsk: PermissionResult = { kind: "denied-no-approval-rule-and-could-not-request-from-user" };
 
 /**
  * Asks the application for permission before a side effect. Protocol v3: a `permission.requested`
@@ -62,10 +61,9 @@ export class PermissionBroker {
         { sessionId: this.host.sessionId, permissionRequest },
         signal,
       );
-      const parsed = PermissionResultSchema.safeParse(response?.result);
-      if (parsed.success) return parsed.data;
-      this.host.logger.warn("permission.request answered with an invalid result; treating it as denied", response);
-      return couldNotAsk;
+      const decision = readDecision(response?.result);
+      if (!decision.valid) this.host.logger.warn(`permission.request answered with an invalid result (${decision.reason}); treating it as denied`);
+      return decision.result;
     } catch (error) {
       this.host.logger.warn("permission.request failed; treating it as denied", error);
       return couldNotAsk;

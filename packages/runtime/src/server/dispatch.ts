@@ -56,6 +56,7 @@ import type { ClientConnection } from "./connection.js";
 import { pingResult } from "./ping.js";
 import { PreSerializedJson } from "./writer.js";
 import { listBuiltinTools } from "../tools/registry.js";
+import { readDecision } from "../permissions/decision.js";
 
 type AnyToken = RequestToken<string, z.ZodType, z.ZodType>;
 type Handler<T extends AnyToken> = (params: z.infer<T["params"]>, client: ClientConnection) => Promise<z.infer<T["result"]>> | z.infer<T["result"]>;
@@ -133,8 +134,14 @@ export class Dispatcher {
       return settled ? { success: true } : { success: false, error: `No pending tool call with requestId ${requestId}` };
     });
     this.on(SessionPermissionsHandlePendingPermissionRequest, ({ sessionId, requestId, result }) => {
-      const settled = sessions.get(sessionId).pending.settle(requestId, "permission", result);
-      return settled ? { success: true } : { success: false, error: `No pending permission request with requestId ${requestId}` };
+      const session = sessions.get(sessionId);
+      const decision = readDecision(result);
+      const settled = session.pending.settle(requestId, "permission", decision.result);
+      if (decision.valid) return settled ? { success: true } : { success: false, error: `No pending permission request with requestId ${requestId}` };
+      // An answer the runtime cannot read still ends the wait (as a denial); the caller is told why.
+      if (settled) runtime.logger.warn(`session ${sessionId}: permission request ${requestId} answered with an invalid decision (${decision.reason}); denied`);
+      const outcome = settled ? `Permission request ${requestId} was resolved as denied.` : `No pending permission request with requestId ${requestId}.`;
+      throw invalidParams(`Invalid permission decision: ${decision.reason}. ${outcome}`, { requestId });
     });
 
     this.on(SessionModelGetCurrent, ({ sessionId }) => ({ modelId: sessions.get(sessionId).model }));
