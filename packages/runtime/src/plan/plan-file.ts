@@ -1,11 +1,13 @@
-import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, stat } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { invalidParams } from "../errors.js";
 import type { SessionEmitter } from "../session/emitter.js";
+import { persistenceFailed, writeFileAtomic } from "../store/persistence-error.js";
 
 /**
  * The session's plan (`<session dir>/plan.md`) and its workspace files (`<session dir>/files/`).
- * Changes to the plan emit `session.plan_changed`.
+ * Changes to the plan emit `session.plan_changed`. Writes replace a file whole or not at all (a full
+ * disk keeps the old plan) and fail with a `PersistenceFailed` error naming the file.
  *
  * @example
  * const plan = new SessionWorkspace(session.workspacePath, session.emitter);
@@ -33,13 +35,15 @@ export class SessionWorkspace {
 
   async updatePlan(content: string): Promise<void> {
     const existed = await exists(this.planPath);
-    await writeFile(this.planPath, content);
+    await writeFileAtomic(this.planPath, content);
     this.emitter.emit("session.plan_changed", { operation: existed ? "update" : "create" });
   }
 
   async deletePlan(): Promise<void> {
     if (!(await exists(this.planPath))) return;
-    await rm(this.planPath, { force: true });
+    await rm(this.planPath, { force: true }).catch((error: unknown) => {
+      throw persistenceFailed(this.planPath, error, "delete");
+    });
     this.emitter.emit("session.plan_changed", { operation: "delete" });
   }
 
@@ -69,8 +73,10 @@ export class SessionWorkspace {
 
   async createFile(path: string, content: string): Promise<void> {
     const full = this.inside(path);
-    await mkdir(dirname(full), { recursive: true });
-    await writeFile(full, content);
+    await mkdir(dirname(full), { recursive: true }).catch((error: unknown) => {
+      throw persistenceFailed(dirname(full), error);
+    });
+    await writeFileAtomic(full, content);
   }
 
   /** Resolves a workspace path, refusing anything that leaves the files folder. */
