@@ -5,7 +5,7 @@
  * with `PersistenceFailed` while the disk is full, and once space returns the held events are
  * written in order, so a resumed session pairs every user message with its own answer.
  */
-import { readFileSync, rmSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { approveAll, type CopilotClient, type SessionEvent } from "@github/copilot-sdk";
 import { ErrorCodes } from "@tandem/protocol/errors";
@@ -109,4 +109,33 @@ it("reports a full disk at once, refuses messages until space returns, then keep
   expect(conversation(stored)).toEqual(expected);
   expect(conversation(await resumed.getMessages())).toEqual(expected);
   expect((await resumed.sendAndWait({ prompt: "prompt 7" }))?.data.content).toBe("answer to prompt 7");
+});
+
+it("reports a workspace.yaml that cannot be written and writes it again before accepting the next message", async () => {
+  world = await startWorld(["full-disk"]);
+  const client = officialClient(world.env);
+  clients.push(client);
+  const session = await client.createSession({ onPermissionRequest: approveAll });
+  const events: SessionEvent[] = [];
+  session.on((event) => events.push(event));
+  const workspaceFile = join(world.home, "session-state", session.sessionId, "workspace.yaml");
+  // A non-empty folder in its place: the new file cannot be renamed over it (EISDIR/ENOTEMPTY).
+  rmSync(workspaceFile);
+  mkdirSync(join(workspaceFile, "blocker"), { recursive: true });
+
+  await session.send({ prompt: "prompt 1" });
+  await waitFor(() => events.some((event) => event.type === "session.idle"), "the stopped turn to go idle");
+  const error = events.find((event) => event.type === "session.error");
+  expect(error?.data).toMatchObject({ errorType: "persistence" });
+  expect((error?.data as { message: string }).message).toContain(workspaceFile);
+  const refused = await session.send({ prompt: "prompt 2" }).then(
+    () => undefined,
+    (rejection: { code?: number; message?: string }) => rejection,
+  );
+  expect(refused?.code).toBe(ErrorCodes.PersistenceFailed);
+  expect(refused?.message).toContain(workspaceFile);
+
+  rmSync(workspaceFile, { recursive: true });
+  await session.sendAndWait({ prompt: "prompt 2" });
+  expect(readFileSync(workspaceFile, "utf8")).toContain('summary: "prompt 1"');
 });

@@ -1,14 +1,18 @@
 /**
- * The events log on a real, tiny tmpfs that fills up: no torn line is ever left in the file, the
- * failure is reported to the owner, the unwritten lines are held in order and written once space
- * returns.
+ * Session files on a real, tiny tmpfs that fills up. The events log never leaves a torn line in
+ * the file, reports the failure to its owner, holds the unwritten lines in order and writes them
+ * once space returns; `workspace.yaml` and the plan keep their old contents and fail with a typed
+ * error naming the file.
  */
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import type { TandemError } from "../../src/errors.js";
 import { Logger } from "../../src/log.js";
+import { ErrorCodes, type TandemError } from "../../src/errors.js";
+import { SessionWorkspace } from "../../src/plan/plan-file.js";
+import { SessionEmitter } from "../../src/session/emitter.js";
 import { EventLog } from "../../src/store/event-log.js";
+import { SessionStore } from "../../src/store/session-store.js";
 import { fillDisk, mountTmpfs, type Tmpfs } from "../../../../test/helpers/tmpfs.js";
 
 let disk: Tmpfs | undefined;
@@ -78,4 +82,40 @@ it("on a full disk, cuts the partly written line, reports the failure once and h
   log.append(line(15));
   await log.close();
   expect(fileIds(path)).toEqual(Array.from({ length: 15 }, (_, index) => String(index + 1)));
+});
+
+it("keeps the old workspace.yaml, plan and workspace file when the disk is full, failing with PersistenceFailed", async (context) => {
+  if (!disk) return context.skip(skipReason);
+  const store = new SessionStore(join(disk.dir, "home"), logger);
+  const sessionDir = await store.createSessionDir("s1");
+  const info = { id: "s1", cwd: "/work", summary_count: 0, created_at: "then", updated_at: "then", summary: "the first prompt" };
+  await store.writeWorkspace(info);
+  const workspaceText = readFileSync(store.workspaceFilePath("s1"), "utf8");
+  const emitter = new SessionEmitter("s1", new EventLog(join(sessionDir, "events.jsonl"), logger), null);
+  const workspace = new SessionWorkspace(sessionDir, emitter);
+  await workspace.updatePlan("1. the old plan");
+  await workspace.createFile("notes.md", "old notes");
+  const filler = join(disk.dir, "filler");
+  fillDisk(filler);
+  try {
+    const big = "y".repeat(16 * 1024);
+    const failures = await Promise.all([
+      store.writeWorkspace({ ...info, summary: big }).catch((error: unknown) => error as TandemError),
+      workspace.updatePlan(big).catch((error: unknown) => error as TandemError),
+      workspace.createFile("notes.md", big).catch((error: unknown) => error as TandemError),
+    ]);
+    const paths = [store.workspaceFilePath("s1"), workspace.planPath, join(workspace.filesDir, "notes.md")];
+    failures.forEach((failure, index) => {
+      expect(failure?.code).toBe(ErrorCodes.PersistenceFailed);
+      expect(failure?.data).toMatchObject({ path: paths[index], code: "ENOSPC" });
+      expect(failure?.message).toContain(paths[index]);
+    });
+    expect(readFileSync(store.workspaceFilePath("s1"), "utf8")).toBe(workspaceText);
+    expect((await workspace.readPlan()).content).toBe("1. the old plan");
+    expect(await workspace.readFile("notes.md")).toBe("old notes");
+    expect(await workspace.listFiles()).toEqual(["notes.md"]);
+  } finally {
+    rmSync(filler);
+    await emitter.close();
+  }
 });
