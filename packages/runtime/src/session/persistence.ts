@@ -12,8 +12,8 @@ export interface PersistenceHost {
   readonly emitter: SessionEmitter;
   readonly logger: Logger;
   /**
-   * Stops the running turn (no further model calls) and drops queued messages; returns how many
-   * queued messages were dropped.
+   * Stops the running turn and background agents (no further model calls) and drops queued
+   * messages; returns how many queued messages were dropped.
    */
   haltForPersistence(): number;
 }

@@ -382,6 +382,7 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
       this.haltedRun = this.currentRun;
       this.currentRun.abort(new PendingAbandoned("aborted"));
     }
+    this.agents.background.cancelAll("stopped: the session's files cannot be written");
     return dropped;
   }
 
