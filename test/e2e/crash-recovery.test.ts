@@ -79,6 +79,14 @@ it("skips a torn last line with a warning and resumes", async () => {
   await second.waitFor(isEvent("session.idle"));
   const messages = (world.model.requests.at(-1)?.body as { messages: Array<{ role: string }> }).messages;
   expect(messages.map((message) => message.role)).toEqual(["system", "user", "assistant", "user"]);
+  // The torn line was cut before the first append, not left in the middle with events glued on.
+  await second.close(true);
+  const after = readFileSync(eventsPath, "utf8");
+  expect(after.endsWith("\n")).toBe(true);
+  const types = after.trimEnd().split("\n").map((line) => (JSON.parse(line) as { type: string }).type);
+  expect(types.slice(0, before.length)).toEqual(before.map((line) => JSON.parse(line).type));
+  expect(types).toContain("session.resume");
+  expect(types.filter((type) => type === "user.message")).toHaveLength(2);
 });
 
 it("releases the events file of every destroyed or deleted session", async () => {

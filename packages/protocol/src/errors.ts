@@ -20,6 +20,11 @@ export const ErrorCodes = {
   NotAvailable: -32005,
   /** A request id (tool call, permission, input) is unknown or already answered. */
   UnknownRequest: -32006,
+  /**
+   * The session's state could not be written (disk full, I/O error, read-only file system…);
+   * `data` carries `path` and the OS error `code`. The request may be retried once space returns.
+   */
+  PersistenceFailed: -32007,
 } as const;
 
 /** One of {@link ErrorCodes}. */

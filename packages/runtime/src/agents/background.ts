@@ -20,7 +20,7 @@ export interface BackgroundAgent {
  */
 export class BackgroundAgents {
   private readonly agents = new Map<string, BackgroundAgent>();
-  private readonly controller = new AbortController();
+  private controller = new AbortController();
 
   constructor(
     private readonly limit: Semaphore,
@@ -58,16 +58,20 @@ export class BackgroundAgents {
     return [...this.agents.values()].some((agent) => agent.status === "running" || agent.status === "queued");
   }
 
-  /** Stops every background agent (session shutdown). */
-  cancelAll(): void {
-    this.controller.abort(new Error("session ended"));
+  /** Stops every running or queued background agent (session shutdown, or its files cannot be written); later ones start afresh. */
+  cancelAll(reason = "session ended"): void {
+    const running = this.controller;
+    this.controller = new AbortController();
+    running.abort(new Error(reason));
   }
 
   private async run(agent: BackgroundAgent, work: (signal: AbortSignal) => Promise<string>): Promise<void> {
+    // Taken now: an agent still queued when `cancelAll` runs must see that cancellation.
+    const signal = this.controller.signal;
     try {
       agent.result = await this.limit.run(() => {
         agent.status = "running";
-        return work(this.controller.signal);
+        return work(signal);
       });
       agent.status = "completed";
     } catch (error) {

@@ -1,12 +1,14 @@
-import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, stat } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
 import { invalidParams } from "../errors.js";
 import { resolveInside } from "../store/safe-path.js";
 import type { SessionEmitter } from "../session/emitter.js";
+import { persistenceFailed, writeFileAtomic } from "../store/persistence-error.js";
 
 /**
  * The session's plan (`<session dir>/plan.md`) and its workspace files (`<session dir>/files/`).
- * Changes to the plan emit `session.plan_changed`.
+ * Changes to the plan emit `session.plan_changed`. Writes replace a file whole or not at all (a full
+ * disk keeps the old plan) and fail with a `PersistenceFailed` error naming the file.
  *
  * @example
  * const plan = new SessionWorkspace(session.workspacePath, session.emitter);
@@ -34,13 +36,15 @@ export class SessionWorkspace {
 
   async updatePlan(content: string): Promise<void> {
     const existed = await exists(this.planPath);
-    await writeFile(this.planPath, content);
+    await writeFileAtomic(this.planPath, content);
     this.emitter.emit("session.plan_changed", { operation: existed ? "update" : "create" });
   }
 
   async deletePlan(): Promise<void> {
     if (!(await exists(this.planPath))) return;
-    await rm(this.planPath, { force: true });
+    await rm(this.planPath, { force: true }).catch((error: unknown) => {
+      throw persistenceFailed(this.planPath, error, "delete");
+    });
     this.emitter.emit("session.plan_changed", { operation: "delete" });
   }
 
@@ -70,14 +74,13 @@ export class SessionWorkspace {
 
   async createFile(path: string, content: string): Promise<void> {
     const full = await this.inside(path);
-    try {
-      await mkdir(dirname(full), { recursive: true });
-      await writeFile(full, content);
-    } catch (error) {
+    if ((await stat(full).catch(() => undefined))?.isDirectory()) throw invalidParams(`Workspace file path ${path} names a folder`, { path });
+    await mkdir(dirname(full), { recursive: true }).catch((error: unknown) => {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === "EISDIR" || code === "ENOTDIR" || code === "EEXIST") throw invalidParams(`Workspace file path ${path} names a folder or passes through a file`, { path });
-      throw error;
-    }
+      if (code === "ENOTDIR" || code === "EEXIST") throw invalidParams(`Workspace file path ${path} passes through a file`, { path });
+      throw persistenceFailed(dirname(full), error);
+    });
+    await writeFileAtomic(full, content);
   }
 
   /** Resolves a workspace path, refusing anything that leaves the files folder (also through a link). */

@@ -97,7 +97,7 @@ export class Dispatcher {
 
     this.on(SessionCreate, (params, client) => sessions.create(params, client));
     this.on(SessionResume, (params, client) => sessions.resume(params, client));
-    this.on(SessionSend, (params) => ({ messageId: sessions.get(params.sessionId).send(params) }));
+    this.on(SessionSend, async (params) => ({ messageId: await sessions.get(params.sessionId).send(params) }));
     this.on(SessionAbort, async ({ sessionId }) => {
       const session = sessions.find(sessionId);
       if (!session) return { success: false, error: "Session not found or not currently active" };
@@ -228,8 +228,8 @@ export class Dispatcher {
       const settled = sessions.get(sessionId).pending.settle(requestId, "exitPlanMode", { action, feedback });
       return settled ? { success: true } : { success: false, error: `No pending exit-plan-mode request with requestId ${requestId}` };
     });
-    this.on(SessionFleetStart, ({ sessionId, prompt }) => {
-      sessions.get(sessionId).startFleet(prompt);
+    this.on(SessionFleetStart, async ({ sessionId, prompt }) => {
+      await sessions.get(sessionId).startFleet(prompt);
       return { started: true };
     });
 

@@ -61,7 +61,8 @@ export class SessionEmitter implements EventEmitterPort {
 
   constructor(
     readonly sessionId: string,
-    private readonly log: EventLog,
+    /** The session's events file (its write failures are watched by `SessionPersistence`). */
+    readonly log: EventLog,
     private lastEventId: string | null,
     private readonly onPersisted: () => void = () => undefined,
   ) {}

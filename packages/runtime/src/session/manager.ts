@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { AgentMode, SessionCreateParams, SessionEvent, SessionLifecycleEvent, SessionMetadata, SessionResumeParams } from "@tandem/protocol";
-import { invalidParams, sessionNotFound } from "../errors.js";
+import { ErrorCodes, errorMessage, invalidParams, sessionNotFound, TandemError } from "../errors.js";
+import { persistenceFailed } from "../store/persistence-error.js";
 import type { Logger } from "../log.js";
 import type { RetryPolicy } from "../loop/retry.js";
 import type { ModelClient } from "../providers/types.js";
@@ -136,13 +137,25 @@ export class SessionManager {
     return this.open(sessionId, params, workingDirectory, undefined);
   }
 
-  /** Releases a session's memory; its files stay. Unknown ids are fine. */
+  /**
+   * Releases a session's memory; its files stay. Unknown ids are fine. When its last events or its
+   * `workspace.yaml` could not be written, the session is released all the same and then a
+   * `PersistenceFailed` error says what was lost.
+   */
   async destroy(sessionId: string): Promise<void> {
     const session = this.live.get(sessionId);
     if (!session) return;
     this.live.delete(sessionId);
     await session.shutdown();
-    await this.options.store.writeWorkspace(this.workspaceInfo(session)).catch(() => undefined);
+    const lostEvents = session.emitter.log.failure;
+    const workspaceFailure = await this.options.store.writeWorkspace(this.workspaceInfo(session)).then(
+      () => undefined,
+      (error: unknown) => persistenceFailed(this.options.store.workspaceFilePath(sessionId), error),
+    );
+    const failure = lostEvents ?? workspaceFailure;
+    if (!failure) return;
+    const lostText = lostEvents ? `${session.emitter.log.heldLines} event(s) could not be written and are lost` : "its workspace.yaml is out of date";
+    throw new TandemError(ErrorCodes.PersistenceFailed, `Session ${sessionId} was destroyed, but ${lostText}: ${failure.message}`, { ...failure.data, sessionId });
   }
 
   /** Deletes a session and its files. */
@@ -202,12 +215,17 @@ export class SessionManager {
       session.detach(port);
       if (session.emitter.sinkCount === 0) orphaned.push(session.sessionId);
     }
-    await Promise.all(orphaned.map((sessionId) => this.destroy(sessionId)));
+    await Promise.all(orphaned.map((sessionId) => this.destroyAndLog(sessionId)));
   }
 
   /** Shuts every live session down (runtime exit). */
   async shutdownAll(): Promise<void> {
-    await Promise.all([...this.live.keys()].map((sessionId) => this.destroy(sessionId)));
+    await Promise.all([...this.live.keys()].map((sessionId) => this.destroyAndLog(sessionId)));
+  }
+
+  /** Destroys a session nobody asked to destroy: with no client left to tell, what was lost is logged. */
+  private destroyAndLog(sessionId: string): Promise<void> {
+    return this.destroy(sessionId).catch((error: unknown) => this.options.logger.error(errorMessage(error)));
   }
 
   private async open(
@@ -270,12 +288,18 @@ export class SessionManager {
       retryPolicy: this.options.retryPolicy,
       createModelClient: (config) => this.options.createModelClient(config),
       hookTimeoutMs: this.options.hookTimeoutMs,
-      onSummary: (session) => {
-        void this.options.store.writeWorkspace(this.workspaceInfo(session)).catch((error) => {
-          this.options.logger.error(`failed to write workspace.yaml for ${session.sessionId}`, error);
-        });
-      },
+      onSummary: (session) => void this.saveWorkspace(session),
     };
+  }
+
+  /** Writes `workspace.yaml`; a failure is the session's (reported, and retried before it accepts messages). */
+  private async saveWorkspace(session: Session): Promise<void> {
+    const { store } = this.options;
+    try {
+      await store.writeWorkspace(this.workspaceInfo(session));
+    } catch (error) {
+      session.persistence.fail(persistenceFailed(store.workspaceFilePath(session.sessionId), error), () => store.writeWorkspace(this.workspaceInfo(session)));
+    }
   }
 
   private startData(session: Session, alreadyInUse: boolean) {

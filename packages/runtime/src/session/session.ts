@@ -24,6 +24,7 @@ import type { McpServerConfig } from "@tandem/protocol";
 import type { McpHost } from "../mcp/types.js";
 import { requestElicitation } from "./elicitation.js";
 import { SessionToolset, type ToolsetHost } from "./toolset.js";
+import { SessionPersistence, type PersistenceHost } from "./persistence.js";
 
 /** Services a session borrows from the runtime. */
 export interface SessionServices {
@@ -75,9 +76,9 @@ interface QueuedMessage {
  * loop that answers them. Clients attach to it; permissions and custom tools go through them.
  *
  * @example
- * const messageId = session.send({ sessionId, prompt: "hello" });
+ * const messageId = await session.send({ sessionId, prompt: "hello" });
  */
-export class Session implements LoopHost, PermissionHost, UserInputHost, HookHost, ToolsetHost {
+export class Session implements LoopHost, PermissionHost, UserInputHost, HookHost, ToolsetHost, PersistenceHost {
   readonly sessionId: string;
   readonly workspacePath: string;
   readonly workingDirectory: string;
@@ -97,6 +98,8 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
   readonly workspace: SessionWorkspace;
   /** Built-in, custom, skill, agent, plan and MCP tools. */
   readonly toolset: SessionToolset;
+  /** Failed writes of the session's files: reported, and messages refused until they are retried. */
+  readonly persistence: SessionPersistence;
   /** Notices (finished background work) waiting for the next run when the session was idle. */
   private readonly deferredNotices: string[] = [];
   /** Builds each tool call's context (permissions, client tools, user input). */
@@ -110,6 +113,8 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
   private readonly steering: QueuedMessage[] = [];
   private running: Promise<void> | undefined;
   private currentRun: AbortController | undefined;
+  /** The run stopped because the session's files could not be written. */
+  private haltedRun: AbortController | undefined;
   private ownerPort: ClientPort | undefined;
   private client: ModelClient | undefined;
   private destroyed = false;
@@ -131,6 +136,7 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
     this.workspace = new SessionWorkspace(init.workspacePath, init.emitter);
     this.contexts = new ToolContexts(this);
     this.toolset = new SessionToolset(this);
+    this.persistence = new SessionPersistence(this);
   }
 
   /** Custom agents, sub-agents and background agents. */
@@ -319,8 +325,12 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
 
   // ---- Messages -----------------------------------------------------------------------------
 
-  /** Queues a user message and returns its id at once; the loop runs in the background. */
-  send(params: SessionSendParams): string {
+  /**
+   * Queues a user message and returns its id; the loop runs in the background. After a failed
+   * write, first writes what is held and refuses the message (`PersistenceFailed`) if it cannot.
+   */
+  async send(params: SessionSendParams): Promise<string> {
+    if (this.persistence.failed) await this.persistence.ensureWritable();
     const messageId = randomUUID();
     if (params.mode === "immediate" && this.running) this.steering.push({ messageId, params });
     else this.queue.push({ messageId, params });
@@ -339,9 +349,9 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
    * sub-agents (the `task` tool), then merge their results. At most `maxConcurrentSubAgents` run at
    * once; each sub-agent's events carry its own `parentToolCallId`.
    */
-  startFleet(prompt: string | undefined): void {
+  startFleet(prompt: string | undefined): Promise<string> {
     const task = prompt?.trim() || "Continue with the current task.";
-    this.send({
+    return this.send({
       sessionId: this.sessionId,
       prompt: `${task}\n\n<fleet_instructions>\nWork as a fleet: split this into independent parts and hand each part to its own sub-agent with the task tool, calling task several times in one response so they run in parallel. When they are done, check their results and merge them into one answer.\n</fleet_instructions>`,
     });
@@ -361,6 +371,19 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
     this.steering.length = 0;
     this.currentRun?.abort(new PendingAbandoned("aborted"));
     await this.running;
+  }
+
+  /** Stops the running turn and drops queued messages: the session's files cannot be written. */
+  haltForPersistence(): number {
+    const dropped = this.queue.length + this.steering.length;
+    this.queue.length = 0;
+    this.steering.length = 0;
+    if (this.currentRun) {
+      this.haltedRun = this.currentRun;
+      this.currentRun.abort(new PendingAbandoned("aborted"));
+    }
+    this.agents.background.cancelAll("stopped: the session's files cannot be written");
+    return dropped;
   }
 
   /** The `session.getMessages` result as JSON text: the persisted events, never re-serialised. */
@@ -419,7 +442,7 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
       for (let nudges = 0; ; nudges++) {
         const result = await runAgentLoop(this, interactionId, controller.signal, turns);
         if (result.end === "aborted") {
-          this.emitter.emit("abort", { reason: "user initiated" });
+          this.emitter.emit("abort", { reason: this.haltedRun === controller ? "persistence failure" : "user initiated" });
           return;
         }
         if (result.end === "failed") {

@@ -1,25 +1,65 @@
 import { open, readFile, type FileHandle } from "node:fs/promises";
+import type { TandemError } from "../errors.js";
 import type { Logger } from "../log.js";
+import { persistenceFailed, type PersistenceOperation } from "./persistence-error.js";
 
 /** How long appended lines may wait before they are written (they are written sooner when large). */
 const flushDelayMs = 5;
 const maxBufferedBytes = 256 * 1024;
+/** How much of the file's end is read at a time when looking for the end of its last line. */
+const tailChunkBytes = 64 * 1024;
+
+/** Told when the events file stops being writable. */
+export interface EventLogObserver {
+  /**
+   * A write, truncation or datasync failed (once per failure: not again for each failed retry).
+   * `error` is a `PersistenceFailed` {@link TandemError} naming the file and the OS error.
+   */
+  failed(error: TandemError): void;
+}
 
 /**
  * Append-only `events.jsonl` writer. Lines are buffered and written in batches off the event path;
  * `flush({ durable: true })` also fsyncs (done when a run ends); `close` does that and releases the
  * file.
  *
+ * The file only ever holds complete lines, in the order they were appended:
+ * - The log knows the byte offset of the end of the last complete line it wrote (`endOffset`). When
+ *   the file is opened, a torn last line a crash left behind is cut off there (the reader skips it
+ *   anyway, and an append would otherwise glue the next event onto it, losing both).
+ * - A batch is written to the end until every byte is on disk (`write` may be partial on a full
+ *   disk without failing). When a write fails (ENOSPC, EIO, EDQUOT, EROFS…), the complete lines
+ *   that made it stay, the file is truncated back to the end of the last of them, and the unwritten
+ *   lines go back, in order, to the front of the queue in memory. If the truncation fails too, it
+ *   is repeated before the next write.
+ * - A failure is reported once to the observers (`watch`) and kept in `failure`. While failed, the
+ *   log writes nothing on its own (no timer retries against a broken disk): lines keep queueing in
+ *   memory, and the next explicit `flush` (the owner's retry, a run end, `close`) tries again,
+ *   oldest line first. A failed datasync is repeated by every later flush until it succeeds (after a
+ *   failed fsync Linux may already have dropped the dirty pages; the failure is reported, and a
+ *   later success is the best that can be known).
+ *
  * @example
  * const log = new EventLog(path, logger);
+ * log.watch({ failed: (error) => console.error(error.message) });
  * log.append(JSON.stringify(event));
  * await log.flush({ durable: true });
+ * if (log.failure) console.error(`${log.heldLines} lines are held in memory`);
  */
 export class EventLog {
+  /** Lines not yet on disk, oldest first (including those a failed write gave back). */
   private pending: string[] = [];
   private pendingBytes = 0;
   private timer: NodeJS.Timeout | undefined;
-  private handle: Promise<FileHandle> | undefined;
+  private handle: FileHandle | undefined;
+  /** The byte offset of the end of the last complete line in the file (known once it is open). */
+  private endOffset = 0;
+  /** The file may extend past `endOffset` (a failed write whose truncation failed too). */
+  private mustTruncate = false;
+  /** A datasync failed: every flush repeats it until it succeeds. */
+  private mustSync = false;
+  private currentFailure: TandemError | undefined;
+  private readonly observers = new Set<EventLogObserver>();
   /** The chain of writes; each write waits for the previous one. */
   private writing: Promise<void> = Promise.resolve();
   private closed = false;
@@ -29,11 +69,29 @@ export class EventLog {
     private readonly logger: Logger,
   ) {}
 
+  /** Adds an observer of write failures; returns a function that removes it. */
+  watch(observer: EventLogObserver): () => void {
+    this.observers.add(observer);
+    return () => this.observers.delete(observer);
+  }
+
+  /** The standing write failure, or undefined while the file is writable. */
+  get failure(): TandemError | undefined {
+    return this.currentFailure;
+  }
+
+  /** How many lines are waiting in memory (after a failure: the ones held until a retry succeeds). */
+  get heldLines(): number {
+    return this.pending.length;
+  }
+
   /** Queues one line (without its newline). */
   append(line: string): void {
     if (this.closed) return;
     this.pending.push(line);
     this.pendingBytes += line.length;
+    // While failed, lines wait for the owner's next flush (see the class comment).
+    if (this.currentFailure) return;
     if (this.pendingBytes >= maxBufferedBytes) {
       void this.flush();
       return;
@@ -41,48 +99,170 @@ export class EventLog {
     this.timer ??= setTimeout(() => void this.flush(), flushDelayMs);
   }
 
-  /** Writes everything queued so far; with `durable`, waits until it is on disk. */
+  /**
+   * Writes everything queued so far (and retries what a failure held back); with `durable`, waits
+   * until it is on disk. Never rejects: afterwards `failure` tells whether it worked.
+   */
   flush(options: { durable?: boolean } = {}): Promise<void> {
     if (this.timer) {
       clearTimeout(this.timer);
       this.timer = undefined;
     }
-    const batch = this.takePending();
+    if (this.closed) return this.writing;
     const durable = options.durable === true;
-    if (!batch && !durable) return this.writing;
-    this.writing = this.writing.then(async () => {
-      try {
-        const handle = await this.openHandle();
-        if (batch) await handle.write(batch);
-        if (durable) await handle.datasync();
-      } catch (error) {
-        this.logger.error(`failed to write ${this.path}`, error);
-      }
-    });
+    if (this.pending.length === 0 && !durable && !this.currentFailure) return this.writing;
+    this.writing = this.writing.then(() => this.attempt(durable));
     return this.writing;
   }
 
-  /** Flushes and closes the file. */
+  /** Flushes and closes the file; lines that still cannot be written are logged as lost. */
   async close(): Promise<void> {
     await this.flush({ durable: true });
     this.closed = true;
+    if (this.currentFailure && this.pending.length > 0) {
+      this.logger.error(`${this.pending.length} event(s) of ${this.path} were never written and are lost: ${this.currentFailure.message}`);
+    }
     const handle = this.handle;
     this.handle = undefined;
-    if (handle) await (await handle).close().catch(() => undefined);
+    // After a successful datasync a close error loses nothing on a local file system.
+    if (handle) await handle.close().catch(() => undefined);
   }
 
-  private takePending(): string {
-    if (this.pending.length === 0) return "";
-    const batch = `${this.pending.join("\n")}\n`;
+  /** One write of everything pending (run inside the `writing` chain, so never concurrently). */
+  private async attempt(durable: boolean): Promise<void> {
+    const lines = this.pending;
     this.pending = [];
     this.pendingBytes = 0;
-    return batch;
+    let operation: PersistenceOperation = "open";
+    /** Bytes of this batch known to be in the file. */
+    let written = 0;
+    try {
+      const handle = await this.openHandle();
+      if (this.mustTruncate) {
+        operation = "truncate";
+        await handle.truncate(this.endOffset);
+        this.mustTruncate = false;
+      }
+      if (lines.length > 0) {
+        operation = "write";
+        const bytes = Buffer.from(`${lines.join("\n")}\n`);
+        this.mustTruncate = true;
+        while (written < bytes.length) {
+          const { bytesWritten } = await handle.write(bytes, written, bytes.length - written);
+          if (bytesWritten <= 0) throw Object.assign(new Error("the write made no progress"), { code: "EIO" });
+          written += bytesWritten;
+        }
+        this.mustTruncate = false;
+        this.endOffset += bytes.length;
+      }
+      if (durable || this.mustSync) {
+        operation = "datasync";
+        this.mustSync = true;
+        await handle.datasync();
+        this.mustSync = false;
+      }
+    } catch (error) {
+      const unwritten = unwrittenLines(operation, lines, () => this.keepCompleteLines(lines, written));
+      if (unwritten.length > 0) this.pending = [...unwritten, ...this.pending];
+      this.pendingBytes = this.pending.reduce((total, line) => total + line.length, 0);
+      await this.cutTornTail();
+      this.fail(persistenceFailed(this.path, error, operation));
+      return;
+    }
+    if (!this.currentFailure) return;
+    this.currentFailure = undefined;
+    // Lines appended while failed were not scheduled.
+    if (this.pending.length > 0) this.timer ??= setTimeout(() => void this.flush(), flushDelayMs);
   }
 
-  private openHandle(): Promise<FileHandle> {
-    this.handle ??= open(this.path, "a");
-    return this.handle;
+  /** After a failed write of `lines` of which `written` bytes reached the file: counts the complete lines as written and returns the rest. */
+  private keepCompleteLines(lines: readonly string[], written: number): string[] {
+    let complete = 0;
+    let bytes = 0;
+    for (const line of lines) {
+      const lineBytes = Buffer.byteLength(line) + 1;
+      if (bytes + lineBytes > written) break;
+      bytes += lineBytes;
+      complete++;
+    }
+    this.endOffset += bytes;
+    return lines.slice(complete);
   }
+
+  /** Truncates the file back to the end of its last complete line (repeated before the next write if it fails). */
+  private async cutTornTail(): Promise<void> {
+    if (!this.mustTruncate || !this.handle) return;
+    try {
+      await this.handle.truncate(this.endOffset);
+      this.mustTruncate = false;
+    } catch (error) {
+      this.logger.error(`could not cut a partly written line from ${this.path}; will retry before the next write`, error);
+    }
+  }
+
+  private fail(error: TandemError): void {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    const first = this.currentFailure === undefined;
+    this.currentFailure = error;
+    this.logger.error(`${error.message} (${this.pending.length} event(s) held in memory)`);
+    if (!first) return;
+    for (const observer of this.observers) {
+      try {
+        observer.failed(error);
+      } catch (observerError) {
+        this.logger.error("an events-file failure observer threw", observerError);
+      }
+    }
+  }
+
+  /** Opens the file for appending (once) and cuts a torn last line left by a crash. */
+  private async openHandle(): Promise<FileHandle> {
+    if (this.handle) return this.handle;
+    // "a+" (not "a"): the end of the file must be readable to find its last complete line.
+    const handle = await open(this.path, "a+");
+    try {
+      const { size } = await handle.stat();
+      const end = await endOfLastCompleteLine(handle, size);
+      if (end < size) {
+        this.logger.warn(`cutting a torn last line (${size - end} bytes) from ${this.path}`);
+        await handle.truncate(end);
+      }
+      this.endOffset = end;
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      throw error;
+    }
+    this.handle = handle;
+    return handle;
+  }
+}
+
+/** Which lines of a failed batch must be written again, by the step that failed. */
+function unwrittenLines(operation: PersistenceOperation, lines: string[], afterPartialWrite: () => string[]): string[] {
+  if (operation === "write") return afterPartialWrite();
+  // A failed datasync comes after the lines were written: they are in the file (not yet durable).
+  if (operation === "datasync") return [];
+  return lines;
+}
+
+/** The offset just past the last newline of a file of `size` bytes (0 when it has none). */
+async function endOfLastCompleteLine(handle: FileHandle, size: number): Promise<number> {
+  if (size === 0) return 0;
+  const last = Buffer.alloc(1);
+  await handle.read(last, 0, 1, size - 1);
+  if (last[0] === 0x0a) return size;
+  const chunk = Buffer.alloc(tailChunkBytes);
+  for (let end = size; end > 0; ) {
+    const start = Math.max(0, end - tailChunkBytes);
+    const { bytesRead } = await handle.read(chunk, 0, end - start, start);
+    const newline = chunk.subarray(0, bytesRead).lastIndexOf(0x0a);
+    if (newline !== -1) return start + newline + 1;
+    end = start;
+  }
+  return 0;
 }
 
 /** What reading an events file found, besides the events handed out one by one. */

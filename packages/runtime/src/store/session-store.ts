@@ -1,8 +1,9 @@
-import { lstat, mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { lstat, mkdir, readdir, readFile, rm, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { Logger } from "../log.js";
 import { EventLog } from "./event-log.js";
+import { persistenceFailed, writeFileAtomic } from "./persistence-error.js";
 import { assertSessionId, isSafeSessionId } from "./safe-path.js";
 
 /** Where Tandem keeps its state: `$COPILOT_HOME`, else `$TANDEM_HOME`, else `~/.tandem`. */
@@ -59,7 +60,9 @@ export class SessionStore {
   /** Creates the session folder (and its standard sub-folders). */
   async createSessionDir(sessionId: string): Promise<string> {
     const dir = this.sessionDir(sessionId);
-    await mkdir(join(dir, "files"), { recursive: true });
+    await mkdir(join(dir, "files"), { recursive: true }).catch((error: unknown) => {
+      throw persistenceFailed(dir, error);
+    });
     return dir;
   }
 
@@ -73,7 +76,15 @@ export class SessionStore {
     return fileExists(this.eventsPath(sessionId));
   }
 
-  /** Writes `workspace.yaml` (keys in a fixed order; strings JSON-quoted, which is valid YAML). */
+  /** The `workspace.yaml` of one session. */
+  workspaceFilePath(sessionId: string): string {
+    return join(this.sessionDir(sessionId), "workspace.yaml");
+  }
+
+  /**
+   * Writes `workspace.yaml` (keys in a fixed order; strings JSON-quoted, which is valid YAML), whole
+   * or not at all; throws a `PersistenceFailed` error when it cannot.
+   */
   async writeWorkspace(info: WorkspaceInfo): Promise<void> {
     const lines = [
       `id: ${JSON.stringify(info.id)}`,
@@ -84,7 +95,7 @@ export class SessionStore {
     ];
     if (info.summary !== undefined) lines.push(`summary: ${JSON.stringify(info.summary)}`);
     if (info.model !== undefined) lines.push(`model: ${JSON.stringify(info.model)}`);
-    await writeFile(join(this.sessionDir(info.id), "workspace.yaml"), `${lines.join("\n")}\n`);
+    await writeFileAtomic(this.workspaceFilePath(info.id), `${lines.join("\n")}\n`);
   }
 
   /** Reads `workspace.yaml`, or undefined when it is missing or unreadable. */

@@ -26,6 +26,27 @@ describe("EventLog", () => {
     await log.close();
     expect(readFileSync(path, "utf8").trim().split("\n").map((line) => JSON.parse(line).id)).toEqual(["1", "2", "3", "4", "5", "6"]);
   });
+
+  it("cuts a torn last line a crash left behind before appending, so no torn line ends up in the middle", async () => {
+    const path = join(dir, "events.jsonl");
+    writeFileSync(path, `${event("user.message", 1)}\n${event("assistant.message", 2)}\n{"type":"assistant.message","data":{"content":"half a li`);
+    const log = new EventLog(path, logger);
+    log.append(event("session.resume", 3));
+    await log.close();
+    const text = readFileSync(path, "utf8");
+    expect(text.endsWith("\n")).toBe(true);
+    expect(text.trim().split("\n").map((line) => JSON.parse(line).id)).toEqual(["1", "2", "3"]);
+    expect(warnings.join("")).toMatch(/cutting a torn last line/);
+  });
+
+  it("cuts a torn file that has no complete line at all", async () => {
+    const path = join(dir, "events.jsonl");
+    writeFileSync(path, '{"type":"session.st');
+    const log = new EventLog(path, logger);
+    log.append(event("session.start", 1));
+    await log.close();
+    expect(readFileSync(path, "utf8")).toBe(`${event("session.start", 1)}\n`);
+  });
 });
 
 describe("readEventsFile", () => {
