@@ -83,6 +83,14 @@ describe("bash", () => {
     expect((await run(bash, { command: "pwd", description: "x", shellId: "gone" })).textForModel).toBe(`${dir.path}\n<exited with exit code 0>`);
   });
 
+  it("kills what a named shell left running when the shell exits", async () => {
+    const pidFile = join(dir.path, "left.pid");
+    const outcome = await run(bash, { command: `sleep 30 & echo $! > ${pidFile}; exit 0`, description: "x", shellId: "leaver" });
+    expect(outcome.textForModel).toBe("exit\n<exited with exit code 0>");
+    const childPid = Number(readFileSync(pidFile, "utf8"));
+    await waitUntil(() => !processAlive(childPid));
+  });
+
   it("reports syntax errors as output with exit code 2", async () => {
     const outcome = await run(bash, { command: "echo 'unterminated", description: "x" });
     expect(outcome.textForModel).toMatch(/unexpected EOF[\s\S]*<exited with exit code 2>$/);

@@ -37,7 +37,13 @@ const bashSchema = z.object({
       '"sync" (default) waits for the command to finish. "async" starts it in the background and returns a shellId at once; ' +
         "use read_bash, write_bash and stop_bash with that shellId.",
     ),
-  detach: z.boolean().optional().describe("With mode \"async\": let the command keep running after the session ends (servers, watchers)."),
+  detach: z
+    .boolean()
+    .optional()
+    .describe(
+      'With mode "async": let the command keep running after the session ends or the runtime exits, even by a crash (servers, watchers). ' +
+        "Without it, everything a command starts is stopped with its shell, the session or the runtime.",
+    ),
   initial_wait: z
     .number()
     .positive()

@@ -39,30 +39,34 @@ export function globTool(ripgrep: Ripgrep): Tool {
       if (isAbsolute(pattern)) pattern = relative(target.path, pattern);
       const includeHidden = pattern.split("/").some((segment) => segment.startsWith(".") && segment !== "." && segment !== "..");
       const matches = globFilter([pattern]);
-      const files = (await listFiles(ripgrep, target, includeHidden, context)).filter(matches);
-      if (files.length === 0) return { resultType: "success", textForModel: "No files matched the pattern." };
+      const listed = await listFiles(ripgrep, target, includeHidden, context);
+      const files = listed.files.filter(matches);
+      const stopped = listed.walkLimit === undefined ? [] : [`[Stopped after listing ${listed.walkLimit} files; files past them were not matched. Use a more specific path.]`];
+      if (files.length === 0) return { resultType: "success", textForModel: ["No files matched the pattern.", ...stopped].join("\n") };
       const named = files.slice(0, MAX_RESULTS).map((file) => (target.isFile ? target.display : `${target.display}/${file}`));
       if (files.length > MAX_RESULTS) named.push(`[… ${files.length - MAX_RESULTS} more files not shown. Use a more specific pattern or path.]`);
-      return { resultType: "success", textForModel: capLines(named, MAX_OUTPUT_CHARS) };
+      return { resultType: "success", textForModel: [capLines(named, MAX_OUTPUT_CHARS), ...stopped].join("\n") };
     },
   });
 }
 
-/** Files below the target, relative to it and `/`-separated, in path order. */
-async function listFiles(ripgrep: Ripgrep, target: GrepTarget, includeHidden: boolean, context: ToolContext): Promise<string[]> {
-  if (target.isFile) return [basename(target.path)];
+/** Files below the target, relative to it and `/`-separated, in path order, and where the walk stopped if it did. */
+async function listFiles(ripgrep: Ripgrep, target: GrepTarget, includeHidden: boolean, context: ToolContext): Promise<{ files: string[]; walkLimit?: number }> {
+  if (target.isFile) return { files: [basename(target.path)] };
   if (await ripgrep.available()) {
     const args = ["--no-config", "--no-require-git", "--files", "--sort", "path", "--glob", "!node_modules"];
     if (includeHidden) args.push("--hidden", "--glob", "!.git");
     args.push("--", target.display);
     const result = await ripgrep.run(args, { cwd: context.workingDirectory, signal: context.signal });
     const prefix = `${target.display}/`;
-    return result.stdout
+    const files = result.stdout
       .split("\n")
       .filter((line) => line !== "")
       .map((line) => (line.startsWith(prefix) ? line.slice(prefix.length) : line));
+    return { files };
   }
   const files: string[] = [];
-  for await (const file of walkFiles(target.path, { includeHidden, signal: context.signal })) files.push(file.relative);
-  return files;
+  let walkLimit: number | undefined;
+  for await (const file of walkFiles(target.path, { includeHidden, signal: context.signal, onLimit: (limit) => (walkLimit = limit) })) files.push(file.relative);
+  return walkLimit === undefined ? { files } : { files, walkLimit };
 }

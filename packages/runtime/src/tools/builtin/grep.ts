@@ -2,11 +2,13 @@ import { z } from "zod";
 import type { Tool, ToolContext, ToolOutcome } from "../types.js";
 import { askPermission, defineBuiltinTool } from "./define.js";
 import { pathKind, resolveToolPath } from "./paths.js";
-import { nodeGrep, type GrepOutput, type GrepQuery, type GrepTarget } from "./search/node-grep.js";
+import { nodeGrep, type GrepOutput, type GrepQuery, type GrepTarget, type NodeGrepOptions, type SkippedFile } from "./search/node-grep.js";
 import type { Ripgrep } from "./search/ripgrep.js";
 
 /** Output longer than this is cut (the model is told to narrow the search). */
 const MAX_OUTPUT_CHARS = 30_000;
+/** Skipped files named in a result; the rest are counted. */
+const MAX_SKIPPED_NAMED = 10;
 
 const grepSchema = z.object({
   pattern: z.string().describe("Regular expression to search for (ripgrep syntax)."),
@@ -30,14 +32,20 @@ const grepSchema = z.object({
  * `grep`: searches file contents with ripgrep semantics (`rg` when it is on PATH, a Node search
  * otherwise), after a `read` permission naming the searched file or folder.
  *
+ * Files it could not search (unreadable, too large for a multiline search) are named after the
+ * results, so "No matches found." never hides a file that was left out. Binary files found by
+ * walking a folder are skipped without a word, as ripgrep does and the description says; a binary
+ * file named as `path` is searched (`binary file matches …`).
+ *
  * @example
  * const grep = grepTool(new Ripgrep());
  */
-export function grepTool(ripgrep: Ripgrep): Tool {
+export function grepTool(ripgrep: Ripgrep, options: Omit<NodeGrepOptions, "maxOutputChars"> = {}): Tool {
   return defineBuiltinTool({
     name: "grep",
     description:
-      "Searches file contents for a regular expression (ripgrep). Respects .gitignore and skips hidden and binary files. " +
+      "Searches file contents for a regular expression (ripgrep). Respects .gitignore and skips hidden and binary files " +
+      "(name a binary file as path to search it); files it could not search are named after the results. " +
       "Lists matching files by default; output_mode \"content\" shows the lines (with -n, -A/-B/-C), \"count\" the counts. " +
       "Filter files with glob or type. Use it instead of grep or rg in bash.",
     schema: grepSchema,
@@ -61,11 +69,14 @@ export function grepTool(ripgrep: Ripgrep): Tool {
       };
       const output = (await ripgrep.available())
         ? await ripgrepSearch(ripgrep, query, target, context)
-        : await nodeGrep(query, target, context.signal);
+        : await nodeGrep(query, target, context.signal, { ...options, maxOutputChars: 2 * MAX_OUTPUT_CHARS });
       if ("error" in output) return { resultType: "failure", textForModel: `Error: ${output.error}`, errorMessage: output.error };
-      const lines = args.head_limit !== undefined ? output.lines.slice(0, args.head_limit) : output.lines;
-      if (lines.length === 0) return { resultType: "success", textForModel: "No matches found." };
-      return { resultType: "success", textForModel: capLines(lines, MAX_OUTPUT_CHARS) };
+      const found = output.lines.length + (output.omittedLines ?? 0);
+      const shown = Math.min(found, args.head_limit ?? found);
+      const lines = output.lines.slice(0, shown);
+      const notes = searchNotes(output.skipped ?? [], output.walkLimit);
+      const text = found === 0 ? "No matches found." : capLines(lines, MAX_OUTPUT_CHARS, shown - lines.length);
+      return { resultType: "success", textForModel: [text, ...notes].join("\n") };
     },
   });
 }
@@ -101,19 +112,49 @@ async function ripgrepSearch(ripgrep: Ripgrep, query: GrepQuery, target: GrepTar
   args.push("--regexp", query.pattern, "--", target.display);
   const result = await ripgrep.run(args, { cwd: context.workingDirectory, signal: context.signal });
   const lines = result.stdout.split("\n").filter((line) => line !== "");
-  if (result.exitCode === 2 && lines.length === 0) return { error: result.stderr.trim() || "rg failed" };
-  return { lines };
+  const skipped = ripgrepSkipped(result.stderr);
+  if (result.exitCode === 2 && lines.length === 0 && skipped.length === 0) return { error: result.stderr.trim() || "rg failed" };
+  return { lines, skipped };
 }
 
-/** Joins lines, stopping before `maxChars` with a note of how many were left out. */
-export function capLines(lines: string[], maxChars: number): string {
+/** The files rg complained about on stderr (`rg: ./x: Permission denied (os error 13)`), which it did not search. */
+function ripgrepSkipped(stderr: string): SkippedFile[] {
+  return stderr
+    .split("\n")
+    .map((line) => /^rg: (.+?): (.+)$/.exec(line.trim()))
+    .filter((match) => match !== null)
+    .map((match) => ({ name: match[1]!, reason: "unreadable" as const, detail: match[2]! }));
+}
+
+/**
+ * Joins lines, stopping before `maxChars` with a note of how many were left out (`notKept` more
+ * lines exist after the given ones).
+ */
+export function capLines(lines: string[], maxChars: number, notKept = 0): string {
+  const note = (rest: number) => `[… ${rest} more lines not shown. Narrow the search (path, glob, type) or use head_limit.]`;
   let size = 0;
   for (let index = 0; index < lines.length; index++) {
     size += lines[index]!.length + 1;
-    if (size > maxChars) {
-      const rest = lines.length - index;
-      return `${lines.slice(0, index).join("\n")}\n[… ${rest} more lines not shown. Narrow the search (path, glob, type) or use head_limit.]`;
-    }
+    if (size > maxChars) return `${lines.slice(0, index).join("\n")}\n${note(lines.length - index + notKept)}`;
   }
-  return lines.join("\n");
+  return notKept > 0 ? `${lines.join("\n")}\n${note(notKept)}` : lines.join("\n");
+}
+
+/**
+ * The lines saying which files were not searched and why, and where walking the folder stopped.
+ *
+ * @example
+ * searchNotes([{ name: "./big.log", reason: "too-large", detail: "larger than 64 MB, the limit of a multiline search" }]);
+ * // ["[1 file was not searched: ./big.log (too large: larger than 64 MB, the limit of a multiline search)]"]
+ */
+export function searchNotes(skipped: SkippedFile[], walkLimit?: number): string[] {
+  const notes: string[] = [];
+  if (skipped.length > 0) {
+    const named = skipped.slice(0, MAX_SKIPPED_NAMED).map((file) => `${file.name} (${file.reason.replace("-", " ")}: ${file.detail})`);
+    if (skipped.length > MAX_SKIPPED_NAMED) named.push(`and ${skipped.length - MAX_SKIPPED_NAMED} more`);
+    const count = skipped.length === 1 ? "1 file was" : `${skipped.length} files were`;
+    notes.push(`[${count} not searched: ${named.join("; ")}]`);
+  }
+  if (walkLimit !== undefined) notes.push(`[Stopped after ${walkLimit} files; files past them were not searched. Narrow the path, glob or type.]`);
+  return notes;
 }

@@ -1,5 +1,5 @@
-import { readFile, stat } from "node:fs/promises";
 import { basename } from "node:path";
+import { searchFile, type SkipReason } from "./file-search.js";
 import { globFilter } from "./glob-pattern.js";
 import { walkFiles, type WalkedFile } from "./walk.js";
 
@@ -26,8 +26,20 @@ export interface GrepTarget {
   display: string;
 }
 
-/** The output lines, or an error text in ripgrep's words. */
-export type GrepOutput = { lines: string[] } | { error: string };
+/** A file the search could not search, and why. */
+export interface SkippedFile {
+  /** As it would be printed (`./a/b` or absolute). */
+  name: string;
+  reason: Exclude<SkipReason, "binary">;
+  detail: string;
+}
+
+/**
+ * The output lines (and how many more were found but not kept), the files that could not be
+ * searched, and the file count at which walking the folder stopped, if it did; or an error text
+ * in ripgrep's words.
+ */
+export type GrepOutput = { lines: string[]; omittedLines?: number; skipped?: SkippedFile[]; walkLimit?: number } | { error: string };
 
 /** File types the Node search knows (a subset of `rg --type-list`). */
 export const FILE_TYPES: Record<string, string[]> = {
@@ -57,48 +69,90 @@ export const FILE_TYPES: Record<string, string[]> = {
   yaml: ["*.yaml", "*.yml"],
 };
 
-const MAX_FILE_BYTES = 10 * 1024 * 1024;
+/** Limits of the Node search. */
+export interface NodeGrepOptions {
+  /** Largest file a multiline search reads whole (default 64 MB); larger ones are skipped and reported. */
+  maxMultilineBytes?: number;
+  /** Longest line held in memory (default 64 M characters); a file with a longer one is skipped and reported. */
+  maxLineChars?: number;
+  /** Output lines past this many characters are counted in `omittedLines` instead of kept (default: keep all). */
+  maxOutputChars?: number;
+}
+
+const DEFAULT_MAX_MULTILINE_BYTES = 64 * 1024 * 1024;
+const DEFAULT_MAX_LINE_CHARS = 64 * 1024 * 1024;
 
 /**
  * ripgrep's search in plain Node, for machines without `rg`: same output shapes
- * (`path:line:text`, `path-line-text` context lines, `--` between groups, `path:count`).
+ * (`path:line:text`, `path-line-text` context lines, `--` between groups, `path:count`). Files
+ * are streamed, so large ones are searched whole; the files it could not search are listed in
+ * `skipped`. Binary files found by walking a folder are skipped silently, as ripgrep does; a
+ * named one is searched.
  *
  * @example
  * await nodeGrep({ pattern: "TODO", mode: "content", lineNumbers: true, ... }, { path: cwd, isFile: false, display: "." }, signal);
  */
-export async function nodeGrep(query: GrepQuery, target: GrepTarget, signal: AbortSignal): Promise<GrepOutput> {
+export async function nodeGrep(query: GrepQuery, target: GrepTarget, signal: AbortSignal, options: NodeGrepOptions = {}): Promise<GrepOutput> {
   const regex = compile(query);
   if ("error" in regex) return regex;
   if (query.type !== undefined && !FILE_TYPES[query.type]) return { error: `rg: unrecognized file type: ${query.type}` };
   const typeFilter = query.type !== undefined ? globFilter(FILE_TYPES[query.type]!) : () => true;
   const globs = globFilter(query.globs);
+  let walkLimit: number | undefined;
   const files: AsyncIterable<WalkedFile> | WalkedFile[] = target.isFile
     ? [{ path: target.path, relative: basename(target.path) }]
-    : walkFiles(target.path, { signal });
-  const lines: string[] = [];
-  const withContext = query.mode === "content" && (query.before > 0 || query.after > 0);
+    : walkFiles(target.path, { signal, onLimit: (limit) => (walkLimit = limit) });
+  const output = new BoundedLines(options.maxOutputChars ?? Number.POSITIVE_INFINITY);
+  const skipped: SkippedFile[] = [];
   for await (const file of files) {
     if (signal.aborted) break;
     if (!target.isFile && (!typeFilter(file.relative) || !globs(file.relative))) continue;
-    const text = await readText(file.path);
-    if (text === undefined) continue;
-    const fileLines = text.split("\n");
-    if (fileLines.at(-1) === "") fileLines.pop();
-    const matched = matchingLines(text, fileLines, regex.value, query.multiline);
-    if (matched.length === 0) continue;
     const name = target.isFile ? target.display : `${target.display}/${file.relative}`;
-    if (query.mode === "files_with_matches") {
-      lines.push(name);
+    const result = await searchFile(file.path, name, {
+      regex: regex.value,
+      mode: query.mode,
+      multiline: query.multiline,
+      lineNumbers: query.lineNumbers,
+      before: query.before,
+      after: query.after,
+      explicit: target.isFile,
+      maxMultilineBytes: options.maxMultilineBytes ?? DEFAULT_MAX_MULTILINE_BYTES,
+      maxLineChars: options.maxLineChars ?? DEFAULT_MAX_LINE_CHARS,
+      signal,
+      sink: output,
+    });
+    if (result.kind === "skipped") {
+      // Binary files met on a walk go unmentioned, as with ripgrep (the tool's description says so).
+      if (result.reason !== "binary") skipped.push({ name, reason: result.reason, detail: result.detail });
       continue;
     }
-    if (query.mode === "count") {
-      lines.push(`${name}:${matched.length}`);
-      continue;
-    }
-    if (withContext && lines.length > 0) lines.push("--");
-    lines.push(...contentLines(name, fileLines, matched, query));
+    if (result.matchingLines === 0) continue;
+    if (query.mode === "files_with_matches") output.emit(name);
+    else if (query.mode === "count") output.emit(`${name}:${result.matchingLines}`);
   }
-  return { lines };
+  return { lines: output.lines, omittedLines: output.omitted, skipped, ...(walkLimit !== undefined ? { walkLimit } : {}) };
+}
+
+/** Output lines kept up to a size; the rest only counted. */
+class BoundedLines {
+  readonly lines: string[] = [];
+  omitted = 0;
+  private chars = 0;
+
+  constructor(private readonly maxChars: number) {}
+
+  get count(): number {
+    return this.lines.length + this.omitted;
+  }
+
+  emit(line: string): void {
+    if (this.chars > this.maxChars) {
+      this.omitted++;
+      return;
+    }
+    this.chars += line.length + 1;
+    this.lines.push(line);
+  }
 }
 
 function compile(query: GrepQuery): { value: RegExp } | { error: string } {
@@ -116,65 +170,4 @@ function compile(query: GrepQuery): { value: RegExp } | { error: string } {
   } catch (error) {
     return { error: `regex parse error: ${(error as Error).message}` };
   }
-}
-
-async function readText(path: string): Promise<string | undefined> {
-  try {
-    if ((await stat(path)).size > MAX_FILE_BYTES) return undefined;
-    const buffer = await readFile(path);
-    // Like ripgrep, a NUL byte marks a binary file, which is not searched.
-    if (buffer.subarray(0, 8192).includes(0)) return undefined;
-    return buffer.toString("utf8");
-  } catch {
-    return undefined;
-  }
-}
-
-/** Indexes of the lines with a match (for multiline patterns: every line a match touches). */
-function matchingLines(text: string, lines: string[], regex: RegExp, multiline: boolean): number[] {
-  if (!multiline) return lines.flatMap((line, index) => (regex.test(line) ? [index] : []));
-  const starts: number[] = [];
-  let offset = 0;
-  for (const line of lines) {
-    starts.push(offset);
-    offset += line.length + 1;
-  }
-  const lineOf = (position: number) => {
-    let low = 0;
-    let high = starts.length - 1;
-    while (low < high) {
-      const middle = (low + high + 1) >> 1;
-      if (starts[middle]! <= position) low = middle;
-      else high = middle - 1;
-    }
-    return low;
-  };
-  const matched = new Set<number>();
-  regex.lastIndex = 0;
-  for (let match = regex.exec(text); match; match = regex.exec(text)) {
-    const first = lineOf(match.index);
-    const last = lineOf(Math.max(match.index, match.index + match[0].length - 1));
-    for (let line = first; line <= last && line < lines.length; line++) matched.add(line);
-    if (match[0].length === 0) regex.lastIndex++;
-  }
-  return [...matched].sort((left, right) => left - right);
-}
-
-function contentLines(name: string, lines: string[], matched: number[], query: GrepQuery): string[] {
-  const matchedSet = new Set(matched);
-  const shown: number[] = [];
-  for (const index of matched) {
-    for (let line = Math.max(0, index - query.before); line <= Math.min(lines.length - 1, index + query.after); line++) {
-      if (shown.at(-1) === undefined || shown.at(-1)! < line) shown.push(line);
-    }
-  }
-  const output: string[] = [];
-  shown.forEach((line, position) => {
-    const withContext = query.before > 0 || query.after > 0;
-    if (withContext && position > 0 && line !== shown[position - 1]! + 1) output.push("--");
-    const separator = matchedSet.has(line) ? ":" : "-";
-    const number = query.lineNumbers ? `${line + 1}${separator}` : "";
-    output.push(`${name}${separator}${number}${lines[line]}`);
-  });
-  return output;
 }

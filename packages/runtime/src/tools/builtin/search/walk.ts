@@ -15,8 +15,10 @@ export interface WalkOptions {
   /** Include names starting with `.` (`.git` is always skipped). */
   includeHidden?: boolean;
   signal?: AbortSignal;
-  /** Stop after this many files. */
+  /** Stop after this many files (default 200,000). */
   maxFiles?: number;
+  /** Called (once) with `maxFiles` when the walk stopped there with files left. */
+  onLimit?: (maxFiles: number) => void;
 }
 
 const ALWAYS_SKIPPED = new Set([".git", "node_modules"]);
@@ -32,6 +34,7 @@ const ALWAYS_SKIPPED = new Set([".git", "node_modules"]);
 export async function* walkFiles(root: string, options: WalkOptions = {}): AsyncGenerator<WalkedFile> {
   const maxFiles = options.maxFiles ?? 200_000;
   let count = 0;
+  let stopped = false;
   async function* visit(directory: string, relative: string, ignores: IgnoreRule[]): AsyncGenerator<WalkedFile> {
     if (options.signal?.aborted) return;
     let entries: Dirent[];
@@ -43,7 +46,7 @@ export async function* walkFiles(root: string, options: WalkOptions = {}): Async
     const rules = [...ignores, ...(await readIgnoreFile(join(directory, ".gitignore"), relative))];
     entries.sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
     for (const entry of entries) {
-      if (count >= maxFiles) return;
+      if (stopped) return;
       if (ALWAYS_SKIPPED.has(entry.name)) continue;
       if (!options.includeHidden && entry.name.startsWith(".")) continue;
       const childRelative = relative === "" ? entry.name : `${relative}/${entry.name}`;
@@ -53,6 +56,11 @@ export async function* walkFiles(root: string, options: WalkOptions = {}): Async
         continue;
       }
       if (!entry.isFile() || isIgnored(rules, childRelative, false)) continue;
+      if (count >= maxFiles) {
+        stopped = true;
+        options.onLimit?.(maxFiles);
+        return;
+      }
       count++;
       yield { path: join(directory, entry.name), relative: childRelative };
     }

@@ -93,7 +93,8 @@ type Settled = "done" | "timeout" | "aborted";
 /**
  * The shells of one session: anonymous shells for one-off commands, named ones that keep state,
  * background commands and their output. Every shell is its own process group, killed as a whole
- * on stop, timeout, abort and {@link ShellManager.dispose}.
+ * on stop, timeout, abort and {@link ShellManager.dispose}, and — except detached ones — when the
+ * runtime dies, even by SIGKILL.
  *
  * @example
  * const shells = new ShellManager({ onBackgroundComplete: (done) => session.notify(done.notice) });
@@ -282,20 +283,20 @@ export class ShellManager {
     const existing = this.shells.get(shellId);
     if (existing?.process.alive) return existing;
     const logFile = detached ? join(mkdtempSync(join(tmpdir(), "tandem-shell-")), "output.log") : undefined;
-    const entry: ShellEntry = { id: shellId, process: this.spawn(cwd, logFile), commands: 0, last: undefined, detached };
+    const entry: ShellEntry = { id: shellId, process: this.spawn(cwd, logFile, detached), commands: 0, last: undefined, detached };
     this.shells.set(shellId, entry);
     return entry;
   }
 
   private anonymousShell(cwd: string): ShellProcess {
-    const shell = this.spawn(cwd, undefined);
+    const shell = this.spawn(cwd, undefined, false);
     this.anonymous.add(shell);
     return shell;
   }
 
-  private spawn(cwd: string, logFile: string | undefined): ShellProcess {
+  private spawn(cwd: string, logFile: string | undefined, detached: boolean): ShellProcess {
     this.installExitHook();
-    return new ShellProcess({ shellPath: this.shellPath, cwd, env: this.env, ...(logFile ? { logFile } : {}) });
+    return new ShellProcess({ shellPath: this.shellPath, cwd, env: this.env, outlivesRuntime: detached, ...(logFile ? { logFile } : {}) });
   }
 
   private newShellId(): string {

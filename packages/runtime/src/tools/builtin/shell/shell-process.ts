@@ -1,7 +1,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { closeSync, openSync, readSync } from "node:fs";
+import type { Socket } from "node:net";
 import { StringDecoder } from "node:string_decoder";
+import { LIFELINE_FD, lifelineCommand } from "./lifeline.js";
 
 /** How to start a shell. */
 export interface ShellProcessOptions {
@@ -13,6 +15,11 @@ export interface ShellProcessOptions {
    * command keep running after the runtime lets go of it (`detach`).
    */
   logFile?: string;
+  /**
+   * Let the shell's process group live on if the runtime dies (`detach`). By default a watchdog in
+   * the group kills it when the runtime dies, even by SIGKILL (see lifeline.ts).
+   */
+  outlivesRuntime?: boolean;
 }
 
 /** How a command ended: its exit code (null when killed by a signal) and whether the shell exited too. */
@@ -40,7 +47,8 @@ const POLL_INTERVAL_MS = 25;
  * by ASCII record separators), so
  * state (cd, export, functions) carries over between commands and each command's output and exit
  * code can be cut out of the stream. stderr is merged into stdout inside the shell, so the two
- * stay interleaved as they were written.
+ * stay interleaved as they were written. Unless it `outlivesRuntime`, the group dies with the
+ * runtime (see lifeline.ts), and when the shell exits on its own what it left running is killed.
  *
  * @example
  * const shell = new ShellProcess({ shellPath: "bash", cwd: "/work", env: process.env });
@@ -55,17 +63,28 @@ export class ShellProcess {
   private exitCode: number | null = null;
   private pollTimer: NodeJS.Timeout | undefined;
   private logDescriptor: number | undefined;
+  /** Our end of the watchdog's pipe; undefined when the shell outlives the runtime. */
+  private readonly lifeline: Socket | undefined;
 
   constructor(options: ShellProcessOptions) {
     const output = options.logFile ? openSync(options.logFile, "a") : "pipe";
-    this.child = spawn(options.shellPath, ["--noprofile", "--norc"], {
+    const shellArgs = ["--noprofile", "--norc"];
+    const tethered = options.outlivesRuntime !== true;
+    const launch = tethered ? lifelineCommand(options.shellPath, shellArgs) : { command: options.shellPath, args: shellArgs };
+    this.child = spawn(launch.command, launch.args, {
       cwd: options.cwd,
       env: options.env,
       detached: true,
-      stdio: ["pipe", output, output],
+      stdio: tethered ? ["pipe", output, output, "pipe"] : ["pipe", output, output],
     });
     if (typeof output === "number") closeSync(output);
     this.pid = this.child.pid;
+    if (tethered) {
+      this.lifeline = (this.child.stdio[LIFELINE_FD] ?? undefined) as Socket | undefined;
+      this.lifeline?.on("error", () => undefined);
+      // It must not keep the runtime running; it only has to stay open while the runtime does.
+      this.lifeline?.unref();
+    }
     this.child.stdin?.on("error", () => undefined);
     this.child.on("error", () => this.onExit(null));
     this.child.on("exit", (code) => this.onExit(code));
@@ -125,12 +144,7 @@ export class ShellProcess {
   /** Kills the shell's whole process group (the command and everything it started). */
   kill(): void {
     this.stopPolling();
-    if (this.pid === undefined) return;
-    try {
-      process.kill(-this.pid, "SIGKILL");
-    } catch {
-      // Already gone.
-    }
+    this.killGroup();
   }
 
   /** Lets the shell run on without us: stdin closed (it exits after its command), no more reading. */
@@ -166,10 +180,23 @@ export class ShellProcess {
     if (ready) current.onOutput(ready);
   }
 
+  private killGroup(): void {
+    if (this.pid !== undefined) {
+      try {
+        process.kill(-this.pid, "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+    }
+    this.lifeline?.destroy();
+  }
+
   private onExit(code: number | null): void {
     if (this.exited) return;
     this.exited = true;
     this.exitCode = code;
+    // A shell tied to the runtime takes what it left running (and its watchdog) with it.
+    if (this.lifeline) this.killGroup();
     // Output may still be in flight after the exit event; give it a moment.
     setTimeout(() => {
       this.drainLogFile();
