@@ -48,5 +48,6 @@ export function resolveReply(spec: ReplySpec, context: ReplyContext): ResolvedRe
     },
     created: Math.floor(Date.now() / 1000),
     chunkSize: spec.chunkSize,
+    splitChoices: spec.splitChoices === true,
   };
 }

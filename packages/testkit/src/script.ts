@@ -51,6 +51,13 @@ export interface ReplySpec {
   chunkSize?: number;
   /** Repeat `content` this many times (large-reply benchmarks). */
   repeat?: number;
+  /**
+   * Chat completions only: answer as the Copilot API answers Claude models, one turn split over
+   * several `choices`: the text (and reasoning) in choice 0, each tool call in its own following
+   * choice, every choice with its own `index` and `finish_reason`; streamed too. Other formats
+   * have no choices and ignore it.
+   */
+  splitChoices?: boolean;
 }
 
 /** An HTTP error a step answers with. */
@@ -109,7 +116,7 @@ export interface Script {
 
 const SCRIPT_KEYS = ["name", "match", "model", "steps", "source"] as const;
 const STEP_KEYS = ["reply", "delayMs", "chunkDelayMs", "error", "hang", "hangTimes", "expect"] as const;
-const REPLY_KEYS = ["content", "reasoning", "toolCalls", "usage", "chunkSize", "repeat"] as const;
+const REPLY_KEYS = ["content", "reasoning", "toolCalls", "usage", "chunkSize", "repeat", "splitChoices"] as const;
 const TOOL_CALL_KEYS = ["id", "name", "arguments"] as const;
 const USAGE_KEYS = ["inputTokens", "outputTokens", "cacheReadTokens"] as const;
 const ERROR_KEYS = ["status", "message", "type", "times", "retryAfter"] as const;
@@ -162,6 +169,7 @@ function validateReply(context: FieldContext, value: unknown): ReplySpec {
     usage: raw.usage === undefined ? undefined : validateUsage(child(context, "usage"), raw.usage),
     chunkSize: optionalInteger(child(context, "chunkSize"), raw.chunkSize, 1),
     repeat: optionalInteger(child(context, "repeat"), raw.repeat, 1),
+    splitChoices: optionalBoolean(child(context, "splitChoices"), raw.splitChoices),
   };
 }
 

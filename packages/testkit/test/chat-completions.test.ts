@@ -111,4 +111,76 @@ describe("chat completions", () => {
     expect(await ask([{ type: "text", text: "find the" }, { type: "text", text: "needle please" }])).toBe("matched");
     expect(await ask("no match here")).toBe("fallback");
   });
+  describe("a turn split over several choices (splitChoices, as the Copilot API answers Claude)", () => {
+    const splitScript = parseScript(`
+name: split
+steps:
+  - reply:
+      content: "I'll do both."
+      reasoning: "Two tools."
+      splitChoices: true
+      toolCalls:
+        - { id: call_a, name: create, arguments: { path: "/tmp/a" } }
+        - { id: call_b, name: lookup, arguments: { key: "k" } }
+  - reply:
+      splitChoices: true
+      toolCalls:
+        - { id: call_c, name: lookup, arguments: {} }
+  - reply: { content: "Done.", splitChoices: true }
+`);
+    const history = (turns: number): unknown[] => [
+      { role: "user", content: "go" },
+      ...Array.from({ length: turns }, () => ({ role: "assistant", content: "x" })),
+    ];
+
+    it("answers JSON with the text in choice 0 and each tool call in its own following choice", async () => {
+      const { url } = await startServer({ scripts: [splitScript] });
+      const body = await (await postJson(`${url}/chat/completions`, { messages: history(0) })).json();
+      expect(body.choices).toEqual([
+        { index: 0, logprobs: null, finish_reason: "tool_calls", message: { role: "assistant", content: "I'll do both.", reasoning_content: "Two tools." } },
+        {
+          index: 1,
+          logprobs: null,
+          finish_reason: "tool_calls",
+          message: { role: "assistant", content: null, tool_calls: [{ id: "call_a", type: "function", function: { name: "create", arguments: '{"path":"/tmp/a"}' } }] },
+        },
+        {
+          index: 2,
+          logprobs: null,
+          finish_reason: "tool_calls",
+          message: { role: "assistant", content: null, tool_calls: [{ id: "call_b", type: "function", function: { name: "lookup", arguments: '{"key":"k"}' } }] },
+        },
+      ]);
+      // Without text the tool calls start at choice 0; without tool calls there is one choice.
+      const toolsOnly = await (await postJson(`${url}/chat/completions`, { messages: history(1) })).json();
+      expect(toolsOnly.choices.map((choice: any) => [choice.index, choice.message.tool_calls[0].id])).toEqual([[0, "call_c"]]);
+      const textOnly = await (await postJson(`${url}/chat/completions`, { messages: history(2) })).json();
+      expect(textOnly.choices).toEqual([{ index: 0, logprobs: null, finish_reason: "stop", message: { role: "assistant", content: "Done." } }]);
+    });
+
+    it("streams the choices one after the other, each with its index, tool-call index 0 and its own finish reason", async () => {
+      const { url } = await startServer({ scripts: [splitScript] });
+      const { events } = await postSse(`${url}/chat/completions`, { stream: true, stream_options: { include_usage: true }, messages: history(0) });
+      const chunks = events.filter((event) => event.json).map((event) => event.json);
+      const entries = chunks.flatMap((chunk) => chunk.choices);
+      const indexes = entries.map((choice: any) => choice.index);
+      expect([...new Set(indexes)]).toEqual([0, 1, 2]);
+      expect([...indexes].sort()).toEqual(indexes);
+      const of = (index: number) => entries.filter((choice: any) => choice.index === index);
+      expect(of(0).map((choice: any) => choice.delta.content ?? "").join("")).toBe("I'll do both.");
+      expect(of(0).map((choice: any) => choice.delta.reasoning_content ?? "").join("")).toBe("Two tools.");
+      for (const [index, name, args] of [
+        [1, "create", { path: "/tmp/a" }],
+        [2, "lookup", { key: "k" }],
+      ] as const) {
+        const toolDeltas = of(index).flatMap((choice: any) => choice.delta.tool_calls ?? []);
+        expect(toolDeltas.every((delta: any) => delta.index === 0)).toBe(true);
+        expect(toolDeltas[0]).toMatchObject({ function: { name } });
+        expect(JSON.parse(toolDeltas.map((delta: any) => delta.function.arguments).join(""))).toEqual(args);
+      }
+      for (const index of [0, 1, 2]) expect(of(index).map((choice: any) => choice.finish_reason).filter(Boolean)).toEqual(["tool_calls"]);
+      expect(of(0).at(-1).finish_reason).toBe("tool_calls");
+      expect(chunks.at(-1).usage).toBeDefined();
+    });
+  });
 });

@@ -2,6 +2,10 @@
  * The chat-completions client against the AI SDK's `@ai-sdk/openai-compatible` chat model it
  * replaces, on the same wire: the same request bodies for the same conversation, the same
  * answers and deltas from the same streams and JSON bodies, the same failures.
+ *
+ * Only answers with one choice are compared: the AI SDK reads choice 0 alone, so an answer split
+ * over several choices (the Copilot API's shape for Claude models) loses its tool calls there,
+ * while Tandem merges every choice (see chat-completions-choices.test.ts).
  */
 import type { ServerResponse } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";

@@ -60,6 +60,8 @@ export interface ResolvedReply {
   created: number;
   /** Characters per streamed text delta; undefined = split on words. */
   chunkSize: number | undefined;
+  /** Chat completions: split the turn over several choices, as the Copilot API does for Claude. */
+  splitChoices: boolean;
 }
 
 /** One server-sent event; `data` is JSON-encoded unless it is a string. */

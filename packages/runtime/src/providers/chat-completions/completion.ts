@@ -77,28 +77,36 @@ export function forEachContentPart(content: WireContent, onText: (text: string) 
  * Reasoning comes from `reasoning_content` (or `reasoning`) and `thinking` content parts, as
  * plain text; tool calls keep their raw argument text.
  *
+ * An answer with several choices is one assistant turn split up (the Copilot API answers Claude
+ * models with the text in one choice and each tool call, or group of calls, in the next ones), so
+ * every choice is read, in the order of their `index`, into one response — see
+ * {@link mergedFinishReason} for its finish reason. Texts are joined without a separator, as
+ * streamed deltas are: a split turn has its text in one choice only.
+ *
  * @example
  * completionResponse('{"id":"chatcmpl-1","choices":[{"message":{"content":"Hi."},"finish_reason":"stop"}]}', "req-1").text; // "Hi."
  */
 export function completionResponse(bodyText: string, providerCallId: string | undefined): ModelResponse {
   const body = parseCompletion(bodyText, providerCallId);
-  const choice = body.choices?.[0];
-  if (!choice) throw new ProviderError("Model provider error: Response did not contain any choices.", "provider", undefined, providerCallId, false, undefined);
-  const message = choice.message ?? {};
+  const choices = inIndexOrder(body.choices ?? []);
+  if (choices.length === 0) throw new ProviderError("Model provider error: Response did not contain any choices.", "provider", undefined, providerCallId, false, undefined);
   const reasoning: ReasoningBlock[] = [];
-  const reasoningText = typeof message.reasoning_content === "string" ? message.reasoning_content : message.reasoning;
-  if (typeof reasoningText === "string" && reasoningText !== "") reasoning.push({ text: reasoningText, data: {} });
   let text = "";
-  forEachContentPart(
-    message.content,
-    (piece) => (text += piece),
-    (piece) => reasoning.push({ text: piece, data: {} }),
-  );
-  const toolCalls: ModelToolCall[] = (message.tool_calls ?? []).map((call) => ({
-    id: typeof call.id === "string" ? call.id : generateToolCallId(),
-    name: call.function?.name as string,
-    rawArguments: call.function?.arguments as string,
-  }));
+  const toolCalls: ModelToolCall[] = [];
+  for (const choice of choices) {
+    const message = choice.message ?? {};
+    const reasoningText = typeof message.reasoning_content === "string" ? message.reasoning_content : message.reasoning;
+    if (typeof reasoningText === "string" && reasoningText !== "") reasoning.push({ text: reasoningText, data: {} });
+    forEachContentPart(
+      message.content,
+      (piece) => (text += piece),
+      (piece) => reasoning.push({ text: piece, data: {} }),
+    );
+    for (const call of message.tool_calls ?? []) {
+      const id = typeof call.id === "string" ? call.id : generateToolCallId();
+      toolCalls.push({ id, name: call.function?.name as string, rawArguments: call.function?.arguments as string });
+    }
+  }
   const reasoningData = reasoningFromBlocks(reasoning, undefined);
   const responseId = typeof body.id === "string" && body.id !== "" ? body.id : undefined;
   return {
@@ -106,10 +114,34 @@ export function completionResponse(bodyText: string, providerCallId: string | un
     ...(reasoningData ? { reasoning: reasoningData } : {}),
     toolCalls,
     usage: usageFromWire(body.usage),
-    finishReason: finishReasonFromWire(choice.finish_reason),
+    finishReason: mergedFinishReason(choices.map((choice) => choice.finish_reason)),
     ...(responseId ? { responseId } : {}),
     ...(providerCallId ? { providerCallId } : {}),
   };
+}
+
+/**
+ * The finish reason of an answer split over several choices (given in index order): `tool-calls`
+ * when any choice asked for tools, else the first one a choice gave (`other` when none did).
+ *
+ * @example
+ * mergedFinishReason(["stop", "tool_calls"]); // "tool-calls"
+ * mergedFinishReason([null, "length"]); // "length"
+ */
+export function mergedFinishReason(reasons: readonly unknown[]): string {
+  let first: unknown;
+  for (const reason of reasons) {
+    if (reason === undefined || reason === null) continue;
+    if (finishReasonFromWire(reason) === "tool-calls") return "tool-calls";
+    first ??= reason;
+  }
+  return finishReasonFromWire(first);
+}
+
+/** The choices ordered by their `index` (a stable sort), or as sent when one has no numeric index. */
+function inIndexOrder<T extends { index?: unknown }>(choices: readonly T[]): readonly T[] {
+  if (choices.length < 2 || !choices.every((choice) => typeof choice.index === "number")) return choices;
+  return [...choices].sort((a, b) => (a.index as number) - (b.index as number));
 }
 
 /** Parses the body and checks the fields the answer is read from (what the AI SDK's schema requires). */

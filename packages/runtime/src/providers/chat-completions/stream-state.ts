@@ -1,15 +1,23 @@
+import type { ModelToolCall } from "../../loop/messages.js";
 import { ProviderError, providerErrorFromStreamError } from "../errors.js";
 import { reasoningFromBlocks } from "../reasoning.js";
 import type { ModelResponse, ModelStreamPart, ModelUsage } from "../types.js";
-import { finishReasonFromWire, forEachContentPart, usageFromWire } from "./completion.js";
+import { forEachContentPart, mergedFinishReason, usageFromWire } from "./completion.js";
 import { ToolCallAssembler } from "./tool-calls.js";
 import type { WireChunk } from "./wire.js";
+
+type WireChoice = NonNullable<WireChunk["choices"]>[number];
 
 /**
  * What one streamed answer has said so far: the `data` of each server-sent event goes in, text
  * and reasoning deltas go out to `onPart` at once, and {@link result} builds the
  * {@link ModelResponse} at the end. `[DONE]` marks the stream done; an `{"error": …}` object or
  * data that is not JSON fails the answer with a {@link ProviderError}.
+ *
+ * Each choice (by its `index`) is collected on its own and the choices are merged in index order
+ * at the end, as in a non-streaming answer (`completionResponse`): the Copilot API splits one
+ * turn of Claude models over several choices, whose tool calls may each use tool-call index 0.
+ * Text and reasoning deltas go out as they arrive, whatever their choice.
  *
  * @example
  * const state = new ChatStreamState(onPart, providerCallId);
@@ -19,11 +27,11 @@ import type { WireChunk } from "./wire.js";
 export class ChatStreamState {
   /** `data: [DONE]` arrived. */
   done = false;
-  private text = "";
-  private reasoning = "";
-  private readonly toolCalls = new ToolCallAssembler();
+  /** The choices in order of their first delta. */
+  private readonly choices: ChoiceAccumulator[] = [];
+  /** The choice of the last delta: almost every chunk continues it. */
+  private current: ChoiceAccumulator | undefined;
   private usage: ModelUsage = {};
-  private finishReason: string | undefined;
   private responseId: string | undefined;
   private sawChunk = false;
 
@@ -57,19 +65,29 @@ export class ChatStreamState {
    * else as a provider error (as when a server answers a streaming request without events).
    */
   result(): ModelResponse {
-    if (this.finishReason === undefined) {
+    const choices = this.choices.length > 1 ? [...this.choices].sort((a, b) => a.index - b.index) : this.choices;
+    if (choices.every((choice) => choice.finishReason === undefined)) {
       if (this.sawChunk && !this.done) {
         throw new ProviderError("Could not reach the model provider: the stream ended before the answer was complete", "network", undefined, this.providerCallId, true, undefined);
       }
       throw new ProviderError("Model provider error: Response stream ended without a finish reason.", "provider", undefined, this.providerCallId, false, undefined);
     }
-    const reasoning = reasoningFromBlocks([{ text: this.reasoning, data: {} }], undefined);
+    let text = "";
+    let reasoningText = "";
+    const toolCalls: ModelToolCall[] = [];
+    const usedIds = new Set<string>();
+    for (const choice of choices) {
+      text += choice.text;
+      reasoningText += choice.reasoning;
+      if (choice.toolCalls) toolCalls.push(...choice.toolCalls.finish(this.providerCallId, usedIds));
+    }
+    const reasoning = reasoningFromBlocks([{ text: reasoningText, data: {} }], undefined);
     return {
-      text: this.text,
+      text,
       ...(reasoning ? { reasoning } : {}),
-      toolCalls: this.toolCalls.finish(this.providerCallId),
+      toolCalls,
       usage: this.usage,
-      finishReason: this.finishReason,
+      finishReason: mergedFinishReason(choices.map((choice) => choice.finishReason)),
       ...(this.responseId ? { responseId: this.responseId } : {}),
       ...(this.providerCallId ? { providerCallId: this.providerCallId } : {}),
     };
@@ -82,24 +100,62 @@ export class ChatStreamState {
       if (typeof chunk.id === "string") this.responseId = chunk.id;
     }
     if (chunk.usage !== undefined && chunk.usage !== null) this.usage = usageFromWire(chunk.usage);
-    const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
-    if (!choice) return;
-    if (choice.finish_reason !== undefined && choice.finish_reason !== null) this.finishReason = finishReasonFromWire(choice.finish_reason);
+    const choices = chunk.choices;
+    if (!Array.isArray(choices)) return;
+    for (let position = 0; position < choices.length; position++) {
+      const choice = choices[position];
+      if (typeof choice === "object" && choice !== null) this.acceptChoice(choice, position);
+    }
+  }
+
+  /** One entry of a chunk's `choices`; `position` stands in for a missing `index`. */
+  private acceptChoice(choice: WireChoice, position: number): void {
+    const accumulator = this.choiceAt(typeof choice.index === "number" ? choice.index : position);
+    if (choice.finish_reason !== undefined && choice.finish_reason !== null) accumulator.finishReason = choice.finish_reason;
     const delta = choice.delta;
     if (!delta) return;
     const reasoning = delta.reasoning_content ?? delta.reasoning;
-    if (typeof reasoning === "string" && reasoning !== "") this.onReasoning(reasoning);
-    forEachContentPart(delta.content, this.onText, this.onReasoning);
+    if (typeof reasoning === "string" && reasoning !== "") accumulator.onReasoning(reasoning);
+    forEachContentPart(delta.content, accumulator.onText, accumulator.onReasoning);
     const toolCalls = delta.tool_calls;
-    if (Array.isArray(toolCalls)) for (const toolCall of toolCalls) this.toolCalls.accept(toolCall);
+    if (Array.isArray(toolCalls)) {
+      accumulator.toolCalls ??= new ToolCallAssembler();
+      for (const toolCall of toolCalls) accumulator.toolCalls.accept(toolCall);
+    }
   }
 
-  private readonly onText = (delta: string): void => {
+  private choiceAt(index: number): ChoiceAccumulator {
+    if (this.current?.index === index) return this.current;
+    let found = this.choices.find((choice) => choice.index === index);
+    if (!found) {
+      found = new ChoiceAccumulator(index, this.onPart);
+      this.choices.push(found);
+    }
+    this.current = found;
+    return found;
+  }
+}
+
+/** What one choice of a streamed answer has said so far; its text and reasoning deltas go out at once. */
+class ChoiceAccumulator {
+  text = "";
+  reasoning = "";
+  /** Made on the choice's first tool-call delta. */
+  toolCalls: ToolCallAssembler | undefined;
+  /** The last `finish_reason` of the choice, as sent. */
+  finishReason: unknown;
+
+  constructor(
+    readonly index: number,
+    private readonly onPart: (part: ModelStreamPart) => void,
+  ) {}
+
+  readonly onText = (delta: string): void => {
     this.text += delta;
     this.onPart({ type: "text-delta", delta });
   };
 
-  private readonly onReasoning = (delta: string): void => {
+  readonly onReasoning = (delta: string): void => {
     this.reasoning += delta;
     this.onPart({ type: "reasoning-delta", delta });
   };

@@ -49,11 +49,11 @@ export class ToolCallAssembler {
 
   /**
    * The assembled calls, ordered by index (when every call has one). Calls without an id get a
-   * generated one, as do repeated ids. A call that never got a name fails the answer.
+   * generated one, as do repeated ids (also ids in `usedIds`, which collects the ids given out, so
+   * that the calls of several choices can share it). A call that never got a name fails the answer.
    */
-  finish(providerCallId: string | undefined): ModelToolCall[] {
+  finish(providerCallId: string | undefined, usedIds: Set<string> = new Set()): ModelToolCall[] {
     const ordered = this.calls.every((call) => call.index !== undefined) ? [...this.calls].sort((a, b) => (a.index ?? 0) - (b.index ?? 0)) : this.calls;
-    const usedIds = new Set<string>();
     return ordered.map((call) => {
       if (call.name === undefined) {
         throw new ProviderError("Model provider error: Expected 'function.name' to be a string.", "provider", undefined, providerCallId, false, undefined);

@@ -57,6 +57,8 @@ export interface WireToolCallDelta {
 export interface WireChunk {
   id?: unknown;
   choices?: Array<{
+    /** Which choice the delta belongs to: one answer may be split over several (see `completion.ts`). */
+    index?: unknown;
     delta?: { content?: WireContent; reasoning_content?: unknown; reasoning?: unknown; tool_calls?: WireToolCallDelta[] | null } | null;
     finish_reason?: unknown;
   }> | null;
@@ -68,6 +70,7 @@ export interface WireChunk {
 export interface WireCompletion {
   id?: unknown;
   choices?: Array<{
+    index?: unknown;
     message?: {
       content?: WireContent;
       reasoning_content?: unknown;
