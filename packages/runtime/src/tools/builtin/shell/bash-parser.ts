@@ -8,19 +8,22 @@
  * nodes), so anything not understood can be refused as "not read-only".
  *
  * Packages: `web-tree-sitter` 0.25 (the official WebAssembly runtime: no native code, ESM) and
- * the bash grammar's `.wasm` from `@vscode/tree-sitter-wasm` (pinned), which ships prebuilt
- * grammar files and nothing else to run — no install script, no dependencies. The
- * `tree-sitter-bash` package also ships the `.wasm`, but its install script runs
- * `node-gyp-build` for a native addon we do not use, which compiles from source (needing a C
- * toolchain and Node headers) on platforms it has no prebuild for. The grammar is ABI 15,
+ * the bash grammar's `.wasm` from `@vscode/tree-sitter-wasm` (pinned; VS Code's prebuilt
+ * grammars): no install script, no dependencies, 22 MB unpacked (other grammars included).
+ * The `tree-sitter-bash` package also ships the `.wasm` (and is as large, with C sources and
+ * native prebuilds), but its install script runs `node-gyp-build` for a native addon we do not
+ * use, which compiles from source (needing a C toolchain and Node headers) on platforms it has
+ * no prebuild for, failing the runtime's install where that is missing. The grammar is ABI 15,
  * built with tree-sitter 0.25, which web-tree-sitter 0.25 loads (it accepts ABI 13–15;
  * `Language.load` refuses others, and then requests fail closed).
  *
  * Loading: nothing of this is imported until the first shell permission request (dynamic
  * `import()`, kept external in the bundle), so the runtime's cold start is unchanged. Measured
- * on the 2-core dev machine: loading and initialising (import ~20 ms, runtime wasm ~20 ms,
- * grammar ~7 ms) plus the first parse takes ~60 ms once per process; a typical command line
- * then parses and is analysed in ~0.1 ms.
+ * on the shared 2-core dev machine (Node 20, the runtime's V8 flags, load average 2–16):
+ * import + runtime wasm init + grammar load 35–120 ms (~45 ms when quiet), the first parse
+ * 15–65 ms, then a typical command line parses and is analysed in ~0.5 ms; the parser adds
+ * ~20 MB RSS (with TurboFan optimising the grammar it was ~75 MB, hence `--liftoff-only` in
+ * v8-tuning.ts).
  */
 import { createRequire } from "node:module";
 import type { Language, Parser, Tree } from "web-tree-sitter";
