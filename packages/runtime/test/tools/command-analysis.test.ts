@@ -70,6 +70,9 @@ const table: Array<[string, Array<[string, boolean]>]> = [
   ["nice -n 5 nohup rm x", [["nice -n 5 nohup rm x", false], ["nohup rm x", false], ["rm x", false]]],
   ["command -v git", [["command -v git", true]]],
   ["time cat a.txt", [["time cat a.txt", true], ["cat a.txt", true]]],
+  ["time (rm x)", [["time (rm x)", false], ["rm x", false]]],
+  ["find . -name '*.ts' | xargs grep foo", [["find . -name '*.ts'", true], ["xargs grep foo", false], ["grep foo", true]]],
+  ["xargs -I{} sh -c 'rm {}'", [["xargs -I{} sh -c 'rm {}'", false], ["sh -c 'rm {}'", false], ["rm {}", false]]],
   // Redirections.
   ["echo ok > out.txt", [["echo ok > out.txt", false]]],
   ["{ ls; } > out.txt", [["ls", false]]],

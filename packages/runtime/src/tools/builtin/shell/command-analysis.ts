@@ -187,16 +187,19 @@ class CommandLineWalker {
     const children = namedChildren(node);
     const redirects = [...outerRedirects, ...children.filter(isRedirect)];
     const writes = context.writes || redirects.some(isFileWrite);
-    const assignments = children.filter((child) => child.type === "variable_assignment");
     const wordNodes = [node.childForFieldName("name"), ...node.childrenForFieldName("argument")].filter((child): child is Node => child !== null);
     const draft = this.add(identifier, !writes, context);
     const inner: Context = { ...context, owner: draft, writes };
-    for (const assignment of assignments) {
-      if (!isHarmlessAssignment(assignment.childForFieldName("name")?.text ?? "")) draft.own = false;
-      for (const value of namedChildren(assignment)) this.visit(value, inner);
-    }
     this.notePaths(wordNodes);
-    for (const child of [...wordNodes, ...redirects]) this.visit(child, inner);
+    // Its own children (assignments, words, redirections, the `( … )` of `time ( … )`), then the redirections around it.
+    for (const child of [...children, ...outerRedirects]) {
+      if (child.type !== "variable_assignment") {
+        this.visit(child, inner);
+        continue;
+      }
+      if (!isHarmlessAssignment(child.childForFieldName("name")?.text ?? "")) draft.own = false;
+      for (const value of namedChildren(child)) this.visit(value, inner);
+    }
     this.judge(draft, wordNodes, node.tree.rootNode.text, inner);
   }
 
@@ -230,7 +233,7 @@ class CommandLineWalker {
         return this.addWrapped(wordNodes.slice(role.inner), source, context);
       }
       case "find":
-        draft.own = false;
+        draft.own &&= isReadOnlyCommand(words);
         for (const [start, end] of role.commands) this.addWrapped(wordNodes.slice(start, end), source, context);
         return;
       case "shell":

@@ -12,7 +12,7 @@ export interface ShellWord {
 const READ_ONLY_COMMANDS = new Set([
   "cat", "ls", "pwd", "echo", "printf", "head", "tail", "wc", "grep", "egrep", "fgrep", "rg", "which", "type", "file",
   "stat", "du", "df", "tree", "date", "whoami", "uname", "env", "printenv", "true", "false", "test", "[", "diff", "cmp",
-  "less", "more", "sort", "uniq", "cut", "tr", "basename", "dirname", "realpath", "readlink", "id", "hostname", "nl", "jq",
+  "less", "more", "sort", "uniq", "cut", "tr", "basename", "dirname", "realpath", "readlink", "id", "hostname", "nl", "jq", ":",
 ]);
 const READ_ONLY_GIT = new Set(["status", "log", "diff", "show", "rev-parse", "ls-files", "blame", "describe", "shortlog", "grep"]);
 

@@ -20,7 +20,7 @@ export type CommandRole =
 
 const SHELLS = new Set(["bash", "sh", "dash", "zsh", "ksh"]);
 const TRANSPARENT_WRAPPERS = new Set(["timeout", "nice", "env", "command", "time"]);
-const OTHER_WRAPPERS = new Set(["sudo", "nohup", "exec", "xargs", "stdbuf", "builtin"]);
+const OTHER_WRAPPERS = new Set(["sudo", "nohup", "exec", "xargs", "stdbuf", "builtin", "coproc"]);
 
 /** Options of each wrapper that take the next word as their value. */
 const OPTIONS_WITH_VALUE: Record<string, Set<string>> = {
