@@ -37,7 +37,8 @@ await build({
   // (and map back through the source maps); ~2 MB less memory once the runtime is loaded.
   minifyWhitespace: true,
   minifySyntax: true,
-  external: ["@ai-sdk/*", "yaml"],
+  // web-tree-sitter and the bash grammar load their .wasm files from their installed packages.
+  external: ["@ai-sdk/*", "yaml", "web-tree-sitter", "@vscode/tree-sitter-wasm"],
   logLevel: "warning",
   plugins: [lazyCryptoForJsonRpc],
   // vscode-jsonrpc is CommonJS and calls require() for Node built-ins.

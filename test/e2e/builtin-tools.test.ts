@@ -4,7 +4,7 @@
  * untouched, excluded tools never offered to the model, name conflicts with custom tools, and
  * `tools.list`.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -131,6 +131,32 @@ describe.each(clientVariants)("$sdk", ({ make }: { make: ClientMaker }) => {
     expect(hits).toBe(0);
     const toolMessages = body(1).messages.filter((message) => message.role === "tool");
     expect(toolMessages.map((message) => message.content)).toEqual(Array(3).fill("The user rejected this tool call. User feedback: Not in this test"));
+  });
+
+  it("shows the command inside a command substitution in the shell permission request", async () => {
+    world = await startWorld(["tools-bash-substitution"]);
+    writeFileSync(join(workdir, "X"), "keep me");
+    const requests: PermissionRequest[] = [];
+    const session = await start().createSession({
+      workingDirectory: workdir,
+      onPermissionRequest: (request) => {
+        requests.push(request);
+        return { kind: "denied-interactively-by-user", feedback: "It removes X" };
+      },
+    });
+    const reply = await session.sendAndWait({ prompt: "Please echo the file away" });
+    expect(reply?.data.content).toBe("Denied.");
+    expect(requests).toHaveLength(1);
+    expect(requests[0]).toMatchObject({
+      kind: "shell",
+      fullCommandText: "echo $(rm -f X)",
+      commands: [
+        { identifier: "echo $(rm -f X)", readOnly: false },
+        { identifier: "rm -f X", readOnly: false },
+      ],
+      hasWriteFileRedirection: false,
+    });
+    expect(readFileSync(join(workdir, "X"), "utf8")).toBe("keep me");
   });
 
   it("never offers excluded tools, and keeps the built-in order for availableTools", async () => {

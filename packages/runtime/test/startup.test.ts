@@ -4,7 +4,7 @@
  * runtime, zod, or Node modules it does not use (crypto, http).
  */
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -34,6 +34,16 @@ describe("the runtime's entry bundle", () => {
     for (const chunk of staticChunks) {
       expect(chunk.startsWith("runtime-")).toBe(false);
       expect(readFileSync(join(bundleDir, chunk), "utf8")).not.toContain("$ZodType");
+    }
+  });
+
+  it("loads the bash parser (web-tree-sitter) only through a dynamic import, from its installed package", () => {
+    const chunks = readdirSync(bundleDir).filter((name) => name.endsWith(".js"));
+    const sources = chunks.map((name) => readFileSync(join(bundleDir, name), "utf8"));
+    expect(sources.some((source) => source.includes('import("web-tree-sitter")'))).toBe(true);
+    for (const source of sources) {
+      expect(source).not.toMatch(/(?:from|import)\s*"web-tree-sitter"/);
+      expect(source).not.toContain("_ts_init"); // web-tree-sitter's own code is not bundled in
     }
   });
 });

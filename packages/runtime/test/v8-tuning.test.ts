@@ -37,4 +37,22 @@ describe("tuneV8", () => {
     const status = statusAfterWarmUp(["--interrupt-budget=1000"]);
     expect(status & optimizedOrQueued).not.toBe(0);
   });
+
+  it("keeps hot WebAssembly in the baseline compiler (Liftoff) unless told otherwise", () => {
+    const script = `
+      const { tuneV8 } = await import(${JSON.stringify(tuningModule)});
+      tuneV8(process.execArgv);
+      // (func (param i32) (result i32) (loop (br_if 0 (local.tee 0 (i32.sub (local.get 0) (i32.const 1))))) (local.get 0))
+      const bytes = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 6, 1, 96, 1, 127, 1, 127, 3, 2, 1, 0, 7, 5, 1, 1, 102, 0, 0,
+        10, 18, 1, 16, 0, 3, 64, 32, 0, 65, 1, 107, 34, 0, 13, 0, 11, 32, 0, 11]);
+      const { instance } = await WebAssembly.instantiate(bytes);
+      for (let i = 0; i < 200; i++) instance.exports.f(100000);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      process.stdout.write(String(%IsLiftoffFunction(instance.exports.f)));
+    `;
+    const liftoff = (nodeFlags: string[]) =>
+      spawnSync(process.execPath, ["--allow-natives-syntax", ...nodeFlags, "--input-type=module", "-e", script], { encoding: "utf8" }).stdout;
+    expect(liftoff([])).toBe("true");
+    expect(liftoff(["--no-liftoff-only"])).toBe("false");
+  });
 });

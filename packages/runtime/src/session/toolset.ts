@@ -45,7 +45,7 @@ export class SessionToolset {
 
   constructor(private readonly host: ToolsetHost) {
     const { config } = host;
-    this.services = createBuiltinServices();
+    this.services = createBuiltinServices({ logger: host.logger });
     this.stopListening = this.services.shells.onBackgroundComplete((completion) => {
       host.emitter.emit("session.background_tasks_changed", {});
       host.onBackgroundShellDone(completion.notice);

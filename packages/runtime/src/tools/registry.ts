@@ -1,5 +1,6 @@
 import type { SessionCreateParams } from "@tandem/protocol";
 import { invalidParams } from "../errors.js";
+import type { Logger } from "../log.js";
 import { askUserTool } from "./builtin/ask-user.js";
 import { listBashTool, readBashTool, stopBashTool, writeBashTool } from "./builtin/bash-control.js";
 import { bashTool, type ShellToolOptions } from "./builtin/bash.js";
@@ -9,6 +10,7 @@ import { globTool } from "./builtin/glob.js";
 import { grepTool } from "./builtin/grep.js";
 import { reportIntentTool } from "./builtin/report-intent.js";
 import { Ripgrep } from "./builtin/search/ripgrep.js";
+import { ShellCommandParser } from "./builtin/shell/bash-parser.js";
 import { ShellManager, type ShellManagerOptions } from "./builtin/shell/shell-manager.js";
 import { taskCompleteTool } from "./builtin/task-complete.js";
 import { viewTool, type ViewOptions } from "./builtin/view.js";
@@ -24,12 +26,14 @@ export interface BuiltinToolOptions {
 }
 
 /**
- * What the built-in tools of one session share: its shells and the ripgrep lookup. Create one per
+ * What the built-in tools of one session share: its shells, the bash parser of its permission
+ * requests (loaded on the first one) and the ripgrep lookup. Create one per
  * session, pass it to {@link buildSessionTools} on create and on every resume, and call
  * `shells.dispose()` when the session shuts down.
  */
 export interface BuiltinServices {
   shells: ShellManager;
+  commandParser: ShellCommandParser;
   ripgrep: Ripgrep;
   options: BuiltinToolOptions;
 }
@@ -41,10 +45,12 @@ export interface BuiltinServices {
  * const services = createBuiltinServices({ shells: { onBackgroundComplete: (done) => queueNotice(done.notice) } });
  */
 export function createBuiltinServices(
-  settings: { shells?: ShellManagerOptions; ripgrepPath?: string | null; options?: BuiltinToolOptions } = {},
+  settings: { shells?: ShellManagerOptions; ripgrepPath?: string | null; options?: BuiltinToolOptions; logger?: Pick<Logger, "warn"> } = {},
 ): BuiltinServices {
+  const { logger } = settings;
   return {
     shells: new ShellManager(settings.shells),
+    commandParser: new ShellCommandParser(logger ? { warn: (message, detail) => logger.warn(message, detail) } : {}),
     ripgrep: new Ripgrep(settings.ripgrepPath),
     options: settings.options ?? {},
   };
@@ -58,9 +64,9 @@ export function createBuiltinServices(
  * const tools = createBuiltinTools(createBuiltinServices(), { askUser: false });
  */
 export function createBuiltinTools(services: BuiltinServices, include: { askUser: boolean }): Tool[] {
-  const { shells, ripgrep, options } = services;
+  const { shells, commandParser, ripgrep, options } = services;
   return [
-    bashTool(shells, options.shell),
+    bashTool(shells, options.shell, commandParser),
     writeBashTool(shells, options.shell),
     readBashTool(shells, options.shell),
     stopBashTool(shells),

@@ -1,37 +1,12 @@
 import { mkdirSync, symlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { shellPermissionRequest, splitCommandLine } from "../../src/tools/builtin/shell/command-parse.js";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ShellCommandParser } from "../../src/tools/builtin/shell/bash-parser.js";
+import { shellPermissionRequest } from "../../src/tools/builtin/shell/command-parse.js";
 import { tempDir } from "./helpers.js";
 
-describe("splitCommandLine", () => {
-  it("splits on &&, ||, ;, | and newlines, respecting quotes and substitutions", () => {
-    const commands = splitCommandLine(`cd src && grep -n "a && b" *.ts | head -5; echo 'x;y' || echo $(date; pwd)\nls`);
-    expect(commands.map((command) => command.text)).toEqual([
-      "cd src",
-      `grep -n "a && b" *.ts`,
-      "head -5",
-      "echo 'x;y'",
-      "echo $(date; pwd)",
-      "ls",
-    ]);
-    expect(commands[1]!.words).toEqual(["grep", "-n", "a && b", "*.ts"]);
-  });
-
-  it("separates redirections from words", () => {
-    const [command] = splitCommandLine("sort < in.txt 2>&1 >> out.txt 2> err.log");
-    expect(command!.words).toEqual(["sort"]);
-    expect(command!.redirects).toEqual([
-      { operator: "<", target: "in.txt" },
-      { operator: ">>", target: "out.txt" },
-      { operator: ">", target: "err.log" },
-    ]);
-  });
-
-  it("ignores comments and handles escapes", () => {
-    expect(splitCommandLine("echo a\\ b # not a command; rm -rf /").map((command) => command.words)).toEqual([["echo", "a b"]]);
-  });
-});
+const parser = new ShellCommandParser();
+afterAll(() => parser.dispose());
 
 describe("shellPermissionRequest", () => {
   let dir: ReturnType<typeof tempDir>;
@@ -50,6 +25,7 @@ describe("shellPermissionRequest", () => {
       "cat README.md | grep -i install && curl -sS https://example.com/x.sh -o ./setup.sh; git status",
       "Install",
       dir.path,
+      parser,
     );
     expect(request).toEqual({
       kind: "shell",
@@ -71,7 +47,7 @@ describe("shellPermissionRequest", () => {
   it("shows paths that leave the working directory through .. or a symlink as their real path", async () => {
     mkdirSync(join(outside.path, "secrets"));
     symlinkSync(join(outside.path, "secrets"), join(dir.path, "link"));
-    const request = await shellPermissionRequest("cat ../escape.txt link/key.pem > /dev/null", "Read", dir.path);
+    const request = await shellPermissionRequest("cat ../escape.txt link/key.pem > /dev/null", "Read", dir.path, parser);
     if (request.kind !== "shell") throw new Error("expected a shell request");
     expect(request.possiblePaths).toEqual([join(dirname(dir.path), "escape.txt"), join(outside.path, "secrets", "key.pem")]);
     expect(request.hasWriteFileRedirection).toBe(false);
@@ -79,7 +55,33 @@ describe("shellPermissionRequest", () => {
   });
 
   it("flags > and >> into files", async () => {
-    const request = await shellPermissionRequest("echo hi >> log.txt", "Log", dir.path);
+    const request = await shellPermissionRequest("echo hi >> log.txt", "Log", dir.path, parser);
     expect(request).toMatchObject({ hasWriteFileRedirection: true, possiblePaths: [join(dir.path, "log.txt")], commands: [{ readOnly: false }] });
+  });
+
+  it("lists the command inside a substitution as a command of its own", async () => {
+    const request = await shellPermissionRequest("echo $(rm -f X)", "Echo", dir.path, parser);
+    expect(request).toMatchObject({
+      commands: [
+        { identifier: "echo $(rm -f X)", readOnly: false },
+        { identifier: "rm -f X", readOnly: false },
+      ],
+      hasWriteFileRedirection: false,
+    });
+  });
+
+  it("fails closed when the parser cannot be loaded: the whole line, not read-only, and one warning", async () => {
+    const warnings: string[] = [];
+    const broken = new ShellCommandParser({
+      loadGrammar: async () => {
+        throw new Error("ENOENT: tree-sitter-bash.wasm");
+      },
+      warn: (message) => warnings.push(message),
+    });
+    const first = await shellPermissionRequest("ls  ", "List", dir.path, broken);
+    const second = await shellPermissionRequest("cat a > b", "Copy", dir.path, broken);
+    expect(first).toMatchObject({ commands: [{ identifier: "ls", readOnly: false }], possiblePaths: [], hasWriteFileRedirection: false });
+    expect(second).toMatchObject({ commands: [{ identifier: "cat a > b", readOnly: false }], hasWriteFileRedirection: true });
+    expect(warnings).toEqual([expect.stringContaining("bash parser could not be loaded")]);
   });
 });

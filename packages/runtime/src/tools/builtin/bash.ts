@@ -2,6 +2,7 @@ import { z } from "zod";
 import { interruptedText } from "../../loop/tool-runner.js";
 import type { Tool, ToolOutcome } from "../types.js";
 import { defineBuiltinTool } from "./define.js";
+import { ShellCommandParser } from "./shell/bash-parser.js";
 import { shellPermissionRequest } from "./shell/command-parse.js";
 import { truncateMiddle } from "./shell/output.js";
 import type { CommandRecord, ShellManager } from "./shell/shell-manager.js";
@@ -58,7 +59,7 @@ const bashSchema = z.object({
  * @example
  * const bash = bashTool(new ShellManager());
  */
-export function bashTool(shells: ShellManager, options: ShellToolOptions = {}): Tool {
+export function bashTool(shells: ShellManager, options: ShellToolOptions = {}, parser: ShellCommandParser = new ShellCommandParser()): Tool {
   const maxOutputChars = options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS;
   const defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
   return defineBuiltinTool({
@@ -70,8 +71,11 @@ export function bashTool(shells: ShellManager, options: ShellToolOptions = {}): 
       "Prefer the view, grep and glob tools over cat, grep and find for reading and searching files.",
     ].join(" "),
     schema: bashSchema,
-    permission: (args, context) => shellPermissionRequest(args.command, args.description, context.workingDirectory),
-    dispose: () => shells.dispose(),
+    permission: (args, context) => shellPermissionRequest(args.command, args.description, context.workingDirectory, parser),
+    dispose: () => {
+      parser.dispose();
+      return shells.dispose();
+    },
     async execute(args, context) {
       const mode = args.mode ?? "sync";
       const timeoutMs = Math.min(MAX_TIMEOUT_MS, args.initial_wait !== undefined ? args.initial_wait * 1000 : defaultTimeoutMs);
