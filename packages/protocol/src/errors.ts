@@ -20,6 +20,12 @@ export const ErrorCodes = {
   NotAvailable: -32005,
   /** A request id (tool call, permission, input) is unknown or already answered. */
   UnknownRequest: -32006,
+  /**
+   * The TCP connection has not authenticated: its first request must be `connect` with the
+   * runtime's connection token (`COPILOT_CONNECTION_TOKEN`). The runtime closes the connection
+   * after sending this error.
+   */
+  Unauthenticated: -32007,
 } as const;
 
 /** One of {@link ErrorCodes}. */
