@@ -108,6 +108,23 @@ describe("with a connection token (COPILOT_CONNECTION_TOKEN)", () => {
     expect(client.closed).toBe(false);
   });
 
+  it("drops notifications sent before connect, and closes on a malformed or oversized first frame", async () => {
+    const runtime = await runtimeWith({ PATH: process.env.PATH ?? "", COPILOT_CONNECTION_TOKEN: TOKEN });
+    const patient = await rawClient(runtime.port);
+    patient.socket.write(frame({ jsonrpc: "2.0", method: "$/cancelRequest", params: { id: 1 } }));
+    expect((await patient.request("connect", { token: TOKEN })).result).toMatchObject({ ok: true });
+
+    const garbled = await rawClient(runtime.port);
+    garbled.socket.write("Content-Length: 5\r\n\r\n{oops");
+    await garbled.waitClosed();
+    expect(garbled.received[0]?.error?.code).toBe(-32700);
+
+    const flooding = await rawClient(runtime.port);
+    flooding.socket.write(`Content-Length: ${1024 * 1024}\r\n\r\n`);
+    await flooding.waitClosed();
+    expect(runtime.stderr()).toMatch(/refused TCP client .*: message of 1048576 bytes before authentication/);
+  });
+
   it("the --connection-token-env flag names the variable to read the token from", async () => {
     const runtime = await runtimeWith({ PATH: process.env.PATH ?? "", MY_TOKEN: TOKEN }, ["--connection-token-env", "MY_TOKEN"]);
     const refused = await rawClient(runtime.port);

@@ -27,7 +27,8 @@ export function isLoopbackAddress(address: string | undefined): boolean {
   if (address === "localhost") return true;
   const bytes = addressBytes(address);
   if (!bytes) return false;
-  if (bytes.length === 4) return bytes[0] === 127;
+  const ipv4 = bytes.length === 4 ? bytes : ipv4Mapped(bytes);
+  if (ipv4) return ipv4[0] === 127;
   return bytes.every((byte, index) => (index === 15 ? byte === 1 : byte === 0));
 }
 
@@ -94,8 +95,13 @@ function tableEndpointKey(column: string | undefined): string | undefined {
 }
 
 function canonicalHex(bytes: Buffer): string {
+  return (ipv4Mapped(bytes) ?? bytes).toString("hex");
+}
+
+/** The IPv4 address inside an IPv4-mapped IPv6 address (`::ffff:a.b.c.d`), or undefined. */
+function ipv4Mapped(bytes: Buffer): Buffer | undefined {
   const mapped = bytes.length === 16 && bytes.subarray(0, 10).every((byte) => byte === 0) && bytes[10] === 0xff && bytes[11] === 0xff;
-  return (mapped ? bytes.subarray(12) : bytes).toString("hex");
+  return mapped ? bytes.subarray(12) : undefined;
 }
 
 /** The bytes of an IPv4 or IPv6 address in network order (4 or 16), or undefined. */
