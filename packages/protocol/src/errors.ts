@@ -25,6 +25,12 @@ export const ErrorCodes = {
    * `data` carries `path` and the OS error `code`. The request may be retried once space returns.
    */
   PersistenceFailed: -32007,
+  /**
+   * The TCP connection has not authenticated: its first request must be `connect` with the
+   * runtime's connection token (`COPILOT_CONNECTION_TOKEN`). The runtime closes the connection
+   * after sending this error.
+   */
+  Unauthenticated: -32008,
 } as const;
 
 /** One of {@link ErrorCodes}. */

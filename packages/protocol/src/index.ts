@@ -43,6 +43,7 @@ export type { SessionEvent, SessionEventData, SessionEventOf, SessionEventType }
 export {
   AccountGetQuota,
   AuthGetStatus,
+  Connect,
   HooksInvoke,
   ModelsList,
   PermissionRequestV2,

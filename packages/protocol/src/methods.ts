@@ -32,6 +32,23 @@ export const Ping = defineRequest(
   z.looseObject({ message: z.string().optional() }).optional(),
   z.object({ message: z.string(), timestamp: z.number(), protocolVersion: z.number() }),
 );
+/**
+ * `connect`: the official SDK's (1.0.x) opening handshake. Carries the connection token (required
+ * when the runtime was started with `COPILOT_CONNECTION_TOKEN`) and answers the protocol version.
+ * Clients that get -32601 back fall back to `ping` (older runtimes).
+ */
+export const Connect = defineRequest(
+  "connect",
+  z
+    .looseObject({
+      token: z.string().optional(),
+      enableGitHubTelemetryForwarding: z.boolean().optional(),
+      clientInfo: z.looseObject({}).optional(),
+      supportedTaskKinds: z.array(z.string()).optional(),
+    })
+    .optional(),
+  z.looseObject({ ok: z.literal(true), protocolVersion: z.number(), version: z.string() }),
+);
 /** `status.get`: runtime version and protocol version. */
 export const StatusGet = defineRequest(
   "status.get",
@@ -391,6 +408,7 @@ export const SystemMessageTransform = defineRequest(
 
 /** All requests a client may send to the runtime. */
 export const clientToServerRequests = [
+  Connect,
   Ping,
   StatusGet,
   AuthGetStatus,

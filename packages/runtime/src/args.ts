@@ -8,6 +8,12 @@ export interface RuntimeArgs {
   logLevel: LogLevel;
   logFile?: string;
   authTokenEnv?: string;
+  /** `--connection-token-env VAR`: read the TCP connection token from VAR instead of COPILOT_CONNECTION_TOKEN. */
+  connectionTokenEnv?: string;
+  /** `--headless`: passed by every SDK that spawns the runtime. */
+  headless: boolean;
+  /** `--exit-with-parent` / `--no-exit-with-parent` (undefined: follow `headless`). */
+  exitWithParent?: boolean;
   autoLogin: boolean;
   sdkProtocolVersion: 2 | 3;
   home?: string;
@@ -18,7 +24,7 @@ export interface RuntimeArgs {
 }
 
 /** Flags that are accepted and have no effect in a headless runtime. */
-const acceptedNoOps = new Set(["--headless", "--no-auto-update", "--server", "--no-color", "--auto-update"]);
+const acceptedNoOps = new Set(["--no-auto-update", "--server", "--no-color", "--auto-update"]);
 
 /**
  * Parses the flags the official SDK passes (`--headless --no-auto-update --log-level L --stdio |
@@ -31,6 +37,7 @@ export function parseArgs(argv: readonly string[]): RuntimeArgs {
     host: "127.0.0.1",
     logLevel: "info",
     autoLogin: true,
+    headless: false,
     sdkProtocolVersion: 3,
     help: false,
     version: false,
@@ -74,6 +81,21 @@ export function parseArgs(argv: readonly string[]): RuntimeArgs {
       case "--auth-token-env":
         args.authTokenEnv = takeValue();
         break;
+      case "--connection-token-env": {
+        const value = takeValue();
+        if (!value) throw new Error("--connection-token-env needs an environment variable name");
+        args.connectionTokenEnv = value;
+        break;
+      }
+      case "--headless":
+        args.headless = true;
+        break;
+      case "--exit-with-parent":
+        args.exitWithParent = true;
+        break;
+      case "--no-exit-with-parent":
+        args.exitWithParent = false;
+        break;
       case "--no-auto-login":
         args.autoLogin = false;
         break;
@@ -115,7 +137,22 @@ Usage: tandem [--stdio | --port <n>] [options]
 Transport
   --stdio                     serve JSON-RPC on stdin/stdout
   --port <n>                  serve on TCP (default: a free port); prints "listening on port <n>"
-  --host <addr>               TCP address to bind (default 127.0.0.1)
+  --host <addr>               TCP address to bind (default 127.0.0.1); a non-loopback address
+                              needs a connection token (and is warned about: no encryption)
+
+TCP access
+  COPILOT_CONNECTION_TOKEN    when set, a TCP client's first request must be connect {token}
+                              with this value (what the official SDK 1.0 and @tandem/sdk send
+                              when they start the runtime); anything else is refused and closed
+  --connection-token-env <VAR>  read the token from VAR instead
+  without a token             only clients on loopback whose socket belongs to this OS user are
+                              served (checked in /proc/net/tcp); where there is no /proc (macOS,
+                              Windows), TCP needs a token
+  --headless                  marks a runtime started by an SDK; in TCP mode it then exits when
+                              the process that started it dies (checked every second)
+  --exit-with-parent, --no-exit-with-parent
+                              force that on or off (a runtime started by hand, without
+                              --headless, keeps running after its shell exits)
 
 Options
   --log-level <level>         none | error | warning | info | debug | all (default info)
@@ -124,7 +161,7 @@ Options
   --no-auto-login             accepted; Tandem never uses a stored interactive login
   --sdk-protocol-version <n>  2 or 3 (default 3)
   --home <dir>                state folder (default $COPILOT_HOME, $TANDEM_HOME or ~/.tandem)
-  --headless, --no-auto-update  accepted for compatibility
+  --no-auto-update            accepted for compatibility
   --help, --version
 
 Models: set COPILOT_API_URL (+ a GitHub token) for the Copilot API, OPENAI_BASE_URL / OPENAI_API_KEY

@@ -1,7 +1,11 @@
 import { createServer, type Socket } from "node:net";
 import { helpText, parseArgs, type RuntimeArgs } from "./args.js";
 import { fileSink, Logger, stderrSink } from "./log.js";
+import { checkTcpStartup, TcpAccessGate } from "./server/access.js";
+import { connectResult } from "./server/connect.js";
 import { ClientConnection } from "./server/connection.js";
+import { takeConnectionToken } from "./server/connection-token.js";
+import { shouldExitWithParent, watchParent } from "./server/parent-watch.js";
 import { pingResult } from "./server/ping.js";
 import type { Runtime } from "./runtime.js";
 import { tuneV8 } from "./v8-tuning.js";
@@ -11,7 +15,9 @@ import { runtimeVersion } from "./version.js";
  * Starts the runtime: `--stdio` serves one client on stdin/stdout; otherwise a TCP server on
  * 127.0.0.1 (a free port unless `--port` names one) prints `listening on port <N>`.
  *
- * Start-up is kept small: this entry answers `ping` on its own, and the rest of the runtime (zod
+ * TCP clients pass a {@link TcpAccessGate} first (a connection token, or same-OS-user loopback only).
+ *
+ * Start-up is kept small: this entry answers `ping` and `connect` on its own, and the rest of the runtime (zod
  * schemas, sessions, providers) loads on the first request that needs it. An idle runtime that was
  * only pinged stays at Node's own footprint.
  */
@@ -32,6 +38,21 @@ export async function main(argv: readonly string[]): Promise<void> {
     process.stdout.write(`${runtimeVersion}\n`);
     return;
   }
+  let connectionToken: string | undefined;
+  try {
+    connectionToken = takeConnectionToken(process.env, args.connectionTokenEnv);
+  } catch (error) {
+    process.stderr.write(`tandem: ${(error as Error).message}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  const tcpCheck = args.stdio ? { warnings: [] } : checkTcpStartup(args.host, connectionToken);
+  if (tcpCheck.refusal) {
+    process.stderr.write(`tandem: ${tcpCheck.refusal}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  for (const warning of tcpCheck.warnings) process.stderr.write(`tandem: warning: ${warning}\n`);
   tuneV8(process.execArgv);
   const logger = new Logger(args.logLevel, args.logFile ? fileSink(args.logFile) : stderrSink);
   for (const flag of args.unknown) logger.warn(`ignoring unknown flag ${flag}`);
@@ -43,9 +64,21 @@ export async function main(argv: readonly string[]): Promise<void> {
     client.onClose(() => void exitAfterShutdown(loader, 0));
     return;
   }
+  if (shouldExitWithParent(args)) {
+    watchParent(() => {
+      logger.info("the process that started this runtime exited; shutting down");
+      void exitAfterShutdown(loader, 0);
+    });
+  }
+  const gate = new TcpAccessGate({
+    token: connectionToken,
+    connectResult: () => connectResult(args.sdkProtocolVersion, runtimeVersion),
+    logger,
+    uid: process.getuid?.(),
+  });
   const server = createServer((socket: Socket) => {
     socket.setNoDelay(true);
-    loader.serve(socket, socket);
+    gate.admit(socket, (admitted) => loader.serve(admitted, admitted));
   });
   server.on("error", (error) => {
     logger.error("TCP server error", error);
@@ -100,6 +133,7 @@ class RuntimeLoader {
 
   private async dispatch(method: string, params: unknown, client: ClientConnection): Promise<unknown> {
     if (method === "ping" && !this.loaded) return pingResult(params, this.args.sdkProtocolVersion);
+    if (method === "connect" && !this.loaded) return connectResult(this.args.sdkProtocolVersion, runtimeVersion);
     const runtime = this.loaded ?? (await this.load());
     return runtime.dispatch(method, params, client);
   }

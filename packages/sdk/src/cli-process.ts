@@ -5,6 +5,8 @@ import { telemetryEnv } from "./telemetry.js";
 
 /** Environment variable that carries `githubToken` to the runtime. */
 export const AUTH_TOKEN_ENV = "COPILOT_SDK_AUTH_TOKEN";
+/** Environment variable that carries the TCP connection token to the runtime (as the official SDK 1.0 does). */
+export const CONNECTION_TOKEN_ENV = "COPILOT_CONNECTION_TOKEN";
 const LISTENING_PATTERN = /listening on port (\d+)/i;
 const STARTUP_TIMEOUT_MS = 10_000;
 /** Time given to stderr to drain after an exit before the exit error is built. */
@@ -33,12 +35,13 @@ export function buildCliArgs(options: ResolvedClientOptions): string[] {
   return args;
 }
 
-/** The runtime's environment: the configured one without NODE_DEBUG, plus token and telemetry. */
+/** The runtime's environment: the configured one without NODE_DEBUG, plus tokens and telemetry. */
 export function buildCliEnv(options: ResolvedClientOptions): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...options.env };
   // NODE_DEBUG output on stdout would corrupt the JSON-RPC stream.
   delete env.NODE_DEBUG;
   if (options.githubToken) env[AUTH_TOKEN_ENV] = options.githubToken;
+  if (options.connectionToken) env[CONNECTION_TOKEN_ENV] = options.connectionToken;
   return { ...env, ...telemetryEnv(options.telemetry) };
 }
 

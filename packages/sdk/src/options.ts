@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import type { TelemetryConfig } from "./telemetry.js";
@@ -12,6 +13,8 @@ export interface ResolvedClientOptions {
   useStdio: boolean;
   isChildProcess: boolean;
   cliUrl: string | undefined;
+  /** Sent in `connect`; set for TCP (generated when the SDK spawns the runtime and none was given). */
+  connectionToken: string | undefined;
   logLevel: NonNullable<CopilotClientOptions["logLevel"]>;
   autoStart: boolean;
   autoRestart: boolean;
@@ -68,15 +71,20 @@ export function resolveClientOptions(options: CopilotClientOptions): { resolved:
   if (options.cliUrl && (options.githubToken || options.useLoggedInUser !== undefined)) {
     throw new Error("githubToken and useLoggedInUser cannot be used with cliUrl (external server manages its own auth)");
   }
+  if (options.connectionToken !== undefined && (typeof options.connectionToken !== "string" || options.connectionToken.length === 0)) {
+    throw new Error("connectionToken must be a non-empty string");
+  }
   const endpoint = options.cliUrl ? parseCliUrl(options.cliUrl) : undefined;
+  const useStdio = options.cliUrl ? false : (options.useStdio ?? true);
   const resolved: ResolvedClientOptions = {
     cliPath: options.cliUrl ? undefined : options.cliPath || defaultCliPath(),
     cliArgs: options.cliArgs ?? [],
     cwd: options.cwd ?? process.cwd(),
     port: options.port || 0,
-    useStdio: options.cliUrl ? false : (options.useStdio ?? true),
+    useStdio,
     isChildProcess: options.isChildProcess ?? false,
     cliUrl: options.cliUrl,
+    connectionToken: useStdio ? undefined : (options.connectionToken ?? (options.cliUrl ? undefined : randomUUID())),
     logLevel: options.logLevel || "debug",
     autoStart: options.autoStart ?? true,
     autoRestart: options.autoRestart ?? true,

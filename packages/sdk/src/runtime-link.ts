@@ -1,6 +1,7 @@
 import type { Socket } from "node:net";
-import { Ping, type ResultOf } from "@tandem/protocol";
-import type { MessageConnection } from "vscode-jsonrpc/node.js";
+import { Connect, Ping } from "@tandem/protocol";
+import { ErrorCodes } from "@tandem/protocol/errors";
+import { ResponseError, type MessageConnection } from "vscode-jsonrpc/node.js";
 import { spawnCliProcess, type CliProcess } from "./cli-process.js";
 import { connectOverTcp, connectToChildStdio, connectToParentStdio } from "./connection.js";
 import type { Endpoint, ResolvedClientOptions } from "./options.js";
@@ -20,8 +21,8 @@ export const MIN_PROTOCOL_VERSION = 2;
  * console.log(`SDK speaks protocol ${MIN_PROTOCOL_VERSION}-${SDK_PROTOCOL_VERSION}`);
  */
 export const SDK_PROTOCOL_VERSION = 3;
-/** How long a failed first ping waits for the process exit that probably caused it. */
-const EXIT_AFTER_PING_FAILURE_MS = 500;
+/** How long a failed first request waits for the process exit that probably caused it. */
+const EXIT_AFTER_FAILURE_MS = 500;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -97,7 +98,7 @@ export class RuntimeLink {
   }
 
   async #verifyProtocolVersion(): Promise<void> {
-    const { protocolVersion } = await this.#firstPing();
+    const { protocolVersion } = await this.#handshake();
     const supported = `SDK supports versions ${MIN_PROTOCOL_VERSION}-${SDK_PROTOCOL_VERSION}`;
     if (protocolVersion === undefined) {
       throw new Error(
@@ -112,17 +113,31 @@ export class RuntimeLink {
     this.#protocolVersion = protocolVersion;
   }
 
-  /** The first ping, raced against the runtime exiting; an exit explains a failure better than a closed pipe. */
-  async #firstPing(): Promise<ResultOf<typeof Ping>> {
+  /**
+   * The first request, as the official SDK 1.0 sends it: `connect` (with the connection token in TCP
+   * mode), falling back to `ping` when the runtime does not know `connect` (older runtimes).
+   */
+  async #handshake(): Promise<{ protocolVersion?: number | undefined }> {
     const connection = this.#connection;
     if (!connection) throw new Error("Client not connected");
-    const ping: Promise<ResultOf<typeof Ping>> = connection.sendRequest(Ping.method, { message: undefined });
-    const exited = this.#process?.exited;
-    if (!exited) return ping;
+    const token = this.options.connectionToken;
     try {
-      return await Promise.race([ping, exited]);
+      return await this.#raceExit<{ protocolVersion?: number }>(connection.sendRequest(Connect.method, token === undefined ? {} : { token }));
     } catch (error) {
-      const exitError = await Promise.race([exited.catch((exit: unknown) => exit), sleep(EXIT_AFTER_PING_FAILURE_MS)]);
+      const unknownMethod = error instanceof ResponseError && (error.code === ErrorCodes.MethodNotFound || error.message === "Unhandled method connect");
+      if (!unknownMethod) throw error;
+    }
+    return this.#raceExit<{ protocolVersion?: number }>(connection.sendRequest(Ping.method, { message: undefined }));
+  }
+
+  /** `request`, raced against the runtime exiting; an exit explains a failure better than a closed pipe. */
+  async #raceExit<R>(request: Promise<R>): Promise<R> {
+    const exited = this.#process?.exited;
+    if (!exited) return request;
+    try {
+      return await Promise.race([request, exited]);
+    } catch (error) {
+      const exitError = await Promise.race([exited.catch((exit: unknown) => exit), sleep(EXIT_AFTER_FAILURE_MS)]);
       throw exitError instanceof Error ? exitError : error;
     }
   }

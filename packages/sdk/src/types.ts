@@ -79,6 +79,13 @@ export interface CopilotClientOptions {
   isChildProcess?: boolean;
   /** A running runtime to connect to over TCP: `"port"`, `"host:port"` or `"http(s)://host:port"`. Nothing is spawned. */
   cliUrl?: string;
+  /**
+   * TCP connection token (the official SDK 1.0's `connectionToken`), sent as `connect { token }`.
+   * With `cliUrl`: the token the running runtime was started with (its `COPILOT_CONNECTION_TOKEN`).
+   * When the SDK spawns a TCP runtime: the token to give it; a random one is made when omitted.
+   * Unused over stdio (the spawning process owns the pipe).
+   */
+  connectionToken?: string;
   /** Log level of the spawned runtime. Default `"debug"`. */
   logLevel?: "none" | "error" | "warning" | "info" | "debug" | "all";
   /** Start on first use (`createSession`, `resumeSession`). Default true. */

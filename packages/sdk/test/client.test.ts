@@ -1,3 +1,4 @@
+import { ResponseError } from "vscode-jsonrpc/node.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { approveAll, CopilotClient, type ModelInfo, type SessionLifecycleEvent } from "../src/index.js";
 import { parseCliUrl } from "../src/options.js";
@@ -61,6 +62,32 @@ describe("protocol version", () => {
     const { client } = await connect({ protocolVersion: version });
     await expect(client.start()).rejects.toThrow(`SDK protocol version mismatch: SDK supports versions 2-3, ${message}`);
     expect(client.getState()).toBe("error");
+  });
+
+  it("opens with connect { token } (the connectionToken option) and does not ping a runtime that knows connect", async () => {
+    const fake = await startFakeRuntime();
+    fake.handle("connect", () => ({ ok: true, protocolVersion: 3, version: "0.0.0-fake" }));
+    const client = new CopilotClient({ cliUrl: fake.url, connectionToken: "shared-secret" });
+    cleanups.push(() => fake.close(), () => client.forceStop());
+    await client.start();
+    expect(fake.requests.map((request) => request.method)).toEqual(["connect"]);
+    expect(fake.requestsFor("connect")[0]).toEqual({ token: "shared-secret" });
+    expect(client.protocolVersion).toBe(3);
+  });
+
+  it("fails to start with the runtime's error when connect is refused, without falling back to ping", async () => {
+    const fake = await startFakeRuntime();
+    fake.handle("connect", () => {
+      throw new ResponseError(-32008, "Not authenticated: invalid connection token");
+    });
+    const client = new CopilotClient({ cliUrl: fake.url, connectionToken: "wrong" });
+    cleanups.push(() => fake.close(), () => client.forceStop());
+    await expect(client.start()).rejects.toThrow("Not authenticated: invalid connection token");
+    expect(fake.requests.map((request) => request.method)).toEqual(["connect"]);
+  });
+
+  it("rejects an empty connectionToken like the official SDK 1.0", () => {
+    expect(() => new CopilotClient({ cliUrl: "1234", connectionToken: "" })).toThrow("connectionToken must be a non-empty string");
   });
 
   it("fails to start when nothing listens at cliUrl", async () => {

@@ -22,7 +22,14 @@ function newClient(options: CopilotClientOptions): CopilotClient {
 
 /** The fake runtime answers ping with how it was started. */
 async function describeRuntime(client: CopilotClient) {
-  return JSON.parse((await client.ping()).message) as { argv: string[]; cwd: string; token: string | null; nodeDebug: string | null; custom: string | null };
+  return JSON.parse((await client.ping()).message) as {
+    argv: string[];
+    cwd: string;
+    token: string | null;
+    connectionToken: string | null;
+    nodeDebug: string | null;
+    custom: string | null;
+  };
 }
 
 async function freePort(): Promise<number> {
@@ -92,6 +99,24 @@ describe("spawning the runtime", () => {
     await client.start();
     expect((await describeRuntime(client)).argv).toEqual(["--headless", "--no-auto-update", "--log-level", "debug"]);
     expect(await client.stop()).toEqual([]);
+  });
+
+  it("TCP: gives the runtime a fresh random connection token in COPILOT_CONNECTION_TOKEN (the official SDK 1.0's way)", async () => {
+    const first = newClient({ cliPath: fakeCli, useStdio: false });
+    const second = newClient({ cliPath: fakeCli, useStdio: false });
+    await Promise.all([first.start(), second.start()]);
+    const firstToken = (await describeRuntime(first)).connectionToken;
+    expect(firstToken).toMatch(/^[0-9a-f-]{36}$/);
+    expect((await describeRuntime(second)).connectionToken).not.toBe(firstToken);
+  });
+
+  it("TCP: uses the connectionToken option when given; stdio gets none", async () => {
+    const tcp = newClient({ cliPath: fakeCli, useStdio: false, connectionToken: "chosen-token" });
+    await tcp.start();
+    expect((await describeRuntime(tcp)).connectionToken).toBe("chosen-token");
+    const stdio = newClient({ cliPath: fakeCli, env: { ...process.env, COPILOT_CONNECTION_TOKEN: undefined } });
+    await stdio.start();
+    expect((await describeRuntime(stdio)).connectionToken).toBeNull();
   });
 
   it("TCP with a fixed port: passes --port N", async () => {

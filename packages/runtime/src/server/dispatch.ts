@@ -1,6 +1,7 @@
 import {
   AccountGetQuota,
   AuthGetStatus,
+  Connect,
   ModelsList,
   Ping,
   SessionAgentDeselect,
@@ -53,6 +54,7 @@ import { z } from "zod";
 import { invalidParams, TandemError } from "../errors.js";
 import type { Runtime } from "../runtime.js";
 import type { ClientConnection } from "./connection.js";
+import { connectResult } from "./connect.js";
 import { pingResult } from "./ping.js";
 import { PreSerializedJson } from "./writer.js";
 import { listBuiltinTools } from "../tools/registry.js";
@@ -87,6 +89,8 @@ export class Dispatcher {
     const sessions = runtime.sessions;
 
     this.on(Ping, (params) => pingResult(params, runtime.protocolVersion));
+    // TCP clients were authenticated before they got here (see TcpAccessGate); stdio needs none.
+    this.on(Connect, () => connectResult(runtime.protocolVersion, runtime.version));
     this.on(StatusGet, () => ({ version: runtime.version, protocolVersion: runtime.protocolVersion }));
     this.on(AuthGetStatus, () => runtime.authStatus());
     this.on(ModelsList, async () => ({ models: await runtime.listModels() }));
