@@ -3,9 +3,9 @@
  * an oversized frame is refused before it is buffered, messages that are not JSON-RPC 2.0 get
  * -32600, and params nested too deep get -32602 without reaching the session.
  */
-import type { ChildProcess } from "node:child_process";
+import { spawnSync, type ChildProcess } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
-import { startWorld, type TestWorld } from "../helpers/harness.js";
+import { startWorld, tandemBin, type TestWorld } from "../helpers/harness.js";
 import { RawClient, type WireMessage } from "../helpers/raw-client.js";
 import { TcpRuntime, type RawSocketClient } from "../helpers/raw-socket.js";
 
@@ -125,6 +125,12 @@ describe("broken framing over TCP", () => {
     socket.writeFrame(JSON.stringify({ jsonrpc: "2.0", id: 99, method: "ping", params: { message: "x".repeat(5000) } }));
     await closedWithin(socket);
     expect(runtime.stderr).toContain("over the limit of 4096 bytes (TANDEM_MAX_MESSAGE_BYTES)");
+  });
+
+  it("refuses to start with a TANDEM_MAX_MESSAGE_BYTES that is not a byte count", () => {
+    const run = spawnSync(process.execPath, [tandemBin, "--stdio"], { env: { PATH: process.env.PATH ?? "", TANDEM_MAX_MESSAGE_BYTES: "10MB" }, encoding: "utf8" });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain('TANDEM_MAX_MESSAGE_BYTES must be a positive whole number of bytes, got "10MB"');
   });
 
   it("reads a frame that arrives in many tiny writes", async () => {
