@@ -5,7 +5,7 @@
  */
 import { spawnSync, type ChildProcess } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
-import { startWorld, tandemBin, type TestWorld } from "../helpers/harness.js";
+import { startWorld, tandemBin, waitFor, type TestWorld } from "../helpers/harness.js";
 import { RawClient, type WireMessage } from "../helpers/raw-client.js";
 import { TcpRuntime, type RawSocketClient } from "../helpers/raw-socket.js";
 
@@ -42,6 +42,14 @@ async function closedWithin(socket: RawSocketClient, timeoutMs = 5_000): Promise
   await Promise.race([socket.closed, timeout]).finally(() => clearTimeout(timer));
 }
 
+/** Waits for the runtime's log (its stderr, read asynchronously) to mention `text`. */
+async function logged(stderr: () => string, text: string | RegExp): Promise<void> {
+  const found = () => (typeof text === "string" ? stderr().includes(text) : text.test(stderr()));
+  await waitFor(found, "the log line", 5_000).catch(() => undefined);
+  if (typeof text === "string") expect(stderr()).toContain(text);
+  else expect(stderr()).toMatch(text);
+}
+
 const isEvent = (type: string) => (message: WireMessage) =>
   message.method === "session.event" && (message.params as { event: { type: string } }).event.type === type;
 
@@ -66,9 +74,9 @@ describe("broken framing over stdio", () => {
     expect((await client.request("ping", { message: "before" })).result).toBeDefined();
     client.writeRaw(bytes);
     await exitOf(client.child);
-    expect(client.stderr).toContain("its framing is broken");
-    expect(client.stderr).toContain(reason);
-    const goodbye = client.received.find((message) => message.error?.message.startsWith("Closing the connection"));
+    await logged(() => client!.stderr, "its framing is broken");
+    await logged(() => client!.stderr, reason);
+    const goodbye = await client.waitFor((message) => message.error?.message.startsWith("Closing the connection") === true, 3_000);
     expect(goodbye).toMatchObject({ id: null, error: { code: -32700 } });
   });
 });
@@ -82,7 +90,7 @@ describe("broken framing over TCP", () => {
     expect((await bad.request("ping", { message: "hi" })).result).toBeDefined();
     bad.writeRaw("Content-Length: 12abc\r\n\r\n{}");
     await closedWithin(bad);
-    expect(runtime.stderr).toMatch(/client \d+: closing the connection, its framing is broken: Content-Length must be a non-negative integer, got "12abc"/);
+    await logged(() => runtime!.stderr, /client \d+: closing the connection, its framing is broken: Content-Length must be a non-negative integer, got "12abc"/);
     expect((await good.request("ping", { message: "still here" })).result).toMatchObject({ message: "pong: still here" });
     good.close();
   });
@@ -94,7 +102,7 @@ describe("broken framing over TCP", () => {
     const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" });
     socket.writeRaw(`Content-Length: 2\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
     await closedWithin(socket);
-    expect(runtime.stderr).toContain("more than one Content-Length header");
+    await logged(() => runtime!.stderr, "more than one Content-Length header");
   });
 
   it("refuses a 400 MiB frame from its header: 200 MiB streamed at it are never buffered", async () => {
@@ -112,7 +120,7 @@ describe("broken framing over TCP", () => {
     const grown = runtime.rssBytes() - before;
     expect(grown).toBeLessThan(32 * 1024 * 1024);
     await closedWithin(socket);
-    expect(runtime.stderr).toContain("Content-Length 419430400 is over the limit of 104857600 bytes");
+    await logged(() => runtime!.stderr, "Content-Length 419430400 is over the limit of 104857600 bytes");
     expect((await watcher.request("ping", { message: "after" })).result).toMatchObject({ message: "pong: after" });
     watcher.close();
   });
@@ -124,7 +132,7 @@ describe("broken framing over TCP", () => {
     expect((await socket.request("ping", { message: "x".repeat(3000) })).result).toBeDefined();
     socket.writeFrame(JSON.stringify({ jsonrpc: "2.0", id: 99, method: "ping", params: { message: "x".repeat(5000) } }));
     await closedWithin(socket);
-    expect(runtime.stderr).toContain("over the limit of 4096 bytes (TANDEM_MAX_MESSAGE_BYTES)");
+    await logged(() => runtime!.stderr, "over the limit of 4096 bytes (TANDEM_MAX_MESSAGE_BYTES)");
   });
 
   it("refuses to start with a TANDEM_MAX_MESSAGE_BYTES that is not a byte count", () => {
