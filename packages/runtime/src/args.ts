@@ -166,4 +166,5 @@ Options
 
 Models: set COPILOT_API_URL (+ a GitHub token) for the Copilot API, OPENAI_BASE_URL / OPENAI_API_KEY
 for any OpenAI-compatible server, or pass a BYOK provider in session.create.
+Limits: TANDEM_MAX_MESSAGE_BYTES caps one incoming JSON-RPC message (default 104857600).
 `;

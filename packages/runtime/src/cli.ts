@@ -6,6 +6,7 @@ import { connectResult } from "./server/connect.js";
 import { ClientConnection } from "./server/connection.js";
 import { takeConnectionToken } from "./server/connection-token.js";
 import { shouldExitWithParent, watchParent } from "./server/parent-watch.js";
+import { maxMessageBytesFromEnv } from "./server/message-reader.js";
 import { pingResult } from "./server/ping.js";
 import type { Runtime } from "./runtime.js";
 import { tuneV8 } from "./v8-tuning.js";
@@ -23,8 +24,10 @@ import { runtimeVersion } from "./version.js";
  */
 export async function main(argv: readonly string[]): Promise<void> {
   let args: RuntimeArgs;
+  let maxMessageBytes: number;
   try {
     args = parseArgs(argv);
+    maxMessageBytes = maxMessageBytesFromEnv(process.env);
   } catch (error) {
     process.stderr.write(`tandem: ${(error as Error).message}\nRun tandem --help for usage.\n`);
     process.exitCode = 2;
@@ -56,7 +59,7 @@ export async function main(argv: readonly string[]): Promise<void> {
   tuneV8(process.execArgv);
   const logger = new Logger(args.logLevel, args.logFile ? fileSink(args.logFile) : stderrSink);
   for (const flag of args.unknown) logger.warn(`ignoring unknown flag ${flag}`);
-  const loader = new RuntimeLoader(args, logger);
+  const loader = new RuntimeLoader(args, logger, maxMessageBytes);
   installShutdown(loader, logger);
 
   if (args.stdio) {
@@ -102,10 +105,13 @@ class RuntimeLoader {
   constructor(
     private readonly args: RuntimeArgs,
     private readonly logger: Logger,
+    private readonly maxMessageBytes: number,
   ) {}
 
   serve(input: NodeJS.ReadableStream, output: NodeJS.WritableStream): ClientConnection {
-    const client = new ClientConnection(input, output, (method, params, from) => this.dispatch(method, params, from), this.logger);
+    const client = new ClientConnection(input, output, (method, params, from) => this.dispatch(method, params, from), this.logger, {
+      maxMessageBytes: this.maxMessageBytes,
+    });
     if (this.loaded) this.loaded.adopt(client);
     else {
       this.waiting.add(client);

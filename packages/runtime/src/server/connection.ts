@@ -3,13 +3,13 @@ import {
   createMessageConnection,
   ErrorCodes as JsonRpcErrorCodes,
   ResponseError,
-  StreamMessageReader,
   type MessageConnection,
 } from "vscode-jsonrpc/node.js";
 import type { ClientPort } from "../session/client-port.js";
 import type { Logger } from "../log.js";
 import { errorMessage, TandemError } from "../errors.js";
 import { FramedMessageWriter } from "./writer.js";
+import { FramedMessageReader, type MessageReaderLimits } from "./message-reader.js";
 
 /** Handles one request: params in, result out (or a thrown error). */
 export type RequestDispatcher = (method: string, params: unknown, client: ClientConnection) => Promise<unknown>;
@@ -34,10 +34,11 @@ export class ClientConnection implements ClientPort {
     output: NodeJS.WritableStream,
     private readonly dispatch: RequestDispatcher,
     private readonly logger: Logger,
+    limits?: Partial<MessageReaderLimits>,
   ) {
     this.closed = new Promise<never>((_, reject) => this.onClose(() => reject(new Error("client disconnected"))));
     this.closed.catch(() => undefined);
-    const reader = new StreamMessageReader(input);
+    const reader = new FramedMessageReader(input, limits);
     this.writer = new FramedMessageWriter(output);
     this.connection = createMessageConnection(reader, this.writer, {
       error: (message) => logger.error(message),
@@ -45,9 +46,15 @@ export class ClientConnection implements ClientPort {
       info: (message) => logger.debug(message),
       log: (message) => logger.debug(message),
     });
-    reader.onError((error) => {
-      logger.warn(`client ${this.id}: unreadable message`, error.message);
-      void this.writer.write({ jsonrpc: "2.0", id: null, error: { code: JsonRpcErrorCodes.ParseError, message: `Parse error: ${error.message}` } } as never);
+    reader.onRejected(({ reason, reply }) => {
+      logger.warn(`client ${this.id}: refused a message: ${reason}`);
+      if (reply) void this.writer.write({ jsonrpc: "2.0", id: reply.id, error: { code: reply.code, message: reply.message } } as never);
+    });
+    reader.onBrokenFraming((reason) => {
+      logger.warn(`client ${this.id}: closing the connection, its framing is broken: ${reason}`);
+      // Best effort: the client may still read why, before the stream is destroyed.
+      void this.writer.write({ jsonrpc: "2.0", id: null, error: { code: JsonRpcErrorCodes.ParseError, message: `Closing the connection: ${reason}` } } as never);
+      this.writer.flush();
     });
     this.connection.onRequest((method, params) => this.handle(method, params));
     this.connection.onClose(() => this.markClosed());
