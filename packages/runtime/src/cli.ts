@@ -3,6 +3,7 @@ import { helpText, parseArgs, type RuntimeArgs } from "./args.js";
 import { fileSink, Logger, stderrSink } from "./log.js";
 import { ClientConnection } from "./server/connection.js";
 import { pingResult } from "./server/ping.js";
+import { outboundLimitsFromEnv } from "./server/writer.js";
 import type { Runtime } from "./runtime.js";
 import { tuneV8 } from "./v8-tuning.js";
 import { runtimeVersion } from "./version.js";
@@ -65,6 +66,7 @@ class RuntimeLoader {
   private loaded: Runtime | undefined;
   /** Connections opened before the runtime was loaded; adopted when it is. */
   private readonly waiting = new Set<ClientConnection>();
+  private readonly outboundLimits = outboundLimitsFromEnv(process.env);
 
   constructor(
     private readonly args: RuntimeArgs,
@@ -72,7 +74,7 @@ class RuntimeLoader {
   ) {}
 
   serve(input: NodeJS.ReadableStream, output: NodeJS.WritableStream): ClientConnection {
-    const client = new ClientConnection(input, output, (method, params, from) => this.dispatch(method, params, from), this.logger);
+    const client = new ClientConnection(input, output, (method, params, from) => this.dispatch(method, params, from), this.logger, this.outboundLimits);
     if (this.loaded) this.loaded.adopt(client);
     else {
       this.waiting.add(client);
@@ -126,6 +128,8 @@ function installShutdown(loader: RuntimeLoader, logger: Logger): void {
       void exitAfterShutdown(loader, 0);
     });
   }
+  // A reader that went away (EPIPE) must not turn every later log line into an uncaught exception.
+  process.stderr.on("error", () => undefined);
   process.on("uncaughtException", (error) => logger.error("uncaught exception", error));
   process.on("unhandledRejection", (reason) => logger.error("unhandled rejection", reason));
 }
