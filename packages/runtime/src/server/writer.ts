@@ -77,7 +77,9 @@ export interface WriterPressureHandlers {
  *   every message but not every progress update. Above `disconnectBytes` (checked before queueing
  *   a frame, so one huge frame to a client that has caught up always goes out) the writer drops
  *   everything, clears its queue and calls `onOverflow`: the owner disconnects the client rather
- *   than buffer without limit.
+ *   than buffer without limit (a TCP client: its socket is closed and the runtime serves the
+ *   others; the stdio client: the runtime shuts down as when stdin closes, since it has no other).
+ * - Limits come from {@link outboundLimitsFromEnv}; the defaults are {@link defaultOutboundLimits}.
  * - A stream error (EPIPE, ECONNRESET, ENOBUFS) or close stops the writer and is reported through
  *   `onError` / `onClose`; it never throws to the caller.
  */
