@@ -20,6 +20,10 @@ export class RawClient {
   readonly received: WireMessage[] = [];
   stderr = "";
   private buffer = Buffer.alloc(0);
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  /** Bytes the frame being received needs in all (0: not known yet). */
+  private needed = 0;
   private waiters: Array<() => void> = [];
   private nextId = 1;
 
@@ -70,13 +74,21 @@ export class RawClient {
   }
 
   private onData(chunk: Buffer): void {
-    this.buffer = Buffer.concat([this.buffer, chunk]);
+    // A big frame arrives in many chunks: they are joined once it is complete, not chunk by chunk.
+    this.pending.push(chunk);
+    this.pendingBytes += chunk.length;
+    if (this.buffer.length + this.pendingBytes < this.needed) return;
+    this.buffer = Buffer.concat([this.buffer, ...this.pending]);
+    this.pending = [];
+    this.pendingBytes = 0;
     for (;;) {
       const headerEnd = this.buffer.indexOf("\r\n\r\n");
       if (headerEnd === -1) break;
       const header = this.buffer.subarray(0, headerEnd).toString("ascii");
       const length = Number(/Content-Length: (\d+)/i.exec(header)?.[1]);
-      if (this.buffer.length < headerEnd + 4 + length) break;
+      this.needed = headerEnd + 4 + length;
+      if (this.buffer.length < this.needed) break;
+      this.needed = 0;
       const body = this.buffer.subarray(headerEnd + 4, headerEnd + 4 + length).toString("utf8");
       this.buffer = this.buffer.subarray(headerEnd + 4 + length);
       this.received.push(JSON.parse(body) as WireMessage);

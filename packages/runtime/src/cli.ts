@@ -8,6 +8,7 @@ import { takeConnectionToken } from "./server/connection-token.js";
 import { shouldExitWithParent, watchParent } from "./server/parent-watch.js";
 import { maxMessageBytesFromEnv } from "./server/message-reader.js";
 import { pingResult } from "./server/ping.js";
+import { outboundLimitsFromEnv } from "./server/writer.js";
 import type { Runtime } from "./runtime.js";
 import { tuneV8 } from "./v8-tuning.js";
 import { runtimeVersion } from "./version.js";
@@ -101,6 +102,7 @@ class RuntimeLoader {
   private loaded: Runtime | undefined;
   /** Connections opened before the runtime was loaded; adopted when it is. */
   private readonly waiting = new Set<ClientConnection>();
+  private readonly outboundLimits = outboundLimitsFromEnv(process.env);
 
   constructor(
     private readonly args: RuntimeArgs,
@@ -111,6 +113,7 @@ class RuntimeLoader {
   serve(input: NodeJS.ReadableStream, output: NodeJS.WritableStream): ClientConnection {
     const client = new ClientConnection(input, output, (method, params, from) => this.dispatch(method, params, from), this.logger, {
       maxMessageBytes: this.maxMessageBytes,
+      outbound: this.outboundLimits,
     });
     if (this.loaded) this.loaded.adopt(client);
     else {
@@ -166,6 +169,8 @@ function installShutdown(loader: RuntimeLoader, logger: Logger): void {
       void exitAfterShutdown(loader, 0);
     });
   }
+  // A reader that went away (EPIPE) must not turn every later log line into an uncaught exception.
+  process.stderr.on("error", () => undefined);
   process.on("uncaughtException", (error) => logger.error("uncaught exception", error));
   process.on("unhandledRejection", (reason) => logger.error("unhandled rejection", reason));
 }

@@ -4,6 +4,7 @@ import type { EventEmitterPort } from "../session/emitter.js";
 import type { Tool, ToolContext, ToolOutcome } from "../tools/types.js";
 import type { ModelToolCall } from "./messages.js";
 import { errorMessage } from "../errors.js";
+import { withinToolOutputLimits } from "../tools/output-limits.js";
 
 /** The text a tool call gets when it was cut short by an abort. */
 export const interruptedText = "The execution of this tool, or a previous tool was interrupted.";
@@ -63,7 +64,7 @@ async function runOne(host: ToolRunnerHost, call: ModelToolCall, interactionId: 
       errorMessage: `Tool '${call.name}' does not exist`,
     };
   } else {
-    outcome = await executeWithHooks(host, call, tool, parsed.value, signal);
+    outcome = withinToolOutputLimits(await executeWithHooks(host, call, tool, parsed.value, signal));
   }
   if (signal.aborted) return { call, outcome: { resultType: "failure", textForModel: interruptedText, errorMessage: "Interrupted" } };
   if (outcome.resultType === "success" && outcome.fileChange) host.recordFileChange?.(outcome.fileChange);

@@ -1,4 +1,5 @@
 import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/sdk/types.js";
+import { boundedToolText, MAX_DETAILED_OUTPUT_CHARS, MAX_MODEL_OUTPUT_CHARS, truncateMiddle } from "../tools/output-limits.js";
 import type { BinaryResult, ToolOutcome } from "../tools/types.js";
 
 /**
@@ -12,7 +13,8 @@ export interface McpToolOutcome extends ToolOutcome {
 /**
  * Maps an MCP `tools/call` result to a tool outcome: text blocks are joined for the model, images
  * become `binaryResults`, embedded resources and resource links become text naming their URI, and
- * `isError: true` makes the outcome a failure.
+ * `isError: true` makes the outcome a failure. Long text is cut for the model like shell output
+ * ({@link boundedToolText}), and long text blocks in `contents` are cut too.
  *
  * @example
  * mcpResultToOutcome({ content: [{ type: "text", text: "3" }] }, "add");
@@ -27,13 +29,22 @@ export function mcpResultToOutcome(result: CallToolResult, toolName: string): Mc
     if (text !== undefined) texts.push(text);
   }
   if (contents.length === 0 && result.structuredContent !== undefined) texts.push(JSON.stringify(result.structuredContent));
-  const textForModel = texts.join("\n");
+  const text = texts.join("\n");
   const binary = binaryResults.length > 0 ? { binaryResults } : {};
+  const keptContents = boundedContents(contents);
   if (result.isError === true) {
-    const message = textForModel || `The MCP tool "${toolName}" reported an error.`;
-    return { resultType: "failure", textForModel: message, errorMessage: message, contents, ...binary };
+    const message = boundedToolText(text || `The MCP tool "${toolName}" reported an error.`, MAX_MODEL_OUTPUT_CHARS);
+    return { resultType: "failure", ...message, errorMessage: message.textForModel, contents: keptContents, ...binary };
   }
-  return { resultType: "success", textForModel, contents, ...binary };
+  return { resultType: "success", ...boundedToolText(text, MAX_MODEL_OUTPUT_CHARS), contents: keptContents, ...binary };
+}
+
+/** The content blocks for the event, with text blocks cut to {@link MAX_DETAILED_OUTPUT_CHARS}. */
+function boundedContents(contents: ContentBlock[]): ContentBlock[] {
+  if (!contents.some((block) => block.type === "text" && block.text.length > MAX_DETAILED_OUTPUT_CHARS)) return contents;
+  return contents.map((block) =>
+    block.type === "text" && block.text.length > MAX_DETAILED_OUTPUT_CHARS ? { ...block, text: truncateMiddle(block.text, MAX_DETAILED_OUTPUT_CHARS, "") } : block,
+  );
 }
 
 /** The model text of one content block (undefined when it has none); images go to `binary`. */

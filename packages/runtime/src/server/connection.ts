@@ -8,13 +8,25 @@ import {
 import type { ClientPort } from "../session/client-port.js";
 import type { Logger } from "../log.js";
 import { errorMessage, TandemError } from "../errors.js";
-import { FramedMessageWriter } from "./writer.js";
+import { defaultOutboundLimits, FramedMessageWriter, type OutboundLimits } from "./writer.js";
 import { FramedMessageReader, type MessageReaderLimits } from "./message-reader.js";
+
+/** What one connection may take in (message size) and leave unread (outbound budget). */
+export interface ConnectionLimits extends Partial<MessageReaderLimits> {
+  outbound?: OutboundLimits;
+}
 
 /** Handles one request: params in, result out (or a thrown error). */
 export type RequestDispatcher = (method: string, params: unknown, client: ClientConnection) => Promise<unknown>;
 
 let nextConnectionId = 1;
+
+/**
+ * Session events that only report progress (streamed tool output, progress notes, response size):
+ * the ones a client that falls behind may miss. Message deltas are not among them — they build
+ * the message text on the client — and neither is anything persisted.
+ */
+export const progressEventTypes: ReadonlySet<string> = new Set(["tool.execution_partial_result", "tool.execution_progress", "assistant.streaming_delta"]);
 
 /**
  * One connected client (a stdio pair or a TCP socket) speaking JSON-RPC 2.0 with Content-Length
@@ -34,12 +46,20 @@ export class ClientConnection implements ClientPort {
     output: NodeJS.WritableStream,
     private readonly dispatch: RequestDispatcher,
     private readonly logger: Logger,
-    limits?: Partial<MessageReaderLimits>,
+    limits: ConnectionLimits = {},
   ) {
     this.closed = new Promise<never>((_, reject) => this.onClose(() => reject(new Error("client disconnected"))));
     this.closed.catch(() => undefined);
+    const outboundLimits = limits.outbound ?? defaultOutboundLimits;
     const reader = new FramedMessageReader(input, limits);
-    this.writer = new FramedMessageWriter(output);
+    this.writer = new FramedMessageWriter(output, outboundLimits, {
+      onDroppingProgress: (unwritten) => logger.debug(`client ${this.id}: ${unwritten} bytes not yet read; dropping progress events until it catches up`),
+      onOverflow: (unwritten) => {
+        logger.warn(`client ${this.id}: disconnected: it left ${unwritten} bytes unread (limit ${outboundLimits.disconnectBytes})`);
+        this.dispose();
+        (output as { destroy?: () => void }).destroy?.();
+      },
+    });
     this.connection = createMessageConnection(reader, this.writer, {
       error: (message) => logger.error(message),
       warn: (message) => logger.warn(message),
@@ -75,11 +95,12 @@ export class ClientConnection implements ClientPort {
     this.closeListeners.push(listener);
   }
 
-  deliverSessionEvent(sessionId: string, eventJson: string): void {
+  deliverSessionEvent(sessionId: string, eventJson: string, eventType?: string): void {
     if (!this.open) return;
     // The hottest message of all (every streamed delta): framed here and queued on the same writer
     // as everything else, so order is kept, without the connection's per-message promise.
-    this.writer.writeJson(`{"jsonrpc":"2.0","method":"session.event","params":{"sessionId":${JSON.stringify(sessionId)},"event":${eventJson}}}`);
+    const kind = eventType !== undefined && progressEventTypes.has(eventType) ? "progress" : "message";
+    this.writer.writeJson(`{"jsonrpc":"2.0","method":"session.event","params":{"sessionId":${JSON.stringify(sessionId)},"event":${eventJson}}}`, kind);
   }
 
   sendNotification(method: string, params: unknown): void {

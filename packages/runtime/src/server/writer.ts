@@ -20,21 +20,102 @@ export function encodeMessage(message: Message): string {
   return JSON.stringify(message);
 }
 
+/** How much one client may have outstanding (bytes queued here plus bytes the stream still holds). */
+export interface OutboundLimits {
+  /** Above this, progress frames (see {@link FramedMessageWriter.writeJson}) are dropped for the client. */
+  dropProgressBytes: number;
+  /** Above this, the client is given up: the writer stops and reports an overflow. */
+  disconnectBytes: number;
+}
+
 /**
- * A Content-Length framed writer. Frames written in the same event-loop turn go out in one stream
- * write (a stream of deltas costs one syscall per turn, not one per message); the returned promise
- * waits for `drain` only while the stream is backed up.
+ * 4 MiB: far more than a client that keeps reading ever has outstanding, so only a stalled or slow
+ * one loses progress frames. 128 MiB: a stalled client costs at most this much memory, while a
+ * client that reads still gets one huge message (a 100 MB prompt echoed back) and what follows it.
+ */
+export const defaultOutboundLimits: OutboundLimits = { dropProgressBytes: 4 * 1024 * 1024, disconnectBytes: 128 * 1024 * 1024 };
+
+/**
+ * The limits from `TANDEM_CLIENT_DROP_PROGRESS_BYTES` / `TANDEM_CLIENT_DISCONNECT_BYTES` (positive
+ * numbers), else the defaults.
+ *
+ * @example
+ * outboundLimitsFromEnv({ TANDEM_CLIENT_DISCONNECT_BYTES: "1048576" }).disconnectBytes; // 1048576
+ */
+export function outboundLimitsFromEnv(env: NodeJS.ProcessEnv): OutboundLimits {
+  const positive = (value: string | undefined, fallback: number) => {
+    const number = Number(value);
+    return value !== undefined && Number.isFinite(number) && number > 0 ? number : fallback;
+  };
+  return {
+    dropProgressBytes: positive(env.TANDEM_CLIENT_DROP_PROGRESS_BYTES, defaultOutboundLimits.dropProgressBytes),
+    disconnectBytes: positive(env.TANDEM_CLIENT_DISCONNECT_BYTES, defaultOutboundLimits.disconnectBytes),
+  };
+}
+
+/** At most this much goes to the stream in one write: never hand the kernel hundreds of MB at once (that failed with ENOBUFS). */
+const MAX_BATCH_BYTES = 1024 * 1024;
+
+/** What the writer tells its owner about a client that does not keep up. */
+export interface WriterPressureHandlers {
+  /** Progress frames start being dropped (called once per episode, until the client catches up). */
+  onDroppingProgress?(unwrittenBytes: number): void;
+  /** The client is past `disconnectBytes`: nothing more is written; the owner should close it. */
+  onOverflow?(unwrittenBytes: number): void;
+}
+
+/**
+ * A Content-Length framed writer with an outbound budget per client.
+ *
+ * - Frames written in the same event-loop turn go out in one stream write (a stream of deltas costs
+ *   one syscall per turn, not one per message), at most 1 MiB per write (a larger frame goes alone).
+ * - Back-pressure: while the stream is backed up (`write` returned false) frames wait in this
+ *   writer's queue and go out on `drain`; the promise `write` returns waits for that drain.
+ * - Budget: "unwritten" is this queue plus the stream's `writableLength`. Above
+ *   `dropProgressBytes`, frames marked `progress` (streamed tool output, progress notes — never
+ *   message deltas, responses or requests) are dropped for this client only, so a slow client gets
+ *   every message but not every progress update. Above `disconnectBytes` (checked before queueing
+ *   a frame, so one huge frame to a client that has caught up always goes out) the writer drops
+ *   everything, clears its queue and calls `onOverflow`: the owner disconnects the client rather
+ *   than buffer without limit (a TCP client: its socket is closed and the runtime serves the
+ *   others; the stdio client: the runtime shuts down as when stdin closes, since it has no other).
+ * - Limits come from {@link outboundLimitsFromEnv}; the defaults are {@link defaultOutboundLimits}.
+ * - A stream error (EPIPE, ECONNRESET, ENOBUFS) or close stops the writer and is reported through
+ *   `onError` / `onClose`; it never throws to the caller.
  */
 export class FramedMessageWriter extends AbstractMessageWriter implements MessageWriter {
   private errorCount = 0;
-  private queued: string[] = [];
+  /** Frames not yet written, from `queueHead` on (an index, so taking a frame is O(1)). */
+  private queued: Array<{ text: string; bytes: number }> = [];
+  private queueHead = 0;
+  private queuedBytes = 0;
   private flushScheduled = false;
   private drained: Promise<void> | undefined;
+  private resolveDrained: (() => void) | undefined;
+  private stopped = false;
+  private droppingProgress = false;
+  /** Progress frames dropped because the client was behind. */
+  droppedProgressFrames = 0;
 
-  constructor(private readonly stream: NodeJS.WritableStream) {
+  constructor(
+    private readonly stream: NodeJS.WritableStream,
+    private readonly limits: OutboundLimits = defaultOutboundLimits,
+    private readonly pressure: WriterPressureHandlers = {},
+  ) {
     super();
-    stream.on("error", (error: Error) => this.fireError(error, undefined, ++this.errorCount));
-    stream.on("close", () => this.fireClose());
+    stream.on("error", (error: Error) => {
+      this.stop();
+      this.fireError(error, undefined, ++this.errorCount);
+    });
+    stream.on("close", () => {
+      this.stop();
+      this.fireClose();
+    });
+  }
+
+  /** Bytes not yet handed to the operating system: queued here plus held by the stream. */
+  get unwrittenBytes(): number {
+    return this.queuedBytes + ((this.stream as { writableLength?: number }).writableLength ?? 0);
   }
 
   write(message: Message): Promise<void> {
@@ -42,39 +123,102 @@ export class FramedMessageWriter extends AbstractMessageWriter implements Messag
     return this.drained ?? Promise.resolve();
   }
 
-  /** Queues one message that is already JSON text (a complete JSON-RPC message). */
-  writeJson(json: string): void {
-    this.queued.push(`Content-Length: ${Buffer.byteLength(json, "utf8")}\r\n\r\n${json}`);
-    if (!this.flushScheduled) {
+  /**
+   * Queues one message that is already JSON text (a complete JSON-RPC message). A `progress`
+   * frame is dropped when the client is behind. Returns whether the frame was queued.
+   */
+  writeJson(json: string, kind: "message" | "progress" = "message"): boolean {
+    if (this.stopped) return false;
+    const unwritten = this.unwrittenBytes;
+    if (unwritten > this.limits.disconnectBytes) {
+      this.stop();
+      this.pressure.onOverflow?.(unwritten);
+      return false;
+    }
+    if (kind === "progress" && unwritten > this.limits.dropProgressBytes) {
+      this.droppedProgressFrames++;
+      if (!this.droppingProgress) {
+        this.droppingProgress = true;
+        this.pressure.onDroppingProgress?.(unwritten);
+      }
+      return false;
+    }
+    if (kind === "progress") this.droppingProgress = false;
+    const jsonBytes = Buffer.byteLength(json, "utf8");
+    const header = `Content-Length: ${jsonBytes}\r\n\r\n`;
+    this.queued.push({ text: header + json, bytes: header.length + jsonBytes });
+    this.queuedBytes += header.length + jsonBytes;
+    if (!this.flushScheduled && !this.drained) {
       this.flushScheduled = true;
       setImmediate(this.flushNow);
     }
+    return true;
   }
 
   private readonly flushNow = (): void => this.flush();
 
-  /** Writes every queued frame in one stream write. */
+  /** Writes queued frames (batched, at most 1 MiB per write) until the stream backs up. */
   flush(): void {
     this.flushScheduled = false;
-    if (this.queued.length === 0) return;
-    const batch = this.queued.length === 1 ? (this.queued[0] ?? "") : this.queued.join("");
-    this.queued = [];
-    try {
-      if (!this.stream.write(batch, "utf8") && !this.drained) {
-        this.drained = new Promise((resolve) =>
-          this.stream.once("drain", () => {
-            this.drained = undefined;
-            resolve();
-          }),
-        );
+    while (this.queueHead < this.queued.length && !this.drained && !this.stopped) {
+      const batch = this.takeBatch();
+      try {
+        if (!this.stream.write(batch, "utf8")) this.waitForDrain();
+      } catch (error) {
+        this.stop();
+        this.fireError(error as Error, undefined, ++this.errorCount);
       }
-    } catch (error) {
-      this.fireError(error as Error, undefined, ++this.errorCount);
     }
   }
 
   end(): void {
     this.flush();
     this.stream.end();
+  }
+
+  private takeBatch(): string {
+    const frames: string[] = [];
+    let bytes = 0;
+    while (this.queueHead < this.queued.length) {
+      const frame = this.queued[this.queueHead];
+      if (!frame || (frames.length > 0 && bytes + frame.bytes > MAX_BATCH_BYTES)) break;
+      frames.push(frame.text);
+      bytes += frame.bytes;
+      this.queueHead++;
+    }
+    this.queuedBytes -= bytes;
+    if (this.queueHead === this.queued.length) {
+      this.queued = [];
+      this.queueHead = 0;
+    } else if (this.queueHead > 1024 && this.queueHead * 2 > this.queued.length) {
+      this.queued = this.queued.slice(this.queueHead);
+      this.queueHead = 0;
+    }
+    return frames.length === 1 ? (frames[0] ?? "") : frames.join("");
+  }
+
+  private waitForDrain(): void {
+    if (this.drained) return;
+    this.drained = new Promise((resolve) => (this.resolveDrained = resolve));
+    this.stream.once("drain", this.onDrain);
+  }
+
+  private readonly onDrain = (): void => {
+    const resolve = this.resolveDrained;
+    this.drained = undefined;
+    this.resolveDrained = undefined;
+    resolve?.();
+    this.flush();
+  };
+
+  /** Stops writing for good: the queue is released and waiters are let go. */
+  private stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.queued = [];
+    this.queueHead = 0;
+    this.queuedBytes = 0;
+    this.stream.removeListener("drain", this.onDrain);
+    this.onDrain();
   }
 }

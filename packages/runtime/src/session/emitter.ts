@@ -2,9 +2,9 @@ import { randomUUID } from "node:crypto";
 import { ephemeralEventTypes, type SessionEvent, type SessionEventData, type SessionEventOf, type SessionEventType } from "@tandem/protocol";
 import type { EventLog } from "../store/event-log.js";
 
-/** Receives every event of a session, already serialised (once) to JSON. */
+/** Receives every event of a session, already serialised (once) to JSON, with its type. */
 export interface EventSink {
-  deliverSessionEvent(sessionId: string, eventJson: string): void;
+  deliverSessionEvent(sessionId: string, eventJson: string, eventType?: string): void;
 }
 
 /** A listener inside the runtime (sub-systems and tests), called synchronously. */
@@ -110,7 +110,7 @@ export class SessionEmitter implements EventEmitterPort {
       this.persistedJson.push(json);
       this.log.append(json);
     }
-    for (const sink of this.sinks) sink.deliverSessionEvent(this.sessionId, json);
+    for (const sink of this.sinks) sink.deliverSessionEvent(this.sessionId, json, type);
     for (const listener of this.listeners) {
       try {
         listener(event as SessionEvent);

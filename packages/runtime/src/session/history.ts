@@ -3,6 +3,7 @@ import { completeInterruptedCalls } from "../loop/agent-loop.js";
 import type { ConversationMessage, ModelToolCall } from "../loop/messages.js";
 import { skillContextMessage } from "../skills/loader.js";
 import { reasoningFromEventFields } from "../providers/reasoning.js";
+import { modelTextOfUserMessage, summaryOf } from "./user-message.js";
 
 function reasoningOf(fields: { reasoningText?: string; reasoningOpaque?: string; encryptedContent?: string }): { reasoning?: ReturnType<typeof reasoningFromEventFields> } {
   const reasoning = reasoningFromEventFields(fields);
@@ -65,8 +66,8 @@ export class HistoryRebuilder {
       case "user.message": {
         if (event.data.content === undefined && event.data.transformedContent === undefined) break;
         this.flushFollowUps();
-        rebuilt.firstPrompt ??= event.data.content;
-        messages.push({ role: "user", content: event.data.transformedContent ?? event.data.content ?? "" });
+        if (rebuilt.firstPrompt === undefined && event.data.content !== undefined) rebuilt.firstPrompt = summaryOf(event.data.content);
+        messages.push({ role: "user", content: modelTextOfUserMessage(event.data, event.timestamp) });
         break;
       }
       case "assistant.message": {

@@ -25,6 +25,7 @@ import type { McpHost } from "../mcp/types.js";
 import { requestElicitation } from "./elicitation.js";
 import { SessionToolset, type ToolsetHost } from "./toolset.js";
 import { SessionPersistence, type PersistenceHost } from "./persistence.js";
+import { MAX_STORED_TRANSFORMED_CHARS, modelTextOfUserMessage, summaryOf, wrapPrompt } from "./user-message.js";
 
 /** Services a session borrows from the runtime. */
 export interface SessionServices {
@@ -488,19 +489,21 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
       if (typeof output?.modifiedPrompt === "string") prompt = output.modifiedPrompt;
       if (typeof output?.additionalContext === "string") prompt = `${prompt}\n\n${output.additionalContext}`;
     }
-    const transformedContent = `<current_datetime>${new Date().toISOString()}</current_datetime>\n\n${prompt}`;
-    this.emitter.emit("user.message", {
+    // A long prompt the hook left alone is stored once: the model's text is rebuilt from it.
+    const storeTransformed = prompt !== params.prompt || prompt.length <= MAX_STORED_TRANSFORMED_CHARS;
+    const transformedContent = storeTransformed ? wrapPrompt(prompt, new Date().toISOString()) : undefined;
+    const event = this.emitter.emit("user.message", {
       content: params.prompt,
-      transformedContent,
+      ...(transformedContent !== undefined ? { transformedContent } : {}),
       attachments: attachments ?? [],
       agentMode: this.mode,
       interactionId,
       ...(source ? { source } : {}),
     });
-    this.messages.push({ role: "user", content: transformedContent });
+    this.messages.push({ role: "user", content: transformedContent ?? modelTextOfUserMessage(event.data, event.timestamp) });
     if (this.summary !== undefined) return true;
-    this.summary = params.prompt;
-    this.services.onSummary(this, params.prompt);
+    this.summary = summaryOf(params.prompt);
+    this.services.onSummary(this, this.summary);
     this.titlePending = true;
     return true;
   }

@@ -1,5 +1,6 @@
 import { ToolResultObject, type ToolDefinition } from "@tandem/protocol";
 import { deniedOutcome } from "../permissions/outcome.js";
+import { boundedToolText, MAX_MODEL_OUTPUT_CHARS } from "./output-limits.js";
 import type { BinaryResult, ClientToolReply, Tool, ToolContext, ToolOutcome } from "./types.js";
 
 /**
@@ -35,8 +36,17 @@ export class ExternalTool implements Tool {
   }
 }
 
-/** Maps an application's tool reply (string, result object or error) to an outcome. */
+/**
+ * Maps an application's tool reply (string, result object or error) to an outcome. Long text is
+ * cut for the model like shell output ({@link boundedToolText}).
+ */
 export function outcomeFromReply(toolName: string, args: unknown, reply: ClientToolReply): ToolOutcome {
+  const outcome = unboundedOutcomeFromReply(toolName, args, reply);
+  if (outcome.textForModel.length <= MAX_MODEL_OUTPUT_CHARS) return outcome;
+  return { ...outcome, ...boundedToolText(outcome.textForModel, MAX_MODEL_OUTPUT_CHARS) };
+}
+
+function unboundedOutcomeFromReply(toolName: string, args: unknown, reply: ClientToolReply): ToolOutcome {
   if (reply.error !== undefined) {
     return {
       resultType: "failure",

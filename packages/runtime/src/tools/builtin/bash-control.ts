@@ -1,10 +1,11 @@
 import { z } from "zod";
+import { MAX_MODEL_OUTPUT_CHARS } from "../output-limits.js";
 import type { Tool } from "../types.js";
 import { formatSeconds, withOutput, type ShellToolOptions } from "./bash.js";
 import { defineBuiltinTool } from "./define.js";
 import type { CommandRecord, ShellManager, ShellSummary } from "./shell/shell-manager.js";
 
-const DEFAULT_MAX_OUTPUT_CHARS = 30_000;
+const DEFAULT_MAX_OUTPUT_CHARS = MAX_MODEL_OUTPUT_CHARS;
 const MAX_DELAY_SECONDS = 600;
 
 const shellIdField = z.string().describe("The shellId of the shell session (from bash).");

@@ -4,7 +4,8 @@ import type { Tool, ToolOutcome } from "../types.js";
 import { defineBuiltinTool } from "./define.js";
 import { ShellCommandParser } from "./shell/bash-parser.js";
 import { shellPermissionRequest } from "./shell/command-parse.js";
-import { truncateMiddle } from "./shell/output.js";
+import { MAX_DETAILED_OUTPUT_CHARS, MAX_MODEL_OUTPUT_CHARS, truncateMiddle } from "../output-limits.js";
+import { PartialOutputStream } from "./shell/partial-output.js";
 import type { CommandRecord, ShellManager } from "./shell/shell-manager.js";
 
 /** Limits of the shell tools. */
@@ -15,7 +16,7 @@ export interface ShellToolOptions {
   defaultTimeoutMs?: number;
 }
 
-const DEFAULT_MAX_OUTPUT_CHARS = 30_000;
+const DEFAULT_MAX_OUTPUT_CHARS = MAX_MODEL_OUTPUT_CHARS;
 const DEFAULT_TIMEOUT_MS = 120_000;
 const MAX_TIMEOUT_MS = 600_000;
 
@@ -55,6 +56,9 @@ const bashSchema = z.object({
 /**
  * The `bash` tool: runs a command line in bash (a fresh shell, or a named session that keeps its
  * state), streaming output as `tool.execution_partial_result`, after a `shell` permission.
+ * Streamed output is coalesced and capped per call ({@link PartialOutputStream}); the command's
+ * output is kept as head + tail ({@link OutputLog}), and the result is cut for the model and for
+ * `detailedContent`.
  *
  * @example
  * const bash = bashTool(new ShellManager());
@@ -83,6 +87,9 @@ export function bashTool(shells: ShellManager, options: ShellToolOptions = {}, p
         properties: { customTimeout: String(args.initial_wait !== undefined), executionMode: mode, detached: String(args.detach === true) },
         metrics: { commandTimeout: timeoutMs },
       };
+      const partials = new PartialOutputStream((text) =>
+        context.emitter.emit("tool.execution_partial_result", { toolCallId: context.toolCallId, partialOutput: text }),
+      );
       const result = await shells.run({
         command: args.command,
         description: args.description,
@@ -92,7 +99,8 @@ export function bashTool(shells: ShellManager, options: ShellToolOptions = {}, p
         timeoutMs,
         cwd: context.workingDirectory,
         signal: context.signal,
-        onOutput: (text) => context.emitter.emit("tool.execution_partial_result", { toolCallId: context.toolCallId, partialOutput: text }),
+        onOutput: (text) => partials.write(text),
+        onOutputEnd: () => partials.close(),
       });
       switch (result.kind) {
         case "started":
@@ -129,13 +137,16 @@ function exitMarker(record: CommandRecord): string {
 
 /**
  * `output` (with a final newline) then `marker`; long output is cut in the middle for the model
- * and kept whole in `detailedContent`.
+ * (`maxOutputChars`) and for `detailedContent` ({@link MAX_DETAILED_OUTPUT_CHARS}).
  */
 export function withOutput(output: string, marker: string, maxOutputChars: number): Pick<ToolOutcome, "textForModel" | "detailedContent"> & { resultType: "success" } {
   const ensureNewline = (text: string) => (text.endsWith("\n") ? text : `${text}\n`);
-  const full = ensureNewline(output) + marker;
-  if (output.length <= maxOutputChars) return { resultType: "success", textForModel: full };
-  return { resultType: "success", textForModel: ensureNewline(truncateMiddle(output, maxOutputChars)) + marker, detailedContent: full };
+  if (output.length <= maxOutputChars) return { resultType: "success", textForModel: ensureNewline(output) + marker };
+  return {
+    resultType: "success",
+    textForModel: ensureNewline(truncateMiddle(output, maxOutputChars)) + marker,
+    detailedContent: ensureNewline(truncateMiddle(output, Math.max(maxOutputChars, MAX_DETAILED_OUTPUT_CHARS))) + marker,
+  };
 }
 
 /** Seconds for messages: whole numbers plain, fractions with up to one decimal. */

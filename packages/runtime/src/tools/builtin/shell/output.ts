@@ -13,9 +13,10 @@ export class OutputLog {
   private tail = "";
   private dropped = 0;
 
+  // 128 Ki characters each way: what `detailedContent` shows at most (256 Ki), whatever the output's size.
   constructor(
-    private readonly headLimit = 1_000_000,
-    private readonly tailLimit = 1_000_000,
+    private readonly headLimit = 128 * 1024,
+    private readonly tailLimit = 128 * 1024,
   ) {}
 
   /** Characters appended so far. */
@@ -48,30 +49,4 @@ export class OutputLog {
     if (offset < headLength + this.dropped) return note + this.tail;
     return this.tail.slice(offset - headLength - this.dropped);
   }
-}
-
-/**
- * Shortens text for the model by keeping its head and tail (cut at line breaks where possible)
- * and saying how much was left out.
- *
- * @example
- * truncateMiddle("x".repeat(50_000), 20_000); // 10,000 + note + 10,000 characters
- */
-export function truncateMiddle(text: string, maxChars: number): string {
-  if (text.length <= maxChars) return text;
-  const half = Math.floor(maxChars / 2);
-  let headEnd = half;
-  const headBreak = text.lastIndexOf("\n", half);
-  if (headBreak > half * 0.8) headEnd = headBreak + 1;
-  let tailStart = text.length - (maxChars - half);
-  const tailBreak = text.indexOf("\n", tailStart);
-  if (tailBreak !== -1 && tailBreak < tailStart + half * 0.2) tailStart = tailBreak + 1;
-  const omitted = text.slice(headEnd, tailStart);
-  const omittedLines = omitted.split("\n").length - 1;
-  return (
-    text.slice(0, headEnd) +
-    `\n[Output truncated: ${omitted.length} characters (${omittedLines} lines) omitted from the middle. ` +
-    `Narrow the command (grep, head, tail, or redirect to a file and view parts of it) to see them.]\n\n` +
-    text.slice(tailStart)
-  );
 }

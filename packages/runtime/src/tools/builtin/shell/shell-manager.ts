@@ -70,6 +70,8 @@ export interface RunRequest {
   signal: AbortSignal;
   /** Output as it arrives. */
   onOutput?: (text: string) => void;
+  /** Called once when the command has ended (also for `async` commands, long after `run` returned). */
+  onOutputEnd?: () => void;
 }
 
 /** How `run` went. */
@@ -258,7 +260,8 @@ export class ShellManager {
         const record = partial.record!;
         record.endedAt = Date.now();
         if (record.status === "running") record.status = "interrupted";
-      });
+      })
+      .finally(() => request.onOutputEnd?.());
     const record: CommandRecord = {
       command: request.command,
       description: request.description,

@@ -1,0 +1,33 @@
+/**
+ * Up to this many characters a prompt's event keeps `transformedContent` (the shape readers of the
+ * reference events expect); past it the prompt is stored once, as `content`, and the text the
+ * model saw is rebuilt from `content` and the event's timestamp. Below 64 Ki the copy costs nothing.
+ */
+export const MAX_STORED_TRANSFORMED_CHARS = 64 * 1024;
+
+/** A session's summary (titles, `session.list`, `workspace.yaml`) is the first prompt, at most this long. */
+export const MAX_SUMMARY_CHARS = 1000;
+
+/**
+ * The text the model sees for a prompt: the prompt after the current date and time.
+ *
+ * @example
+ * wrapPrompt("hello", "2025-01-01T00:00:00.000Z"); // "<current_datetime>2025-01-01T00:00:00.000Z</current_datetime>\n\nhello"
+ */
+export function wrapPrompt(prompt: string, datetime: string): string {
+  return `<current_datetime>${datetime}</current_datetime>\n\n${prompt}`;
+}
+
+/**
+ * The model's text of a persisted `user.message`: its `transformedContent`, else `content`
+ * wrapped with the event's timestamp (a long prompt stored once).
+ */
+export function modelTextOfUserMessage(data: { content?: string; transformedContent?: string }, timestamp: string): string {
+  if (data.transformedContent !== undefined) return data.transformedContent;
+  return wrapPrompt(data.content ?? "", timestamp);
+}
+
+/** A prompt as a session summary: at most {@link MAX_SUMMARY_CHARS} characters. */
+export function summaryOf(prompt: string): string {
+  return prompt.length <= MAX_SUMMARY_CHARS ? prompt : `${prompt.slice(0, MAX_SUMMARY_CHARS - 3)}...`;
+}
