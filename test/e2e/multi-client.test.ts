@@ -6,6 +6,7 @@
  * cleanly. A user-input handler registered by A survives B's resume without one.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
 import { approveAll, CopilotClient as OfficialClient, type SessionEvent } from "@github/copilot-sdk";
 import { CopilotClient as TandemClient } from "@tandem/sdk";
 import { afterEach, describe, expect, it } from "vitest";
@@ -27,7 +28,12 @@ const clients: OfficialClient[] = [];
 
 afterEach(async () => {
   for (const client of clients.splice(0)) await client.forceStop().catch(() => undefined);
-  runtime?.kill();
+  // The runtime writes its session files while it shuts down: wait for it before removing them.
+  if (runtime && runtime.exitCode === null && runtime.signalCode === null) {
+    const exited = once(runtime, "exit");
+    runtime.kill();
+    await exited;
+  }
   runtime = undefined;
   await world?.dispose();
   world = undefined;
