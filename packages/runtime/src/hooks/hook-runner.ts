@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { errorMessage } from "../errors.js";
 import type { Logger } from "../log.js";
-import type { ClientPort } from "../session/client-port.js";
+import type { ClientNeed, ClientPort } from "../session/client-port.js";
 import type { EventEmitterPort } from "../session/emitter.js";
 
 /** The hook points of seed 002 §6. */
@@ -15,7 +15,8 @@ export interface HookHost {
   readonly workingDirectory: string;
   /** Whether the application registered hooks (`hooks: true` in session.create). */
   readonly hooksEnabled: boolean;
-  owner(): ClientPort | undefined;
+  /** A connected client able to answer `need` (here: one that registered hooks). */
+  clientFor(need: ClientNeed): ClientPort | undefined;
 }
 
 /** How long a hook may take before it is given up on. */
@@ -25,7 +26,7 @@ export function hookTimeoutFromEnv(env: NodeJS.ProcessEnv): number {
 }
 
 /**
- * Calls the application's hooks (`hooks.invoke` on the owning client) with `hook.start` /
+ * Calls the application's hooks (`hooks.invoke` on the most recent client that registered hooks) with `hook.start` /
  * `hook.end` events around each call. A hook that throws, answers garbage or times out is reported
  * (`hook.end` with `success: false` and a `session.warning`) and treated as "no opinion" — it never
  * wedges the session.
@@ -41,12 +42,12 @@ export class HookRunner {
 
   /** Whether calling a hook could have any effect. */
   get active(): boolean {
-    return this.host.hooksEnabled && this.host.owner() !== undefined;
+    return this.host.hooksEnabled && this.host.clientFor({ kind: "hooks" }) !== undefined;
   }
 
   /** Runs one hook; resolves with its output object, or undefined when there is none. */
   async run(hookType: HookType, fields: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown> | undefined> {
-    const owner = this.host.owner();
+    const owner = this.host.clientFor({ kind: "hooks" });
     if (!this.host.hooksEnabled || !owner) return undefined;
     const input = { timestamp: Date.now(), cwd: this.host.workingDirectory, ...fields };
     const hookInvocationId = randomUUID();

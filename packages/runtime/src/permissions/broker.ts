@@ -1,6 +1,6 @@
 import type { PermissionRequest, PermissionResult } from "@tandem/protocol";
 import type { Logger } from "../log.js";
-import type { ClientPort } from "../session/client-port.js";
+import type { ClientNeed, ClientPort } from "../session/client-port.js";
 import type { EventEmitterPort } from "../session/emitter.js";
 import { PendingAbandoned, type PendingRequests } from "../session/pending.js";
 import { couldNotAsk, readDecision } from "./decision.js";
@@ -13,8 +13,8 @@ export interface PermissionHost {
   readonly protocolVersion: 2 | 3;
   /** Whether the application asked to be consulted (`requestPermission`). */
   readonly requestPermission: boolean;
-  /** The client that answers v2 requests. */
-  owner(): ClientPort | undefined;
+  /** A connected client able to answer `need` (v2: the one asked for permission). */
+  clientFor(need: ClientNeed): ClientPort | undefined;
   readonly logger: Logger;
 }
 
@@ -53,7 +53,7 @@ export class PermissionBroker {
   }
 
   private async requestV2(permissionRequest: PermissionRequest, signal: AbortSignal): Promise<PermissionResult> {
-    const owner = this.host.owner();
+    const owner = this.host.clientFor({ kind: "permission" });
     if (!owner?.isOpen) return couldNotAsk;
     try {
       const response = await owner.sendRequest<{ result?: unknown }>(

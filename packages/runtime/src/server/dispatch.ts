@@ -110,8 +110,8 @@ export class Dispatcher {
     });
     // The events are spliced in as stored JSON text (100k events would otherwise be re-serialised).
     this.on(SessionGetMessages, ({ sessionId }) => new PreSerializedJson(sessions.get(sessionId).eventsJson()) as never);
-    this.on(SessionDestroy, async ({ sessionId }) => {
-      await sessions.destroy(sessionId);
+    this.on(SessionDestroy, async ({ sessionId }, client) => {
+      await sessions.release(sessionId, client);
       return { success: true };
     });
     this.on(SessionDelete, ({ sessionId }) => sessions.delete(sessionId));

@@ -9,3 +9,14 @@ export interface ClientPort extends EventSink {
   readonly isOpen: boolean;
   sendRequest<R>(method: string, params: unknown, signal?: AbortSignal): Promise<R>;
 }
+
+/**
+ * What a session needs a client for: the one asked is a connected client that registered that
+ * capability (see `SessionClients.clientFor`).
+ */
+export type ClientNeed =
+  | { kind: "tool"; toolName: string }
+  | { kind: "permission" }
+  | { kind: "userInput" }
+  | { kind: "hooks" }
+  | { kind: "systemMessage" };

@@ -11,6 +11,7 @@ import { readEventsFile } from "../store/event-log.js";
 import type { SessionStore } from "../store/session-store.js";
 import { validateToolConfig } from "../tools/registry.js";
 import type { ClientPort } from "./client-port.js";
+import { registrationOf } from "./clients.js";
 import { SessionEmitter } from "./emitter.js";
 import { HistoryRebuilder } from "./history.js";
 import { Session, type SessionServices } from "./session.js";
@@ -77,7 +78,7 @@ export class SessionManager {
     this.opening.set(sessionId, opening);
     try {
       const session = await opening;
-      session.attach(port);
+      session.attach(port, registrationOf(params));
       session.emitter.emit("session.start", this.startData(session, false));
       await this.options.store.writeWorkspace(this.workspaceInfo(session));
       if (params.agent) session.agents.select(params.agent);
@@ -93,11 +94,17 @@ export class SessionManager {
     }
   }
 
+  /**
+   * Opens a persisted session, or joins a live one. Joining: the client's own registration (tools,
+   * handlers; see `SessionClients`) replaces what it registered before and adds to the other
+   * clients'; the session-wide settings it sends replace the old ones.
+   */
   async resume(params: SessionResumeParams, port: ClientPort): Promise<SessionOpened> {
     const { sessionId } = params;
     validateToolConfig(params);
     let session = this.live.get(sessionId);
     if (session) {
+      session.attach(port, registrationOf(params));
       const merged = mergeConfig(session.config, params);
       session.reconfigure(merged, params.model ?? session.model);
       if (params.skillDirectories || params.disabledSkills) {
@@ -112,8 +119,8 @@ export class SessionManager {
         this.opening.delete(sessionId);
       }
       await session.skills.load();
+      session.attach(port, registrationOf(params));
     }
-    session.attach(port);
     if (!params.disableResume) {
       session.emitter.emit("session.resume", {
         resumeTime: new Date().toISOString(),
@@ -156,6 +163,19 @@ export class SessionManager {
     if (!failure) return;
     const lostText = lostEvents ? `${session.emitter.log.heldLines} event(s) could not be written and are lost` : "its workspace.yaml is out of date";
     throw new TandemError(ErrorCodes.PersistenceFailed, `Session ${sessionId} was destroyed, but ${lostText}: ${failure.message}`, { ...failure.data, sessionId });
+  }
+
+  /**
+   * `session.destroy` from a client: while other clients are attached, only that client leaves
+   * (its tools and handlers with it); otherwise the session's memory is released.
+   */
+  async release(sessionId: string, port: ClientPort): Promise<void> {
+    const session = this.live.get(sessionId);
+    if (session?.isAttached(port) && session.emitter.sinkCount > 1) {
+      session.detach(port);
+      return;
+    }
+    await this.destroy(sessionId);
   }
 
   /** Deletes a session and its files. */

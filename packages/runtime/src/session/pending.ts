@@ -5,6 +5,8 @@ export type PendingKind = "tool" | "permission" | "userInput" | "elicitation" | 
 
 interface PendingEntry {
   kind: PendingKind;
+  /** What the request is about (a tool call's tool name), for {@link PendingRequests.abandonWhere}. */
+  subject: string | undefined;
   resolve: (value: unknown) => void;
   reject: (reason: unknown) => void;
 }
@@ -30,7 +32,7 @@ export class PendingRequests {
   private readonly entries = new Map<string, PendingEntry>();
 
   /** Opens a request; the promise rejects with {@link PendingAbandoned} if `signal` aborts. */
-  open<T>(kind: PendingKind, signal?: AbortSignal): { requestId: string; promise: Promise<T> } {
+  open<T>(kind: PendingKind, signal?: AbortSignal, subject?: string): { requestId: string; promise: Promise<T> } {
     const requestId = randomUUID();
     const promise = new Promise<T>((resolve, reject) => {
       if (signal?.aborted) {
@@ -44,6 +46,7 @@ export class PendingRequests {
       signal?.addEventListener("abort", onAbort, { once: true });
       this.entries.set(requestId, {
         kind,
+        subject,
         resolve: (value) => {
           signal?.removeEventListener("abort", onAbort);
           resolve(value as T);
@@ -70,6 +73,15 @@ export class PendingRequests {
   abandonAll(reason: PendingAbandoned["reason"], kind?: PendingKind): void {
     for (const [requestId, entry] of this.entries) {
       if (kind && entry.kind !== kind) continue;
+      this.entries.delete(requestId);
+      entry.reject(new PendingAbandoned(reason));
+    }
+  }
+
+  /** Abandons the open requests of one kind whose subject matches (e.g. tools no client provides any more). */
+  abandonWhere(kind: PendingKind, matches: (subject: string | undefined) => boolean, reason: PendingAbandoned["reason"]): void {
+    for (const [requestId, entry] of this.entries) {
+      if (entry.kind !== kind || !matches(entry.subject)) continue;
       this.entries.delete(requestId);
       entry.reject(new PendingAbandoned(reason));
     }

@@ -8,7 +8,8 @@ import { buildSystemPrompt } from "../loop/system-prompt.js";
 import type { PermissionHost } from "../permissions/broker.js";
 import type { ModelClient, ModelResponse } from "../providers/types.js";
 import type { Tool, ToolContext } from "../tools/types.js";
-import type { ClientPort } from "./client-port.js";
+import type { ClientNeed, ClientPort } from "./client-port.js";
+import { SessionClients, type ClientRegistration } from "./clients.js";
 import type { EventEmitterPort, SessionEmitter } from "./emitter.js";
 import { PendingAbandoned, PendingRequests } from "./pending.js";
 import { ToolContexts } from "./tool-contexts.js";
@@ -86,6 +87,8 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
   readonly emitter: SessionEmitter;
   readonly messages: ConversationMessage[];
   readonly pending = new PendingRequests();
+  /** The attached clients and what each registered (tools, handlers). */
+  readonly clients = new SessionClients();
   readonly metrics: SessionMetrics;
   readonly startTime: Date;
   config: SessionCreateParams;
@@ -116,7 +119,6 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
   private currentRun: AbortController | undefined;
   /** The run stopped because the session's files could not be written. */
   private haltedRun: AbortController | undefined;
-  private ownerPort: ClientPort | undefined;
   private client: ModelClient | undefined;
   private destroyed = false;
 
@@ -191,8 +193,9 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
   get tokenLimit(): number {
     return 128_000;
   }
-  owner(): ClientPort | undefined {
-    return this.ownerPort?.isOpen ? this.ownerPort : undefined;
+  /** The connected client to ask for `need`: the most recent one that registered it. */
+  clientFor(need: ClientNeed): ClientPort | undefined {
+    return this.clients.clientFor(need);
   }
   /** The system prompt of the main loop: the base prompt plus the selected agent's prompt. */
   async systemPrompt(): Promise<string> {
@@ -216,7 +219,8 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
   }
 
   private async transformSections(sections: Record<string, { content: string }>): Promise<Record<string, { content: string }>> {
-    const owner = this.owner();
+    // The client that sent the system message holds its transform callbacks.
+    const owner = this.clientFor({ kind: "systemMessage" });
     if (!owner) return sections;
     try {
       const response = await owner.sendRequest<{ sections?: Record<string, { content: string }> }>("systemMessage.transform", {
@@ -287,18 +291,33 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
 
   // ---- Clients ------------------------------------------------------------------------------
 
-  /** Attaches a client: it receives events from now on and answers v2 requests. */
-  attach(port: ClientPort): void {
+  /**
+   * Attaches a client with what it registered (see {@link SessionClients}): it receives events from
+   * now on, its tools join the session's, and requests it can answer may go to it. A client that
+   * attaches again replaces its own registration.
+   */
+  attach(port: ClientPort, registration: ClientRegistration): void {
     if (!this.emitter.hasSink(port)) this.emitter.addSink(port);
-    this.ownerPort = port;
+    this.clients.register(port, registration);
+    this.applyClients(this.config);
   }
 
-  /** Detaches a client; when none is left, waiting permission and tool requests are abandoned. */
+  /**
+   * Detaches a client: its tools and handlers leave the session. Waiting requests nobody left can
+   * answer are abandoned (tool calls to tools no other client provides, permission requests when
+   * no client answers them, everything when no client is left).
+   */
   detach(port: ClientPort): void {
     if (!this.emitter.hasSink(port)) return;
     this.emitter.removeSink(port);
-    if (this.ownerPort === port) this.ownerPort = undefined;
-    if (this.emitter.sinkCount === 0) this.pending.abandonAll("disconnected");
+    this.clients.remove(port);
+    if (this.emitter.sinkCount === 0) {
+      this.pending.abandonAll("disconnected");
+      return;
+    }
+    this.applyClients(this.config);
+    this.pending.abandonWhere("tool", (toolName) => toolName === undefined || !this.clients.provides(toolName), "disconnected");
+    if (!this.clients.anyAnswersPermissions) this.pending.abandonAll("disconnected", "permission");
   }
 
   /** Whether a client is attached. */
@@ -315,13 +334,33 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
     this.emitter.emit("session.model_change", { previousModel, newModel: modelId, ...(reasoningEffort ? { reasoningEffort } : {}) });
   }
 
-  /** Replaces the configuration (resume with new settings) and the tool set. */
+  /**
+   * Replaces the configuration (resume with new settings) and the tool set. The per-client fields
+   * (tools, handler flags, streaming) stay what the attached clients registered together.
+   */
   reconfigure(config: SessionCreateParams, model: string): void {
-    this.config = config;
+    const before = this.toolListKey();
     this.cachedSystemPrompt = undefined;
-    this.toolset.reconfigure(config);
     if (model !== this.model) this.model = model;
     this.client = undefined;
+    this.config = this.clients.overlay(config);
+    this.agents.reload(this.config.customAgents);
+    this.applyClients(this.config, before);
+  }
+
+  /**
+   * Takes `config` with the clients' registrations laid over it and rebuilds the tools;
+   * `session.tools_updated` tells the clients when the offered tools changed.
+   */
+  private applyClients(config: SessionCreateParams, before = this.toolListKey()): void {
+    this.config = this.clients.overlay(config);
+    this.toolset.rebuild(this.config);
+    if (this.toolListKey() !== before) this.emitter.emit("session.tools_updated", { model: this.model });
+  }
+
+  /** The offered tools as text, to tell whether they changed. */
+  private toolListKey(): string {
+    return JSON.stringify(this.toolSpecs());
   }
 
   // ---- Messages -----------------------------------------------------------------------------

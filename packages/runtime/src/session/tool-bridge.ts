@@ -1,6 +1,6 @@
 import type { ClientToolReply } from "../tools/types.js";
 import { errorMessage } from "../errors.js";
-import type { ClientPort } from "./client-port.js";
+import type { ClientNeed, ClientPort } from "./client-port.js";
 import type { EventEmitterPort } from "./emitter.js";
 import { PendingAbandoned, type PendingRequests } from "./pending.js";
 
@@ -10,25 +10,29 @@ export interface ToolBridgeHost {
   readonly emitter: EventEmitterPort;
   readonly pending: PendingRequests;
   readonly protocolVersion: 2 | 3;
-  owner(): ClientPort | undefined;
+  /** A connected client able to answer `need` (here: one that registered the tool). */
+  clientFor(need: ClientNeed): ClientPort | undefined;
 }
 
 /**
- * Runs application-defined tools in the client. Protocol v3: broadcast `external_tool.requested`
- * and wait for `session.tools.handlePendingToolCall`; v2: call `tool.call` on the owning client.
+ * Runs application-defined tools in a client that registered them. Protocol v3: broadcast
+ * `external_tool.requested` (clients answer only for tools they registered; the first answer
+ * wins) and wait for `session.tools.handlePendingToolCall`; the session abandons the wait when the
+ * last client providing the tool goes away. v2: call `tool.call` on a client that registered the
+ * tool (the most recent one).
  */
 export class ToolBridge {
   constructor(private readonly host: ToolBridgeHost) {}
 
   async call(toolCallId: string, toolName: string, args: unknown, signal: AbortSignal): Promise<ClientToolReply> {
+    if (!this.host.clientFor({ kind: "tool", toolName })) return { error: `No connected client provides the tool "${toolName}".` };
     if (this.host.protocolVersion === 2) return this.callV2(toolCallId, toolName, args, signal);
     return this.callV3(toolCallId, toolName, args, signal);
   }
 
   private async callV3(toolCallId: string, toolName: string, args: unknown, signal: AbortSignal): Promise<ClientToolReply> {
     const { emitter, pending, sessionId } = this.host;
-    if (emitter.sinkCount === 0) return { error: "No client is connected to run this tool." };
-    const { requestId, promise } = pending.open<ClientToolReply>("tool", signal);
+    const { requestId, promise } = pending.open<ClientToolReply>("tool", signal, toolName);
     emitter.emit("external_tool.requested", { requestId, sessionId, toolCallId, toolName, arguments: args });
     try {
       const reply = await promise;
@@ -36,21 +40,18 @@ export class ToolBridge {
       return reply;
     } catch (error) {
       if (error instanceof PendingAbandoned && error.reason !== "aborted") {
-        return { error: `The client ${error.reason === "disconnected" ? "disconnected" : "went away"} before the tool finished.` };
+        const gone = error.reason === "disconnected" ? "disconnected" : "went away";
+        return { error: `The client that provides the tool "${toolName}" ${gone} before the tool finished.` };
       }
       throw error;
     }
   }
 
   private async callV2(toolCallId: string, toolName: string, args: unknown, signal: AbortSignal): Promise<ClientToolReply> {
-    const owner = this.host.owner();
-    if (!owner) return { error: "No client is connected to run this tool." };
+    const client = this.host.clientFor({ kind: "tool", toolName });
+    if (!client) return { error: `No connected client provides the tool "${toolName}".` };
     try {
-      const response = await owner.sendRequest<{ result?: unknown }>(
-        "tool.call",
-        { sessionId: this.host.sessionId, toolCallId, toolName, arguments: args },
-        signal,
-      );
+      const response = await client.sendRequest<{ result?: unknown }>("tool.call", { sessionId: this.host.sessionId, toolCallId, toolName, arguments: args }, signal);
       return { result: response?.result };
     } catch (error) {
       if (signal.aborted) throw error;

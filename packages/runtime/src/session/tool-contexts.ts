@@ -4,7 +4,7 @@ import type { ModelToolCall } from "../loop/messages.js";
 import { PermissionBroker } from "../permissions/broker.js";
 import { planModeDenial } from "../plan/plan-mode.js";
 import type { Tool, ToolContext } from "../tools/types.js";
-import type { ClientPort } from "./client-port.js";
+import type { ClientNeed, ClientPort } from "./client-port.js";
 import type { EventEmitterPort } from "./emitter.js";
 import type { PendingRequests } from "./pending.js";
 import { ToolBridge } from "./tool-bridge.js";
@@ -23,7 +23,8 @@ export interface ToolContextHost {
   readonly mode: AgentMode;
   /** The plan file, the one thing plan mode lets the agent write. */
   readonly planPath: string;
-  owner(): ClientPort | undefined;
+  /** A connected client able to answer `need`. */
+  clientFor(need: ClientNeed): ClientPort | undefined;
 }
 
 interface Channel {
@@ -100,7 +101,7 @@ export class ToolContexts {
       get canAskUser() {
         return host.canAskUser;
       },
-      owner: () => host.owner(),
+      clientFor: (need: ClientNeed) => host.clientFor(need),
     };
     const channel = { permissions: new PermissionBroker(view), toolBridge: new ToolBridge(view), userInput: new UserInputBroker(view) };
     this.channels.set(emitter, channel);

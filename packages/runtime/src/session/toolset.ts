@@ -62,10 +62,9 @@ export class SessionToolset {
     });
   }
 
-  /** Rebuilds the tools after the configuration changed (resume with new settings). */
-  reconfigure(config: SessionCreateParams): void {
+  /** Rebuilds the built-in and custom tools after the configuration or the clients' tools changed. */
+  rebuild(config: SessionCreateParams): void {
     this.registryTools = buildSessionTools(config, this.services);
-    this.agents.reload(config.customAgents);
   }
 
   /** Every tool of the session, in order, after availableTools / excludedTools. */

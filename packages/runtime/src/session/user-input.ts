@@ -1,5 +1,5 @@
 import type { Logger } from "../log.js";
-import type { ClientPort } from "./client-port.js";
+import type { ClientNeed, ClientPort } from "./client-port.js";
 import type { EventEmitterPort } from "./emitter.js";
 import { randomUUID } from "node:crypto";
 
@@ -23,7 +23,8 @@ export interface UserInputHost {
   readonly logger: Logger;
   /** Whether the application registered a user-input handler (`requestUserInput`). */
   readonly canAskUser: boolean;
-  owner(): ClientPort | undefined;
+  /** A connected client able to answer `need` (here: one that registered a user-input handler). */
+  clientFor(need: ClientNeed): ClientPort | undefined;
 }
 
 /** Thrown when the user cannot be asked (no handler, no client, or the client failed). */
@@ -35,14 +36,15 @@ export class UserInputUnavailable extends Error {
 }
 
 /**
- * Asks the user a question through the client's `userInput.request` handler, with
+ * Asks the user a question through `userInput.request` on a client that registered a user-input
+ * handler (the most recent such client when several share the session), with
  * `user_input.requested` / `user_input.completed` events around it.
  */
 export class UserInputBroker {
   constructor(private readonly host: UserInputHost) {}
 
   async ask(toolCallId: string, question: UserInputQuestion, signal: AbortSignal): Promise<UserInputAnswer> {
-    const owner = this.host.owner();
+    const owner = this.host.clientFor({ kind: "userInput" });
     if (!this.host.canAskUser) throw new UserInputUnavailable("The application did not register a user input handler.");
     if (!owner) throw new UserInputUnavailable("No client is connected to answer.");
     const requestId = randomUUID();

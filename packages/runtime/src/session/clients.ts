@@ -1,0 +1,133 @@
+import type { SessionCreateParams, ToolDefinition } from "@tandem/protocol";
+import type { ClientNeed, ClientPort } from "./client-port.js";
+
+/**
+ * What one client brought when it created or resumed a session: the handlers it can answer with.
+ * Everything else in `session.create` / `session.resume` (model, provider, systemMessage text,
+ * availableTools / excludedTools, MCP servers, agents, skills, working directory) is per session:
+ * the last client to send a field sets it for everyone.
+ */
+export interface ClientRegistration {
+  /** Its custom tools (`tools`): the session offers the union over connected clients. */
+  readonly tools: readonly ToolDefinition[];
+  /** It answers permission requests (`requestPermission`, default true). */
+  readonly requestPermission: boolean;
+  /** It answers `userInput.request` (`requestUserInput`): `ask_user` exists while one such client is connected. */
+  readonly requestUserInput: boolean;
+  /** It answers `hooks.invoke` (`hooks`). */
+  readonly hooks: boolean;
+  /** It wants streaming deltas (`streaming`): deltas are emitted while one such client is connected. */
+  readonly streaming: boolean;
+  /** It sent a `systemMessage`, so its transform callbacks answer `systemMessage.transform`. */
+  readonly systemMessage: boolean;
+}
+
+/** The per-client part of `session.create` / `session.resume` params. */
+export function registrationOf(params: SessionCreateParams): ClientRegistration {
+  return {
+    tools: params.tools ?? [],
+    requestPermission: params.requestPermission !== false,
+    requestUserInput: params.requestUserInput === true,
+    hooks: params.hooks === true,
+    streaming: params.streaming === true,
+    systemMessage: params.systemMessage !== undefined,
+  };
+}
+
+/**
+ * The clients attached to one session and what each registered. A client that resumes again
+ * replaces its own registration (and becomes the most recent); a client that detaches takes its
+ * registration — its tools and handlers — with it.
+ *
+ * Rules: custom tools are the union over clients; a name two clients register is one tool with the
+ * most recent registration's definition, and either client may be asked to run it. Flags
+ * (`requestUserInput`, `hooks`, `streaming`, `requestPermission`) hold while any connected
+ * client set them. A request that needs a client goes to the most recently registered open
+ * client able to answer it.
+ *
+ * @example
+ * clients.register(port, registrationOf(params));
+ * const config = clients.overlay(mergedConfig);
+ * clients.clientFor({ kind: "tool", toolName: "deploy" })?.sendRequest("tool.call", …);
+ */
+export class SessionClients {
+  /** In registration order: the last entry is the most recent. */
+  private readonly registrations = new Map<ClientPort, ClientRegistration>();
+
+  /** Records (or replaces) what a client registered; it becomes the most recent. */
+  register(port: ClientPort, registration: ClientRegistration): void {
+    this.registrations.delete(port);
+    this.registrations.set(port, registration);
+  }
+
+  /** Forgets a client. */
+  remove(port: ClientPort): void {
+    this.registrations.delete(port);
+  }
+
+  /** The number of registered clients. */
+  get size(): number {
+    return this.registrations.size;
+  }
+
+  /** The union of the clients' custom tools, in first-registration order, each with its most recent definition. */
+  tools(): ToolDefinition[] {
+    const byName = new Map<string, ToolDefinition>();
+    for (const registration of this.registrations.values()) {
+      for (const tool of registration.tools) byName.set(tool.name, tool);
+    }
+    return [...byName.values()];
+  }
+
+  /** Whether a connected client registered this custom tool. */
+  provides(toolName: string): boolean {
+    return this.clientFor({ kind: "tool", toolName }) !== undefined;
+  }
+
+  /** Whether a connected client registered permission handling. */
+  get anyAnswersPermissions(): boolean {
+    return this.clientFor({ kind: "permission" }) !== undefined;
+  }
+
+  /** The most recently registered open client that can answer `need`. */
+  clientFor(need: ClientNeed): ClientPort | undefined {
+    const entries = [...this.registrations];
+    for (let index = entries.length - 1; index >= 0; index--) {
+      const [port, registration] = entries[index]!;
+      if (port.isOpen && answers(registration, need)) return port;
+    }
+    return undefined;
+  }
+
+  /**
+   * The session config with the per-client fields replaced by what the clients registered
+   * together. Without clients the config is returned as it is (a session being opened).
+   */
+  overlay(config: SessionCreateParams): SessionCreateParams {
+    if (this.registrations.size === 0) return config;
+    const all = [...this.registrations.values()];
+    return {
+      ...config,
+      tools: this.tools(),
+      requestPermission: all.some((registration) => registration.requestPermission),
+      requestUserInput: all.some((registration) => registration.requestUserInput),
+      hooks: all.some((registration) => registration.hooks),
+      streaming: all.some((registration) => registration.streaming),
+    };
+  }
+}
+
+function answers(registration: ClientRegistration, need: ClientNeed): boolean {
+  switch (need.kind) {
+    case "tool":
+      return registration.tools.some((tool) => tool.name === need.toolName);
+    case "permission":
+      return registration.requestPermission;
+    case "userInput":
+      return registration.requestUserInput;
+    case "hooks":
+      return registration.hooks;
+    case "systemMessage":
+      return registration.systemMessage;
+  }
+}
