@@ -122,7 +122,7 @@ describe("with a connection token (COPILOT_CONNECTION_TOKEN)", () => {
     const flooding = await rawClient(runtime.port);
     flooding.socket.write(`Content-Length: ${1024 * 1024}\r\n\r\n`);
     await flooding.waitClosed();
-    expect(runtime.stderr()).toMatch(/refused TCP client .*: message of 1048576 bytes before authentication/);
+    expect(runtime.stderr()).toMatch(/refused TCP client .*: Content-Length 1048576 is over the limit of 65536 bytes \(the limit before authentication\)/);
   });
 
   it("the --connection-token-env flag names the variable to read the token from", async () => {

@@ -25,7 +25,7 @@ const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
  * @example
  * parseFrameHeader("Content-Length: 12", 1024) // { ok: true, header: { length: 12 } }
  */
-export function parseFrameHeader(text: string, maxMessageBytes: number): HeaderResult {
+export function parseFrameHeader(text: string, maxMessageBytes: number, limitName = "TANDEM_MAX_MESSAGE_BYTES"): HeaderResult {
   let length: number | undefined;
   let unsupportedCharset: string | undefined;
   for (const line of text.split("\r\n")) {
@@ -39,7 +39,7 @@ export function parseFrameHeader(text: string, maxMessageBytes: number): HeaderR
       if (!DIGITS.test(value)) return broken(`Content-Length must be a non-negative integer, got ${preview(value)}`);
       length = Number(value);
       if (length === 0) return broken("Content-Length is 0: a JSON-RPC message cannot be empty");
-      if (length > maxMessageBytes) return broken(`Content-Length ${value} is over the limit of ${maxMessageBytes} bytes (TANDEM_MAX_MESSAGE_BYTES)`);
+      if (length > maxMessageBytes) return broken(`Content-Length ${value} is over the limit of ${maxMessageBytes} bytes (${limitName})`);
     } else if (lowerName === "content-type") {
       const charset = CHARSET.exec(value)?.[1]?.toLowerCase();
       if (charset !== undefined && charset !== "utf-8" && charset !== "utf8") unsupportedCharset = charset;

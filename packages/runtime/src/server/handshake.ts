@@ -1,9 +1,10 @@
-// Hand-written framing for the handshake only: it reads one tiny message before any JSON-RPC
+// The handshake reads one tiny message itself (with the edge's header parser) before any JSON-RPC
 // machinery (or the runtime) is given the socket, so an unauthenticated client reaches nothing.
 import type { Socket } from "node:net";
 import { ErrorCodes } from "@tandem/protocol/errors";
 import type { Logger } from "../log.js";
 import { tokenMatches } from "./connection-token.js";
+import { MAX_HEADER_BYTES, parseFrameHeader } from "./frame-header.js";
 
 /** Bytes a client may send before it has authenticated. A `connect` request is far smaller. */
 const MAX_HANDSHAKE_BYTES = 64 * 1024;
@@ -133,16 +134,14 @@ async function examine(body: string, options: HandshakeOptions): Promise<Outcome
   return { kind: "admit", reply: frameJson(JSON.stringify({ jsonrpc: "2.0", id: requestId, result: options.connectResult() })) };
 }
 
-/** Takes one Content-Length frame off the front of `buffer`. */
+/** Takes one Content-Length frame off the front of `buffer` (headers as the JSON-RPC edge reads them). */
 function takeFrame(buffer: Buffer): Frame {
   const headerEnd = buffer.indexOf("\r\n\r\n");
-  if (headerEnd === -1) return buffer.length > 8192 ? { kind: "invalid", reason: "header too long" } : { kind: "incomplete" };
-  const header = buffer.subarray(0, headerEnd).toString("ascii");
-  const lengthText = /^content-length:\s*(\d+)\s*$/im.exec(header)?.[1];
-  if (lengthText === undefined) return { kind: "invalid", reason: "missing Content-Length header" };
-  const length = Number(lengthText);
-  if (length > MAX_HANDSHAKE_BYTES) return { kind: "invalid", reason: `message of ${length} bytes before authentication` };
+  if (headerEnd === -1) return buffer.length > MAX_HEADER_BYTES ? { kind: "invalid", reason: "header too long" } : { kind: "incomplete" };
+  const parsed = parseFrameHeader(buffer.subarray(0, headerEnd).toString("latin1"), MAX_HANDSHAKE_BYTES, "the limit before authentication");
+  if (!parsed.ok) return { kind: "invalid", reason: parsed.reason };
   const bodyStart = headerEnd + 4;
+  const { length } = parsed.header;
   if (buffer.length < bodyStart + length) return { kind: "incomplete" };
   return { kind: "message", body: buffer.subarray(bodyStart, bodyStart + length).toString("utf8"), rest: buffer.subarray(bodyStart + length) };
 }
