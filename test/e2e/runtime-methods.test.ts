@@ -47,6 +47,19 @@ describe("server methods", () => {
     expect(world.model.requests.find((request) => request.path.endsWith("/models"))?.headers.authorization).toBe("Bearer token-from-sdk");
   });
 
+  it("keeps the token an SDK hands the runtime out of the commands the model runs", async () => {
+    world = await startWorld(["bash-secret-env"]);
+    const env = { ...world.env };
+    delete env.GH_TOKEN;
+    const copilot = client({ env, githubToken: "token-from-sdk" });
+    const session = await copilot.createSession({ onPermissionRequest: approveAll });
+    await session.sendAndWait({ prompt: "show the environment" });
+    const chats = world.model.requests.filter((request) => request.path.endsWith("/chat/completions"));
+    expect(chats.at(-1)?.headers.authorization).toBe("Bearer token-from-sdk");
+    const toolMessage = (chats.at(-1)?.body as { messages: Array<{ role: string; content: string }> }).messages.find((message) => message.role === "tool");
+    expect(toolMessage?.content).toContain("sdk:[] conn:[] path:[set]");
+  });
+
   it("answers account.getQuota with a clear not-available error", async () => {
     world = await startWorld(["plain-reply"]);
     const copilot = client();

@@ -115,7 +115,7 @@ export class ShellManager {
 
   constructor(options: ShellManagerOptions = {}) {
     this.shellPath = options.shellPath ?? "bash";
-    this.env = options.env ?? { ...process.env, PAGER: "cat", GIT_PAGER: "cat", GIT_TERMINAL_PROMPT: "0" };
+    this.env = options.env ?? shellEnvironment(process.env);
     if (options.onBackgroundComplete) this.listeners.add(options.onBackgroundComplete);
   }
 
@@ -387,4 +387,24 @@ function settle(promise: Promise<void>, timeoutMs: number, signal: AbortSignal):
       resolve(how);
     }
   });
+}
+
+/**
+ * Variables through which an SDK hands the runtime its own credentials: the GitHub token of
+ * `githubToken` (`--auth-token-env COPILOT_SDK_AUTH_TOKEN`) and the TCP connection token. They are
+ * the runtime's, not the user's, so commands the model runs never see them.
+ */
+const runtimeCredentialVariables = ["COPILOT_SDK_AUTH_TOKEN", "COPILOT_CONNECTION_TOKEN"];
+
+/**
+ * The environment shells run with: the runtime's own, without {@link runtimeCredentialVariables},
+ * with pagers off and git never prompting (nobody can answer a prompt).
+ *
+ * @example
+ * shellEnvironment({ PATH: "/bin", COPILOT_SDK_AUTH_TOKEN: "ghu_…" }); // { PATH: "/bin", PAGER: "cat", … }
+ */
+export function shellEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const shellEnv: NodeJS.ProcessEnv = { ...env, PAGER: "cat", GIT_PAGER: "cat", GIT_TERMINAL_PROMPT: "0" };
+  for (const name of runtimeCredentialVariables) delete shellEnv[name];
+  return shellEnv;
 }
