@@ -1,0 +1,33 @@
+import { SessionExitPlanModeHandlePendingRequest, SessionPermissionsHandlePendingPermissionRequest, SessionToolsHandlePendingToolCall, SessionUiHandlePendingElicitation } from "@tandem/protocol";
+import type { Runtime } from "../../runtime.js";
+import type { MethodTable } from "../dispatch.js";
+import { invalidParams } from "../../errors.js";
+import { readDecision } from "../../permissions/decision.js";
+
+/** Clients answering what a session waits on: tool calls, permissions, elicitations, plan exits. */
+export function registerPendingAnswerMethods(table: MethodTable, runtime: Runtime): void {
+  const sessions = runtime.sessions;
+  table.on(SessionToolsHandlePendingToolCall, ({ sessionId, requestId, result, error }) => {
+    const settled = sessions.get(sessionId).pending.settle(requestId, "tool", { result, error });
+    return settled ? { success: true } : { success: false, error: `No pending tool call with requestId ${requestId}` };
+  });
+  table.on(SessionPermissionsHandlePendingPermissionRequest, ({ sessionId, requestId, result }) => {
+    const session = sessions.get(sessionId);
+    const decision = readDecision(result);
+    const settled = session.pending.settle(requestId, "permission", decision.result);
+    if (decision.valid) return settled ? { success: true } : { success: false, error: `No pending permission request with requestId ${requestId}` };
+    // An answer the runtime cannot read still ends the wait (as a denial); the caller is told why.
+    if (settled) runtime.logger.warn(`session ${sessionId}: permission request ${requestId} answered with an invalid decision (${decision.reason}); denied`);
+    const outcome = settled ? `Permission request ${requestId} was resolved as denied.` : `No pending permission request with requestId ${requestId}.`;
+    throw invalidParams(`Invalid permission decision: ${decision.reason}. ${outcome}`, { requestId });
+  });
+
+  table.on(SessionUiHandlePendingElicitation, ({ sessionId, requestId, result }) => {
+    const settled = sessions.get(sessionId).pending.settle(requestId, "elicitation", result);
+    return settled ? { success: true } : { success: false, error: `No pending elicitation with requestId ${requestId}` };
+  });
+  table.on(SessionExitPlanModeHandlePendingRequest, ({ sessionId, requestId, action, feedback }) => {
+    const settled = sessions.get(sessionId).pending.settle(requestId, "exitPlanMode", { action, feedback });
+    return settled ? { success: true } : { success: false, error: `No pending exit-plan-mode request with requestId ${requestId}` };
+  });
+}

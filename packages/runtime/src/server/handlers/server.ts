@@ -1,0 +1,22 @@
+import { AccountGetQuota, AuthGetStatus, Connect, ModelsList, Ping, StatusGet, ToolsList } from "@tandem/protocol";
+import type { Runtime } from "../../runtime.js";
+import type { MethodTable } from "../dispatch.js";
+import { ErrorCodes } from "@tandem/protocol/errors";
+import { TandemError } from "../../errors.js";
+import { listBuiltinTools } from "../../tools/registry.js";
+import { connectResult } from "../connect.js";
+import { pingResult } from "../ping.js";
+
+/** Server-scoped methods: health, status, auth, models, the built-in tool list. */
+export function registerServerMethods(table: MethodTable, runtime: Runtime): void {
+  table.on(Ping, (params) => pingResult(params, runtime.protocolVersion));
+  // TCP clients were authenticated before they got here (see TcpAccessGate); stdio needs none.
+  table.on(Connect, () => connectResult(runtime.protocolVersion, runtime.version));
+  table.on(StatusGet, () => ({ version: runtime.version, protocolVersion: runtime.protocolVersion }));
+  table.on(AuthGetStatus, () => runtime.authStatus());
+  table.on(ModelsList, async () => ({ models: await runtime.listModels() }));
+  table.on(ToolsList, () => ({ tools: listBuiltinTools() }));
+  table.on(AccountGetQuota, () => {
+    throw new TandemError(ErrorCodes.NotAvailable, "Quota information is not available: Tandem does not meter usage; see your provider's dashboard.");
+  });
+}

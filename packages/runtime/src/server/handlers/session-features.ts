@@ -1,0 +1,88 @@
+import { SessionAgentDeselect, SessionAgentGetCurrent, SessionAgentList, SessionAgentReload, SessionAgentSelect, SessionFleetStart, SessionMcpDisable, SessionMcpEnable, SessionMcpList, SessionMcpReload, SessionModeGet, SessionModeSet, SessionModelGetCurrent, SessionModelSwitchTo, SessionPlanDelete, SessionPlanRead, SessionPlanUpdate, SessionSkillsDisable, SessionSkillsEnable, SessionSkillsList, SessionSkillsReload, SessionWorkspaceCreateFile, SessionWorkspaceListFiles, SessionWorkspaceReadFile } from "@tandem/protocol";
+import type { Runtime } from "../../runtime.js";
+import type { MethodTable } from "../dispatch.js";
+
+/** Per-session features: model, mode, plan and workspace files, agents, skills, MCP servers, fleet. */
+export function registerSessionFeatureMethods(table: MethodTable, runtime: Runtime): void {
+  const sessions = runtime.sessions;
+  table.on(SessionModelGetCurrent, ({ sessionId }) => ({ modelId: sessions.get(sessionId).model }));
+  table.on(SessionModelSwitchTo, ({ sessionId, modelId, reasoningEffort }) => {
+    sessions.get(sessionId).switchModel(modelId, reasoningEffort);
+    return { modelId };
+  });
+  table.on(SessionModeGet, ({ sessionId }) => ({ mode: sessions.get(sessionId).mode }));
+  table.on(SessionModeSet, ({ sessionId, mode }) => {
+    const session = sessions.get(sessionId);
+    session.setMode(mode);
+    return { mode: session.mode };
+  });
+
+  table.on(SessionPlanRead, ({ sessionId }) => sessions.get(sessionId).workspace.readPlan());
+  table.on(SessionPlanUpdate, async ({ sessionId, content }) => {
+    await sessions.get(sessionId).workspace.updatePlan(content);
+    return {};
+  });
+  table.on(SessionPlanDelete, async ({ sessionId }) => {
+    await sessions.get(sessionId).workspace.deletePlan();
+    return {};
+  });
+  table.on(SessionWorkspaceListFiles, async ({ sessionId }) => ({ files: await sessions.get(sessionId).workspace.listFiles() }));
+  table.on(SessionWorkspaceReadFile, async ({ sessionId, path }) => ({ content: await sessions.get(sessionId).workspace.readFile(path) }));
+  table.on(SessionWorkspaceCreateFile, async ({ sessionId, path, content }) => {
+    await sessions.get(sessionId).workspace.createFile(path, content);
+    return {};
+  });
+
+  const summary = (agent: { name: string; displayName: string; description: string }) => ({
+    name: agent.name,
+    displayName: agent.displayName,
+    description: agent.description,
+  });
+  table.on(SessionAgentList, ({ sessionId }) => ({ agents: sessions.get(sessionId).agents.customAgents().map(summary) }));
+  table.on(SessionAgentGetCurrent, ({ sessionId }) => {
+    const selected = sessions.get(sessionId).agents.selected;
+    return { agent: selected ? summary(selected) : null };
+  });
+  table.on(SessionAgentSelect, ({ sessionId, name }) => ({ agent: summary(sessions.get(sessionId).agents.select(name)) }));
+  table.on(SessionAgentDeselect, ({ sessionId }) => {
+    sessions.get(sessionId).agents.deselect();
+    return {};
+  });
+  table.on(SessionAgentReload, ({ sessionId }) => {
+    const session = sessions.get(sessionId);
+    session.agents.reload(session.config.customAgents);
+    return { agents: session.agents.customAgents().map(summary) };
+  });
+
+  table.on(SessionSkillsList, ({ sessionId }) => ({ skills: sessions.get(sessionId).skills.list() }));
+  table.on(SessionSkillsEnable, ({ sessionId, name }) => {
+    sessions.get(sessionId).skills.enable(name);
+    return {};
+  });
+  table.on(SessionSkillsDisable, ({ sessionId, name }) => {
+    sessions.get(sessionId).skills.disable(name);
+    return {};
+  });
+  table.on(SessionSkillsReload, async ({ sessionId }) => {
+    await sessions.get(sessionId).skills.load();
+    return {};
+  });
+
+  table.on(SessionMcpList, ({ sessionId }) => ({ servers: sessions.get(sessionId).mcp.list() }));
+  table.on(SessionMcpEnable, async ({ sessionId, serverName }) => {
+    await sessions.get(sessionId).mcp.enable(serverName);
+    return {};
+  });
+  table.on(SessionMcpDisable, async ({ sessionId, serverName }) => {
+    await sessions.get(sessionId).mcp.disable(serverName);
+    return {};
+  });
+  table.on(SessionMcpReload, async ({ sessionId }) => {
+    await sessions.get(sessionId).mcp.reload();
+    return {};
+  });
+  table.on(SessionFleetStart, async ({ sessionId, prompt }) => {
+    await sessions.get(sessionId).startFleet(prompt);
+    return { started: true };
+  });
+}
