@@ -2,10 +2,11 @@
  * No session is lost on a crash: the runtime is killed with SIGKILL (mid-turn, and after a turn),
  * the events file may end in a torn line, and a new runtime resumes with the history intact.
  */
-import { appendFileSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { appendFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { startWorld, type TestWorld } from "../helpers/harness.js";
+import { openFiles } from "../helpers/proc.js";
 import { RawClient, type WireMessage } from "../helpers/raw-client.js";
 
 let world: TestWorld | undefined;
@@ -92,14 +93,7 @@ it("skips a torn last line with a warning and resumes", async () => {
 it("releases the events file of every destroyed or deleted session", async () => {
   world = await startWorld(["plain-reply"]);
   const client = start();
-  const openEventFiles = (): number =>
-    readdirSync(`/proc/${client.child.pid}/fd`).filter((fd) => {
-      try {
-        return readlinkSync(`/proc/${client.child.pid}/fd/${fd}`).endsWith("events.jsonl");
-      } catch {
-        return false;
-      }
-    }).length;
+  const openEventFiles = (): number => openFiles(client.child.pid as number).filter((target) => target.endsWith("events.jsonl")).length;
   const ids: string[] = [];
   for (let index = 0; index < 3; index++) {
     const { sessionId } = (await client.request("session.create", {})).result as { sessionId: string };

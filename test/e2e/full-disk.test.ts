@@ -9,30 +9,19 @@ import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { approveAll, type CopilotClient, type SessionEvent } from "@github/copilot-sdk";
 import { ErrorCodes } from "@tandem/protocol/errors";
-import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
+import { afterEach, expect, it } from "vitest";
 import { startWorld, waitFor, type TestWorld } from "../helpers/harness.js";
 import { officialClient } from "../helpers/official-client.js";
-import { fillDisk, mountTmpfs, type Tmpfs } from "../helpers/tmpfs.js";
+import { fillDisk, tmpfsForFile } from "../helpers/tmpfs.js";
 
-let disk: Tmpfs | undefined;
-let skipReason: string | undefined;
+const disk = tmpfsForFile("1m", "the full-disk e2e test");
 let world: TestWorld | undefined;
 const clients: CopilotClient[] = [];
 
-beforeAll(() => {
-  const mounted = mountTmpfs("1m");
-  if ("skipped" in mounted) {
-    skipReason = mounted.skipped;
-    console.warn(`skipping the full-disk e2e test: ${skipReason}`);
-    return;
-  }
-  disk = mounted;
-});
 afterEach(async () => {
   for (const client of clients.splice(0)) await client.stop();
   await world?.dispose();
 });
-afterAll(() => disk?.unmount());
 
 /** The user prompts and assistant answers of a history, in order. */
 function conversation(events: ReadonlyArray<{ type: string; data: unknown }>): string[] {
@@ -44,8 +33,7 @@ function conversation(events: ReadonlyArray<{ type: string; data: unknown }>): s
 }
 
 it("reports a full disk at once, refuses messages until space returns, then keeps every answer with its own prompt", async (context) => {
-  if (!disk) return context.skip(skipReason);
-  const home = disk.dir;
+  const home = disk.dirOrSkip(context);
   world = await startWorld(["full-disk"], { COPILOT_HOME: home });
   const first = officialClient(world.env);
   clients.push(first);

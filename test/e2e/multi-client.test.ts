@@ -5,12 +5,11 @@
  * When B leaves, `tool_b` leaves with it, A keeps working, and a `tool_b` call in flight fails
  * cleanly. A user-input handler registered by A survives B's resume without one.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { once } from "node:events";
 import { approveAll, CopilotClient as OfficialClient, type SessionEvent } from "@github/copilot-sdk";
 import { CopilotClient as TandemClient } from "@tandem/sdk";
 import { afterEach, describe, expect, it } from "vitest";
-import { eventsOf, startWorld, tandemBin, waitFor, type TestWorld } from "../helpers/harness.js";
+import { eventsOf, startWorld, waitFor, type TestWorld } from "../helpers/harness.js";
+import { startTcpRuntime, type TcpRuntime } from "../helpers/tcp.js";
 
 type Maker = (cliUrl: string) => OfficialClient;
 const official: Maker = (cliUrl) => new OfficialClient({ cliUrl, logLevel: "error" });
@@ -23,36 +22,41 @@ const pairs = [
 const cases = [3, 2].flatMap((protocol) => pairs.map((pair) => ({ ...pair, protocol })));
 
 let world: TestWorld | undefined;
-let runtime: ChildProcess | undefined;
+let runtime: TcpRuntime | undefined;
 const clients: OfficialClient[] = [];
 
 afterEach(async () => {
   for (const client of clients.splice(0)) await client.forceStop().catch(() => undefined);
   // The runtime writes its session files while it shuts down: wait for it before removing them.
-  if (runtime && runtime.exitCode === null && runtime.signalCode === null) {
-    const exited = once(runtime, "exit");
-    runtime.kill();
-    await exited;
-  }
+  await runtime?.stop("SIGTERM");
   runtime = undefined;
   await world?.dispose();
   world = undefined;
 });
 
-/** Starts `tandem --port 0` and returns the `host:port` its listening line names. */
-async function startTcpRuntime(env: Record<string, string>, protocol: number): Promise<string> {
-  const child = spawn(process.execPath, [tandemBin, "--port", "0", "--sdk-protocol-version", String(protocol)], { env, stdio: ["ignore", "pipe", "ignore"] });
-  runtime = child;
-  let stdout = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-  await waitFor(() => /listening on port \d+/.test(stdout), "the listening line");
-  return `127.0.0.1:${/listening on port (\d+)/.exec(stdout)?.[1]}`;
+/** Starts the model with `script` and `tandem --port 0` speaking SDK protocol `protocol`, and connects clients A and B to it. */
+async function twoClients(script: string, protocol: number, makeA: Maker, makeB: Maker) {
+  world = await startWorld([script]);
+  runtime = await startTcpRuntime(world.env, { args: ["--sdk-protocol-version", String(protocol)] });
+  const a = makeA(runtime.cliUrl);
+  const b = makeB(runtime.cliUrl);
+  clients.push(a, b);
+  return { model: world.model, a, b };
 }
 
-function connect(make: Maker, cliUrl: string): OfficialClient {
-  const client = make(cliUrl);
-  clients.push(client);
-  return client;
+/**
+ * Two clients on one session: A creates it with `tool_a` (answering "from A"), B resumes it with
+ * `tool_b` (answering with `bAnswer`). Returns the session as A sees it and the calls each tool got.
+ */
+async function sharedSession(script: string, protocol: number, makeA: Maker, makeB: Maker, bAnswer: () => string | Promise<string>) {
+  const { model, a, b } = await twoClients(script, protocol, makeA, makeB);
+  const aCalls: unknown[] = [];
+  const bCalls: unknown[] = [];
+  const sessionA = await a.createSession({ onPermissionRequest: approveAll, tools: [recordingTool("tool_a", aCalls, () => "from A")] });
+  const events: SessionEvent[] = [];
+  sessionA.on((event) => events.push(event));
+  await b.resumeSession(sessionA.sessionId, { onPermissionRequest: approveAll, tools: [recordingTool("tool_b", bCalls, bAnswer)] });
+  return { model, b, sessionA, events, aCalls, bCalls };
 }
 
 /** A custom tool whose handler records its calls and answers with `answer`. */
@@ -81,23 +85,14 @@ function toolResults(request: { body: unknown } | undefined): Record<string, str
 
 describe.each(cases)("protocol v$protocol, $clients", ({ protocol, makeA, makeB }) => {
   it("offers the union of both clients' tools, routes each call to its client, and drops B's tools when B leaves", async () => {
-    world = await startWorld(["multiclient-tools"]);
-    const cliUrl = await startTcpRuntime(world.env, protocol);
-    const a = connect(makeA, cliUrl);
-    const b = connect(makeB, cliUrl);
-    const aCalls: unknown[] = [];
-    const bCalls: unknown[] = [];
-    const sessionA = await a.createSession({ onPermissionRequest: approveAll, tools: [recordingTool("tool_a", aCalls, () => "from A")] });
-    const events: SessionEvent[] = [];
-    sessionA.on((event) => events.push(event));
-    await b.resumeSession(sessionA.sessionId, { onPermissionRequest: approveAll, tools: [recordingTool("tool_b", bCalls, () => "from B")] });
+    const { model, b, sessionA, events, aCalls, bCalls } = await sharedSession("multiclient-tools", protocol, makeA, makeB, () => "from B");
 
     const reply = await sessionA.sendAndWait({ prompt: "use both tools" });
     expect(reply?.data.content).toBe("Got both answers.");
-    expect(offeredTools(world.model.requests[0])).toEqual(expect.arrayContaining(["tool_a", "tool_b"]));
+    expect(offeredTools(model.requests[0])).toEqual(expect.arrayContaining(["tool_a", "tool_b"]));
     expect(aCalls).toEqual([{ what: "a" }]);
     expect(bCalls).toEqual([{ what: "b" }]);
-    expect(toolResults(world.model.requests[1])).toMatchObject({ call_a: "from A", call_b: "from B" });
+    expect(toolResults(model.requests[1])).toMatchObject({ call_a: "from A", call_b: "from B" });
     const completions = eventsOf(events, "tool.execution_complete");
     expect(completions.map((event) => [event.data.toolCallId, event.data.success])).toEqual(expect.arrayContaining([["call_a", true], ["call_b", true]]));
 
@@ -108,24 +103,15 @@ describe.each(cases)("protocol v$protocol, $clients", ({ protocol, makeA, makeB 
     await waitFor(() => eventsOf(events, "session.tools_updated").length > updatesBefore, "session.tools_updated after B left");
     const second = await sessionA.sendAndWait({ prompt: "and now?" });
     expect(second?.data.content).toBe("Only A is left.");
-    expect(offeredTools(world.model.requests[2])).toContain("tool_a");
-    expect(offeredTools(world.model.requests[2])).not.toContain("tool_b");
+    expect(offeredTools(model.requests[2])).toContain("tool_a");
+    expect(offeredTools(model.requests[2])).not.toContain("tool_b");
     expect(aCalls).toEqual([{ what: "a" }, { what: "a again" }]);
     expect(bCalls).toHaveLength(1);
   });
 
   it("fails a tool_b call in flight when B disconnects, and the turn completes", async () => {
-    world = await startWorld(["multiclient-inflight"]);
-    const cliUrl = await startTcpRuntime(world.env, protocol);
-    const a = connect(makeA, cliUrl);
-    const b = connect(makeB, cliUrl);
-    const aCalls: unknown[] = [];
-    const bCalls: unknown[] = [];
-    const sessionA = await a.createSession({ onPermissionRequest: approveAll, tools: [recordingTool("tool_a", aCalls, () => "from A")] });
-    const events: SessionEvent[] = [];
-    sessionA.on((event) => events.push(event));
     // B's handler never answers: B goes away while the call is pending.
-    await b.resumeSession(sessionA.sessionId, { onPermissionRequest: approveAll, tools: [recordingTool("tool_b", bCalls, () => new Promise<string>(() => undefined))] });
+    const { model, b, sessionA, events, bCalls } = await sharedSession("multiclient-inflight", protocol, makeA, makeB, () => new Promise<string>(() => undefined));
 
     const idle = new Promise<void>((resolve) => sessionA.on("session.idle", () => resolve()));
     await sessionA.send({ prompt: "b goes away" });
@@ -138,19 +124,16 @@ describe.each(cases)("protocol v$protocol, $clients", ({ protocol, makeA, makeB 
     expect(failed?.data.success).toBe(false);
     expect(eventsOf(events, "tool.execution_complete").find((event) => event.data.toolCallId === "call_a")?.data.success).toBe(true);
     expect(eventsOf(events, "assistant.message").at(-1)?.data.content).toBe("B went away mid-call.");
-    const results = toolResults(world.model.requests[1]);
+    const results = toolResults(model.requests[1]);
     expect(results.call_a).toBe("from A");
     expect(results.call_b).toMatch(/disconnected/);
-    expect(offeredTools(world.model.requests[1])).not.toContain("tool_b");
+    expect(offeredTools(model.requests[1])).not.toContain("tool_b");
   });
 });
 
 describe("per-client handlers", () => {
   it("keeps asking the user through A after B resumes without a user-input handler", async () => {
-    world = await startWorld(["multiclient-ask"]);
-    const cliUrl = await startTcpRuntime(world.env, 3);
-    const a = connect(official, cliUrl);
-    const b = connect(ours, cliUrl);
+    const { model, a, b } = await twoClients("multiclient-ask", 3, official, ours);
     const questions: string[] = [];
     const sessionA = await a.createSession({
       onPermissionRequest: approveAll,
@@ -163,14 +146,11 @@ describe("per-client handlers", () => {
     const reply = await sessionA.sendAndWait({ prompt: "ask through A" });
     expect(reply?.data.content).toBe("Noted: blue.");
     expect(questions).toEqual(["Favourite colour?"]);
-    expect(offeredTools(world.model.requests[0])).toContain("ask_user");
+    expect(offeredTools(model.requests[0])).toContain("ask_user");
   });
 
   it("keeps calling A's hooks after B resumes without hooks", async () => {
-    world = await startWorld(["multiclient-hooks"]);
-    const cliUrl = await startTcpRuntime(world.env, 3);
-    const a = connect(ours, cliUrl);
-    const b = connect(official, cliUrl);
+    const { a, b } = await twoClients("multiclient-hooks", 3, ours, official);
     const hookCalls: string[] = [];
     const sessionA = await a.createSession({
       onPermissionRequest: approveAll,

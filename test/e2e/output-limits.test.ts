@@ -4,29 +4,24 @@
  * stops reading (disconnected past its budget; the runtime and its other clients carry on), a
  * huge custom-tool result (cut for the model) and a huge prompt (stored once in events.jsonl).
  */
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
-import { startWorld, tandemBin, type TestWorld } from "../helpers/harness.js";
+import { startWorld, type TestWorld } from "../helpers/harness.js";
+import type { FramedClient } from "../helpers/framed-client.js";
 import { RawClient, type WireMessage } from "../helpers/raw-client.js";
-import { SocketClient } from "../helpers/socket-client.js";
+import { residentBytes } from "../helpers/proc.js";
+import { startTcpRuntime, type RawTcpClient, type TcpRuntime } from "../helpers/tcp.js";
 
 let world: TestWorld | undefined;
 const clients: RawClient[] = [];
-const servers: ChildProcessWithoutNullStreams[] = [];
-const sockets: SocketClient[] = [];
+const servers: TcpRuntime[] = [];
+const sockets: RawTcpClient[] = [];
 
 afterEach(async () => {
   for (const socket of sockets.splice(0)) socket.close();
   for (const client of clients.splice(0)) await client.close(true);
-  for (const server of servers.splice(0)) {
-    if (server.exitCode === null && server.signalCode === null) {
-      const exited = new Promise((resolve) => server.once("exit", resolve));
-      server.kill("SIGKILL");
-      await exited;
-    }
-  }
+  for (const server of servers.splice(0)) await server.stop();
   await world?.dispose();
   world = undefined;
 });
@@ -46,12 +41,8 @@ const isEvent = (type: string) => (message: WireMessage) => message.method === "
 function sampleRss(pid: number | undefined): { stop(): number } {
   let highest = 0;
   const sample = () => {
-    try {
-      const kilobytes = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
-      highest = Math.max(highest, kilobytes / 1024);
-    } catch {
-      // The process is gone.
-    }
+    const bytes = pid === undefined ? undefined : residentBytes(pid);
+    if (bytes !== undefined) highest = Math.max(highest, bytes / 1024 / 1024);
   };
   const timer = setInterval(sample, 100);
   return {
@@ -64,7 +55,7 @@ function sampleRss(pid: number | undefined): { stop(): number } {
 }
 
 /** Approves the next permission request of the session. */
-async function approveNext(client: { waitFor: RawClient["waitFor"]; request: RawClient["request"] }, sessionId: string): Promise<void> {
+async function approveNext(client: FramedClient, sessionId: string): Promise<void> {
   const permission = await client.waitFor(isEvent("permission.requested"));
   const { requestId } = eventOf(permission).data as { requestId: string };
   await client.request("session.permissions.handlePendingPermissionRequest", { sessionId, requestId, result: { kind: "approved" } });
@@ -106,25 +97,14 @@ it("a sync bash that floods its output is stopped at its timeout, with streamed,
 
 it("a client that stops reading is disconnected past its budget; the runtime and another client carry on", { timeout: 90_000 }, async () => {
   world = await startWorld(["slow-client-flood", "plain-reply"]);
-  const server = spawn(process.execPath, [tandemBin, "--port", "0", "--log-level", "warning"], {
-    env: { ...world.env, TANDEM_CLIENT_DROP_PROGRESS_BYTES: String(64 * 1024), TANDEM_CLIENT_DISCONNECT_BYTES: String(1024 * 1024) },
-    stdio: ["pipe", "pipe", "pipe"],
-  });
+  const server = await startTcpRuntime(
+    { ...world.env, TANDEM_CLIENT_DROP_PROGRESS_BYTES: String(64 * 1024), TANDEM_CLIENT_DISCONNECT_BYTES: String(1024 * 1024) },
+    { args: ["--log-level", "warning"] },
+  );
   servers.push(server);
-  let stderr = "";
-  server.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const port = await new Promise<number>((resolve, reject) => {
-    let stdout = "";
-    server.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const match = /listening on port (\d+)/.exec(stdout);
-      if (match) resolve(Number(match[1]));
-    });
-    server.once("exit", () => reject(new Error(`runtime exited: ${stderr}`)));
-  });
-  const rss = sampleRss(server.pid);
+  const rss = sampleRss(server.child.pid);
 
-  const slow = new SocketClient(port);
+  const slow = await server.connect();
   sockets.push(slow);
   const { sessionId: slowSession } = (await slow.request("session.create", {})).result as { sessionId: string };
   await slow.request("session.send", { sessionId: slowSession, prompt: "Flood and talk" });
@@ -132,7 +112,7 @@ it("a client that stops reading is disconnected past its budget; the runtime and
   slow.pause();
 
   // While the first client reads nothing, a second one works normally.
-  const other = new SocketClient(port);
+  const other = await server.connect();
   sockets.push(other);
   const { sessionId } = (await other.request("session.create", {})).result as { sessionId: string };
   await other.request("session.send", { sessionId, prompt: "Hello" });
@@ -140,8 +120,8 @@ it("a client that stops reading is disconnected past its budget; the runtime and
 
   // The flood times out, the model answers with 8 MB the stalled client cannot take: it is let go.
   const start = Date.now();
-  while (!/disconnected: it left \d+ bytes unread/.test(stderr)) {
-    if (Date.now() - start > 45_000) throw new Error(`the stalled client was not disconnected; stderr:\n${stderr}`);
+  while (!/disconnected: it left \d+ bytes unread/.test(server.stderr)) {
+    if (Date.now() - start > 45_000) throw new Error(`the stalled client was not disconnected; stderr:\n${server.stderr}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   slow.resume();
@@ -149,7 +129,7 @@ it("a client that stops reading is disconnected past its budget; the runtime and
   expect(slow.received.some(isEvent("session.idle"))).toBe(false);
 
   // The runtime is alive, its memory bounded, and the other client still works.
-  expect(server.exitCode).toBeNull();
+  expect(server.child.exitCode).toBeNull();
   await other.request("session.send", { sessionId, prompt: "Again" });
   await other.waitFor((message) => isEvent("session.idle")(message) && message !== firstIdle, 30_000);
   expect(rss.stop()).toBeLessThan(300);

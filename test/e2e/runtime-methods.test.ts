@@ -2,13 +2,14 @@
  * Server and session methods through the official SDK: auth and model discovery in Copilot API
  * mode, BYOK precedence, abort, logging, foreground, delete, and the runtime's command line.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CopilotClient, approveAll, type SessionEvent } from "@github/copilot-sdk";
 import { ModelServer } from "@tandem/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { scriptsDir, startWorld, tandemBin, waitFor, type TestWorld } from "../helpers/harness.js";
+import { startTcpRuntime } from "../helpers/tcp.js";
 
 let world: TestWorld | undefined;
 const clients: CopilotClient[] = [];
@@ -218,14 +219,9 @@ describe("lifecycle and logs", () => {
 describe("start-up", () => {
   it("answers ping without loading the runtime, and adopts that client once another request loads it", async () => {
     world = await startWorld(["plain-reply"]);
-    const child = spawn(process.execPath, [tandemBin, "--port", "0", "--log-level", "debug"], { env: world.env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const runtime = await startTcpRuntime(world.env, { args: ["--log-level", "debug"] });
     try {
-      await waitFor(() => /listening on port \d+/.test(stdout), "the listening line");
-      const cliUrl = `127.0.0.1:${/listening on port (\d+)/.exec(stdout)?.[1]}`;
+      const cliUrl = runtime.cliUrl;
       const watcher = new CopilotClient({ cliUrl, logLevel: "error" });
       clients.push(watcher);
       const seen: Array<{ type: string; sessionId: string }> = [];
@@ -233,19 +229,19 @@ describe("start-up", () => {
       await watcher.start();
       expect((await watcher.ping("first")).message).toBe("pong: first");
       await new Promise((resolve) => setTimeout(resolve, 200));
-      expect(stderr).not.toContain("runtime loaded");
+      expect(runtime.stderr).not.toContain("runtime loaded");
 
       const creator = new CopilotClient({ cliUrl, logLevel: "error" });
       clients.push(creator);
       const session = await creator.createSession({ onPermissionRequest: approveAll });
-      expect(stderr).toMatch(/runtime loaded in \d+ ms/);
+      expect(runtime.stderr).toMatch(/runtime loaded in \d+ ms/);
       await waitFor(() => seen.some((event) => event.type === "session.created"), "session.created on the first client");
       expect(seen.find((event) => event.type === "session.created")?.sessionId).toBe(session.sessionId);
     } finally {
       // Clients first: a request in flight when the runtime goes away is never answered, and the
       // official SDK 0.2.0 waits for it without a time limit.
       for (const client of clients.splice(0)) await client.forceStop();
-      child.kill();
+      await runtime.stop("SIGTERM");
     }
   });
 });

@@ -3,12 +3,13 @@
  * the processes an async shell and a still-running sync command started are gone within seconds,
  * while a detached command keeps running, as its caller asked.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseScript } from "@tandem/testkit";
 import { afterEach, expect, it } from "vitest";
 import { scriptsDir, startWorld, waitFor, type TestWorld } from "../helpers/harness.js";
+import { hasExited, processGroupMembers } from "../helpers/proc.js";
 import { RawClient, type WireMessage } from "../helpers/raw-client.js";
 
 let world: TestWorld | undefined;
@@ -37,31 +38,7 @@ function pidsIn(file: string): number[] {
   return readFileSync(file, "utf8").split("\n").filter(Boolean).map(Number);
 }
 
-/** The live (not zombie) processes of the given process groups. */
-function membersOf(groups: number[]): number[] {
-  const members: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      // Fields after the command name (which may hold spaces): state, ppid, pgrp, …
-      const [state, , group] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (state !== "Z" && groups.includes(Number(group))) members.push(Number(name));
-    } catch {
-      // Exited while we looked.
-    }
-  }
-  return members;
-}
-
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return false;
-  }
-}
+const alive = (pid: number) => !hasExited(pid);
 
 const isEvent = (type: string) => (message: WireMessage) =>
   message.method === "session.event" && (message.params as { event: { type: string } }).event.type === type;
@@ -91,14 +68,14 @@ it("kills what non-detached shells started when the runtime is SIGKILLed, and le
   const tiedGroups = pidsIn(join(dir, "tied-groups"));
   const detachedGroups = pidsIn(join(dir, "detached-groups"));
   groupsToKill.push(...tiedGroups, ...detachedGroups);
-  const tiedProcesses = [...new Set([...pidsIn(tied), ...membersOf(tiedGroups)])];
+  const tiedProcesses = [...new Set([...pidsIn(tied), ...processGroupMembers(tiedGroups)])];
   expect(tiedProcesses.every(alive)).toBe(true);
   expect(client.received.some(isEvent("session.idle"))).toBe(false);
 
   await client.close(true);
 
-  await waitFor(() => tiedProcesses.every((pid) => !alive(pid)) && membersOf(tiedGroups).length === 0, "the shells' processes to die", 5000).catch(() => undefined);
+  await waitFor(() => tiedProcesses.every((pid) => !alive(pid)) && processGroupMembers(tiedGroups).length === 0, "the shells' processes to die", 5000).catch(() => undefined);
   expect(tiedProcesses.filter(alive)).toEqual([]);
-  expect(membersOf(tiedGroups)).toEqual([]);
+  expect(processGroupMembers(tiedGroups)).toEqual([]);
   expect(pidsIn(detached).filter(alive)).toHaveLength(1);
 });

@@ -14,7 +14,9 @@ import { CopilotClient as TandemClient, approveAll as tandemApproveAll } from "@
 import { CopilotClient as OfficialV1Client, RuntimeConnection, approveAll as v1ApproveAll } from "copilot-sdk-v1";
 import { afterEach, describe, expect, it } from "vitest";
 import { startWorld, tandemBin, waitFor, type TestWorld } from "../helpers/harness.js";
-import { childPidsRunning, frame, hasExited, listeningPorts, startTcpRuntime, TcpRawClient, type TcpRuntime } from "../helpers/tcp.js";
+import { frame } from "../helpers/frames.js";
+import { childPidsRunning, hasExited, listeningPorts } from "../helpers/proc.js";
+import { RawTcpClient, startTcpRuntime, type TcpRuntime } from "../helpers/tcp.js";
 
 const Unauthenticated = -32008;
 const TOKEN = "test-connection-token-0123456789";
@@ -29,13 +31,13 @@ afterEach(async () => {
 });
 
 async function runtimeWith(env: Record<string, string>, args: string[] = [], wrapper: string[] = []): Promise<TcpRuntime> {
-  const runtime = await startTcpRuntime(env, args, wrapper);
+  const runtime = await startTcpRuntime(env, { args, wrapper });
   cleanups.push(() => runtime.stop());
   return runtime;
 }
 
-async function rawClient(port: number): Promise<TcpRawClient> {
-  const client = await TcpRawClient.open(port);
+async function rawClient(port: number): Promise<RawTcpClient> {
+  const client = await RawTcpClient.connect(port);
   cleanups.push(() => client.close());
   return client;
 }
@@ -79,7 +81,7 @@ describe("with a connection token (COPILOT_CONNECTION_TOKEN)", () => {
       expect(answer.result, method).toBeUndefined();
       await client.waitClosed();
     }
-    expect(runtime.stderr()).toMatch(/refused TCP client 127\.0\.0\.1:\d+: sent "session\.list" before connect/);
+    expect(runtime.stderr).toMatch(/refused TCP client 127\.0\.0\.1:\d+: sent "session\.list" before connect/);
   });
 
   it("refuses a wrong or missing token and closes the connection", async () => {
@@ -100,29 +102,29 @@ describe("with a connection token (COPILOT_CONNECTION_TOKEN)", () => {
     const [connectId, pingId] = client.send({ method: "connect", params: { token: TOKEN, supportedTaskKinds: ["agent"] } }, { method: "ping", params: { message: "after" } });
     expect((await client.response(connectId as number)).result).toEqual({ ok: true, protocolVersion: 3, version: expect.any(String) });
     expect((await client.response(pingId as number)).result).toMatchObject({ message: "pong: after", protocolVersion: 3 });
-    expect(runtime.stderr()).not.toContain("runtime loaded");
+    expect(runtime.stderr).not.toContain("runtime loaded");
 
     expect((await client.request("session.list", {})).result).toEqual({ sessions: [] });
     const { result } = await client.request("session.create", {});
     expect(result).toMatchObject({ sessionId: expect.any(String) });
-    expect(client.closed).toBe(false);
+    expect(client.isClosed).toBe(false);
   });
 
   it("drops notifications sent before connect, and closes on a malformed or oversized first frame", async () => {
     const runtime = await runtimeWith({ PATH: process.env.PATH ?? "", COPILOT_CONNECTION_TOKEN: TOKEN });
     const patient = await rawClient(runtime.port);
-    patient.socket.write(frame({ jsonrpc: "2.0", method: "$/cancelRequest", params: { id: 1 } }));
+    patient.writeFrame(JSON.stringify({ jsonrpc: "2.0", method: "$/cancelRequest", params: { id: 1 } }));
     expect((await patient.request("connect", { token: TOKEN })).result).toMatchObject({ ok: true });
 
     const garbled = await rawClient(runtime.port);
-    garbled.socket.write("Content-Length: 5\r\n\r\n{oops");
+    garbled.writeRaw("Content-Length: 5\r\n\r\n{oops");
     await garbled.waitClosed();
     expect(garbled.received[0]?.error?.code).toBe(-32700);
 
     const flooding = await rawClient(runtime.port);
-    flooding.socket.write(`Content-Length: ${1024 * 1024}\r\n\r\n`);
+    flooding.writeRaw(`Content-Length: ${1024 * 1024}\r\n\r\n`);
     await flooding.waitClosed();
-    expect(runtime.stderr()).toMatch(/refused TCP client .*: Content-Length 1048576 is over the limit of 65536 bytes \(the limit before authentication\)/);
+    expect(runtime.stderr).toMatch(/refused TCP client .*: Content-Length 1048576 is over the limit of 65536 bytes \(the limit before authentication\)/);
   });
 
   it("the --connection-token-env flag names the variable to read the token from", async () => {
@@ -205,11 +207,11 @@ describe("without a token: this OS user's loopback clients only", () => {
     root.send({ method: "ping" }, { method: "session.list", params: {} });
     await root.waitClosed();
     expect(root.received).toEqual([]);
-    expect(runtime.stderr()).toMatch(/refused TCP client 127\.0\.0\.1:\d+: its OS user \(uid 0\) is not this runtime's \(uid 65534\)/);
+    expect(runtime.stderr).toMatch(/refused TCP client 127\.0\.0\.1:\d+: its OS user \(uid 0\) is not this runtime's \(uid 65534\)/);
 
     // A client running as nobody, like the runtime.
     const script = `
-      const socket = require("node:net").connect(${runtime.port}, "127.0.0.1", () => socket.write(${JSON.stringify(frame({ jsonrpc: "2.0", id: 1, method: "ping" }))}));
+      const socket = require("node:net").connect(${runtime.port}, "127.0.0.1", () => socket.write(${JSON.stringify(frame(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" })))}));
       let text = "";
       socket.on("data", (chunk) => { text += chunk; if (text.includes("pong")) { process.stdout.write(text); socket.destroy(); } });
       socket.on("close", () => { if (!text.includes("pong")) { process.stdout.write("closed:" + text); } });
@@ -231,7 +233,7 @@ describe("--host", () => {
     expect(refused.stderr).toContain("COPILOT_CONNECTION_TOKEN");
 
     const runtime = await runtimeWith({ PATH: process.env.PATH ?? "", COPILOT_CONNECTION_TOKEN: TOKEN }, ["--host", "0.0.0.0"]);
-    expect(runtime.stderr()).toMatch(/warning: serving on 0\.0\.0\.0, which is not a loopback address/);
+    expect(runtime.stderr).toMatch(/warning: serving on 0\.0\.0\.0, which is not a loopback address/);
     const client = await rawClient(runtime.port);
     expect((await client.request("ping")).error?.code).toBe(Unauthenticated);
   });

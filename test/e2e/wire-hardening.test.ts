@@ -6,8 +6,9 @@
 import { spawnSync, type ChildProcess } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
 import { startWorld, tandemBin, waitFor, type TestWorld } from "../helpers/harness.js";
+import { frame } from "../helpers/frames.js";
 import { RawClient, type WireMessage } from "../helpers/raw-client.js";
-import { TcpRuntime, type RawSocketClient } from "../helpers/raw-socket.js";
+import { startTcpRuntime, type TcpRuntime } from "../helpers/tcp.js";
 
 let world: TestWorld | undefined;
 let client: RawClient | undefined;
@@ -22,6 +23,9 @@ afterEach(async () => {
   world = undefined;
 });
 
+/** TCP runtimes log warnings and worse, like the stdio ones `RawClient` starts. */
+const warningsOnly = { args: ["--log-level", "warning"] };
+
 /** 10,000 levels of arrays: far beyond the edge's limit of 100. */
 const deeplyNested = "[".repeat(10_000) + "]".repeat(10_000);
 
@@ -34,12 +38,6 @@ function exitOf(child: ChildProcess, timeoutMs = 5_000): Promise<number | null> 
       resolve(code);
     });
   });
-}
-
-async function closedWithin(socket: RawSocketClient, timeoutMs = 5_000): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("the runtime kept the socket open")), timeoutMs)));
-  await Promise.race([socket.closed, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** Waits for the runtime's log (its stderr, read asynchronously) to mention `text`. */
@@ -84,12 +82,12 @@ describe("broken framing over stdio", () => {
 describe("broken framing over TCP", () => {
   it("closes only the offending socket; another client keeps working", async () => {
     world = await startWorld(["plain-reply"]);
-    runtime = new TcpRuntime(world.env);
+    runtime = await startTcpRuntime(world.env, warningsOnly);
     const good = await runtime.connect();
     const bad = await runtime.connect();
     expect((await bad.request("ping", { message: "hi" })).result).toBeDefined();
     bad.writeRaw("Content-Length: 12abc\r\n\r\n{}");
-    await closedWithin(bad);
+    await bad.waitClosed(5_000);
     await logged(() => runtime!.stderr, /client \d+: closing the connection, its framing is broken: Content-Length must be a non-negative integer, got "12abc"/);
     expect((await good.request("ping", { message: "still here" })).result).toMatchObject({ message: "pong: still here" });
     good.close();
@@ -97,17 +95,17 @@ describe("broken framing over TCP", () => {
 
   it("closes a socket that sends two Content-Length headers", async () => {
     world = await startWorld(["plain-reply"]);
-    runtime = new TcpRuntime(world.env);
+    runtime = await startTcpRuntime(world.env, warningsOnly);
     const socket = await runtime.connect();
     const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" });
     socket.writeRaw(`Content-Length: 2\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
-    await closedWithin(socket);
+    await socket.waitClosed(5_000);
     await logged(() => runtime!.stderr, "more than one Content-Length header");
   });
 
   it("refuses a 400 MiB frame from its header: 200 MiB streamed at it are never buffered", async () => {
     world = await startWorld(["plain-reply"]);
-    runtime = new TcpRuntime(world.env);
+    runtime = await startTcpRuntime(world.env, warningsOnly);
     const watcher = await runtime.connect();
     expect((await watcher.request("ping")).result).toBeDefined();
     const before = runtime.rssBytes();
@@ -119,7 +117,7 @@ describe("broken framing over TCP", () => {
     }
     const grown = runtime.rssBytes() - before;
     expect(grown).toBeLessThan(32 * 1024 * 1024);
-    await closedWithin(socket);
+    await socket.waitClosed(5_000);
     await logged(() => runtime!.stderr, "Content-Length 419430400 is over the limit of 104857600 bytes");
     expect((await watcher.request("ping", { message: "after" })).result).toMatchObject({ message: "pong: after" });
     watcher.close();
@@ -127,11 +125,11 @@ describe("broken framing over TCP", () => {
 
   it("honours TANDEM_MAX_MESSAGE_BYTES", async () => {
     world = await startWorld(["plain-reply"], { TANDEM_MAX_MESSAGE_BYTES: "4096" });
-    runtime = new TcpRuntime(world.env);
+    runtime = await startTcpRuntime(world.env, warningsOnly);
     const socket = await runtime.connect();
     expect((await socket.request("ping", { message: "x".repeat(3000) })).result).toBeDefined();
     socket.writeFrame(JSON.stringify({ jsonrpc: "2.0", id: 99, method: "ping", params: { message: "x".repeat(5000) } }));
-    await closedWithin(socket);
+    await socket.waitClosed(5_000);
     await logged(() => runtime!.stderr, "over the limit of 4096 bytes (TANDEM_MAX_MESSAGE_BYTES)");
   });
 
@@ -143,10 +141,10 @@ describe("broken framing over TCP", () => {
 
   it("reads a frame that arrives in many tiny writes", async () => {
     world = await startWorld(["plain-reply"]);
-    runtime = new TcpRuntime(world.env);
+    runtime = await startTcpRuntime(world.env, warningsOnly);
     const socket = await runtime.connect();
     const body = JSON.stringify({ jsonrpc: "2.0", id: 5, method: "ping", params: { message: "slow ✓" } });
-    const bytes = Buffer.from(`Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    const bytes = Buffer.from(frame(body));
     for (let index = 0; index < bytes.length; index += 3) {
       socket.writeRaw(bytes.subarray(index, index + 3));
       await new Promise((resolve) => setTimeout(resolve, 1));
@@ -183,7 +181,7 @@ describe("messages that are not JSON-RPC 2.0 requests", () => {
     client = new RawClient(world.env);
     const body = JSON.stringify({ jsonrpc: "2.0", id: 3, method: "ping", params: { message: "caf\u00e9" } });
     client.writeRaw(`Content-Length: ${body.length}\r\nContent-Type: application/vscode-jsonrpc; charset=latin1\r\n\r\n`);
-    client.child.stdin.write(Buffer.from(body, "latin1"));
+    client.writeRaw(Buffer.from(body, "latin1"));
     const answer = await client.waitFor((message) => message.error !== undefined, 3_000);
     expect(answer).toMatchObject({ id: null, error: { code: -32700, message: expect.stringContaining('unsupported charset "latin1"') } });
     expect((await client.request("ping", { message: "utf-8 only" })).result).toBeDefined();

@@ -1,171 +1,150 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { connect, type Socket } from "node:net";
-import type { WireMessage } from "./raw-client.js";
-import { tandemBin, waitFor } from "./harness.js";
+import { FramedClient } from "./framed-client.js";
+import { tandemBin } from "./harness.js";
+import { residentBytes } from "./proc.js";
 
-/** A `tandem` process serving TCP. */
-export interface TcpRuntime {
-  child: ChildProcess;
-  port: number;
-  stderr(): string;
-  stop(): Promise<void>;
+/** How to start a TCP runtime. */
+export interface TcpRuntimeOptions {
+  /** Flags after `--port 0`, e.g. `["--log-level", "warning"]`. */
+  args?: string[];
+  /** A command to run the runtime through, e.g. `["setpriv", "--reuid=65534", …]`. */
+  wrapper?: string[];
+  /** How long to wait for its `listening on port N` line (default 10 s). */
+  startTimeoutMs?: number;
 }
 
 /**
- * Starts `tandem --port 0 <args>` (optionally through a wrapper command such as `setpriv …`) and
- * waits for its `listening on port N` line.
+ * Starts `tandem --port 0 <args>` (through `wrapper` if given) and waits for its
+ * `listening on port N` line; fails with its log if it exits or stays silent.
+ *
+ * @example
+ * const runtime = await startTcpRuntime(world.env, { args: ["--log-level", "warning"] });
+ * const client = await runtime.connect();
  */
-export async function startTcpRuntime(env: Record<string, string>, args: string[] = [], wrapper: string[] = []): Promise<TcpRuntime> {
-  const command = [...wrapper, process.execPath, tandemBin, "--port", "0", ...args];
+export async function startTcpRuntime(env: Record<string, string>, options: TcpRuntimeOptions = {}): Promise<TcpRuntime> {
+  const command = [...(options.wrapper ?? []), process.execPath, tandemBin, "--port", "0", ...(options.args ?? [])];
   const child = spawn(command[0] as string, command.slice(1), { env, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout?.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  await waitFor(() => /listening on port \d+/.test(stdout) || child.exitCode !== null, "the listening line");
-  const port = Number(/listening on port (\d+)/.exec(stdout)?.[1]);
-  if (!port) throw new Error(`tandem did not start (exit ${child.exitCode}): ${stderr}`);
-  return {
-    child,
-    port,
-    stderr: () => stderr,
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((resolve) => child.once("exit", resolve));
+  const startTimeoutMs = options.startTimeoutMs ?? 10_000;
+  const log = { stderr: "" };
+  child.stderr.on("data", (chunk: Buffer) => (log.stderr += chunk.toString()));
+  let stdout: string | undefined = "";
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => {
       child.kill("SIGKILL");
-      await exited;
-    },
-  };
+      reject(new Error(`tandem printed no listening line within ${startTimeoutMs} ms; stderr:\n${log.stderr}`));
+    }, startTimeoutMs);
+    child.once("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.once("exit", (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`tandem exited (${code ?? signal}) before listening; stderr:\n${log.stderr}`));
+    });
+    // Read on after the line too, so the pipe never fills.
+    child.stdout.on("data", (chunk: Buffer) => {
+      if (stdout === undefined) return;
+      stdout += chunk.toString();
+      const match = /listening on port (\d+)/.exec(stdout);
+      if (!match) return;
+      clearTimeout(timer);
+      stdout = undefined;
+      resolve(Number(match[1]));
+    });
+  });
+  return new TcpRuntime(child, port, log);
 }
 
-/** Frames one JSON-RPC message with Content-Length. */
-export function frame(message: unknown): string {
-  const body = JSON.stringify(message);
-  return `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
-}
+/** A running `tandem --port 0`: its port, its log (stderr) and its memory. Made by {@link startTcpRuntime}. */
+export class TcpRuntime {
+  constructor(
+    readonly child: ChildProcess,
+    readonly port: number,
+    private readonly log: { stderr: string },
+  ) {}
 
-/** A raw JSON-RPC client over one TCP socket: every message received is kept, and so is the close. */
-export class TcpRawClient {
-  readonly received: WireMessage[] = [];
-  closed = false;
-  private buffer = Buffer.alloc(0);
-  private nextId = 1;
-
-  private constructor(readonly socket: Socket) {
-    socket.on("data", (chunk: Buffer) => this.onData(chunk));
-    socket.on("close", () => (this.closed = true));
-    socket.on("error", () => undefined);
+  /** Everything the runtime wrote to stderr so far (its log). */
+  get stderr(): string {
+    return this.log.stderr;
   }
 
-  /** Connects to `127.0.0.1:port`. */
-  static async open(port: number): Promise<TcpRawClient> {
+  /** `127.0.0.1:<port>`, the `cliUrl` for an SDK client. */
+  get cliUrl(): string {
+    return `127.0.0.1:${this.port}`;
+  }
+
+  /** Resident memory of the runtime process in bytes. */
+  rssBytes(): number {
+    const bytes = residentBytes(this.child.pid as number);
+    if (bytes === undefined) throw new Error(`the runtime (pid ${this.child.pid}) is not running`);
+    return bytes;
+  }
+
+  /** Opens a raw client connection to the runtime. */
+  async connect(): Promise<RawTcpClient> {
+    return RawTcpClient.connect(this.port, () => this.log.stderr);
+  }
+
+  /** Stops the runtime with `signal` (SIGTERM lets it shut down cleanly) and waits for it to exit. */
+  async stop(signal: NodeJS.Signals = "SIGKILL"): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    const exited = new Promise((resolve) => this.child.once("exit", resolve));
+    this.child.kill(signal);
+    await exited;
+  }
+}
+
+/**
+ * Content-Length framed JSON-RPC over one TCP socket, byte by byte: every message received is
+ * kept, and so is the close. `pause()` stops reading (a stalled client), `resume()` reads on.
+ */
+export class RawTcpClient extends FramedClient {
+  private constructor(
+    /** The socket itself, for tests that drive its flow control. */
+    readonly socket: Socket,
+    private readonly runtimeLog: () => string,
+  ) {
+    super();
+    // Tiny writes go out as they are written, not coalesced.
+    socket.setNoDelay(true);
+    socket.on("data", (chunk: Buffer) => this.receive(chunk));
+    // Writes after the runtime hung up fail (EPIPE, ECONNRESET): that is what some tests expect.
+    socket.on("error", () => undefined);
+    socket.once("close", () => this.markClosed());
+  }
+
+  /** Connects to `127.0.0.1:port`; `runtimeLog` (the runtime's stderr) is quoted when a wait fails. */
+  static async connect(port: number, runtimeLog: () => string = () => ""): Promise<RawTcpClient> {
     const socket = connect(port, "127.0.0.1");
     await new Promise<void>((resolve, reject) => {
       socket.once("connect", resolve);
       socket.once("error", reject);
     });
-    return new TcpRawClient(socket);
+    return new RawTcpClient(socket, runtimeLog);
   }
 
-  /** Sends requests in one write; returns their ids. */
-  send(...requests: Array<{ method: string; params?: unknown }>): number[] {
-    const ids = requests.map(() => this.nextId++);
-    this.socket.write(requests.map((request, index) => frame({ jsonrpc: "2.0", id: ids[index], ...request })).join(""));
-    return ids;
+  /** Stops reading the socket: the runtime's writes pile up in the kernel buffers, then in its own. */
+  pause(): void {
+    this.socket.pause();
   }
 
-  /** Sends one request and waits for its response. */
-  async request(method: string, params?: unknown): Promise<WireMessage> {
-    const [id] = this.send({ method, params });
-    return this.response(id as number);
+  /** Reads the socket again. */
+  resume(): void {
+    this.socket.resume();
   }
 
-  /** Waits for the response with this id. */
-  async response(id: number): Promise<WireMessage> {
-    await waitFor(() => this.find(id) !== undefined || this.closed, `the response to request ${id}`);
-    const found = this.find(id);
-    if (!found) throw new Error(`connection closed before the response to request ${id}`);
-    return found;
-  }
-
-  /** Waits until the runtime closes the connection. */
-  async waitClosed(): Promise<void> {
-    await waitFor(() => this.closed, "the runtime to close the connection");
-  }
-
+  /** Closes the socket at once. */
   close(): void {
     this.socket.destroy();
   }
 
-  private find(id: number): WireMessage | undefined {
-    return this.received.find((message) => message.id === id && message.method === undefined);
+  protected write(bytes: string | Buffer): void {
+    this.socket.write(bytes);
   }
 
-  private onData(chunk: Buffer): void {
-    this.buffer = Buffer.concat([this.buffer, chunk]);
-    for (;;) {
-      const headerEnd = this.buffer.indexOf("\r\n\r\n");
-      if (headerEnd === -1) return;
-      const length = Number(/Content-Length: (\d+)/i.exec(this.buffer.subarray(0, headerEnd).toString("ascii"))?.[1]);
-      if (this.buffer.length < headerEnd + 4 + length) return;
-      this.received.push(JSON.parse(this.buffer.subarray(headerEnd + 4, headerEnd + 4 + length).toString("utf8")) as WireMessage);
-      this.buffer = this.buffer.subarray(headerEnd + 4 + length);
-    }
-  }
-}
-
-/** The pids of this process's children whose command line mentions `text` (Linux /proc). */
-export function childPidsRunning(text: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (parent !== process.pid) continue;
-      if (readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(text)) pids.push(Number(entry));
-    } catch {
-      // The process went away while we looked.
-    }
-  }
-  return pids;
-}
-
-/** The TCP ports a process listens on, from its socket inodes and /proc/net/tcp (Linux). */
-export function listeningPorts(pid: number): number[] {
-  const inodes = new Set<string>();
-  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
-    try {
-      const match = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
-      if (match?.[1]) inodes.add(match[1]);
-    } catch {
-      // Closed while we looked.
-    }
-  }
-  const ports: number[] = [];
-  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
-    let text = "";
-    try {
-      text = readFileSync(table, "utf8");
-    } catch {
-      continue;
-    }
-    for (const line of text.split("\n").slice(1)) {
-      const fields = line.trim().split(/\s+/);
-      if (fields[3] !== "0A" || !inodes.has(fields[9] ?? "")) continue;
-      ports.push(Number.parseInt(fields[1]?.split(":")[1] ?? "", 16));
-    }
-  }
-  return ports;
-}
-
-/** Whether the process has exited (gone, or a zombie nobody reaped yet). */
-export function hasExited(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
-  } catch {
-    return true;
+  protected diagnostics(): string {
+    const log = this.runtimeLog();
+    return log ? `; the runtime's stderr:\n${log}` : "";
   }
 }

@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterAll, beforeAll, type TestContext } from "vitest";
 
 /** A small tmpfs mounted on a fresh folder (a real file system that really fills up). */
 export interface Tmpfs {
@@ -37,6 +38,43 @@ export function mountTmpfs(size: string): Tmpfs | { skipped: string } {
         execFileSync("umount", ["-l", dir]);
       }
       rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A tmpfs shared by the tests of one file. */
+export interface FileTmpfs {
+  /** The mounted folder; where no tmpfs could be mounted, skips the calling test instead. */
+  dirOrSkip(context: TestContext): string;
+}
+
+/**
+ * Mounts a tmpfs of `size` before the calling file's tests and unmounts it after them. Where
+ * mounting is not permitted, says so once (naming `tests`) and each test that asks for it skips.
+ *
+ * @example
+ * const disk = tmpfsForFile("64k", "the full-disk EventLog test");
+ * it("…", (context) => {
+ *   const dir = disk.dirOrSkip(context);
+ * });
+ */
+export function tmpfsForFile(size: string, tests: string): FileTmpfs {
+  let mounted: Tmpfs | undefined;
+  let skipReason: string | undefined;
+  beforeAll(() => {
+    const result = mountTmpfs(size);
+    if ("skipped" in result) {
+      skipReason = result.skipped;
+      console.warn(`skipping ${tests}: ${skipReason}`);
+      return;
+    }
+    mounted = result;
+  });
+  afterAll(() => mounted?.unmount());
+  return {
+    dirOrSkip(context) {
+      if (!mounted) return context.skip(skipReason);
+      return mounted.dir;
     },
   };
 }

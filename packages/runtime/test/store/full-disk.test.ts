@@ -6,32 +6,20 @@
  */
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { Logger } from "../../src/log.js";
 import { ErrorCodes, type TandemError } from "../../src/errors.js";
 import { SessionWorkspace } from "../../src/plan/plan-file.js";
 import { SessionEmitter } from "../../src/session/emitter.js";
 import { EventLog } from "../../src/store/event-log.js";
 import { SessionStore } from "../../src/store/session-store.js";
-import { fillDisk, mountTmpfs, type Tmpfs } from "../../../../test/helpers/tmpfs.js";
+import { fillDisk, tmpfsForFile } from "../../../../test/helpers/tmpfs.js";
 
-let disk: Tmpfs | undefined;
-let skipReason: string | undefined;
+const disk = tmpfsForFile("64k", "the full-disk EventLog test");
 const logged: string[] = [];
 const logger = new Logger("warning", (line) => logged.push(line));
 /** One event line of about 1 KB, numbered. */
 const line = (n: number) => JSON.stringify({ type: "assistant.message", data: { content: `${n} `.padEnd(1000, "x") }, id: String(n) });
-
-beforeAll(() => {
-  const mounted = mountTmpfs("64k");
-  if ("skipped" in mounted) {
-    skipReason = mounted.skipped;
-    console.warn(`skipping the full-disk EventLog test: ${skipReason}`);
-    return;
-  }
-  disk = mounted;
-});
-afterAll(() => disk?.unmount());
 
 /** The ids of the file's lines; fails on any line that is not a complete event. */
 function fileIds(path: string): string[] {
@@ -44,9 +32,9 @@ function fileIds(path: string): string[] {
 }
 
 it("on a full disk, cuts the partly written line, reports the failure once and holds the lines in order until space returns", async (context) => {
-  if (!disk) return context.skip(skipReason);
-  const path = join(disk.dir, "events.jsonl");
-  const filler = join(disk.dir, "filler");
+  const dir = disk.dirOrSkip(context);
+  const path = join(dir, "events.jsonl");
+  const filler = join(dir, "filler");
   const log = new EventLog(path, logger);
   const failures: TandemError[] = [];
   log.watch({ failed: (error) => failures.push(error) });
@@ -85,8 +73,8 @@ it("on a full disk, cuts the partly written line, reports the failure once and h
 });
 
 it("keeps the old workspace.yaml, plan and workspace file when the disk is full, failing with PersistenceFailed", async (context) => {
-  if (!disk) return context.skip(skipReason);
-  const store = new SessionStore(join(disk.dir, "home"), logger);
+  const dir = disk.dirOrSkip(context);
+  const store = new SessionStore(join(dir, "home"), logger);
   const sessionDir = await store.createSessionDir("s1");
   const info = { id: "s1", cwd: "/work", summary_count: 0, created_at: "then", updated_at: "then", summary: "the first prompt" };
   await store.writeWorkspace(info);
@@ -95,7 +83,7 @@ it("keeps the old workspace.yaml, plan and workspace file when the disk is full,
   const workspace = new SessionWorkspace(sessionDir, emitter);
   await workspace.updatePlan("1. the old plan");
   await workspace.createFile("notes.md", "old notes");
-  const filler = join(disk.dir, "filler");
+  const filler = join(dir, "filler");
   fillDisk(filler);
   try {
     const big = "y".repeat(16 * 1024);
