@@ -131,7 +131,10 @@ it("fails the turn with a session.error when the token callback throws, and answ
     },
     onPermissionRequest: v1ApproveAll,
   });
+  const idle = new Promise<void>((resolve) => session.on("session.idle", () => resolve()));
   await expect(session.sendAndWait({ prompt: "hi" })).rejects.toThrow(/bearer token.*identity service down/);
+  // The failed turn's idle follows its error: the next message starts after it.
+  await idle;
   expect(world.model.requests).toHaveLength(0);
   fail = false;
   const reply = await session.sendAndWait({ prompt: "hi again" });
