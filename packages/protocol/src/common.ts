@@ -60,6 +60,13 @@ export const ProviderConfig = z.looseObject({
   apiKey: z.string().optional(),
   bearerToken: z.string().optional(),
   azure: z.looseObject({ apiVersion: z.string().optional() }).optional(),
+  /** Extra HTTP headers sent on every request to the provider. */
+  headers: z.record(z.string(), z.string()).optional(),
+  /**
+   * SDK 1.0.x: the client supplies a bearer token before each model request
+   * (`providerToken.getToken`); it wins over `apiKey` / `bearerToken`.
+   */
+  hasBearerTokenProvider: z.boolean().optional(),
 });
 export type ProviderConfig = z.infer<typeof ProviderConfig>;
 

@@ -116,6 +116,14 @@ const SessionConfigFields = {
   configDir: z.string().optional(),
   skillDirectories: z.array(z.string()).optional(),
   disabledSkills: z.array(z.string()).optional(),
+  /** Built-in agent types the `task` tool does not offer (SDK 1.0.x). */
+  excludedBuiltinAgents: z.array(z.string()).optional(),
+  /** More directories whose `*.instructions.md` files join the system prompt (SDK 1.0.x). */
+  instructionDirectories: z.array(z.string()).optional(),
+  /** Skip the working directory's AGENTS.md / .github/copilot-instructions.md (SDK 1.0.x). */
+  skipCustomInstructions: z.boolean().optional(),
+  /** Instructions of the organization, added to the system prompt (SDK 1.0.x). */
+  organizationCustomInstructions: z.string().optional(),
   infiniteSessions: InfiniteSessionConfig.optional(),
   traceparent: z.string().optional(),
   tracestate: z.string().optional(),
@@ -153,6 +161,8 @@ export const SessionSendParams = z.looseObject({
   prompt: z.string(),
   attachments: z.array(Attachment).optional(),
   mode: z.enum(["enqueue", "immediate"]).optional(),
+  /** Extra HTTP headers for the model requests of this message's turn (SDK 1.0.x). */
+  requestHeaders: z.record(z.string(), z.string()).optional(),
 });
 export type SessionSendParams = z.infer<typeof SessionSendParams>;
 /** `session.send`: queue a user message; returns at once with its id. */
@@ -224,7 +234,7 @@ export const SessionPermissionsHandlePendingPermissionRequest = defineRequest(
 export const SessionModelGetCurrent = defineRequest(
   "session.model.getCurrent",
   z.looseObject(sessionScoped),
-  z.looseObject({ modelId: z.string().optional() }),
+  z.looseObject({ modelId: z.string().optional(), reasoningEffort: z.string().optional() }),
 );
 /** `session.model.switchTo`. */
 export const SessionModelSwitchTo = defineRequest(

@@ -56,6 +56,10 @@ export function prepareSessionConfig(config: SessionConfig | ResumeSessionConfig
     configDir: config.configDir,
     skillDirectories: config.skillDirectories,
     disabledSkills: config.disabledSkills,
+    excludedBuiltinAgents: config.excludedBuiltinAgents,
+    instructionDirectories: config.instructionDirectories,
+    skipCustomInstructions: config.skipCustomInstructions,
+    organizationCustomInstructions: config.organizationCustomInstructions,
     infiniteSessions: config.infiniteSessions,
   } satisfies WithoutSessionId<SessionCreatePayload>;
   return { handlers, wire };

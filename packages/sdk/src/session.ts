@@ -74,6 +74,7 @@ export class CopilotSession {
       prompt: options.prompt,
       attachments: options.attachments,
       mode: options.mode,
+      requestHeaders: options.requestHeaders,
     });
     return response.messageId;
   }

@@ -243,6 +243,14 @@ export interface SessionConfig {
   agent?: string;
   skillDirectories?: string[];
   disabledSkills?: string[];
+  /** Built-in agent types (`explore`, `task`, `general-purpose`, `code-review`) the `task` tool does not offer. */
+  excludedBuiltinAgents?: string[];
+  /** More directories whose `*.instructions.md` files join the system prompt. */
+  instructionDirectories?: string[];
+  /** Skip the working directory's AGENTS.md, CLAUDE.md, .github/copilot-instructions.md and .github/instructions/. */
+  skipCustomInstructions?: boolean;
+  /** Instructions of your organization, added to the system prompt. */
+  organizationCustomInstructions?: string;
   infiniteSessions?: InfiniteSessionConfig;
   /** Registered before `session.create` is sent, so it also sees the events emitted while creating. */
   onEvent?: SessionEventHandler;
@@ -286,8 +294,13 @@ export type MessageAttachment =
 export interface MessageOptions {
   prompt: string;
   attachments?: MessageAttachment[];
-  /** `enqueue` (default) waits for the current turn; `immediate` interjects. */
+  /**
+   * `enqueue` (default): answered after the messages before it, in a run of its own; `immediate`:
+   * while the session is busy, joins the running turn at its next model call (steering).
+   */
   mode?: "enqueue" | "immediate";
+  /** Extra HTTP headers for the model requests made while answering this message. */
+  requestHeaders?: Record<string, string>;
 }
 
 /**

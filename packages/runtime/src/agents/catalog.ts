@@ -60,8 +60,11 @@ export const builtInAgents: readonly AgentDefinition[] = [
   },
 ];
 
-/** The session's agents: the built-in types, then the application's custom agents. */
-export function agentCatalog(customAgents: readonly CustomAgentConfig[] | undefined): AgentDefinition[] {
+/**
+ * The session's agents: the built-in types (less `excludedBuiltinAgents`, and those a custom agent
+ * of the same name replaces), then the application's custom agents.
+ */
+export function agentCatalog(customAgents: readonly CustomAgentConfig[] | undefined, excludedBuiltinAgents: readonly string[] = []): AgentDefinition[] {
   const custom = (customAgents ?? []).map(
     (agent): AgentDefinition => ({
       name: agent.name,
@@ -74,6 +77,6 @@ export function agentCatalog(customAgents: readonly CustomAgentConfig[] | undefi
       ...(agent.mcpServers && Object.keys(agent.mcpServers).length > 0 ? { mcpServers: agent.mcpServers } : {}),
     }),
   );
-  const customNames = new Set(custom.map((agent) => agent.name));
-  return [...builtInAgents.filter((agent) => !customNames.has(agent.name)), ...custom];
+  const hidden = new Set([...custom.map((agent) => agent.name), ...excludedBuiltinAgents]);
+  return [...builtInAgents.filter((agent) => !hidden.has(agent.name)), ...custom];
 }

@@ -13,6 +13,8 @@ export const maxConcurrentSubAgents = 4;
 
 /** What agents need from the session. */
 export interface AgentsHost extends SubAgentParent {
+  /** `excludedBuiltinAgents`: built-in agent types the session does not offer. */
+  readonly config: { readonly excludedBuiltinAgents?: readonly string[] };
   /** Tells the running loop (if any) that a background agent finished. */
   notify(text: string): void;
 }
@@ -39,7 +41,7 @@ export class SessionAgents {
     customAgents: readonly CustomAgentConfig[] | undefined,
     private readonly host: AgentsHost,
   ) {
-    this.catalog = agentCatalog(customAgents);
+    this.catalog = agentCatalog(customAgents, host.config.excludedBuiltinAgents);
     this.background = new BackgroundAgents(this.limit, (agent) => this.finished(agent));
     this.agentTools = this.buildTools();
   }
@@ -61,7 +63,7 @@ export class SessionAgents {
 
   /** Replaces the custom agents (resume with new settings, `session.agent.reload`). */
   reload(customAgents: readonly CustomAgentConfig[] | undefined): void {
-    this.catalog = agentCatalog(customAgents);
+    this.catalog = agentCatalog(customAgents, this.host.config.excludedBuiltinAgents);
     if (this.selectedAgent && !this.catalog.some((agent) => agent.name === this.selectedAgent?.name)) this.selectedAgent = undefined;
     this.agentTools = this.buildTools();
   }
@@ -134,7 +136,9 @@ export class SessionAgents {
       background: this.background,
       limit: this.limit,
     };
-    return [createTaskTool(toolsHost), createReadAgentTool(toolsHost), createListAgentsTool(toolsHost)];
+    // With every agent type excluded there is nothing to delegate to: no `task` tool.
+    const delegable = toolsHost.delegableAgents().length > 0;
+    return [...(delegable ? [createTaskTool(toolsHost)] : []), createReadAgentTool(toolsHost), createListAgentsTool(toolsHost)];
   }
 
   private finished(agent: BackgroundAgent): void {

@@ -144,6 +144,7 @@ async function runTurn(host: LoopHost, interactionId: string, turn: number, sign
     ...(response.responseId ? { apiCallId: response.responseId } : {}),
     ...(response.providerCallId ? { providerCallId: response.providerCallId } : {}),
     quotaSnapshots: {},
+    ...(host.reasoningEffort ? { reasoningEffort: host.reasoningEffort } : {}),
   });
   host.messages.push({ role: "assistant", content: response.text, toolCalls: response.toolCalls, reasoning: response.reasoning });
   if (response.toolCalls.length === 0) return "stop";

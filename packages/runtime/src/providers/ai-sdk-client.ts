@@ -101,6 +101,7 @@ export class AiSdkModelClient implements ModelClient {
         ...(request.tools.length > 0 ? { tools: toAiSdkTools(request.tools) } : {}),
         abortSignal: deadline.signal,
         providerOptions: this.adapter.providerOptions(request),
+        ...(request.headers ? { headers: { ...request.headers } } : {}),
       };
       if (request.stream) await streamInto(model, options, collector, onPart);
       else collector.acceptGenerateResult(await model.doGenerate(options));

@@ -84,21 +84,24 @@ export function createModelClient(provider: ProviderConfig | undefined, environm
 /**
  * The client for a BYOK provider config (seed 003 §4.9). `bearerToken` wins over `apiKey`; for
  * `openai` both are sent as `Authorization: Bearer`, for `anthropic` the key goes in `x-api-key`, for
- * `azure` in `api-key`. Anthropic always speaks the messages API, whatever `wireApi` says; `openai`
+ * `azure` in `api-key`. `headers` go on every request. With `hasBearerTokenProvider` no static
+ * credential is sent: the session adds `Authorization: Bearer <token>` to each request with a token
+ * it asks the client for. Anthropic always speaks the messages API, whatever `wireApi` says; `openai`
  * speaks chat completions unless `wireApi` is `responses`.
  */
 function byokClient(provider: ProviderConfig, timeouts: ProviderTimeouts, options: ModelClientOptions): ModelClient {
-  const { baseUrl, apiKey, bearerToken } = provider;
+  const { baseUrl, headers } = provider;
+  const { apiKey, bearerToken } = provider.hasBearerTokenProvider ? { apiKey: undefined, bearerToken: undefined } : provider;
   switch (provider.type ?? "openai") {
     case "anthropic":
-      return new AiSdkModelClient(anthropicAdapter({ baseUrl, apiKey, bearerToken }), timeouts);
+      return new AiSdkModelClient(anthropicAdapter({ baseUrl, apiKey, bearerToken, headers }), timeouts);
     case "azure": {
-      const adapter = azureAdapter({ baseUrl, apiKey, bearerToken, wireApi: provider.wireApi, apiVersion: provider.azure?.apiVersion, deployment: options.model });
+      const adapter = azureAdapter({ baseUrl, apiKey, bearerToken, headers, wireApi: provider.wireApi, apiVersion: provider.azure?.apiVersion, deployment: options.model });
       return new AiSdkModelClient(adapter, timeouts);
     }
     case "openai":
-      if (provider.wireApi === "responses") return new AiSdkModelClient(openAIResponsesAdapter({ baseUrl, bearerToken: bearerToken ?? apiKey }), timeouts);
-      return new ChatCompletionsClient({ name: "openai", baseUrl, bearerToken: bearerToken ?? apiKey }, timeouts, options.connections);
+      if (provider.wireApi === "responses") return new AiSdkModelClient(openAIResponsesAdapter({ baseUrl, bearerToken: bearerToken ?? apiKey, headers }), timeouts);
+      return new ChatCompletionsClient({ name: "openai", baseUrl, bearerToken: bearerToken ?? apiKey, headers }, timeouts, options.connections);
   }
 }
 

@@ -9,6 +9,8 @@ export interface ModelRequest {
   tools: readonly ToolSpec[];
   stream: boolean;
   reasoningEffort?: string;
+  /** Extra HTTP headers for this request (a per-request bearer token, a turn's `requestHeaders`); they win over the client's own. */
+  headers?: Readonly<Record<string, string>>;
   signal: AbortSignal;
 }
 

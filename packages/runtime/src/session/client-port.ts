@@ -19,4 +19,5 @@ export type ClientNeed =
   | { kind: "permission" }
   | { kind: "userInput" }
   | { kind: "hooks" }
-  | { kind: "systemMessage" };
+  | { kind: "systemMessage" }
+  | { kind: "providerToken" };

@@ -20,6 +20,8 @@ export interface ClientRegistration {
   readonly streaming: boolean;
   /** It sent a `systemMessage`, so its transform callbacks answer `systemMessage.transform`. */
   readonly systemMessage: boolean;
+  /** Its `provider` has `hasBearerTokenProvider`: it answers `providerToken.getToken`. */
+  readonly providerToken: boolean;
 }
 
 /** The per-client part of `session.create` / `session.resume` params. */
@@ -31,6 +33,7 @@ export function registrationOf(params: SessionCreateParams): ClientRegistration 
     hooks: params.hooks === true,
     streaming: params.streaming === true,
     systemMessage: params.systemMessage !== undefined,
+    providerToken: params.provider?.hasBearerTokenProvider === true,
   };
 }
 
@@ -129,5 +132,7 @@ function answers(registration: ClientRegistration, need: ClientNeed): boolean {
       return registration.hooks;
     case "systemMessage":
       return registration.systemMessage;
+    case "providerToken":
+      return registration.providerToken;
   }
 }

@@ -14,6 +14,8 @@ function reasoningOf(fields: { reasoningText?: string; reasoningOpaque?: string;
 export interface RebuiltSession {
   messages: ConversationMessage[];
   model?: string;
+  /** The reasoning effort last set (session.start, then model changes). */
+  reasoningEffort?: string;
   startTime?: string;
   firstPrompt?: string;
   lastEventId: string | null;
@@ -50,6 +52,7 @@ export class HistoryRebuilder {
         rebuilt.startTime = event.data.startTime;
         rebuilt.cwd ??= event.data.context?.cwd;
         if (event.data.selectedModel) rebuilt.model = event.data.selectedModel;
+        if (event.data.reasoningEffort) rebuilt.reasoningEffort = event.data.reasoningEffort;
         break;
       case "subagent.selected":
         rebuilt.selectedAgent = event.data.agentName;
@@ -62,6 +65,7 @@ export class HistoryRebuilder {
         break;
       case "session.model_change":
         rebuilt.model = event.data.newModel;
+        if (event.data.reasoningEffort) rebuilt.reasoningEffort = event.data.reasoningEffort;
         break;
       case "user.message": {
         if (event.data.content === undefined && event.data.transformedContent === undefined) break;

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
-import type { AgentMode, SessionCreateParams, SessionEvent, SessionLifecycleEvent, SessionMetadata, SessionResumeParams } from "@tandem/protocol";
+import { ReasoningEffort, type AgentMode, type SessionCreateParams, type SessionEvent, type SessionLifecycleEvent, type SessionMetadata, type SessionResumeParams } from "@tandem/protocol";
 import { ErrorCodes, errorMessage, invalidParams, sessionNotFound, TandemError } from "../errors.js";
 import { persistenceFailed } from "../store/persistence-error.js";
 import type { Logger } from "../log.js";
@@ -125,6 +125,7 @@ export class SessionManager {
       session.emitter.emit("session.resume", {
         resumeTime: new Date().toISOString(),
         eventCount: session.emitter.persistedCount,
+        ...(session.reasoningEffort ? { reasoningEffort: session.reasoningEffort } : {}),
         context: { cwd: session.workingDirectory },
       });
     }
@@ -288,7 +289,9 @@ export class SessionManager {
     const rebuilt = history.finish();
     const workspace = await store.readWorkspace(sessionId);
     const workingDirectory = await checkDirectory(params.workingDirectory ?? rebuilt.cwd ?? workspace?.cwd);
-    return this.open(sessionId, params, workingDirectory, {
+    // A resume that names no reasoning effort keeps the one the session last used.
+    const reasoningEffort = params.reasoningEffort ?? ReasoningEffort.safeParse(rebuilt.reasoningEffort).data;
+    return this.open(sessionId, { ...params, ...(reasoningEffort ? { reasoningEffort } : {}) }, workingDirectory, {
       arrayBody,
       count,
       lastEventId: rebuilt.lastEventId,
@@ -330,6 +333,7 @@ export class SessionManager {
       copilotVersion: this.options.runtimeVersion,
       startTime: session.startTime.toISOString(),
       selectedModel: session.model,
+      ...(session.reasoningEffort ? { reasoningEffort: session.reasoningEffort } : {}),
       context: { cwd: session.workingDirectory },
       alreadyInUse,
     };

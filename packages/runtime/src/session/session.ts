@@ -4,7 +4,8 @@ import type { Logger } from "../log.js";
 import { reportLoopError, runAgentLoop, type LoopHost } from "../loop/agent-loop.js";
 import type { ConversationMessage, ModelToolCall, ToolSpec } from "../loop/messages.js";
 import type { RetryPolicy } from "../loop/retry.js";
-import { buildSystemPrompt } from "../loop/system-prompt.js";
+import { buildSystemPrompt, type PromptFacts } from "../loop/system-prompt.js";
+import { loadCustomInstructions } from "../loop/custom-instructions.js";
 import type { PermissionHost } from "../permissions/broker.js";
 import type { ModelClient, ModelResponse } from "../providers/types.js";
 import type { Tool, ToolContext } from "../tools/types.js";
@@ -26,6 +27,7 @@ import type { McpHost } from "../mcp/types.js";
 import { requestElicitation } from "./elicitation.js";
 import { SessionToolset, type ToolsetHost } from "./toolset.js";
 import { SessionPersistence, type PersistenceHost } from "./persistence.js";
+import { SessionModelClient } from "./model-headers.js";
 import { MAX_STORED_TRANSFORMED_CHARS, modelTextOfUserMessage, summaryOf, wrapPrompt } from "./user-message.js";
 
 /** Services a session borrows from the runtime. */
@@ -120,6 +122,8 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
   /** The run stopped because the session's files could not be written. */
   private haltedRun: AbortController | undefined;
   private client: ModelClient | undefined;
+  /** The `requestHeaders` of the message being answered. */
+  private turnHeaders: Readonly<Record<string, string>> | undefined;
   private destroyed = false;
 
   constructor(init: SessionInit) {
@@ -206,16 +210,21 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
 
   /** The base system prompt, built once per configuration (a `transform` section asks the client). */
   async baseSystemPrompt(): Promise<string> {
-    this.cachedSystemPrompt ??= buildSystemPrompt(
-      this.config.systemMessage,
-      { workingDirectory: this.workingDirectory, now: new Date() },
-      (sections) => this.transformSections(sections),
-    ).catch((error: unknown) => {
-      this.cachedSystemPrompt = undefined;
-      throw error;
-    });
+    this.cachedSystemPrompt ??= this.promptFacts()
+      .then((facts) => buildSystemPrompt(this.config.systemMessage, facts, (sections) => this.transformSections(sections)))
+      .catch((error: unknown) => {
+        this.cachedSystemPrompt = undefined;
+        throw error;
+      });
     const prompt = await this.cachedSystemPrompt;
     return this.hookContext ? `${prompt}\n\n${this.hookContext}` : prompt;
+  }
+
+  private async promptFacts(): Promise<PromptFacts> {
+    const { config, workingDirectory } = this;
+    // A replaced prompt has no place for instructions: nothing is read.
+    const customInstructions = config.systemMessage?.mode === "replace" ? "" : await loadCustomInstructions({ ...config, workingDirectory });
+    return { workingDirectory, now: new Date(), customInstructions };
   }
 
   private async transformSections(sections: Record<string, { content: string }>): Promise<Record<string, { content: string }>> {
@@ -272,7 +281,12 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
     void this.hooks.run("errorOccurred", { error: errorMessage(error), errorContext: "model_call", recoverable: false });
   }
   modelClient(): ModelClient {
-    this.client ??= this.services.createModelClient(this.config);
+    this.client ??= new SessionModelClient(this.services.createModelClient(this.config), {
+      sessionId: this.sessionId,
+      turnHeaders: () => this.turnHeaders,
+      tokenFromClient: this.config.provider?.hasBearerTokenProvider === true,
+      tokenClient: () => this.clientFor({ kind: "providerToken" }),
+    });
     return this.client;
   }
   recordFileChange(change: { path: string; diff: string }): void {
@@ -464,6 +478,7 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
   private async answer(queued: QueuedMessage): Promise<void> {
     const controller = new AbortController();
     this.currentRun = controller;
+    this.turnHeaders = queued.params.requestHeaders;
     const interactionId = randomUUID();
     await Promise.all([this.mcp.start(), this.agents.ready()]);
     for (let notice = this.deferredNotices.shift(); notice; notice = this.deferredNotices.shift()) {

@@ -5,6 +5,7 @@ import type { McpHost } from "../mcp/types.js";
 import { createExitPlanModeTool, type ExitPlanHost } from "../plan/plan-mode.js";
 import { SessionSkills, type SkillsHost } from "../skills/session-skills.js";
 import { buildSessionTools, createBuiltinServices, listBuiltinTools, type BuiltinServices } from "../tools/registry.js";
+import { ToolFilter } from "../tools/tool-filter.js";
 import type { Tool } from "../tools/types.js";
 
 /** What the toolset needs from its session. */
@@ -92,7 +93,7 @@ export class SessionToolset {
     if (!intentPlaced) ordered.push(...this.filter(afterIntent));
     if (!globPlaced) ordered.push(...this.filter(afterGlob));
     const planTools = this.host.mode === "plan" ? this.filter([this.exitPlanModeTool]) : [];
-    return [...ordered, ...custom, ...planTools, ...this.filter(this.mcp.tools()), ...this.agents.selectedTools()];
+    return [...ordered, ...custom, ...planTools, ...this.filter(this.mcp.tools()), ...this.filter(this.agents.selectedTools())];
   }
 
   /** The tools the main loop offers: {@link all} narrowed by the selected agent. */
@@ -108,11 +109,12 @@ export class SessionToolset {
     return mcpTool && this.agents.filter(this.filter([mcpTool])).length > 0 ? mcpTool : undefined;
   }
 
-  /** Tools left out by availableTools / excludedTools (for the configuration notice). */
+  /** Tools left out by availableTools / excludedTools (for the configuration notice): built-in, agent, skill and custom tools. */
   disabledNames(): string[] {
-    const everything = [...buildSessionTools({ requestUserInput: this.host.config.requestUserInput }, this.services), ...this.agents.tools, ...this.skills.tools()];
+    const { requestUserInput, tools } = this.host.config;
+    const everything = [...buildSessionTools({ requestUserInput, tools }, this.services), ...this.agents.tools, ...this.skills.tools()];
     const kept = new Set(this.all().map((tool) => tool.name));
-    return everything.map((tool) => tool.name).filter((name) => !kept.has(name)).sort();
+    return [...new Set(everything.map((tool) => tool.name))].filter((name) => !kept.has(name)).sort();
   }
 
   /** Stops shells, background agents and MCP servers. */
@@ -123,10 +125,9 @@ export class SessionToolset {
   }
 
   private filter(tools: readonly Tool[]): Tool[] {
-    const { availableTools, excludedTools } = this.host.config;
-    const available = availableTools ? new Set(availableTools) : undefined;
-    const excluded = new Set(excludedTools ?? []);
-    return tools.filter((tool) => (!available || available.has(tool.name)) && !excluded.has(tool.name));
+    const filter = new ToolFilter(this.host.config.availableTools, this.host.config.excludedTools);
+    // Skill, agent and plan tools are the runtime's own: they count as built-ins.
+    return tools.filter((tool) => filter.allows(tool, typeof tool.startData?.mcpServerName === "string" ? "mcp" : "builtin"));
   }
 }
 

@@ -17,6 +17,7 @@ import { viewTool, type ViewOptions } from "./builtin/view.js";
 import { webFetchTool, type WebFetchOptions } from "./builtin/web-fetch.js";
 import { ExternalTool } from "./external.js";
 import type { Tool } from "./types.js";
+import { ToolFilter, toolSource } from "./tool-filter.js";
 
 /** Settings of the built-in tools (tests shorten limits; the defaults suit real sessions). */
 export interface BuiltinToolOptions {
@@ -86,7 +87,7 @@ export function createBuiltinTools(services: BuiltinServices, include: { askUser
 /**
  * The tools a session offers the model: the built-ins, then the application's tools in
  * registration order (one with `overridesBuiltInTool: true` takes the built-in's place), filtered
- * by `availableTools` (an allow-list; the order stays) and `excludedTools`. A custom tool named
+ * by `availableTools` (an allow-list; the order stays) and `excludedTools` (see {@link ToolFilter}). A custom tool named
  * like a built-in without `overridesBuiltInTool` is an invalid-params error.
  *
  * @example
@@ -119,9 +120,8 @@ export function buildSessionTools(
     overrides.set(name, tool);
   }
   const tools = [...builtins.map((tool) => overrides.get(tool.name) ?? tool), ...custom];
-  const available = config.availableTools ? new Set(config.availableTools) : undefined;
-  const excluded = new Set(config.excludedTools ?? []);
-  return tools.filter((tool) => (!available || available.has(tool.name)) && !excluded.has(tool.name));
+  const filter = new ToolFilter(config.availableTools, config.excludedTools);
+  return tools.filter((tool) => filter.allows(tool, toolSource(tool, builtinNames)));
 }
 
 /**

@@ -77,7 +77,8 @@ export class ChatCompletionsClient implements ModelClient {
     let response: HttpResponse | undefined;
     try {
       const body = chatCompletionsBody(request);
-      const headers = request.stream ? this.streamHeaders : this.jsonHeaders;
+      const base = request.stream ? this.streamHeaders : this.jsonHeaders;
+      const headers = request.headers ? withRequestHeaders(base, request.headers) : base;
       const url = (this.completionsUrl ??= new URL(`${this.baseUrl}/chat/completions`));
       response = await sendRequest(this.connections, { method: "POST", url, headers, body }, deadline.signal);
       deadline.activity();
@@ -106,6 +107,13 @@ export class ChatCompletionsClient implements ModelClient {
       throw toProviderError(error, { timeoutMessage });
     }
   }
+}
+
+/** The client's headers with a request's own laid over them (names compared case-insensitively). */
+function withRequestHeaders(base: Record<string, string>, extra: Readonly<Record<string, string>>): Record<string, string> {
+  const overridden = new Set(Object.keys(extra).map((name) => name.toLowerCase()));
+  const kept = Object.entries(base).filter(([name]) => !overridden.has(name.toLowerCase()));
+  return { ...Object.fromEntries(kept), ...extra };
 }
 
 /** Throws the {@link ProviderError} of a response that is not a success (reading its body for the message). */

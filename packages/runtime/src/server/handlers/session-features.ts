@@ -5,7 +5,10 @@ import type { MethodTable } from "../dispatch.js";
 /** Per-session features: model, mode, plan and workspace files, agents, skills, MCP servers, fleet. */
 export function registerSessionFeatureMethods(table: MethodTable, runtime: Runtime): void {
   const sessions = runtime.sessions;
-  table.on(SessionModelGetCurrent, ({ sessionId }) => ({ modelId: sessions.get(sessionId).model }));
+  table.on(SessionModelGetCurrent, ({ sessionId }) => {
+    const session = sessions.get(sessionId);
+    return { modelId: session.model, ...(session.reasoningEffort ? { reasoningEffort: session.reasoningEffort } : {}) };
+  });
   table.on(SessionModelSwitchTo, ({ sessionId, modelId, reasoningEffort }) => {
     sessions.get(sessionId).switchModel(modelId, reasoningEffort);
     return { modelId };

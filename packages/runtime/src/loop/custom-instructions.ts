@@ -1,0 +1,141 @@
+import { open, readdir } from "node:fs/promises";
+import { join, relative, resolve } from "node:path";
+
+/** Where a session's custom instructions come from (the `session.create` fields of SDK 1.0.x). */
+export interface InstructionSources {
+  workingDirectory: string;
+  /** More directories whose `*.instructions.md` files are included (relative paths: to the working directory). */
+  instructionDirectories?: readonly string[];
+  /** Skips the working directory's own instruction files (the directories above still count). */
+  skipCustomInstructions?: boolean;
+  /** Text included as is, first. */
+  organizationCustomInstructions?: string;
+}
+
+/** Limits that keep instruction files from crowding out the conversation. */
+export const instructionLimits = {
+  /** Characters read from one file; the rest is cut with a note. */
+  fileChars: 32_000,
+  /** Characters of all instructions together; files past it are left out with a note. */
+  totalChars: 96_000,
+  /** `*.instructions.md` files read from one directory. */
+  filesPerDirectory: 50,
+} as const;
+
+/** The working directory's instruction files, in the order they are included. */
+const workingDirectoryFiles = [join(".github", "copilot-instructions.md"), "AGENTS.md", "CLAUDE.md"];
+
+const instructionsSuffix = ".instructions.md";
+
+/**
+ * Collects a session's custom instructions for the system prompt: `organizationCustomInstructions`,
+ * then (unless `skipCustomInstructions`) the working directory's `.github/copilot-instructions.md`,
+ * `AGENTS.md` and `CLAUDE.md`, then `*.instructions.md` files in `.github/instructions/` of the
+ * working directory and in each of `instructionDirectories` (directly inside it and in its
+ * `.github/instructions/`). A file whose front matter scopes it to some files (`applyTo` other than
+ * `**`) is left out: nothing tells which files the conversation is about. Identical texts count
+ * once; sizes are bounded by {@link instructionLimits}. Unreadable paths are skipped.
+ *
+ * @example
+ * const text = await loadCustomInstructions({ workingDirectory: "/repo", instructionDirectories: ["/team/rules"] });
+ */
+export async function loadCustomInstructions(sources: InstructionSources): Promise<string> {
+  const { workingDirectory } = sources;
+  const parts: Array<{ source: string; text: string }> = [];
+  const organization = sources.organizationCustomInstructions?.trim();
+  if (organization) parts.push({ source: "organization", text: organization });
+  const files: string[] = [];
+  if (!sources.skipCustomInstructions) {
+    files.push(...workingDirectoryFiles.map((name) => join(workingDirectory, name)));
+    files.push(...(await instructionFilesIn(join(workingDirectory, ".github", "instructions"))));
+  }
+  for (const directory of sources.instructionDirectories ?? []) {
+    const root = resolve(workingDirectory, directory);
+    files.push(...(await instructionFilesIn(root)), ...(await instructionFilesIn(join(root, ".github", "instructions"))));
+  }
+  const seenFiles = new Set<string>();
+  for (const file of files) {
+    if (seenFiles.has(file)) continue;
+    seenFiles.add(file);
+    const text = await readInstructionFile(file);
+    if (text) parts.push({ source: displayPath(workingDirectory, file), text });
+  }
+  return joinBounded(parts);
+}
+
+/** `*.instructions.md` files directly in `directory`, sorted by name (none when it cannot be read). */
+async function instructionFilesIn(directory: string): Promise<string[]> {
+  const entries = await readdir(directory, { withFileTypes: true }).catch(() => []);
+  return entries
+    .filter((entry) => (entry.isFile() || entry.isSymbolicLink()) && entry.name.endsWith(instructionsSuffix))
+    .map((entry) => entry.name)
+    .sort()
+    .slice(0, instructionLimits.filesPerDirectory)
+    .map((name) => join(directory, name));
+}
+
+/** A file's instructions without its front matter; undefined when missing, empty or scoped to some files. */
+async function readInstructionFile(path: string): Promise<string | undefined> {
+  const raw = await readHead(path, instructionLimits.fileChars * 4);
+  if (raw === undefined) return undefined;
+  const { body, applyTo } = splitFrontMatter(raw);
+  if (applyTo !== undefined && !appliesEverywhere(applyTo)) return undefined;
+  const text = body.trim();
+  if (!text) return undefined;
+  return text.length > instructionLimits.fileChars ? `${text.slice(0, instructionLimits.fileChars)}\n[… cut: the file is longer than ${instructionLimits.fileChars} characters]` : text;
+}
+
+/** Reads at most `maxBytes` of a regular file as UTF-8 (never a whole huge file, never a FIFO). */
+async function readHead(path: string, maxBytes: number): Promise<string | undefined> {
+  const handle = await open(path, "r").catch(() => undefined);
+  if (!handle) return undefined;
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) return undefined;
+    const buffer = Buffer.alloc(Math.min(info.size, maxBytes));
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    return buffer.subarray(0, bytesRead).toString("utf8");
+  } catch {
+    return undefined;
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+/** Splits `---` front matter off; returns its `applyTo` value (unquoted) when it has one. */
+function splitFrontMatter(raw: string): { body: string; applyTo?: string } {
+  const match = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(raw);
+  if (!match) return { body: raw };
+  const body = raw.slice(match[0].length);
+  const applyLine = /^applyTo:[ \t]*(.*)$/m.exec(match[1] ?? "");
+  if (!applyLine) return { body };
+  return { body, applyTo: (applyLine[1] ?? "").trim().replace(/^(['"])(.*)\1$/, "$2") };
+}
+
+function appliesEverywhere(applyTo: string): boolean {
+  return applyTo.split(",").some((pattern) => ["**", "**/*", "*", ""].includes(pattern.trim()));
+}
+
+function displayPath(workingDirectory: string, file: string): string {
+  const inside = relative(workingDirectory, file);
+  return inside && !inside.startsWith("..") ? inside : file;
+}
+
+/** The parts as one text, each under a heading naming its source, within the total limit. */
+function joinBounded(parts: ReadonlyArray<{ source: string; text: string }>): string {
+  const blocks: string[] = [];
+  const seenTexts = new Set<string>();
+  let total = 0;
+  for (const { source, text } of parts) {
+    if (seenTexts.has(text)) continue;
+    seenTexts.add(text);
+    const block = `Instructions from ${source}:\n${text}`;
+    if (total + block.length > instructionLimits.totalChars) {
+      blocks.push(`[Instructions from ${source} and later files were left out: together they exceed ${instructionLimits.totalChars} characters]`);
+      break;
+    }
+    blocks.push(block);
+    total += block.length;
+  }
+  return blocks.join("\n\n");
+}
