@@ -20,6 +20,8 @@ export interface ClientRegistration {
   readonly streaming: boolean;
   /** It sent a `systemMessage`, so its transform callbacks answer `systemMessage.transform`. */
   readonly systemMessage: boolean;
+  /** It answers elicitations (1.0.x `requestElicitation`): the session's `ui.elicitation` capability. */
+  readonly requestElicitation: boolean;
 }
 
 /** The per-client part of `session.create` / `session.resume` params. */
@@ -31,6 +33,7 @@ export function registrationOf(params: SessionCreateParams): ClientRegistration 
     hooks: params.hooks === true,
     streaming: params.streaming === true,
     systemMessage: params.systemMessage !== undefined,
+    requestElicitation: (params as { requestElicitation?: unknown }).requestElicitation === true,
   };
 }
 
@@ -82,6 +85,11 @@ export class SessionClients {
   /** Whether a connected client registered this custom tool. */
   provides(toolName: string): boolean {
     return this.clientFor({ kind: "tool", toolName }) !== undefined;
+  }
+
+  /** Whether a connected client answers elicitations (the `ui.elicitation` capability). */
+  get anyAnswersElicitation(): boolean {
+    return [...this.registrations].some(([port, registration]) => port.isOpen && registration.requestElicitation);
   }
 
   /** Whether a connected client registered permission handling. */
