@@ -67,3 +67,17 @@ it.each([
   await client.waitFor(isEvent("session.idle"));
   expect(client.received.some(isEvent("external_tool.requested"))).toBe(false);
 });
+
+it("no-result leaves the request pending for another answer: nothing completes until a decision comes", async () => {
+  world = await startWorld(["permission-decisions"]);
+  client = new RawClient(world.env);
+  const { sessionId } = (await client.request("session.create", { tools: [weatherTool], requestPermission: true })).result as { sessionId: string };
+  await client.request("session.send", { sessionId, prompt: "decide the weather" });
+  const requestId = dataOf(await client.waitFor(isEvent("permission.requested"))).requestId;
+  const abstained = await client.request("session.permissions.handlePendingPermissionRequest", { sessionId, requestId, result: { kind: "no-result" } });
+  expect(abstained.result).toEqual({ success: true });
+  expect(client.received.some(isEvent("permission.completed"))).toBe(false);
+  const decided = await client.request("session.permissions.handlePendingPermissionRequest", { sessionId, requestId, result: { kind: "approve-once" } });
+  expect(decided.result).toEqual({ success: true });
+  expect(dataOf(await client.waitFor(isEvent("external_tool.requested"))).toolName).toBe("get_weather");
+});

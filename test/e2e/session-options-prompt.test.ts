@@ -103,10 +103,13 @@ describe.each([
 });
 
 // SDK 1.0.x sends skipCustomInstructions with session.options.update after the create.
-it("skips the project's files with skipCustomInstructions, keeping instructionDirectories and the organization's text (@tandem/sdk)", async () => {
+it.each([
+  { sdk: "official SDK 1.0.x", make: v1 },
+  { sdk: "@tandem/sdk", make: ours },
+])("skips the project's files with skipCustomInstructions, keeping instructionDirectories and the organization's text ($sdk)", async ({ make }) => {
   world = await startWorld(["plain-reply"]);
   const { project, shared } = instructionFixture();
-  const session = await ours(world.env).createSession({
+  const session = await make(world.env).createSession({
     onPermissionRequest: v1ApproveAll,
     workingDirectory: project,
     instructionDirectories: [shared],

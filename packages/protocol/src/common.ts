@@ -184,7 +184,8 @@ export type PermissionResult = z.infer<typeof PermissionResult>;
  * A decision as the current official SDK (1.0.x) words it, beside the 0.2.0 results above:
  * `approve-once`, `approve-for-session` (with the scope to remember), `approve-for-location`,
  * `approve-permanently`, `reject` (with optional feedback), `user-not-available`, and the
- * past-tense forms a host may relay (`approved-for-session`, `cancelled`, …).
+ * past-tense forms a host may relay (`approved-for-session`, `cancelled`, …), and `no-result` (this
+ * client leaves the request to another one).
  */
 export const PermissionDecision = z.discriminatedUnion("kind", [
   ...PermissionResult.options,
@@ -197,6 +198,7 @@ export const PermissionDecision = z.discriminatedUnion("kind", [
   z.looseObject({ kind: z.literal("reject"), feedback: z.string().optional() }),
   z.looseObject({ kind: z.literal("user-not-available") }),
   z.looseObject({ kind: z.literal("cancelled") }),
+  z.looseObject({ kind: z.literal("no-result") }),
   z.looseObject({ kind: z.literal("denied-by-permission-request-hook"), message: z.string().optional() }),
 ]);
 export type PermissionDecision = z.infer<typeof PermissionDecision>;

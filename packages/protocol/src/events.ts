@@ -109,6 +109,9 @@ export const eventDataSchemas = {
   "session.mcp_server_status_changed": z.looseObject({ serverName: z.string(), status: z.string(), error: optionalString }),
   "session.skills_loaded": z.looseObject({ skills: z.array(z.looseObject({ name: z.string() })) }),
   "pending_messages.modified": z.looseObject({}),
+  "session.permissions_changed": z.looseObject({ mode: optionalString, previousMode: optionalString }),
+  "session.workspace_file_changed": z.looseObject({ operation: z.enum(["create", "update"]), path: z.string() }),
+  "capabilities.changed": z.looseObject({ ui: z.looseObject({ elicitation: z.boolean().optional() }).optional() }),
 
   // Assistant
   "assistant.turn_start": z.looseObject({ turnId: z.string(), interactionId: optionalString, ...subAgentLink }),
@@ -284,6 +287,7 @@ export const ephemeralEventTypes: ReadonlySet<SessionEventType> = new Set<Sessio
   "session.mcp_servers_loaded",
   "session.mcp_server_status_changed",
   "pending_messages.modified",
+  "capabilities.changed",
   "assistant.intent",
   "assistant.reasoning_delta",
   "assistant.streaming_delta",

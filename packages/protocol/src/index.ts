@@ -105,3 +105,22 @@ export {
   serverToClientRequests,
 } from "./methods.js";
 export type { SessionLifecycleEvent } from "./methods.js";
+export {
+  QueuePendingItem,
+  SessionEventLogRead,
+  SessionEventLogTail,
+  SessionNameGet,
+  SessionNameSet,
+  SessionOptionsUpdate,
+  SessionPermissionsConfigure,
+  SessionPermissionsSetApproveAll,
+  SessionQueueClear,
+  SessionQueuePendingItems,
+  SessionQueueRemoveAt,
+  SessionQueueRemoveMostRecent,
+  SessionsFork,
+  SessionWorkspacesCreateFile,
+  SessionWorkspacesListFiles,
+  SessionWorkspacesReadFile,
+  eventLogPageLimits,
+} from "./methods/session-api.js";

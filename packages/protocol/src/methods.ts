@@ -19,6 +19,7 @@ import {
 } from "./common.js";
 import { SessionEventSchema } from "./events.js";
 import { defineNotification, defineRequest } from "./method.js";
+import { sessionApiRequests } from "./methods/session-api.js";
 
 const sessionScoped = { sessionId: SessionId };
 const Success = z.looseObject({ success: z.boolean(), error: z.string().optional() });
@@ -466,6 +467,7 @@ export const clientToServerRequests = [
   SessionSkillsReload,
   SessionUiHandlePendingElicitation,
   SessionExitPlanModeHandlePendingRequest,
+  ...sessionApiRequests,
 ] as const;
 
 /** All requests the runtime may send to a client. */

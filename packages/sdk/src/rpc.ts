@@ -35,6 +35,21 @@ import {
   SessionWorkspaceReadFile,
   StatusGet,
   ToolsList,
+  SessionEventLogRead,
+  SessionEventLogTail,
+  SessionNameGet,
+  SessionNameSet,
+  SessionOptionsUpdate,
+  SessionPermissionsConfigure,
+  SessionPermissionsSetApproveAll,
+  SessionQueueClear,
+  SessionQueuePendingItems,
+  SessionQueueRemoveAt,
+  SessionQueueRemoveMostRecent,
+  SessionsFork,
+  SessionWorkspacesCreateFile,
+  SessionWorkspacesListFiles,
+  SessionWorkspacesReadFile,
 } from "@tandem/protocol";
 import type { RequestToken, ResultOf } from "@tandem/protocol";
 import type { MessageConnection } from "vscode-jsonrpc/node.js";
@@ -86,6 +101,8 @@ export function createServerRpc(connection: MessageConnection) {
     models: { list: serverCall(connection, ModelsList) },
     tools: { list: serverCall(connection, ToolsList) },
     account: { getQuota: serverCall(connection, AccountGetQuota) },
+    /** @experimental */
+    sessions: { fork: serverCall(connection, SessionsFork) },
   };
 }
 
@@ -124,6 +141,31 @@ export function createSessionRpc(connection: MessageConnection, sessionId: strin
       readFile: sessionCall(connection, sessionId, SessionWorkspaceReadFile),
       createFile: sessionCall(connection, sessionId, SessionWorkspaceCreateFile),
     },
+    /** The 1.0.x names of `workspace.*`. */
+    workspaces: {
+      listFiles: sessionCall(connection, sessionId, SessionWorkspacesListFiles),
+      readFile: sessionCall(connection, sessionId, SessionWorkspacesReadFile),
+      createFile: sessionCall(connection, sessionId, SessionWorkspacesCreateFile),
+    },
+    /** @experimental */
+    name: {
+      get: sessionCall(connection, sessionId, SessionNameGet),
+      set: sessionCall(connection, sessionId, SessionNameSet),
+    },
+    /** @experimental */
+    options: { update: sessionCall(connection, sessionId, SessionOptionsUpdate) },
+    /** @experimental */
+    eventLog: {
+      read: sessionCall(connection, sessionId, SessionEventLogRead),
+      tail: sessionCall(connection, sessionId, SessionEventLogTail),
+    },
+    /** @experimental */
+    queue: {
+      pendingItems: sessionCall(connection, sessionId, SessionQueuePendingItems),
+      removeAt: sessionCall(connection, sessionId, SessionQueueRemoveAt),
+      removeMostRecent: sessionCall(connection, sessionId, SessionQueueRemoveMostRecent),
+      clear: sessionCall(connection, sessionId, SessionQueueClear),
+    },
     /** @experimental */
     fleet: { start: sessionCall(connection, sessionId, SessionFleetStart) },
     /** @experimental */
@@ -155,6 +197,8 @@ export function createSessionRpc(connection: MessageConnection, sessionId: strin
     tools: { handlePendingToolCall: sessionCall(connection, sessionId, SessionToolsHandlePendingToolCall) },
     permissions: {
       handlePendingPermissionRequest: sessionCall(connection, sessionId, SessionPermissionsHandlePendingPermissionRequest),
+      setApproveAll: sessionCall(connection, sessionId, SessionPermissionsSetApproveAll),
+      configure: sessionCall(connection, sessionId, SessionPermissionsConfigure),
     },
     log: sessionCall(connection, sessionId, SessionLog),
   };

@@ -12,7 +12,9 @@ export type ReadDecision =
  * Reads a client's answer to a permission request, in either SDK generation's words, as the
  * runtime's own {@link PermissionResult}. Approvals of any scope approve this request; `reject`
  * is an interactive denial (with its feedback); `user-not-available` and `cancelled` mean nobody
- * could be asked. An answer that is not a decision at all is read as a denial, with the reason,
+ * could be asked, and so does `no-result` where no other client can be asked (protocol v2; over
+ * v3 it leaves the request pending, see {@link abstains}). What an `approve-for-session` decision
+ * remembers is `SessionApprovals`' business. An answer that is not a decision at all is read as a denial, with the reason,
  * so a request is never left waiting on an answer the runtime cannot use.
  *
  * @example
@@ -39,10 +41,16 @@ export function readDecision(answer: unknown): ReadDecision {
       return { valid: true, result: decision.feedback ? { kind: "denied-interactively-by-user", feedback: decision.feedback } : { kind: "denied-interactively-by-user" } };
     case "user-not-available":
     case "cancelled":
+    case "no-result":
       return { valid: true, result: couldNotAsk };
     case "denied-by-permission-request-hook":
       return { valid: true, result: { kind: "denied-by-rules", rules: [{ kind: "hook", argument: decision.message ?? null }] } };
     default:
       return { valid: true, result: decision };
   }
+}
+
+/** Whether an answer is `no-result`: the client leaves the request to another client. */
+export function abstains(answer: unknown): boolean {
+  return Boolean(answer && typeof answer === "object" && (answer as { kind?: unknown }).kind === "no-result");
 }

@@ -7,7 +7,8 @@ import { persistenceFailed, writeFileAtomic } from "../store/persistence-error.j
 
 /**
  * The session's plan (`<session dir>/plan.md`) and its workspace files (`<session dir>/files/`).
- * Changes to the plan emit `session.plan_changed`. Writes replace a file whole or not at all (a full
+ * Changes to the plan emit `session.plan_changed`, new and rewritten workspace files
+ * `session.workspace_file_changed`. Writes replace a file whole or not at all (a full
  * disk keeps the old plan) and fail with a `PersistenceFailed` error naming the file.
  *
  * @example
@@ -80,7 +81,9 @@ export class SessionWorkspace {
       if (code === "ENOTDIR" || code === "EEXIST") throw invalidParams(`Workspace file path ${path} passes through a file`, { path });
       throw persistenceFailed(dirname(full), error);
     });
+    const existed = await exists(full);
     await writeFileAtomic(full, content);
+    this.emitter.emit("session.workspace_file_changed", { operation: existed ? "update" : "create", path: relative(this.filesDir, full).split(sep).join("/") });
   }
 
   /** Resolves a workspace path, refusing anything that leaves the files folder (also through a link). */

@@ -6,6 +6,7 @@ import type { Runtime } from "../runtime.js";
 import type { ClientConnection } from "./connection.js";
 import { registerPendingAnswerMethods } from "./handlers/pending-answers.js";
 import { registerServerMethods } from "./handlers/server.js";
+import { registerSessionApiMethods } from "./handlers/session-api.js";
 import { registerSessionFeatureMethods } from "./handlers/session-features.js";
 import { registerSessionLifecycleMethods } from "./handlers/session-lifecycle.js";
 
@@ -31,6 +32,7 @@ export class Dispatcher implements MethodTable {
     registerSessionLifecycleMethods(this, runtime);
     registerPendingAnswerMethods(this, runtime);
     registerSessionFeatureMethods(this, runtime);
+    registerSessionApiMethods(this, runtime);
     this.answerTheRestAsNotAvailable();
   }
 

@@ -22,6 +22,8 @@ export interface ClientRegistration {
   readonly systemMessage: boolean;
   /** Its `provider` has `hasBearerTokenProvider`: it answers `providerToken.getToken`. */
   readonly providerToken: boolean;
+  /** It answers elicitations (1.0.x `requestElicitation`): the session's `ui.elicitation` capability. */
+  readonly requestElicitation: boolean;
 }
 
 /** The per-client part of `session.create` / `session.resume` params. */
@@ -34,6 +36,7 @@ export function registrationOf(params: SessionCreateParams): ClientRegistration 
     streaming: params.streaming === true,
     systemMessage: params.systemMessage !== undefined,
     providerToken: params.provider?.hasBearerTokenProvider === true,
+    requestElicitation: (params as { requestElicitation?: unknown }).requestElicitation === true,
   };
 }
 
@@ -85,6 +88,11 @@ export class SessionClients {
   /** Whether a connected client registered this custom tool. */
   provides(toolName: string): boolean {
     return this.clientFor({ kind: "tool", toolName }) !== undefined;
+  }
+
+  /** Whether a connected client answers elicitations (the `ui.elicitation` capability). */
+  get anyAnswersElicitation(): boolean {
+    return [...this.registrations].some(([port, registration]) => port.isOpen && registration.requestElicitation);
   }
 
   /** Whether a connected client registered permission handling. */

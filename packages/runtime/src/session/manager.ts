@@ -129,7 +129,8 @@ export class SessionManager {
         context: { cwd: session.workingDirectory },
       });
     }
-    if (session.summary) session.emitter.emit("session.title_changed", { title: session.summary.split("\n")[0]?.slice(0, 60) ?? "" });
+    if (session.name !== undefined) session.emitter.emit("session.title_changed", { title: session.name });
+    else if (session.summary) session.emitter.emit("session.title_changed", { title: session.summary.split("\n")[0]?.slice(0, 60) ?? "" });
     await session.runStartHook("resume");
     return this.opened(session, true);
   }
@@ -207,6 +208,7 @@ export class SessionManager {
         startTime: item.workspace.created_at,
         modifiedTime: item.modifiedTime.toISOString(),
         summary: item.workspace.summary,
+        ...(item.workspace.name !== undefined ? { name: item.workspace.name } : {}),
         isRemote: false,
         context: { cwd: item.workspace.cwd },
       }));
@@ -254,7 +256,19 @@ export class SessionManager {
     config: SessionCreateParams,
     workingDirectory: string,
     restored:
-      | { arrayBody: string; count: number; lastEventId: string | null; startTime: Date; summary?: string; model?: string; mode?: AgentMode; selectedAgent?: string; messages: Session["messages"] }
+      | {
+          arrayBody: string;
+          count: number;
+          lastEventId: string | null;
+          startTime: Date;
+          summary?: string;
+          name?: string;
+          model?: string;
+          mode?: AgentMode;
+          selectedAgent?: string;
+          approveAll?: boolean;
+          messages: Session["messages"];
+        }
       | undefined,
   ): Promise<Session> {
     const { store } = this.options;
@@ -272,8 +286,10 @@ export class SessionManager {
       messages: restored?.messages,
       startTime: restored?.startTime ?? new Date(),
       summary: restored?.summary,
+      name: restored?.name,
       mode: restored?.mode,
     });
+    if (restored?.approveAll) session.approvals.setApproveAll(true);
     if (restored?.selectedAgent) session.agents.restoreSelection(restored.selectedAgent);
     this.live.set(sessionId, session);
     return session;
@@ -284,7 +300,11 @@ export class SessionManager {
     const { store, logger } = this.options;
     if (!(await store.exists(sessionId))) throw sessionNotFound(sessionId);
     const history = new HistoryRebuilder();
-    const { arrayBody, count, skippedLines } = await readEventsFile<SessionEvent>(store.eventsPath(sessionId), logger, (event) => history.add(event));
+    let approveAll = false;
+    const { arrayBody, count, skippedLines } = await readEventsFile<SessionEvent>(store.eventsPath(sessionId), logger, (event) => {
+      history.add(event);
+      if (event.type === "session.permissions_changed") approveAll = event.data.mode === "allow-all";
+    });
     if (skippedLines > 0) logger.warn(`session ${sessionId}: ${skippedLines} unreadable line(s) skipped while resuming`);
     const rebuilt = history.finish();
     const workspace = await store.readWorkspace(sessionId);
@@ -297,6 +317,8 @@ export class SessionManager {
       lastEventId: rebuilt.lastEventId,
       startTime: new Date(rebuilt.startTime ?? workspace?.created_at ?? Date.now()),
       summary: workspace?.summary ?? rebuilt.firstPrompt,
+      name: workspace?.name,
+      approveAll,
       model: rebuilt.model,
       mode: rebuilt.mode,
       selectedAgent: rebuilt.selectedAgent,
@@ -313,6 +335,11 @@ export class SessionManager {
       hookTimeoutMs: this.options.hookTimeoutMs,
       onSummary: (session) => void this.saveWorkspace(session),
     };
+  }
+
+  /** Writes `workspace.yaml` now (after a change the caller must know is on disk, e.g. a new name). */
+  async writeWorkspaceNow(session: Session): Promise<void> {
+    await this.options.store.writeWorkspace(this.workspaceInfo(session));
   }
 
   /** Writes `workspace.yaml`; a failure is the session's (reported, and retried before it accepts messages). */
@@ -348,6 +375,7 @@ export class SessionManager {
       updated_at: new Date().toISOString(),
       summary: session.summary,
       model: session.model,
+      ...(session.name !== undefined ? { name: session.name } : {}),
     };
   }
 
@@ -360,7 +388,7 @@ export class SessionManager {
   }
 
   private opened(session: Session, resumed: boolean): SessionOpened {
-    return { sessionId: session.sessionId, workspacePath: session.workspacePath, capabilities: { ui: { elicitation: resumed } } };
+    return { sessionId: session.sessionId, workspacePath: session.workspacePath, capabilities: { ui: { elicitation: resumed || session.clients.anyAnswersElicitation } } };
   }
 
   /**

@@ -28,6 +28,8 @@ import { requestElicitation } from "./elicitation.js";
 import { SessionToolset, type ToolsetHost } from "./toolset.js";
 import { SessionPersistence, type PersistenceHost } from "./persistence.js";
 import { SessionModelClient } from "./model-headers.js";
+import { SessionApprovals } from "../permissions/session-approvals.js";
+import { MessageQueueView, type QueuedMessage } from "./message-queue.js";
 import { MAX_STORED_TRANSFORMED_CHARS, modelTextOfUserMessage, summaryOf, wrapPrompt } from "./user-message.js";
 
 /** Services a session borrows from the runtime. */
@@ -54,6 +56,8 @@ export interface SessionInit {
   messages?: ConversationMessage[];
   startTime: Date;
   summary?: string;
+  /** The name the user gave the session (`session.name.set`). */
+  name?: string;
   mode?: AgentMode;
 }
 
@@ -67,13 +71,6 @@ export const autopilotNudge = [
   "Do not call task_complete while questions are open (decide and keep going), after an error you have not resolved, or while steps remain.",
   "Call task_complete with a short summary only when everything is done.",
 ].join(" ");
-
-interface QueuedMessage {
-  messageId: string;
-  params: SessionSendParams;
-  /** Set for messages the runtime itself adds (notifications). */
-  source?: string;
-}
 
 /**
  * One conversation: its config, history and event stream, a queue of user messages and the agent
@@ -96,7 +93,13 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
   config: SessionCreateParams;
   model: string;
   summary: string | undefined;
+  /** The name the user gave the session, if any (it replaces the automatic title). */
+  name: string | undefined;
   mode: AgentMode;
+  /** Approve-all and the approvals remembered for the rest of the session. */
+  readonly approvals: SessionApprovals;
+  /** `session.queue.*`: the waiting messages as the application sees them. */
+  readonly pendingMessages: MessageQueueView;
 
   private readonly services: SessionServices;
   readonly hooks: HookRunner;
@@ -137,7 +140,10 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
     this.messages = init.messages ?? [];
     this.startTime = init.startTime;
     this.summary = init.summary;
+    this.name = init.name;
     this.mode = init.mode ?? "interactive";
+    this.approvals = new SessionApprovals(init.services.logger);
+    this.pendingMessages = new MessageQueueView(this.queue, this.steering, init.emitter, () => this.mode);
     this.metrics = new SessionMetrics(init.startTime);
     this.hooks = new HookRunner(this, init.services.hookTimeoutMs);
     this.workspace = new SessionWorkspace(init.workspacePath, init.emitter);
@@ -311,9 +317,12 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
    * attaches again replaces its own registration.
    */
   attach(port: ClientPort, registration: ClientRegistration): void {
+    const listening = this.emitter.sinkCount > 0;
+    const elicitation = this.clients.anyAnswersElicitation;
     if (!this.emitter.hasSink(port)) this.emitter.addSink(port);
     this.clients.register(port, registration);
     this.applyClients(this.config);
+    if (listening) this.announceCapabilities(elicitation);
   }
 
   /**
@@ -323,8 +332,10 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
    */
   detach(port: ClientPort): void {
     if (!this.emitter.hasSink(port)) return;
+    const elicitation = this.clients.anyAnswersElicitation;
     this.emitter.removeSink(port);
     this.clients.remove(port);
+    this.announceCapabilities(elicitation);
     if (this.emitter.sinkCount === 0) {
       this.pending.abandonAll("disconnected");
       return;
@@ -332,6 +343,12 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
     this.applyClients(this.config);
     this.pending.abandonWhere("tool", (toolName) => toolName === undefined || !this.clients.provides(toolName), "disconnected");
     if (!this.clients.anyAnswersPermissions) this.pending.abandonAll("disconnected", "permission");
+  }
+
+  /** `capabilities.changed` when joining or leaving clients changed who answers elicitations. */
+  private announceCapabilities(elicitationBefore: boolean): void {
+    const elicitation = this.clients.anyAnswersElicitation;
+    if (elicitation !== elicitationBefore && this.emitter.sinkCount > 0) this.emitter.emit("capabilities.changed", { ui: { elicitation } });
   }
 
   /** Whether a client is attached. */
@@ -386,9 +403,9 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
   async send(params: SessionSendParams): Promise<string> {
     if (this.persistence.failed) await this.persistence.ensureWritable();
     const messageId = randomUUID();
-    if (params.mode === "immediate" && this.running) this.steering.push({ messageId, params });
-    else this.queue.push({ messageId, params });
-    this.emitter.emit("pending_messages.modified", {});
+    if (params.mode === "immediate" && this.running) this.steering.push({ messageId, params, agentMode: this.mode });
+    else this.queue.push({ messageId, params, agentMode: this.mode });
+    this.pendingMessages.changed();
     this.running ??= this.drainQueue();
     return messageId;
   }
@@ -465,6 +482,7 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
   private async drainQueue(): Promise<void> {
     try {
       for (let next = this.queue.shift(); next; next = this.queue.shift()) {
+        if (next.source === undefined) this.pendingMessages.changed();
         await this.answer(next);
         // Steering that arrived after the last model call of that run is answered next.
         this.queue.unshift(...this.steering.splice(0));
@@ -510,9 +528,9 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
     } finally {
       stopListening();
       if (this.titlePending && this.summary !== undefined) {
-        // The title follows the first exchange.
+        // The title follows the first exchange, unless the user named the session.
         this.titlePending = false;
-        this.emitter.emit("session.title_changed", { title: shortTitle(this.summary) });
+        if (this.name === undefined) this.emitter.emit("session.title_changed", { title: shortTitle(this.summary) });
       }
       this.currentRun = undefined;
       await this.emitter.durable();

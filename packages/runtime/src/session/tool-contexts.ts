@@ -1,7 +1,9 @@
-import type { AgentMode, PermissionRequest } from "@tandem/protocol";
+import { randomUUID } from "node:crypto";
+import type { AgentMode, PermissionRequest, PermissionResult } from "@tandem/protocol";
 import type { Logger } from "../log.js";
 import type { ModelToolCall } from "../loop/messages.js";
 import { PermissionBroker } from "../permissions/broker.js";
+import type { SessionApprovals } from "../permissions/session-approvals.js";
 import { planModeDenial } from "../plan/plan-mode.js";
 import type { Tool, ToolContext } from "../tools/types.js";
 import type { ClientNeed, ClientPort } from "./client-port.js";
@@ -23,6 +25,8 @@ export interface ToolContextHost {
   readonly mode: AgentMode;
   /** The plan file, the one thing plan mode lets the agent write. */
   readonly planPath: string;
+  /** Approve-all and what `approve-for-session` decisions remembered. */
+  readonly approvals: SessionApprovals;
   /** A connected client able to answer `need`. */
   clientFor(need: ClientNeed): ClientPort | undefined;
 }
@@ -69,7 +73,13 @@ export class ToolContexts {
         const denial = host.mode === "plan" ? planModeDenial(full, host.planPath) : undefined;
         if (denial) return Promise.resolve(denial);
         if (options.preApproved || this.autoApproved.has(tool.name)) return Promise.resolve({ kind: "approved" as const });
-        return channel.permissions.request(full, signal);
+        const standing = host.approvals.covers(full);
+        if (!standing) return channel.permissions.request(full, signal);
+        // Nobody is asked; the completion says who decided (1.0.x `decisionSource`).
+        const approved: PermissionResult = { kind: "approved" };
+        const decisionSource = standing === "approve-all" ? "host_policy" : "authorization_carry_forward";
+        emitter.emit("permission.completed", { requestId: randomUUID(), result: approved, decisionSource, ...(full.toolCallId ? { toolCallId: full.toolCallId } : {}) });
+        return Promise.resolve(approved);
       },
       callClientTool: (args) => channel.toolBridge.call(call.id, tool.name, args, signal),
       requestUserInput: (question) => channel.userInput.ask(call.id, question, signal),

@@ -20,6 +20,8 @@ export interface WorkspaceInfo {
   updated_at: string;
   summary?: string;
   model?: string;
+  /** The name the user gave the session (`session.name.set`). */
+  name?: string;
 }
 
 /** A persisted session as listing finds it. */
@@ -95,6 +97,7 @@ export class SessionStore {
     ];
     if (info.summary !== undefined) lines.push(`summary: ${JSON.stringify(info.summary)}`);
     if (info.model !== undefined) lines.push(`model: ${JSON.stringify(info.model)}`);
+    if (info.name !== undefined) lines.push(`name: ${JSON.stringify(info.name)}`);
     await writeFileAtomic(this.workspaceFilePath(info.id), `${lines.join("\n")}\n`);
   }
 
@@ -118,6 +121,7 @@ export class SessionStore {
         updated_at: String(value.updated_at ?? ""),
         summary: value.summary === undefined || value.summary === null ? undefined : String(value.summary),
         model: value.model === undefined || value.model === null ? undefined : String(value.model),
+        name: value.name === undefined || value.name === null ? undefined : String(value.name),
       };
     } catch (error) {
       this.logger.warn(`unreadable workspace.yaml for session ${sessionId}`, error);

@@ -2,7 +2,7 @@ import { SessionExitPlanModeHandlePendingRequest, SessionPermissionsHandlePendin
 import type { Runtime } from "../../runtime.js";
 import type { MethodTable } from "../dispatch.js";
 import { invalidParams } from "../../errors.js";
-import { readDecision } from "../../permissions/decision.js";
+import { abstains, readDecision } from "../../permissions/decision.js";
 
 /** Clients answering what a session waits on: tool calls, permissions, elicitations, plan exits. */
 export function registerPendingAnswerMethods(table: MethodTable, runtime: Runtime): void {
@@ -13,8 +13,11 @@ export function registerPendingAnswerMethods(table: MethodTable, runtime: Runtim
   });
   table.on(SessionPermissionsHandlePendingPermissionRequest, ({ sessionId, requestId, result }) => {
     const session = sessions.get(sessionId);
+    // `no-result`: this client leaves the request to another one; it stays pending.
+    if (abstains(result)) return { success: true };
     const decision = readDecision(result);
     const settled = session.pending.settle(requestId, "permission", decision.result);
+    if (settled && decision.valid) session.approvals.rememberAnswer(result, sessionId);
     if (decision.valid) return settled ? { success: true } : { success: false, error: `No pending permission request with requestId ${requestId}` };
     // An answer the runtime cannot read still ends the wait (as a denial); the caller is told why.
     if (settled) runtime.logger.warn(`session ${sessionId}: permission request ${requestId} answered with an invalid decision (${decision.reason}); denied`);

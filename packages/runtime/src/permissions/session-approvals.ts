@@ -1,0 +1,165 @@
+import type { PermissionRequest } from "@tandem/protocol";
+import type { Logger } from "../log.js";
+
+/** A scope an `approve-for-session` decision asks the session to remember (1.0.x `approval`). */
+export type SessionApproval =
+  | { kind: "commands"; commandIdentifiers: string[] }
+  | { kind: "read" }
+  | { kind: "write" }
+  | { kind: "mcp"; serverName: string; toolName: string | null }
+  | { kind: "custom-tool"; toolName: string }
+  | { kind: "url"; domain: string };
+
+/** Why a request was approved without asking: approve-all, or an earlier session approval. */
+export type StandingApproval = "approve-all" | "session-approval";
+
+/** The `session.permissions_changed` modes Tandem uses. */
+export type PermissionMode = "manual" | "allow-all";
+
+/**
+ * Reads the scope to remember from a client's answer, when it is an `approve-for-session` (or the
+ * relayed `approved-for-session`) decision with a scope Tandem can hold: shell `commands`, `read`,
+ * `write`, an `mcp` server or tool, a `custom-tool`, or a URL `domain`. Returns undefined for
+ * every other answer; `unsupported` names a session approval whose scope is not understood.
+ */
+export function sessionApprovalOf(answer: unknown): { approval?: SessionApproval; unsupported?: string } {
+  if (!answer || typeof answer !== "object") return {};
+  const decision = answer as { kind?: unknown; approval?: unknown; domain?: unknown };
+  if (decision.kind !== "approve-for-session" && decision.kind !== "approved-for-session") return {};
+  if (typeof decision.domain === "string" && decision.domain.trim() !== "") return { approval: { kind: "url", domain: decision.domain.trim().toLowerCase() } };
+  const scope = (decision.approval ?? {}) as Record<string, unknown>;
+  switch (scope.kind) {
+    case "commands": {
+      const ids = scope.commandIdentifiers;
+      if (Array.isArray(ids) && ids.length > 0 && ids.every((id) => typeof id === "string")) return { approval: { kind: "commands", commandIdentifiers: ids as string[] } };
+      break;
+    }
+    case "read":
+    case "write":
+      return { approval: { kind: scope.kind } };
+    case "mcp":
+      if (typeof scope.serverName === "string" && (scope.toolName === null || scope.toolName === undefined || typeof scope.toolName === "string")) {
+        return { approval: { kind: "mcp", serverName: scope.serverName, toolName: (scope.toolName as string | null | undefined) ?? null } };
+      }
+      break;
+    case "custom-tool":
+      if (typeof scope.toolName === "string") return { approval: { kind: "custom-tool", toolName: scope.toolName } };
+      break;
+  }
+  return { unsupported: scope.kind === undefined ? "no approval scope" : `approval scope ${JSON.stringify(scope.kind)}` };
+}
+
+/**
+ * What the session approves without asking: everything while approve-all is on
+ * (`session.permissions.setApproveAll`), reads and URL fetches while approve-all-reads is on, and
+ * what `approve-for-session` decisions remembered for the rest of the session. A shell request is
+ * covered only when every command it runs was approved.
+ *
+ * @example
+ * approvals.remember({ kind: "commands", commandIdentifiers: ["ls"] });
+ * approvals.covers({ kind: "shell", commands: [{ identifier: "ls", readOnly: false }], … }); // "session-approval"
+ */
+export class SessionApprovals {
+  private approveAllTools = false;
+  private approveAllReads = false;
+  private readonly commands = new Set<string>();
+  private readonly kinds = new Set<"read" | "write">();
+  /** MCP approvals: server name → tool names, or null for every tool of the server. */
+  private readonly mcp = new Map<string, Set<string> | null>();
+  private readonly customTools = new Set<string>();
+  private readonly domains = new Set<string>();
+
+  constructor(private readonly logger: Logger) {}
+
+  /** The mode `session.permissions_changed` reports. */
+  get mode(): PermissionMode {
+    return this.approveAllTools ? "allow-all" : "manual";
+  }
+
+  /** Turns approve-all on or off; returns the modes before and after. */
+  setApproveAll(enabled: boolean): { previousMode: PermissionMode; mode: PermissionMode } {
+    const previousMode = this.mode;
+    this.approveAllTools = enabled;
+    return { previousMode, mode: this.mode };
+  }
+
+  /** Turns approve-all-reads (read and URL requests) on or off. */
+  setApproveAllReads(enabled: boolean): void {
+    this.approveAllReads = enabled;
+  }
+
+  /** Remembers an approval for the rest of the session. */
+  remember(approval: SessionApproval): void {
+    switch (approval.kind) {
+      case "commands":
+        for (const id of approval.commandIdentifiers) this.commands.add(id);
+        return;
+      case "read":
+      case "write":
+        this.kinds.add(approval.kind);
+        return;
+      case "mcp": {
+        if (approval.toolName === null) {
+          this.mcp.set(approval.serverName, null);
+          return;
+        }
+        const tools = this.mcp.get(approval.serverName);
+        if (tools === null) return;
+        this.mcp.set(approval.serverName, new Set([...(tools ?? []), approval.toolName]));
+        return;
+      }
+      case "custom-tool":
+        this.customTools.add(approval.toolName);
+        return;
+      case "url":
+        this.domains.add(approval.domain);
+        return;
+    }
+  }
+
+  /** Remembers what a client's answer asks to remember, logging a session approval it cannot hold. */
+  rememberAnswer(answer: unknown, sessionId: string): void {
+    const { approval, unsupported } = sessionApprovalOf(answer);
+    if (approval) {
+      this.remember(approval);
+      return;
+    }
+    if (unsupported) this.logger.warn(`session ${sessionId}: approve-for-session with ${unsupported} approves this request only; nothing is remembered`);
+  }
+
+  /** Whether `request` is approved without asking, and why. */
+  covers(request: PermissionRequest): StandingApproval | undefined {
+    if (this.approveAllTools) return "approve-all";
+    if (this.approveAllReads && (request.kind === "read" || request.kind === "url")) return "approve-all";
+    return this.remembered(request) ? "session-approval" : undefined;
+  }
+
+  private remembered(request: PermissionRequest): boolean {
+    switch (request.kind) {
+      case "shell":
+        return request.commands.length > 0 && request.commands.every((command) => this.commands.has(command.identifier));
+      case "read":
+      case "write":
+        return this.kinds.has(request.kind);
+      case "mcp": {
+        if (!this.mcp.has(request.serverName)) return false;
+        const tools = this.mcp.get(request.serverName);
+        return tools === null || tools === undefined || tools.has(request.toolTitle) || tools.has(request.toolName);
+      }
+      case "custom-tool":
+        return this.customTools.has(request.toolName);
+      case "url":
+        return this.domains.has(hostOf(request.url));
+      default:
+        return false;
+    }
+  }
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname.toLowerCase();
+  } catch {
+    return "";
+  }
+}

@@ -1,0 +1,46 @@
+import type { ReasoningEffort } from "@tandem/protocol";
+import type { Session } from "./session.js";
+
+/** The options `session.options.update` changes with effect; anything else is reported as ignored. */
+export interface OptionsPatch {
+  model?: string;
+  reasoningEffort?: ReasoningEffort;
+  availableTools?: string[];
+  excludedTools?: string[];
+  skillDirectories?: string[];
+  disabledSkills?: string[];
+  excludedBuiltinAgents?: string[];
+  instructionDirectories?: string[];
+  skipCustomInstructions?: boolean;
+  [other: string]: unknown;
+}
+
+/**
+ * Applies a `session.options.update` patch to a live session: a new `model` (with its
+ * `reasoningEffort`) switches the model (`session.model_change`); a `reasoningEffort` alone applies
+ * to the next model call; `availableTools` / `excludedTools` rebuild the offered tools
+ * (`session.tools_updated`); `skillDirectories` / `disabledSkills` reload the skills;
+ * `excludedBuiltinAgents`, `instructionDirectories` and `skipCustomInstructions` rebuild the agents
+ * and the system prompt (reconfigure does both). The other
+ * 1.0.x fields (client names, feature flags, CAPI and shell settings…) mean nothing to Tandem and
+ * are returned as `ignored` for the caller to log.
+ */
+export async function applyOptions(session: Session, patch: OptionsPatch): Promise<{ ignored: string[] }> {
+  const { sessionId: _sessionId, model, reasoningEffort, availableTools, excludedTools, skillDirectories, disabledSkills, excludedBuiltinAgents, instructionDirectories, skipCustomInstructions, ...rest } = patch;
+  const ignored = Object.keys(rest).filter((key) => rest[key] !== undefined);
+  if (model !== undefined && model !== session.model) session.switchModel(model, reasoningEffort);
+  else if (reasoningEffort !== undefined) session.reconfigure({ ...session.config, reasoningEffort }, session.model);
+  if (availableTools !== undefined || excludedTools !== undefined) {
+    session.reconfigure({ ...session.config, ...(availableTools !== undefined ? { availableTools } : {}), ...(excludedTools !== undefined ? { excludedTools } : {}) }, session.model);
+  }
+  const prompt = { excludedBuiltinAgents, instructionDirectories, skipCustomInstructions };
+  const promptChanges = Object.fromEntries(Object.entries(prompt).filter(([, value]) => value !== undefined));
+  if (Object.keys(promptChanges).length > 0) session.reconfigure({ ...session.config, ...promptChanges }, session.model);
+  if (skillDirectories !== undefined || disabledSkills !== undefined) {
+    const directories = skillDirectories ?? session.config.skillDirectories ?? [];
+    const disabled = disabledSkills ?? session.config.disabledSkills ?? [];
+    session.reconfigure({ ...session.config, skillDirectories: directories, disabledSkills: disabled }, session.model);
+    await session.skills.reconfigure(directories, disabled);
+  }
+  return { ignored };
+}
