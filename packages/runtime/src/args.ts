@@ -20,8 +20,8 @@ export interface RuntimeArgs {
   help: boolean;
   version: boolean;
   /**
-   * `--session-idle-timeout <seconds>` (official SDK 1.0 `sessionIdleTimeoutSeconds`): a session
-   * with no activity for this long is released from memory (its files stay). 0: never.
+   * `--session-idle-timeout <seconds>` (official SDK 1.0 `sessionIdleTimeoutSeconds`): validated and
+   * kept; Tandem does not release idle sessions yet (a session stays in memory until destroyed).
    */
   sessionIdleTimeoutSeconds: number;
   /** `--remote` (official SDK 1.0 `enableRemoteSessions`): accepted; Tandem has no remote sessions. */
@@ -181,8 +181,7 @@ Options
   --no-auto-login             accepted; Tandem never uses a stored interactive login
   --sdk-protocol-version <n>  2 or 3 (default 3)
   --home <dir>                state folder (default $COPILOT_HOME, $TANDEM_HOME or ~/.tandem)
-  --session-idle-timeout <s>  release a session from memory after <s> seconds without activity
-                              (its files stay; resume brings it back); 0 = never (default)
+  --session-idle-timeout <s>  accepted (whole seconds); idle sessions are not released yet
   --no-auto-update, --remote  accepted for compatibility (no effect)
   --help, --version
 

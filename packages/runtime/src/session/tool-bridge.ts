@@ -55,6 +55,8 @@ export class ToolBridge {
       return { result: response?.result };
     } catch (error) {
       if (signal.aborted) throw error;
+      if (!client.isOpen) return { error: `The client that provides the tool "${toolName}" disconnected before the tool finished.`, errorFromRuntime: true };
+      // The client's handler failed: its message is for the application, not the model.
       return { error: errorMessage(error) };
     }
   }
