@@ -38,7 +38,7 @@ await build({
   minifyWhitespace: true,
   minifySyntax: true,
   // web-tree-sitter and the bash grammar load their .wasm files from their installed packages.
-  external: ["@ai-sdk/*", "yaml", "web-tree-sitter", "@vscode/tree-sitter-wasm"],
+  external: ["@ai-sdk/*", "yaml", "web-tree-sitter", "@vscode/tree-sitter-wasm", "sql.js"],
   logLevel: "warning",
   plugins: [lazyCryptoForJsonRpc],
   // vscode-jsonrpc is CommonJS and calls require() for Node built-ins.

@@ -166,7 +166,8 @@ describe.each(clientVariants)("$sdk", ({ make }: { make: ClientMaker }) => {
     await excluded.sendAndWait({ prompt: "Say hello" });
     const offered = body(0).tools?.map((tool) => tool.function.name) ?? [];
     for (const name of ["bash", "web_fetch", "write_bash"]) expect(offered).not.toContain(name);
-    // The reference order: sub-agent tools sit after report_intent (read_agent, list_agents) and glob (task).
+    // The reference order (1.0.102): sub-agent tools sit after sql (read_agent, list_agents) and glob (task);
+    // no report_intent, and task_complete only in plan and autopilot mode.
     expect(offered).toEqual([
       "read_bash",
       "stop_bash",
@@ -174,13 +175,12 @@ describe.each(clientVariants)("$sdk", ({ make }: { make: ClientMaker }) => {
       "view",
       "create",
       "edit",
-      "report_intent",
+      "sql",
       "read_agent",
       "list_agents",
       "grep",
       "glob",
       "task",
-      "task_complete",
     ]);
 
     const allowed = await client.createSession({
@@ -213,7 +213,7 @@ describe.each(clientVariants)("$sdk", ({ make }: { make: ClientMaker }) => {
     await client.start();
     const { tools } = await client.rpc.tools.list({});
     expect(tools.map((tool) => tool.name)).toEqual([
-      "bash", "write_bash", "read_bash", "stop_bash", "list_bash", "view", "create", "edit", "web_fetch", "report_intent", "ask_user", "grep", "glob",
+      "bash", "write_bash", "read_bash", "stop_bash", "list_bash", "view", "create", "edit", "web_fetch", "ask_user", "sql", "grep", "glob",
       "task_complete",
     ]);
     expect(tools[0]?.parameters).toMatchObject({ type: "object", required: ["command", "description"] });

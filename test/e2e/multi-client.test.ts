@@ -164,6 +164,6 @@ describe("per-client handlers", () => {
     await b.resumeSession(sessionA.sessionId, { onPermissionRequest: approveAll });
     const reply = await sessionA.sendAndWait({ prompt: "hooks through A" });
     expect(reply?.data.content).toBe("Hooks ran.");
-    expect(hookCalls).toEqual(["report_intent"]);
+    expect(hookCalls).toEqual(["sql"]);
   });
 });

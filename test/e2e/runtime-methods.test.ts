@@ -247,7 +247,7 @@ describe("start-up", () => {
 });
 
 describe("command line", () => {
-  it("prints help and version, warns about unknown flags, rejects bad values", () => {
+  it("prints help and version, refuses unknown flags, rejects bad values", () => {
     const help = spawnSync(process.execPath, [tandemBin, "--help"], { encoding: "utf8" });
     expect(help.status).toBe(0);
     expect(help.stdout).toContain("--stdio");
@@ -257,7 +257,8 @@ describe("command line", () => {
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain("--log-level must be one of");
     const unknown = spawnSync(process.execPath, [tandemBin, "--stdio", "--frobnicate"], { encoding: "utf8", input: "" });
-    expect(unknown.stderr).toContain("ignoring unknown flag --frobnicate");
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toContain("unknown flag --frobnicate");
     expect(unknown.stdout).toBe("");
   });
 });

@@ -1,6 +1,6 @@
 /**
- * ask_user, report_intent and task_complete end to end, with both SDKs: the user-input round trip
- * (`userInput.request` + user_input events), `assistant.intent`, and `session.task_complete`
+ * ask_user, sql and task_complete end to end, with both SDKs: the user-input round trip
+ * (`userInput.request` + user_input events), `session.todos_changed`, and `session.task_complete`
  * ending autopilot without a nudge.
  */
 import { CopilotClient as OfficialClient, type SessionEvent } from "@github/copilot-sdk";
@@ -22,7 +22,7 @@ afterEach(async () => {
 });
 
 describe.each(sdks)("$sdk", ({ make }) => {
-  it("asks the user, logs the intent and completes the task in autopilot", async () => {
+  it("asks the user, keeps a todo table and completes the task in autopilot", async () => {
     world = await startWorld(["session-tools"]);
     client = make(world.env);
     const questions: Array<{ question: string; choices?: string[] }> = [];
@@ -41,10 +41,10 @@ describe.each(sdks)("$sdk", ({ make }) => {
     expect(questions).toEqual([{ question: "Favourite colour?", choices: ["red", "blue"] }]);
     expect(eventsOf(events, "user_input.requested")[0]?.data).toMatchObject({ question: "Favourite colour?", choices: ["red", "blue"], toolCallId: "call_ask" });
     expect(events.some((event) => event.type === "user_input.completed")).toBe(true);
-    expect(eventsOf(events, "assistant.intent")[0]?.data).toEqual({ intent: "Asking about colours" });
+    expect(events.some((event) => (event.type as string) === "session.todos_changed")).toBe(true);
     expect(eventsOf(events, "session.task_complete")[0]?.data).toMatchObject({ summary: "Learned the favourite colour" });
     const results = Object.fromEntries(eventsOf(events, "tool.execution_complete").map((event) => [event.data.toolCallId, event.data.result?.content]));
-    expect(results.call_intent).toBe("Intent logged");
+    expect(results.call_todo).toBe("Schema operation completed successfully.");
     expect(results.call_ask).toBe("User selected: blue");
     // task_complete was called: no autopilot nudge, three model calls in all.
     expect(eventsOf(events, "user.message").filter((event) => event.data.source === "autopilot")).toHaveLength(0);

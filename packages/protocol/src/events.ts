@@ -105,6 +105,8 @@ export const eventDataSchemas = {
     currentModel: optionalString,
   }),
   "session.background_tasks_changed": z.looseObject({}),
+  /** Signal only: the session's `todos` or `todo_deps` table was written to. */
+  "session.todos_changed": z.looseObject({}),
   "session.mcp_servers_loaded": z.looseObject({ servers: z.array(z.looseObject({ name: z.string(), status: z.string() })) }),
   "session.mcp_server_status_changed": z.looseObject({ serverName: z.string(), status: z.string(), error: optionalString }),
   "session.skills_loaded": z.looseObject({ skills: z.array(z.looseObject({ name: z.string() })) }),
@@ -284,6 +286,7 @@ export const ephemeralEventTypes: ReadonlySet<SessionEventType> = new Set<Sessio
   "session.usage_info",
   "session.tools_updated",
   "session.background_tasks_changed",
+  "session.todos_changed",
   "session.mcp_servers_loaded",
   "session.mcp_server_status_changed",
   "pending_messages.modified",

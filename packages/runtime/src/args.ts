@@ -19,16 +19,26 @@ export interface RuntimeArgs {
   home?: string;
   help: boolean;
   version: boolean;
-  /** Flags we did not recognise (warned about, never fatal). */
-  unknown: string[];
+  /**
+   * `--session-idle-timeout <seconds>` (official SDK 1.0 `sessionIdleTimeoutSeconds`): validated and
+   * kept; Tandem does not release idle sessions yet (a session stays in memory until destroyed).
+   */
+  sessionIdleTimeoutSeconds: number;
+  /** `--remote` (official SDK 1.0 `enableRemoteSessions`): accepted; Tandem has no remote sessions. */
+  remote: boolean;
 }
 
-/** Flags that are accepted and have no effect in a headless runtime. */
+/**
+ * Flags that are accepted and have no effect in a headless runtime. `--server` is what SDKs before
+ * 0.2 passed instead of `--headless`.
+ */
 const acceptedNoOps = new Set(["--no-auto-update", "--server", "--no-color", "--auto-update"]);
 
 /**
- * Parses the flags the official SDK passes (`--headless --no-auto-update --log-level L --stdio |
- * --port N --auth-token-env VAR --no-auto-login`) plus Tandem's own. Unknown flags are collected.
+ * Parses the flags every official SDK from 0.1 to 1.0 passes (`--headless --no-auto-update
+ * --log-level L --stdio | --port N --auth-token-env VAR --no-auto-login --session-idle-timeout N
+ * --remote`, earlier `--server`) plus Tandem's own. Anything else is an error naming the argument
+ * (the runtime then exits with status 2; the SDK shows its stderr to the application).
  */
 export function parseArgs(argv: readonly string[]): RuntimeArgs {
   const args: RuntimeArgs = {
@@ -41,7 +51,8 @@ export function parseArgs(argv: readonly string[]): RuntimeArgs {
     sdkProtocolVersion: 3,
     help: false,
     version: false,
-    unknown: [],
+    sessionIdleTimeoutSeconds: 0,
+    remote: false,
   };
   for (let index = 0; index < argv.length; index++) {
     const raw = argv[index] ?? "";
@@ -108,6 +119,15 @@ export function parseArgs(argv: readonly string[]): RuntimeArgs {
       case "--home":
         args.home = takeValue();
         break;
+      case "--session-idle-timeout": {
+        const value = Number(takeValue());
+        if (!Number.isInteger(value) || value < 0) throw new Error("--session-idle-timeout needs a whole number of seconds (0 = never)");
+        args.sessionIdleTimeoutSeconds = value;
+        break;
+      }
+      case "--remote":
+        args.remote = true;
+        break;
       case "--help":
       case "-h":
         args.help = true;
@@ -118,7 +138,7 @@ export function parseArgs(argv: readonly string[]): RuntimeArgs {
         break;
       default:
         if (acceptedNoOps.has(flag)) break;
-        args.unknown.push(raw);
+        throw new Error(flag.startsWith("-") ? `unknown flag ${flag}` : `unexpected argument ${JSON.stringify(raw)}`);
     }
   }
   return args;
@@ -161,7 +181,8 @@ Options
   --no-auto-login             accepted; Tandem never uses a stored interactive login
   --sdk-protocol-version <n>  2 or 3 (default 3)
   --home <dir>                state folder (default $COPILOT_HOME, $TANDEM_HOME or ~/.tandem)
-  --no-auto-update            accepted for compatibility
+  --session-idle-timeout <s>  accepted (whole seconds); idle sessions are not released yet
+  --no-auto-update, --remote  accepted for compatibility (no effect)
   --help, --version
 
 Models: set COPILOT_API_URL (+ a GitHub token) for the Copilot API, OPENAI_BASE_URL / OPENAI_API_KEY

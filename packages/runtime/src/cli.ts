@@ -59,7 +59,6 @@ export async function main(argv: readonly string[]): Promise<void> {
   for (const warning of tcpCheck.warnings) process.stderr.write(`tandem: warning: ${warning}\n`);
   tuneV8(process.execArgv);
   const logger = new Logger(args.logLevel, args.logFile ? fileSink(args.logFile) : stderrSink);
-  for (const flag of args.unknown) logger.warn(`ignoring unknown flag ${flag}`);
   const loader = new RuntimeLoader(args, logger, maxMessageBytes);
   installShutdown(loader, logger);
 

@@ -14,9 +14,17 @@ export interface ReasoningData {
 
 /** One message of the conversation, provider-neutral. */
 export type ConversationMessage =
-  | { role: "user"; content: string }
+  | { role: "user"; content: string; images?: UserImage[] }
   | { role: "assistant"; content: string; toolCalls: ModelToolCall[]; reasoning?: ReasoningData }
   | { role: "tool"; toolCallId: string; toolName: string; content: string; images?: ToolImage[] };
+
+/** An image attached to a user message: shown to the model after the text, after its label. */
+export interface UserImage {
+  label: string;
+  mimeType: string;
+  /** Base64, no `data:` prefix. */
+  data: string;
+}
 
 /** An image a tool returned for the model (base64 data). */
 export interface ToolImage {

@@ -42,9 +42,15 @@ export function toAiSdkPrompt(system: string, messages: readonly ConversationMes
   for (const message of messages) {
     if (message.role !== "tool") flushImages();
     switch (message.role) {
-      case "user":
-        prompt.push({ role: "user", content: [{ type: "text", text: message.content }] });
+      case "user": {
+        const content: Extract<LanguageModelV3Prompt[number], { role: "user" }>["content"] = [{ type: "text", text: message.content }];
+        for (const image of message.images ?? []) {
+          content.push({ type: "text", text: image.label });
+          content.push({ type: "file", data: image.data, mediaType: image.mimeType });
+        }
+        prompt.push({ role: "user", content });
         break;
+      }
       case "assistant": {
         const content: AssistantContent = [...reasoningParts(message.reasoning, target)];
         if (message.content) content.push({ type: "text", text: message.content });

@@ -3,7 +3,7 @@ import { completeInterruptedCalls } from "../loop/agent-loop.js";
 import type { ConversationMessage, ModelToolCall } from "../loop/messages.js";
 import { skillContextMessage } from "../skills/loader.js";
 import { reasoningFromEventFields } from "../providers/reasoning.js";
-import { modelTextOfUserMessage, summaryOf } from "./user-message.js";
+import { summaryOf, userConversationMessage } from "./user-message.js";
 
 function reasoningOf(fields: { reasoningText?: string; reasoningOpaque?: string; encryptedContent?: string }): { reasoning?: ReturnType<typeof reasoningFromEventFields> } {
   const reasoning = reasoningFromEventFields(fields);
@@ -71,7 +71,7 @@ export class HistoryRebuilder {
         if (event.data.content === undefined && event.data.transformedContent === undefined) break;
         this.flushFollowUps();
         if (rebuilt.firstPrompt === undefined && event.data.content !== undefined) rebuilt.firstPrompt = summaryOf(event.data.content);
-        messages.push({ role: "user", content: modelTextOfUserMessage(event.data, event.timestamp) });
+        messages.push(userConversationMessage(event.data, event.timestamp));
         break;
       }
       case "assistant.message": {

@@ -30,7 +30,8 @@ import { SessionPersistence, type PersistenceHost } from "./persistence.js";
 import { SessionModelClient } from "./model-headers.js";
 import { SessionApprovals } from "../permissions/session-approvals.js";
 import { MessageQueueView, type QueuedMessage } from "./message-queue.js";
-import { MAX_STORED_TRANSFORMED_CHARS, modelTextOfUserMessage, summaryOf, wrapPrompt } from "./user-message.js";
+import { MAX_STORED_TRANSFORMED_CHARS, summaryOf, userConversationMessage, wrapPrompt } from "./user-message.js";
+import { modelAcceptsImages, prepareAttachments } from "./attachments.js";
 
 /** Services a session borrows from the runtime. */
 export interface SessionServices {
@@ -561,18 +562,19 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
       if (typeof output?.modifiedPrompt === "string") prompt = output.modifiedPrompt;
       if (typeof output?.additionalContext === "string") prompt = `${prompt}\n\n${output.additionalContext}`;
     }
+    const prepared = await prepareAttachments(attachments, this.workingDirectory, () => modelAcceptsImages(() => this.modelClient().listModels(), this.model));
     // A long prompt the hook left alone is stored once: the model's text is rebuilt from it.
-    const storeTransformed = prompt !== params.prompt || prompt.length <= MAX_STORED_TRANSFORMED_CHARS;
-    const transformedContent = storeTransformed ? wrapPrompt(prompt, new Date().toISOString()) : undefined;
+    const storeTransformed = prompt !== params.prompt || prompt.length <= MAX_STORED_TRANSFORMED_CHARS || prepared.prefix !== "";
+    const transformedContent = storeTransformed ? prepared.prefix + wrapPrompt(prompt, new Date().toISOString()) : undefined;
     const event = this.emitter.emit("user.message", {
       content: params.prompt,
       ...(transformedContent !== undefined ? { transformedContent } : {}),
-      attachments: attachments ?? [],
+      attachments: prepared.echoed,
       agentMode: this.mode,
       interactionId,
       ...(source ? { source } : {}),
     });
-    this.messages.push({ role: "user", content: transformedContent ?? modelTextOfUserMessage(event.data, event.timestamp) });
+    this.messages.push(userConversationMessage(event.data, event.timestamp));
     if (this.summary !== undefined) return true;
     this.summary = summaryOf(params.prompt);
     this.services.onSummary(this, this.summary);

@@ -25,7 +25,7 @@ export class ToolBridge {
   constructor(private readonly host: ToolBridgeHost) {}
 
   async call(toolCallId: string, toolName: string, args: unknown, signal: AbortSignal): Promise<ClientToolReply> {
-    if (!this.host.clientFor({ kind: "tool", toolName })) return { error: `No connected client provides the tool "${toolName}".` };
+    if (!this.host.clientFor({ kind: "tool", toolName })) return { error: `No connected client provides the tool "${toolName}".`, errorFromRuntime: true };
     if (this.host.protocolVersion === 2) return this.callV2(toolCallId, toolName, args, signal);
     return this.callV3(toolCallId, toolName, args, signal);
   }
@@ -41,7 +41,7 @@ export class ToolBridge {
     } catch (error) {
       if (error instanceof PendingAbandoned && error.reason !== "aborted") {
         const gone = error.reason === "disconnected" ? "disconnected" : "went away";
-        return { error: `The client that provides the tool "${toolName}" ${gone} before the tool finished.` };
+        return { error: `The client that provides the tool "${toolName}" ${gone} before the tool finished.`, errorFromRuntime: true };
       }
       throw error;
     }
@@ -49,12 +49,14 @@ export class ToolBridge {
 
   private async callV2(toolCallId: string, toolName: string, args: unknown, signal: AbortSignal): Promise<ClientToolReply> {
     const client = this.host.clientFor({ kind: "tool", toolName });
-    if (!client) return { error: `No connected client provides the tool "${toolName}".` };
+    if (!client) return { error: `No connected client provides the tool "${toolName}".`, errorFromRuntime: true };
     try {
       const response = await client.sendRequest<{ result?: unknown }>("tool.call", { sessionId: this.host.sessionId, toolCallId, toolName, arguments: args }, signal);
       return { result: response?.result };
     } catch (error) {
       if (signal.aborted) throw error;
+      if (!client.isOpen) return { error: `The client that provides the tool "${toolName}" disconnected before the tool finished.`, errorFromRuntime: true };
+      // The client's handler failed: its message is for the application, not the model.
       return { error: errorMessage(error) };
     }
   }

@@ -12,6 +12,8 @@ import type { Tool } from "../tools/types.js";
 export interface ToolsetHost extends AgentsHost, SkillsHost, ExitPlanHost {
   readonly config: SessionCreateParams;
   readonly mode: string;
+  /** The session folder (the `sql` tool's `session.db` lives there). */
+  readonly workspacePath: string;
   /** Elicitation and tool-list changes for the MCP servers. */
   readonly mcpHost: Omit<McpHost, "emitter" | "logger" | "workingDirectory">;
   /** A background shell command finished: `notice` is the message for the model. */
@@ -26,10 +28,20 @@ function builtinNames(): ReadonlySet<string> {
 }
 
 /**
- * Every tool a session offers, in the order of the reference runtime: the built-ins (with `skill`,
- * `read_agent` and `list_agents` after `report_intent`, and `task` after `glob`), then the
- * application's custom tools, then `exit_plan_mode` in plan mode, then MCP tools. `availableTools`
- * and `excludedTools` apply to all of them; the selected agent's allow-list applies on top.
+ * The order of the reference runtime's tools (1.0.102, observed): `task_complete` is offered in
+ * plan and autopilot mode, `exit_plan_mode` in plan mode; the application's tools follow, then MCP tools.
+ */
+const builtinOrder = [
+  "bash", "write_bash", "read_bash", "stop_bash", "list_bash", "view", "create", "edit", "web_fetch", "ask_user",
+  "skill", "sql", "task_complete", "exit_plan_mode", "read_agent", "list_agents", "grep", "glob", "task",
+];
+const orderIndex = new Map(builtinOrder.map((name, index) => [name, index]));
+
+/**
+ * Every tool a session offers, in the order of the reference runtime ({@link builtinOrder}): the
+ * built-ins with the skill, plan and agent tools among them, then the application's custom tools,
+ * then MCP tools. `availableTools` and `excludedTools` apply to all of them; the selected agent's
+ * allow-list applies on top.
  *
  * @example
  * const toolset = new SessionToolset(session);
@@ -46,7 +58,7 @@ export class SessionToolset {
 
   constructor(private readonly host: ToolsetHost) {
     const { config } = host;
-    this.services = createBuiltinServices({ logger: host.logger });
+    this.services = createBuiltinServices({ logger: host.logger, sessionFolder: host.workspacePath });
     this.stopListening = this.services.shells.onBackgroundComplete((completion) => {
       host.emitter.emit("session.background_tasks_changed", {});
       host.onBackgroundShellDone(completion.notice);
@@ -70,30 +82,14 @@ export class SessionToolset {
 
   /** Every tool of the session, in order, after availableTools / excludedTools. */
   all(): Tool[] {
-    const builtins = this.registryTools.filter((tool) => builtinNames().has(tool.name));
+    const { mode } = this.host;
+    const byMode = (tool: Tool): boolean => tool.name !== "task_complete" || mode === "plan" || mode === "autopilot";
+    const builtins = this.registryTools.filter((tool) => builtinNames().has(tool.name) && byMode(tool));
     const custom = this.registryTools.filter((tool) => !builtinNames().has(tool.name));
-    const byName = new Map(this.agents.tools.map((tool) => [tool.name, tool]));
-    const afterIntent = [...this.skills.tools(), byName.get("read_agent"), byName.get("list_agents")].filter(isTool);
-    const afterGlob = [byName.get("task")].filter(isTool);
-    const ordered: Tool[] = [];
-    let intentPlaced = false;
-    let globPlaced = false;
-    for (const [index, tool] of builtins.entries()) {
-      ordered.push(tool);
-      const next = builtins[index + 1]?.name;
-      if (!intentPlaced && (tool.name === "ask_user" || (tool.name === "report_intent" && next !== "ask_user"))) {
-        ordered.push(...this.filter(afterIntent));
-        intentPlaced = true;
-      }
-      if (!globPlaced && tool.name === "glob") {
-        ordered.push(...this.filter(afterGlob));
-        globPlaced = true;
-      }
-    }
-    if (!intentPlaced) ordered.push(...this.filter(afterIntent));
-    if (!globPlaced) ordered.push(...this.filter(afterGlob));
-    const planTools = this.host.mode === "plan" ? this.filter([this.exitPlanModeTool]) : [];
-    return [...ordered, ...custom, ...planTools, ...this.filter(this.mcp.tools()), ...this.filter(this.agents.selectedTools())];
+    const planTools = mode === "plan" ? [this.exitPlanModeTool] : [];
+    const extra = this.filter([...this.skills.tools(), ...this.agents.tools.filter((tool) => orderIndex.has(tool.name)), ...planTools]);
+    const ordered = [...builtins, ...extra].sort((a, b) => (orderIndex.get(a.name) ?? 0) - (orderIndex.get(b.name) ?? 0));
+    return [...ordered, ...custom, ...this.filter(this.mcp.tools()), ...this.filter(this.agents.selectedTools())];
   }
 
   /** The tools the main loop offers: {@link all} narrowed by the selected agent. */
@@ -113,15 +109,15 @@ export class SessionToolset {
   disabledNames(): string[] {
     const { requestUserInput, tools } = this.host.config;
     const everything = [...buildSessionTools({ requestUserInput, tools }, this.services), ...this.agents.tools, ...this.skills.tools()];
-    const kept = new Set(this.all().map((tool) => tool.name));
-    return [...new Set(everything.map((tool) => tool.name))].filter((name) => !kept.has(name)).sort();
+    const allowed = new Set(this.filter(everything).map((tool) => tool.name));
+    return [...new Set(everything.map((tool) => tool.name))].filter((name) => !allowed.has(name)).sort();
   }
 
   /** Stops shells, background agents and MCP servers. */
   async dispose(): Promise<void> {
     this.stopListening();
     this.agents.background.cancelAll();
-    await Promise.all([this.services.shells.dispose(), this.mcp.dispose(), this.agents.dispose()]);
+    await Promise.all([this.services.shells.dispose(), this.services.database.close(), this.mcp.dispose(), this.agents.dispose()]);
   }
 
   private filter(tools: readonly Tool[]): Tool[] {
@@ -129,8 +125,4 @@ export class SessionToolset {
     // Skill, agent and plan tools are the runtime's own: they count as built-ins.
     return tools.filter((tool) => filter.allows(tool, typeof tool.startData?.mcpServerName === "string" ? "mcp" : "builtin"));
   }
-}
-
-function isTool(tool: Tool | undefined): tool is Tool {
-  return tool !== undefined;
 }

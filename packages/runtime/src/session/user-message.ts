@@ -1,3 +1,7 @@
+import type { Attachment } from "@tandem/protocol";
+import type { ConversationMessage } from "../loop/messages.js";
+import { attachedImages, withAttachmentSuffix } from "./attachments.js";
+
 /**
  * Up to this many characters a prompt's event keeps `transformedContent` (the shape readers of the
  * reference events expect); past it the prompt is stored once, as `content`, and the text the
@@ -30,4 +34,19 @@ export function modelTextOfUserMessage(data: { content?: string; transformedCont
 /** A prompt as a session summary: at most {@link MAX_SUMMARY_CHARS} characters. */
 export function summaryOf(prompt: string): string {
   return prompt.length <= MAX_SUMMARY_CHARS ? prompt : `${prompt.slice(0, MAX_SUMMARY_CHARS - 3)}...`;
+}
+
+/**
+ * The conversation message of a `user.message` (live or persisted): its model text with the
+ * attachment blocks after it (`<tagged_files>`, GitHub pointers), notes for images that were not
+ * sent, and the attached images.
+ */
+export function userConversationMessage(
+  data: { content?: string; transformedContent?: string; attachments?: Attachment[] },
+  timestamp: string,
+): Extract<ConversationMessage, { role: "user" }> {
+  const text = withAttachmentSuffix(modelTextOfUserMessage(data, timestamp), data.attachments);
+  const { images, notes } = attachedImages(data.attachments);
+  const content = notes.length > 0 ? `${text}\n\n${notes.join("\n")}` : text;
+  return images.length > 0 ? { role: "user", content, images } : { role: "user", content };
 }

@@ -46,11 +46,17 @@ export function outcomeFromReply(toolName: string, args: unknown, reply: ClientT
   return { ...outcome, ...boundedToolText(outcome.textForModel, MAX_MODEL_OUTPUT_CHARS) };
 }
 
+/**
+ * What the model is told when the application's handler threw: only that the tool failed. The
+ * exception's text (paths, secrets, stack traces) goes to the events and stays with the application.
+ */
+export const clientToolFailedText = "Error: Tool execution failed";
+
 function unboundedOutcomeFromReply(toolName: string, args: unknown, reply: ClientToolReply): ToolOutcome {
   if (reply.error !== undefined) {
     return {
       resultType: "failure",
-      textForModel: `Failed to execute \`${toolName}\` tool with arguments: ${JSON.stringify(args ?? {})} due to error: ${reply.error}`,
+      textForModel: `Failed to execute \`${toolName}\` tool with arguments: ${JSON.stringify(args ?? {})} due to error: ${reply.errorFromRuntime ? reply.error : clientToolFailedText}`,
       errorMessage: reply.error,
     };
   }

@@ -8,8 +8,9 @@ import { createTool } from "./builtin/create.js";
 import { editTool } from "./builtin/edit.js";
 import { globTool } from "./builtin/glob.js";
 import { grepTool } from "./builtin/grep.js";
-import { reportIntentTool } from "./builtin/report-intent.js";
 import { Ripgrep } from "./builtin/search/ripgrep.js";
+import { SessionDatabase } from "./builtin/sql/session-database.js";
+import { sqlTool } from "./builtin/sql/sql-tool.js";
 import { ShellCommandParser } from "./builtin/shell/bash-parser.js";
 import { ShellManager, type ShellManagerOptions } from "./builtin/shell/shell-manager.js";
 import { taskCompleteTool } from "./builtin/task-complete.js";
@@ -36,6 +37,8 @@ export interface BuiltinServices {
   shells: ShellManager;
   commandParser: ShellCommandParser;
   ripgrep: Ripgrep;
+  /** The session's SQLite database (the `sql` tool), opened on its first query. */
+  database: SessionDatabase;
   options: BuiltinToolOptions;
 }
 
@@ -46,26 +49,35 @@ export interface BuiltinServices {
  * const services = createBuiltinServices({ shells: { onBackgroundComplete: (done) => queueNotice(done.notice) } });
  */
 export function createBuiltinServices(
-  settings: { shells?: ShellManagerOptions; ripgrepPath?: string | null; options?: BuiltinToolOptions; logger?: Pick<Logger, "warn"> } = {},
+  settings: {
+    shells?: ShellManagerOptions;
+    ripgrepPath?: string | null;
+    options?: BuiltinToolOptions;
+    logger?: Pick<Logger, "warn">;
+    /** The session folder, where the `sql` tool keeps `session.db` (without one: in memory). */
+    sessionFolder?: string;
+  } = {},
 ): BuiltinServices {
   const { logger } = settings;
   return {
     shells: new ShellManager(settings.shells),
     commandParser: new ShellCommandParser(logger ? { warn: (message, detail) => logger.warn(message, detail) } : {}),
     ripgrep: new Ripgrep(settings.ripgrepPath),
+    database: new SessionDatabase(settings.sessionFolder),
     options: settings.options ?? {},
   };
 }
 
 /**
  * The built-in tools in the order the model sees them: `bash, write_bash, read_bash, stop_bash,
- * list_bash, view, create, edit, web_fetch, report_intent, [ask_user], grep, glob, task_complete`.
+ * list_bash, view, create, edit, web_fetch, [ask_user], sql, grep, glob, task_complete` (the session
+ * offers `task_complete` only in plan and autopilot mode, after `sql`; see `SessionToolset`).
  *
  * @example
  * const tools = createBuiltinTools(createBuiltinServices(), { askUser: false });
  */
 export function createBuiltinTools(services: BuiltinServices, include: { askUser: boolean }): Tool[] {
-  const { shells, commandParser, ripgrep, options } = services;
+  const { shells, commandParser, ripgrep, database, options } = services;
   return [
     bashTool(shells, options.shell, commandParser),
     writeBashTool(shells, options.shell),
@@ -76,8 +88,8 @@ export function createBuiltinTools(services: BuiltinServices, include: { askUser
     createTool(),
     editTool(),
     webFetchTool(options.webFetch),
-    reportIntentTool(),
     ...(include.askUser ? [askUserTool()] : []),
+    sqlTool(database),
     grepTool(ripgrep),
     globTool(ripgrep),
     taskCompleteTool(),

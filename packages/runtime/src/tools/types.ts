@@ -9,6 +9,8 @@ export type ToolPermissionRequest = PermissionRequest extends infer R ? (R exten
 export interface ClientToolReply {
   result?: unknown;
   error?: string;
+  /** Set when the runtime wrote `error` itself (no client, client gone): the model may read it. */
+  errorFromRuntime?: boolean;
 }
 
 /** What a tool gets while it runs: abort, permission, events, and the way to reach the client. */

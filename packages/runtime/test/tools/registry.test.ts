@@ -10,7 +10,7 @@ import type { Tool } from "../../src/tools/types.js";
 import { fakeContext } from "./helpers.js";
 
 const defaultOrder = [
-  "bash", "write_bash", "read_bash", "stop_bash", "list_bash", "view", "create", "edit", "web_fetch", "report_intent", "grep", "glob", "task_complete",
+  "bash", "write_bash", "read_bash", "stop_bash", "list_bash", "view", "create", "edit", "web_fetch", "sql", "grep", "glob", "task_complete",
 ];
 
 function names(tools: Tool[]): string[] {
@@ -27,7 +27,7 @@ describe("buildSessionTools", () => {
   it("offers the built-ins in the reference order, ask_user only with requestUserInput", async () => {
     expect(names(await build({}))).toEqual(defaultOrder);
     const withAsk = names(await build({ requestUserInput: true }));
-    expect(withAsk.slice(9, 12)).toEqual(["report_intent", "ask_user", "grep"]);
+    expect(withAsk.slice(8, 12)).toEqual(["web_fetch", "ask_user", "sql", "grep"]);
   });
 
   it("adds custom tools after the built-ins, and an override takes the built-in's place", async () => {
@@ -65,7 +65,7 @@ describe("buildSessionTools", () => {
 describe("listBuiltinTools", () => {
   it("describes every built-in with a JSON Schema whose required list keeps the declared order", () => {
     const tools = listBuiltinTools();
-    expect(tools.map((tool) => tool.name)).toEqual([...defaultOrder.slice(0, 10), "ask_user", ...defaultOrder.slice(10)]);
+    expect(tools.map((tool) => tool.name)).toEqual([...defaultOrder.slice(0, 9), "ask_user", ...defaultOrder.slice(9)]);
     const schema = (name: string) => tools.find((tool) => tool.name === name)!.parameters;
     expect(schema("bash")).toMatchObject({ type: "object", required: ["command", "description"] });
     expect(schema("bash")).not.toHaveProperty("$schema");
@@ -75,6 +75,7 @@ describe("listBuiltinTools", () => {
     expect(schema("edit")).toMatchObject({ required: ["path"] });
     expect(schema("create")).toMatchObject({ required: ["path", "file_text"] });
     expect(schema("grep")).toMatchObject({ required: ["pattern"] });
+    expect(schema("sql")).toMatchObject({ required: ["description", "query"] });
     expect(Object.keys(schema("grep").properties as object)).toContain("-i");
     for (const tool of tools) expect(tool.description.length).toBeGreaterThan(20);
   });
@@ -106,11 +107,22 @@ describe("session tools", () => {
   const tools = buildSessionTools({ requestUserInput: true }, createBuiltinServices());
   const tool = (name: string) => tools.find((each) => each.name === name)!;
 
-  it("report_intent logs the intent as assistant.intent", async () => {
+  it("sql answers in the reference's words, in memory without a session folder", async () => {
     const context = fakeContext("/");
-    expect(await tool("report_intent").execute({ intent: "Exploring the code" }, context.context)).toMatchObject({ textForModel: "Intent logged" });
-    expect(context.events).toEqual([{ type: "assistant.intent", data: { intent: "Exploring the code" } }]);
-    expect((await tool("report_intent").execute({ intent: 1 }, context.context)).textForModel).toBe('Invalid input: "intent": Expected string, received number');
+    const run = async (query: string, database?: string) => (await tool("sql").execute({ description: "d", query, ...(database ? { database } : {}) }, context.context)).textForModel;
+    expect(await run("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)")).toBe("Schema operation completed successfully.");
+    expect(await run("-- two\nINSERT INTO notes (body) VALUES ('a|b'), (NULL)")).toBe("2 row(s) inserted. Last inserted row ID: 2.");
+    expect(await run("SELECT id, body FROM notes")).toBe("2 row(s) returned:\n\n| id | body |\n| --- | --- |\n| 1 | a\\|b |\n| 2 | NULL |");
+    expect(await run("UPDATE notes SET body = 'c'")).toBe("2 row(s) updated.");
+    expect(await run("DELETE FROM notes WHERE id = 1")).toBe("1 row(s) deleted.");
+    expect(await run("SELECT * FROM notes WHERE id = 9")).toBe("Query returned 0 rows.");
+    expect(await run("SELEC 1")).toBe('SQL Error: Error: near "SELEC": syntax error');
+    expect(await run("SELECT 1", "session_store")).toBe("Error: Session store is not enabled. Enable the SESSION_STORE experimental feature flag.");
+    // Only writes to the todo tables are todo changes.
+    expect(context.events).toEqual([]);
+    await run("CREATE TABLE todos (id TEXT)");
+    await run("SELECT * FROM todos");
+    expect(context.events).toEqual([{ type: "session.todos_changed", data: {} }]);
   });
 
   it("task_complete emits session.task_complete", async () => {

@@ -1,4 +1,4 @@
-import { parseToolArguments, type ConversationMessage, type ModelToolCall, type ReasoningData, type ToolSpec } from "../../loop/messages.js";
+import { parseToolArguments, type ConversationMessage, type ModelToolCall, type ReasoningData, type ToolSpec, type UserImage } from "../../loop/messages.js";
 import { reasoningOrigin } from "../reasoning.js";
 import type { ModelRequest } from "../types.js";
 import type { ChatMessage, ChatRequestBody, ChatTool, ChatToolCall, ChatUserPart } from "./wire.js";
@@ -47,7 +47,7 @@ export function toChatMessages(system: string, messages: readonly ConversationMe
     }
     switch (message.role) {
       case "user":
-        chatMessages.push({ role: "user", content: message.content });
+        chatMessages.push({ role: "user", content: message.images?.length ? userParts(message.content, message.images) : message.content });
         break;
       case "assistant": {
         const hasToolCalls = message.toolCalls.length > 0;
@@ -70,6 +70,16 @@ export function toChatMessages(system: string, messages: readonly ConversationMe
   }
   if (images.length > 0) chatMessages.push({ role: "user", content: images });
   return chatMessages;
+}
+
+/** A user message with attached images: the text, then each image's label and the image. */
+function userParts(text: string, images: readonly UserImage[]): ChatUserPart[] {
+  const parts: ChatUserPart[] = [{ type: "text", text }];
+  for (const image of images) {
+    parts.push({ type: "text", text: image.label });
+    parts.push({ type: "image_url", image_url: { url: `data:${imageMediaType(image.mimeType)};base64,${image.data}` } });
+  }
+  return parts;
 }
 
 function toChatTool(tool: ToolSpec): ChatTool {

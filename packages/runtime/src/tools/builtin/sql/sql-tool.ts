@@ -1,0 +1,106 @@
+import { z } from "zod";
+import { errorMessage } from "../../../errors.js";
+import type { Tool, ToolOutcome } from "../../types.js";
+import { defineBuiltinTool } from "../define.js";
+import type { QueryResult, SessionDatabase } from "./session-database.js";
+
+/** Statements whose result is a table ("Query returned 0 rows." when empty). */
+const readOnlyStatement = /^(select|with|pragma|explain|values)\b/i;
+/** Statements that cannot change the database (a `WITH … INSERT` or a `PRAGMA x = y` can). */
+const neverWrites = /^(select|explain|values)\b/i;
+const schemaStatement = /^(create|drop|alter)\b/i;
+/** Writes to these tables are the agent's todo list changing (`session.todos_changed`). */
+const todoTables = /\b(todos|todo_deps)\b/i;
+
+/**
+ * `sql`: a SQLite database of the session's own (`database: "session"`), where the agent keeps
+ * structured state such as its todo list (`todos`, `todo_deps`). Writes to those tables emit
+ * `session.todos_changed`. The cross-session store (`session_store`) is not available.
+ *
+ * @example
+ * const sql = sqlTool(new SessionDatabase(workspacePath));
+ */
+export function sqlTool(database: SessionDatabase): Tool {
+  return defineBuiltinTool({
+    name: "sql",
+    description: [
+      "Runs SQLite queries against a database that belongs to this session and lasts as long as it (also across resume).",
+      "Use it to keep structured state while you work, such as a todo list: create a `todos` table (id TEXT PRIMARY KEY, title, description, status 'pending' | 'in_progress' | 'done', …) and `todo_deps` (todo_id, depends_on) on first use, then insert, update and select.",
+      "Several statements may be separated by semicolons; the rows of the last one that returns rows are shown as a table.",
+    ].join(" "),
+    schema: z.object({
+      description: z.string().describe("A few words on what this query does"),
+      query: z.string().describe("The SQL to run (SQLite dialect)"),
+      database: z
+        .enum(["session", "session_store"])
+        .optional()
+        .describe('"session" (default): this session\'s database. "session_store": the store shared by sessions (not enabled).'),
+    }),
+    dispose: () => database.close(),
+    async execute({ query, database: which }, context): Promise<ToolOutcome> {
+      if (which === "session_store") {
+        const text = "Error: Session store is not enabled. Enable the SESSION_STORE experimental feature flag.";
+        return { resultType: "failure", textForModel: text, errorMessage: text };
+      }
+      const statement = withoutLeadingComments(query);
+      const mayWrite = !neverWrites.test(statement);
+      let result: QueryResult;
+      try {
+        result = await database.run(query, { mayWrite });
+      } catch (error) {
+        const message = `Error: ${errorMessage(error)}`;
+        return { resultType: "failure", textForModel: `SQL Error: ${message}`, errorMessage: message };
+      }
+      if (mayWrite && todoTables.test(query)) context.emitter.emit("session.todos_changed", {});
+      const text = resultText(statement, result);
+      return { resultType: "success", textForModel: text, detailedContent: `SQL: ${query}\n\n${text}` };
+    },
+  });
+}
+
+function resultText(statement: string, result: QueryResult): string {
+  if (result.rows && result.rows.values.length > 0) return table(result.rows.columns, result.rows.values);
+  const keyword = /^\w+/.exec(statement)?.[0]?.toLowerCase();
+  if (readOnlyStatement.test(statement)) return "Query returned 0 rows.";
+  if (schemaStatement.test(statement)) return "Schema operation completed successfully.";
+  switch (keyword) {
+    case "insert":
+    case "replace":
+      return `${result.rowsModified} row(s) inserted. Last inserted row ID: ${result.lastInsertRowId}.`;
+    case "update":
+      return `${result.rowsModified} row(s) updated.`;
+    case "delete":
+      return `${result.rowsModified} row(s) deleted.`;
+    default:
+      return "Query executed successfully.";
+  }
+}
+
+/** Rows as a markdown table, after a count. */
+function table(columns: readonly string[], rows: readonly unknown[][]): string {
+  const lines = [`| ${columns.map(cell).join(" | ")} |`, `| ${columns.map(() => "---").join(" | ")} |`];
+  for (const row of rows) lines.push(`| ${row.map(cell).join(" | ")} |`);
+  return `${rows.length} row(s) returned:\n\n${lines.join("\n")}`;
+}
+
+function cell(value: unknown): string {
+  if (value === null || value === undefined) return "NULL";
+  if (value instanceof Uint8Array) return `<blob of ${value.length} bytes>`;
+  return String(value).replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+}
+
+/** The query without leading whitespace and SQL comments (to tell what kind of statement it is). */
+function withoutLeadingComments(query: string): string {
+  let rest = query.trimStart();
+  for (;;) {
+    if (rest.startsWith("--")) {
+      const end = rest.indexOf("\n");
+      rest = end === -1 ? "" : rest.slice(end + 1).trimStart();
+    } else if (rest.startsWith("/*")) {
+      const end = rest.indexOf("*/");
+      rest = end === -1 ? "" : rest.slice(end + 2).trimStart();
+    } else {
+      return rest;
+    }
+  }
+}

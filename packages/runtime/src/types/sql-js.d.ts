@@ -1,0 +1,17 @@
+/** The part of `sql.js` (SQLite compiled to WebAssembly; it ships no types) the runtime uses. */
+declare module "sql.js" {
+  export interface QueryExecResult {
+    columns: string[];
+    values: unknown[][];
+  }
+  export interface Database {
+    exec(sql: string): QueryExecResult[];
+    getRowsModified(): number;
+    export(): Uint8Array;
+    close(): void;
+  }
+  export interface SqlJsStatic {
+    Database: new (data?: Uint8Array) => Database;
+  }
+  export default function initSqlJs(config?: { locateFile?: (file: string) => string }): Promise<SqlJsStatic>;
+}
