@@ -1,5 +1,6 @@
 import { CopilotClient } from "@github/copilot-sdk";
 import { CopilotClient as TandemClient } from "@tandem/sdk";
+import { CopilotClient as V1Client, RuntimeConnection, type CopilotSession as V1Session } from "copilot-sdk-v1";
 import { afterEach } from "vitest";
 import { startWorld, tandemBin, type TestWorld } from "./harness.js";
 
@@ -9,9 +10,33 @@ export type ClientMaker = (env: Record<string, string>) => CopilotClient;
 /** The official SDK 0.2.0, pointed at `tandem` through `cliPath`. */
 export const officialClient: ClientMaker = (env) => new CopilotClient({ cliPath: tandemBin, env, logLevel: "error" });
 
-/** Both clients under test: the official SDK and ours (typed as the official one: same API). */
+/**
+ * The official SDK 1.0.x's session under the names the suite's tests use (0.2.0's): `getMessages`
+ * is 1.0's `getEvents`, and `destroy` is `disconnect` (which sends `session.detach`).
+ */
+function asCurrentSession(session: V1Session): V1Session {
+  return Object.assign(session, { getMessages: () => session.getEvents(), destroy: () => session.disconnect() });
+}
+
+/** The official SDK 1.0.x, whose sessions answer to the 0.2.0 names the tests use (see {@link asCurrentSession}). */
+class AdaptedV1Client extends V1Client {
+  override async createSession(...args: Parameters<V1Client["createSession"]>): Promise<V1Session> {
+    return asCurrentSession(await super.createSession(...args));
+  }
+
+  override async resumeSession(...args: Parameters<V1Client["resumeSession"]>): Promise<V1Session> {
+    return asCurrentSession(await super.resumeSession(...args));
+  }
+}
+
+/** The official SDK 1.0.x, pointed at `tandem` the 1.0 way: `RuntimeConnection.forStdio({ path })`. */
+export const officialV1Client: ClientMaker = (env) =>
+  new AdaptedV1Client({ connection: RuntimeConnection.forStdio({ path: tandemBin }), env, logLevel: "error" }) as unknown as CopilotClient;
+
+/** Every client under test: the official SDK 0.2.0 and 1.0.x, and ours (typed as 0.2.0: same API). */
 export const clientVariants: Array<{ sdk: string; make: ClientMaker }> = [
   { sdk: "official SDK 0.2.0", make: officialClient },
+  { sdk: "official SDK 1.0.x", make: officialV1Client },
   { sdk: "@tandem/sdk", make: (env) => new TandemClient({ env, logLevel: "error" }) as unknown as CopilotClient },
 ];
 

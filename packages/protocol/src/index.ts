@@ -105,3 +105,15 @@ export {
   serverToClientRequests,
 } from "./methods.js";
 export type { SessionLifecycleEvent } from "./methods.js";
+export {
+  PingResultCurrent,
+  RuntimeShutdown,
+  SessionDetach,
+  SessionHistoryCompact,
+  SessionModeGetResultCurrent,
+  SessionModeSetResultCurrent,
+  SessionSkillsReloadResultCurrent,
+  SessionWorkspacesCreateFile,
+  SessionWorkspacesListFiles,
+  SessionWorkspacesReadFile,
+} from "./methods/current.js";

@@ -1,0 +1,28 @@
+import { RuntimeShutdown, SessionDetach, SessionWorkspacesCreateFile, SessionWorkspacesListFiles, SessionWorkspacesReadFile } from "@tandem/protocol";
+import type { Runtime } from "../../runtime.js";
+import type { MethodTable } from "../dispatch.js";
+
+/**
+ * What the current official SDK (1.0.x) calls that 0.2.0 names differently or not at all:
+ * `session.detach` (its `disconnect()`), `runtime.shutdown` (its `stop()` of a runtime it spawned),
+ * and `session.workspaces.*` (0.2.0's `session.workspace.*`, served under both names).
+ * `session.history.compact`, like 0.2.0's `session.compaction.compact`, is not implemented: both
+ * answer -32601 with their own name.
+ */
+export function registerCurrentClientMethods(table: MethodTable, runtime: Runtime): void {
+  const sessions = runtime.sessions;
+  table.on(SessionDetach, async ({ sessionId }, client) => {
+    await sessions.detach(sessionId, client);
+    return { success: true };
+  });
+  table.on(RuntimeShutdown, async (_params, client) => {
+    await runtime.shutdownOnRequest(client);
+    return null;
+  });
+  table.on(SessionWorkspacesListFiles, async ({ sessionId }) => ({ files: await sessions.get(sessionId).workspace.listFiles() }));
+  table.on(SessionWorkspacesReadFile, async ({ sessionId, path }) => ({ content: await sessions.get(sessionId).workspace.readFile(path) }));
+  table.on(SessionWorkspacesCreateFile, async ({ sessionId, path, content }) => {
+    await sessions.get(sessionId).workspace.createFile(path, content);
+    return {};
+  });
+}
