@@ -74,8 +74,10 @@ describe("result shapes per client", () => {
     expect(current.timestamp).toMatch(isoTime);
     expect(Date.parse(current.timestamp)).toBeGreaterThanOrEqual(before - 1000);
 
-    // forTcp spawns the runtime with a connection token: `connect` is answered by the TCP handshake.
-    const overTcp = await (await started(later(new V1Client({ connection: RuntimeConnection.forTcp({ path: tandemBin }), env: world.env, logLevel: "error" })))).ping("c");
+    // forTcp (the README's recipe) spawns the runtime with the connection token: `connect` is
+    // answered by the TCP handshake, before the JSON-RPC connection exists.
+    const tcpConnection = RuntimeConnection.forTcp({ path: tandemBin, connectionToken: TOKEN });
+    const overTcp = await (await started(later(new V1Client({ connection: tcpConnection, env: world.env, logLevel: "error" })))).ping("c");
     expect(overTcp.timestamp).toMatch(isoTime);
 
     const ours = await (await started(later(tandemClient(world.env)))).ping("d");
