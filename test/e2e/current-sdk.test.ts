@@ -125,6 +125,7 @@ describe("renamed namespaces and methods Tandem does not implement", () => {
     world = await startWorld([]);
     const client = v1Client(world.env);
     const session = await client.createSession({ onPermissionRequest: v1ApproveAll });
+    expect(await client.getSessionMetadata(session.sessionId)).toBeUndefined();
     await session.rpc.workspaces.createFile({ path: "notes.md", content: "one\n" });
     const connection = rawConnection(client);
     await connection.sendRequest("session.workspace.createFile", { sessionId: session.sessionId, path: "old.md", content: "two\n" });
@@ -204,7 +205,10 @@ describe("session.detach", () => {
 
     await second.disconnect();
     await waitFor(() => persistedTypes(second.sessionId).includes("session.shutdown"), "the released session's shutdown event");
-    // Released, not deleted: it can be resumed.
+    // Released, not deleted: it is listed and can be resumed.
+    const metadata = await (await started(v1OverTcp(runtime.port))).getSessionMetadata(first.sessionId);
+    expect(metadata).toMatchObject({ sessionId: first.sessionId, summary: "still there?", isRemote: false });
+    expect(metadata?.startTime).toBeInstanceOf(Date);
     const again = await v1OverTcp(runtime.port).resumeSession(first.sessionId, { onPermissionRequest: v1ApproveAll });
     expect((await again.getEvents()).some((event) => event.type === "assistant.message")).toBe(true);
   });

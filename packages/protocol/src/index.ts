@@ -109,6 +109,7 @@ export {
   PingResultCurrent,
   RuntimeShutdown,
   SessionDetach,
+  SessionGetMetadata,
   SessionHistoryCompact,
   SessionModeGetResultCurrent,
   SessionModeSetResultCurrent,

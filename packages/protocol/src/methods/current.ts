@@ -7,7 +7,7 @@
  * 1.0 disagree (a client that opened with `connect` is a current one).
  */
 import { z } from "zod";
-import { AgentMode, SessionId } from "../common.js";
+import { AgentMode, SessionId, SessionMetadata } from "../common.js";
 import { defineRequest } from "../method.js";
 
 const sessionScoped = { sessionId: SessionId };
@@ -38,6 +38,13 @@ export const SessionDetach = defineRequest(
 /** `runtime.shutdown`: shut every session down (their events written) and exit. */
 export const RuntimeShutdown = defineRequest("runtime.shutdown", Empty.optional(), z.null());
 
+/** `session.getMetadata`: one session's `session.list` entry (`{}` when it has none: unknown, or no message yet). */
+export const SessionGetMetadata = defineRequest(
+  "session.getMetadata",
+  z.looseObject(sessionScoped),
+  z.looseObject({ session: SessionMetadata.optional() }),
+);
+
 /** `session.workspaces.listFiles` (1.0's name for `session.workspace.listFiles`). */
 export const SessionWorkspacesListFiles = defineRequest(
   "session.workspaces.listFiles",
@@ -67,6 +74,7 @@ export const SessionHistoryCompact = defineRequest(
 export const currentClientRequests = [
   SessionDetach,
   RuntimeShutdown,
+  SessionGetMetadata,
   SessionWorkspacesListFiles,
   SessionWorkspacesReadFile,
   SessionWorkspacesCreateFile,

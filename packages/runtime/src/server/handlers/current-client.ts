@@ -1,11 +1,11 @@
-import { RuntimeShutdown, SessionDetach, SessionWorkspacesCreateFile, SessionWorkspacesListFiles, SessionWorkspacesReadFile } from "@tandem/protocol";
+import { RuntimeShutdown, SessionDetach, SessionGetMetadata, SessionWorkspacesCreateFile, SessionWorkspacesListFiles, SessionWorkspacesReadFile } from "@tandem/protocol";
 import type { Runtime } from "../../runtime.js";
 import type { MethodTable } from "../dispatch.js";
 
 /**
  * What the current official SDK (1.0.x) calls that 0.2.0 names differently or not at all:
  * `session.detach` (its `disconnect()`), `runtime.shutdown` (its `stop()` of a runtime it spawned),
- * and `session.workspaces.*` (0.2.0's `session.workspace.*`, served under both names).
+ * `session.getMetadata` (its `getSessionMetadata()`), and `session.workspaces.*` (0.2.0's `session.workspace.*`, served under both names).
  * `session.history.compact`, like 0.2.0's `session.compaction.compact`, is not implemented: both
  * answer -32601 with their own name.
  */
@@ -18,6 +18,10 @@ export function registerCurrentClientMethods(table: MethodTable, runtime: Runtim
   table.on(RuntimeShutdown, async (_params, client) => {
     await runtime.shutdownOnRequest(client);
     return null;
+  });
+  table.on(SessionGetMetadata, async ({ sessionId }) => {
+    const session = (await sessions.list()).find((listed) => listed.sessionId === sessionId);
+    return session ? { session } : {};
   });
   table.on(SessionWorkspacesListFiles, async ({ sessionId }) => ({ files: await sessions.get(sessionId).workspace.listFiles() }));
   table.on(SessionWorkspacesReadFile, async ({ sessionId, path }) => ({ content: await sessions.get(sessionId).workspace.readFile(path) }));
