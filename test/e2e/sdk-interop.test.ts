@@ -1,27 +1,15 @@
 /**
- * The same scenarios through two clients against the real `tandem` process and the scripted model
- * server: the official `@github/copilot-sdk@0.2.0` (drop-in, via `cliPath`) and our `@tandem/sdk`
- * (which starts the runtime it depends on by default).
+ * The same scenarios through every client against the real `tandem` process and the scripted model
+ * server: the official `@github/copilot-sdk@0.2.0` (drop-in, via `cliPath`), the official 1.0.x
+ * (via `RuntimeConnection.forStdio` / `forTcp`) and our `@tandem/sdk` (which starts the runtime it
+ * depends on by default).
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { CopilotClient as OfficialClient, approveAll as officialApproveAll, type SessionEvent } from "@github/copilot-sdk";
-import { CopilotClient as TandemClient, approveAll as tandemApproveAll } from "@tandem/sdk";
+import type { CopilotClient, SessionEvent } from "@github/copilot-sdk";
 import { afterEach, describe, expect, it } from "vitest";
-import { startWorld, tandemBin, waitFor, type TestWorld } from "../helpers/harness.js";
-
-type CopilotClient = OfficialClient;
-
-/** The two clients under test; ours is typed as the official one (same API) and uses its default cliPath. */
-const sdks = [
-  { sdk: "official SDK 0.2.0", Client: OfficialClient, approveAll: officialApproveAll, cliPath: tandemBin as string | undefined },
-  {
-    sdk: "@tandem/sdk",
-    Client: TandemClient as unknown as typeof OfficialClient,
-    approveAll: tandemApproveAll as unknown as typeof officialApproveAll,
-    cliPath: undefined,
-  },
-];
+import { startWorld, waitFor, type TestWorld } from "../helpers/harness.js";
+import { clientVariants } from "../helpers/official-client.js";
 
 let world: TestWorld | undefined;
 const clients: CopilotClient[] = [];
@@ -40,10 +28,10 @@ function persistedLines(sessionId: string): Array<{ type: string; id: string; pa
     .map((line) => JSON.parse(line));
 }
 
-describe.each(sdks)("$sdk against tandem", ({ Client, approveAll, cliPath }) => {
+describe.each(clientVariants)("$sdk against tandem", ({ make, approveAll }) => {
   function client(options: { useStdio?: boolean } = {}): CopilotClient {
     if (!world) throw new Error("no world");
-    const created = new Client({ ...(cliPath ? { cliPath } : {}), env: world.env, logLevel: "error", useStdio: options.useStdio ?? true, cwd: world.home });
+    const created = make(world.env, { transport: options.useStdio === false ? "tcp" : "stdio", cwd: world.home });
     clients.push(created);
     return created;
   }

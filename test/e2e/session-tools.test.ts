@@ -1,17 +1,13 @@
 /**
- * ask_user, sql and task_complete end to end, with both SDKs: the user-input round trip
- * (`userInput.request` + user_input events), `session.todos_changed`, and `session.task_complete`
+ * ask_user, sql and task_complete end to end, with every client (official 0.2.0 and 1.0.x, ours):
+ * the user-input round trip (`userInput.request` + user_input events), `session.todos_changed`, and
+ * `session.task_complete`
  * ending autopilot without a nudge.
  */
-import { CopilotClient as OfficialClient, type SessionEvent } from "@github/copilot-sdk";
-import { CopilotClient as TandemClient } from "@tandem/sdk";
+import type { CopilotClient as OfficialClient, SessionEvent } from "@github/copilot-sdk";
 import { afterEach, describe, expect, it } from "vitest";
-import { eventsOf, startWorld, tandemBin, type TestWorld } from "../helpers/harness.js";
-
-const sdks = [
-  { sdk: "official SDK 0.2.0", make: (env: Record<string, string>) => new OfficialClient({ cliPath: tandemBin, env, logLevel: "error" }) },
-  { sdk: "@tandem/sdk", make: (env: Record<string, string>) => new TandemClient({ env, logLevel: "error" }) as unknown as OfficialClient },
-];
+import { eventsOf, startWorld, type TestWorld } from "../helpers/harness.js";
+import { clientVariants } from "../helpers/official-client.js";
 
 let world: TestWorld | undefined;
 let client: OfficialClient | undefined;
@@ -21,7 +17,7 @@ afterEach(async () => {
   await world?.dispose();
 });
 
-describe.each(sdks)("$sdk", ({ make }) => {
+describe.each(clientVariants)("$sdk", ({ make }) => {
   it("asks the user, keeps a todo table and completes the task in autopilot", async () => {
     world = await startWorld(["session-tools"]);
     client = make(world.env);

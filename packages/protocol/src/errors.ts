@@ -31,6 +31,8 @@ export const ErrorCodes = {
    * after sending this error.
    */
   Unauthenticated: -32008,
+  /** The runtime is shutting down (`runtime.shutdown` was called): it takes no more requests. */
+  ShuttingDown: -32000,
 } as const;
 
 /** One of {@link ErrorCodes}. */

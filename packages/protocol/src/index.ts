@@ -124,3 +124,13 @@ export {
   SessionWorkspacesReadFile,
   eventLogPageLimits,
 } from "./methods/session-api.js";
+export {
+  PingResultCurrent,
+  RuntimeShutdown,
+  SessionDetach,
+  SessionGetMetadata,
+  SessionHistoryCompact,
+  SessionModeGetResultCurrent,
+  SessionModeSetResultCurrent,
+  SessionSkillsReloadResultCurrent,
+} from "./methods/current.js";

@@ -20,6 +20,7 @@ import {
 import { SessionEventSchema } from "./events.js";
 import { defineNotification, defineRequest } from "./method.js";
 import { sessionApiRequests } from "./methods/session-api.js";
+import { currentClientRequests, PingResultCurrent, SessionModeGetResultCurrent, SessionModeSetResultCurrent, SessionSkillsReloadResultCurrent } from "./methods/current.js";
 
 const sessionScoped = { sessionId: SessionId };
 const Success = z.looseObject({ success: z.boolean(), error: z.string().optional() });
@@ -27,11 +28,14 @@ const Empty = z.looseObject({});
 
 // ---- Server-scoped requests -------------------------------------------------------------------
 
-/** `ping`: health check; reports the protocol version. */
+/**
+ * `ping`: health check; reports the protocol version. `message` may be null (the Python SDK sends
+ * it). The time is epoch ms for 0.2.0 clients, an ISO string for current ones (see methods/current.ts).
+ */
 export const Ping = defineRequest(
   "ping",
-  z.looseObject({ message: z.string().optional() }).optional(),
-  z.object({ message: z.string(), timestamp: z.number(), protocolVersion: z.number() }),
+  z.looseObject({ message: z.string().nullish() }).optional(),
+  z.union([z.object({ message: z.string(), timestamp: z.number(), protocolVersion: z.number() }), PingResultCurrent]),
 );
 /**
  * `connect`: the official SDK's (1.0.x) opening handshake. Carries the connection token (required
@@ -243,13 +247,17 @@ export const SessionModelSwitchTo = defineRequest(
   z.looseObject({ ...sessionScoped, modelId: z.string().min(1), reasoningEffort: ReasoningEffort.optional() }),
   z.looseObject({ modelId: z.string().optional() }),
 );
-/** `session.mode.get`. */
-export const SessionModeGet = defineRequest("session.mode.get", z.looseObject(sessionScoped), z.looseObject({ mode: AgentMode }));
-/** `session.mode.set`. */
+/** `session.mode.get`: `{ mode }` for 0.2.0 clients, the bare mode for current ones. */
+export const SessionModeGet = defineRequest(
+  "session.mode.get",
+  z.looseObject(sessionScoped),
+  z.union([z.looseObject({ mode: AgentMode }), SessionModeGetResultCurrent]),
+);
+/** `session.mode.set`: `{ mode }` for 0.2.0 clients, `{ status, modelChanged, modeApplied }` for current ones. */
 export const SessionModeSet = defineRequest(
   "session.mode.set",
   z.looseObject({ ...sessionScoped, mode: AgentMode }),
-  z.looseObject({ mode: AgentMode }),
+  z.union([z.looseObject({ mode: AgentMode }), SessionModeSetResultCurrent]),
 );
 /** `session.plan.read`. */
 export const SessionPlanRead = defineRequest(
@@ -340,8 +348,8 @@ export const SessionSkillsList = defineRequest("session.skills.list", z.looseObj
 export const SessionSkillsEnable = defineRequest("session.skills.enable", z.looseObject({ ...sessionScoped, name: z.string() }), Empty);
 /** `session.skills.disable`. */
 export const SessionSkillsDisable = defineRequest("session.skills.disable", z.looseObject({ ...sessionScoped, name: z.string() }), Empty);
-/** `session.skills.reload`: read the skill directories again. */
-export const SessionSkillsReload = defineRequest("session.skills.reload", z.looseObject(sessionScoped), Empty);
+/** `session.skills.reload`: read the skill directories again (current clients also get `{ warnings, errors }`). */
+export const SessionSkillsReload = defineRequest("session.skills.reload", z.looseObject(sessionScoped), z.union([Empty, SessionSkillsReloadResultCurrent]));
 
 /** The answer to an elicitation form. */
 export const ElicitationResult = z.looseObject({
@@ -468,6 +476,7 @@ export const clientToServerRequests = [
   SessionUiHandlePendingElicitation,
   SessionExitPlanModeHandlePendingRequest,
   ...sessionApiRequests,
+  ...currentClientRequests,
 ] as const;
 
 /** All requests the runtime may send to a client. */

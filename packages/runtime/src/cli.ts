@@ -81,7 +81,10 @@ export async function main(argv: readonly string[]): Promise<void> {
   });
   const server = createServer((socket: Socket) => {
     socket.setNoDelay(true);
-    gate.admit(socket, (admitted) => loader.serve(admitted, admitted));
+    gate.admit(socket, (admitted, openedWithConnect) => {
+      const client = loader.serve(admitted, admitted);
+      if (openedWithConnect) client.markOpenedWithConnect();
+    });
   });
   server.on("error", (error) => {
     logger.error("TCP server error", error);
@@ -125,7 +128,7 @@ class RuntimeLoader {
   load(): Promise<Runtime> {
     const started = performance.now();
     this.runtime ??= import("./runtime.js").then(({ Runtime }) => {
-      const runtime = new Runtime({ args: this.args, env: process.env, logger: this.logger });
+      const runtime = new Runtime({ args: this.args, env: process.env, logger: this.logger, exit: () => void exitAfterShutdown(this, 0) });
       this.logger.debug(`runtime loaded in ${Math.round(performance.now() - started)} ms`);
       for (const client of this.waiting) runtime.adopt(client);
       this.waiting.clear();
@@ -140,7 +143,7 @@ class RuntimeLoader {
   }
 
   private async dispatch(method: string, params: unknown, client: ClientConnection): Promise<unknown> {
-    if (method === "ping" && !this.loaded) return pingResult(params, this.args.sdkProtocolVersion);
+    if (method === "ping" && !this.loaded) return pingResult(params, this.args.sdkProtocolVersion, client.isCurrentClient);
     if (method === "connect" && !this.loaded) return connectResult(this.args.sdkProtocolVersion, runtimeVersion);
     const runtime = this.loaded ?? (await this.load());
     return runtime.dispatch(method, params, client);

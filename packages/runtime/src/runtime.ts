@@ -1,4 +1,6 @@
 import type { ModelInfo, SessionCreateParams, SessionLifecycleEvent } from "@tandem/protocol";
+import { ErrorCodes } from "@tandem/protocol/errors";
+import { TandemError } from "./errors.js";
 import type { RuntimeArgs } from "./args.js";
 import type { Logger } from "./log.js";
 import { hookTimeoutFromEnv } from "./hooks/hook-runner.js";
@@ -16,7 +18,12 @@ export interface RuntimeOptions {
   args: RuntimeArgs;
   env: NodeJS.ProcessEnv;
   logger: Logger;
+  /** Ends the process (after `runtime.shutdown`); without it the process is left to its client. */
+  exit?: () => void;
 }
+
+/** How long the runtime waits, after answering `runtime.shutdown`, for the client to go before it exits anyway. */
+const exitGraceMs = 2000;
 
 /** The default model when a session names none. */
 const fallbackModel = "gpt-4.1";
@@ -40,6 +47,7 @@ export class Runtime {
   private readonly dispatcher: Dispatcher;
   private readonly providerEnvironment: ProviderEnvironment;
   private modelsCache: Promise<ModelInfo[]> | undefined;
+  private shuttingDown = false;
 
   constructor(private readonly options: RuntimeOptions) {
     const { args, env, logger } = options;
@@ -68,6 +76,7 @@ export class Runtime {
 
   /** Handles one request from a client. */
   dispatch(method: string, params: unknown, client: ClientConnection): Promise<unknown> {
+    if (this.shuttingDown) return Promise.reject(new TandemError(ErrorCodes.ShuttingDown, `The runtime is shutting down (runtime.shutdown was called); ${method} was not run`));
     return this.dispatcher.dispatch(method, params, client);
   }
 
@@ -103,6 +112,21 @@ export class Runtime {
       });
     }
     return this.modelsCache;
+  }
+
+  /**
+   * `runtime.shutdown`: every session is shut down (its last events written) before the answer, and
+   * later requests are refused. The process exits once the asking client has gone (the SDK closes
+   * right after the answer, so it is never cut off), or after a short grace.
+   */
+  async shutdownOnRequest(client: ClientConnection): Promise<void> {
+    this.shuttingDown = true;
+    await this.sessions.shutdownAll();
+    this.modelConnections.close();
+    const exit = this.options.exit;
+    if (!exit) return;
+    client.onClose(exit);
+    setTimeout(exit, exitGraceMs).unref();
   }
 
   /** Shuts every session down and closes every client. */

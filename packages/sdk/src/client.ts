@@ -18,6 +18,7 @@ import type { MessageConnection } from "vscode-jsonrpc/node.js";
 import { HandlerRegistry } from "./handler-registry.js";
 import { ModelCache } from "./model-cache.js";
 import { resolveClientOptions, type ResolvedClientOptions } from "./options.js";
+import { readPing } from "./result-shapes.js";
 import { createServerRpc, type ServerRpc } from "./rpc.js";
 import { RuntimeLink } from "./runtime-link.js";
 import { attachServerRequests } from "./server-requests.js";
@@ -300,7 +301,7 @@ export class CopilotClient {
    * const { message, timestamp } = await client.ping("hello");
    */
   async ping(message?: string): Promise<PingResponse> {
-    return this.#requireConnection().sendRequest(Ping.method, { message });
+    return readPing(await this.#requireConnection().sendRequest<ResultOf<typeof Ping>>(Ping.method, { message }));
   }
 
   /**

@@ -51,9 +51,10 @@ import {
   SessionWorkspacesListFiles,
   SessionWorkspacesReadFile,
 } from "@tandem/protocol";
-import type { RequestToken, ResultOf } from "@tandem/protocol";
+import type { AgentMode, RequestToken, ResultOf } from "@tandem/protocol";
 import type { MessageConnection } from "vscode-jsonrpc/node.js";
 import type { z } from "zod";
+import { readModeGet, readModeSet, readPing, type PingResponse } from "./result-shapes.js";
 import type { WithoutSessionId } from "./type-utils.js";
 
 type AnyRequestToken = RequestToken<string, z.ZodType, z.ZodType>;
@@ -95,7 +96,8 @@ function sessionCall<T extends AnyRequestToken>(connection: MessageConnection, s
  */
 export function createServerRpc(connection: MessageConnection) {
   return {
-    ping: serverCall(connection, Ping),
+    /** The time is epoch ms whichever shape the runtime answers in (see result-shapes.ts). */
+    ping: async (params?: InputOf<typeof Ping>): Promise<PingResponse> => readPing(await serverCall(connection, Ping)(params)),
     status: { get: serverCall(connection, StatusGet) },
     auth: { getStatus: serverCall(connection, AuthGetStatus) },
     models: { list: serverCall(connection, ModelsList) },
@@ -127,10 +129,13 @@ export function createSessionRpc(connection: MessageConnection, sessionId: strin
       getCurrent: sessionCall(connection, sessionId, SessionModelGetCurrent),
       switchTo: sessionCall(connection, sessionId, SessionModelSwitchTo),
     },
-    mode: {
-      get: sessionCall(connection, sessionId, SessionModeGet),
-      set: sessionCall(connection, sessionId, SessionModeSet),
-    },
+    mode: (() => {
+      // Either shape of answer is read as 0.2.0's `{ mode }` (see result-shapes.ts).
+      const get = async (): Promise<{ mode: AgentMode }> => readModeGet(await sessionCall(connection, sessionId, SessionModeGet)());
+      const set = async (params: { mode: AgentMode }): Promise<{ mode: AgentMode }> =>
+        readModeSet(await sessionCall(connection, sessionId, SessionModeSet)(params), params.mode, get);
+      return { get, set };
+    })(),
     plan: {
       read: sessionCall(connection, sessionId, SessionPlanRead),
       update: sessionCall(connection, sessionId, SessionPlanUpdate),

@@ -5,7 +5,6 @@ import type {
   McpLocalServerConfig,
   McpRemoteServerConfig,
   ModelInfo as ModelInfoSchema,
-  Ping,
   ProviderConfig as ProviderConfigSchema,
   ReasoningEffort as ReasoningEffortSchema,
   ResultOf,
@@ -363,13 +362,7 @@ export type SessionLifecycleHandler = (event: SessionLifecycleEvent) => void;
  */
 export type TypedSessionLifecycleHandler<K extends SessionLifecycleEventType> = (event: SessionLifecycleEvent & { type: K }) => void;
 
-/**
- * The result of {@link CopilotClient.ping}.
- *
- * @example
- * const { protocolVersion }: PingResponse = await client.ping();
- */
-export type PingResponse = ResultOf<typeof Ping>;
+export type { PingResponse } from "./result-shapes.js";
 
 /**
  * The result of {@link CopilotClient.getStatus}.

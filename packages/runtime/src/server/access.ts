@@ -28,11 +28,14 @@ export interface TcpAccessOptions {
 export class TcpAccessGate {
   constructor(private readonly options: TcpAccessOptions) {}
 
-  /** Lets `socket` in through `admit` once it is allowed; closes it otherwise. */
-  admit(socket: Socket, admit: (socket: Socket) => void): void {
+  /**
+   * Lets `socket` in through `admit` once it is allowed; closes it otherwise. `openedWithConnect`
+   * tells whether the client already sent `connect` (always, with a token): it is a current client.
+   */
+  admit(socket: Socket, admit: (socket: Socket, openedWithConnect: boolean) => void): void {
     const { token, logger } = this.options;
     if (token !== undefined) {
-      authenticateSocket(socket, { token, connectResult: this.options.connectResult, logger }, admit);
+      authenticateSocket(socket, { token, connectResult: this.options.connectResult, logger }, (admitted) => admit(admitted, true));
       return;
     }
     const onError = (error: Error) => logger.debug(`TCP client error before admission: ${error.message}`);
@@ -40,7 +43,7 @@ export class TcpAccessGate {
     void this.peerIsSameUser(socket).then((refusal) => {
       socket.off("error", onError);
       if (refusal === undefined) {
-        admit(socket);
+        admit(socket, false);
         return;
       }
       logger.warn(`refused TCP client ${socket.remoteAddress ?? "?"}:${socket.remotePort ?? "?"}: ${refusal}`);

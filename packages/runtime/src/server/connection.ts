@@ -35,6 +35,8 @@ export const progressEventTypes: ReadonlySet<string> = new Set(["tool.execution_
 export class ClientConnection implements ClientPort {
   readonly id = nextConnectionId++;
   private open = true;
+  private requestsSeen = 0;
+  private openedWithConnect = false;
   private readonly connection: MessageConnection;
   private readonly writer: FramedMessageWriter;
   private readonly closeListeners: Array<() => void> = [];
@@ -84,6 +86,19 @@ export class ClientConnection implements ClientPort {
 
   get isOpen(): boolean {
     return this.open;
+  }
+
+  /**
+   * Whether this is a current client (official SDK 1.0.x or ours): one whose first request was
+   * `connect`. Where 0.2.0 and 1.0 disagree on a result's shape, such a client gets 1.0's.
+   */
+  get isCurrentClient(): boolean {
+    return this.openedWithConnect;
+  }
+
+  /** Records that the client opened with `connect` before this connection saw it (the TCP token handshake). */
+  markOpenedWithConnect(): void {
+    this.openedWithConnect = true;
   }
 
   /** Calls `listener` once when the client goes away. */
@@ -137,6 +152,7 @@ export class ClientConnection implements ClientPort {
   }
 
   private async handle(method: string, params: unknown): Promise<unknown> {
+    if (this.requestsSeen++ === 0 && method === "connect") this.openedWithConnect = true;
     try {
       return await this.dispatch(method, params, this);
     } catch (error) {

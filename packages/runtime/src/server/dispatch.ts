@@ -1,4 +1,4 @@
-import { clientToServerRequests, type RequestToken } from "@tandem/protocol";
+import type { RequestToken } from "@tandem/protocol";
 import { ErrorCodes } from "@tandem/protocol/errors";
 import { z } from "zod";
 import { invalidParams, TandemError } from "../errors.js";
@@ -8,6 +8,7 @@ import { registerPendingAnswerMethods } from "./handlers/pending-answers.js";
 import { registerServerMethods } from "./handlers/server.js";
 import { registerSessionApiMethods } from "./handlers/session-api.js";
 import { registerSessionFeatureMethods } from "./handlers/session-features.js";
+import { registerCurrentClientMethods } from "./handlers/current-client.js";
 import { registerSessionLifecycleMethods } from "./handlers/session-lifecycle.js";
 
 type AnyToken = RequestToken<string, z.ZodType, z.ZodType>;
@@ -33,10 +34,14 @@ export class Dispatcher implements MethodTable {
     registerPendingAnswerMethods(this, runtime);
     registerSessionFeatureMethods(this, runtime);
     registerSessionApiMethods(this, runtime);
-    this.answerTheRestAsNotAvailable();
+    registerCurrentClientMethods(this, runtime);
   }
 
-  /** Validates params against the method's schema and runs its handler. */
+  /**
+   * Validates params against the method's schema and runs its handler. A method without a handler
+   * (unknown, or in the protocol but not implemented by Tandem) answers -32601 `Unhandled method
+   * <name>`, as the reference runtime does: the official SDKs test for it (e.g. to fall back).
+   */
   async dispatch(method: string, params: unknown, client: ClientConnection): Promise<unknown> {
     const entry = this.handlers.get(method);
     if (!entry) throw new TandemError(ErrorCodes.MethodNotFound, `Unhandled method ${method}`);
@@ -48,15 +53,5 @@ export class Dispatcher implements MethodTable {
   /** Registers the handler of one method. */
   on<T extends AnyToken>(token: T, handle: Handler<T>): void {
     this.handlers.set(token.method, { token, handle: handle as (params: unknown, client: ClientConnection) => unknown });
-  }
-
-  /** Methods of the protocol that later work implements answer with a clear, typed error. */
-  private answerTheRestAsNotAvailable(): void {
-    for (const token of clientToServerRequests) {
-      if (this.handlers.has(token.method)) continue;
-      this.on(token as AnyToken, () => {
-        throw new TandemError(ErrorCodes.NotAvailable, `${token.method} is not available in this version of Tandem`);
-      });
-    }
   }
 }

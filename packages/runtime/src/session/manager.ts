@@ -180,6 +180,17 @@ export class SessionManager {
     await this.destroy(sessionId);
   }
 
+  /**
+   * `session.detach`: this client leaves the session. Other clients keep it; when none is left, its
+   * memory is released (disk is kept). A client that is not attached changes nothing; unknown ids are fine.
+   */
+  async detach(sessionId: string, port: ClientPort): Promise<void> {
+    const session = this.live.get(sessionId);
+    if (!session?.isAttached(port)) return;
+    session.detach(port);
+    if (session.emitter.sinkCount === 0) await this.destroy(sessionId);
+  }
+
   /** Deletes a session and its files. */
   async delete(sessionId: string): Promise<{ success: boolean; error?: string }> {
     const session = this.live.get(sessionId);

@@ -1,6 +1,7 @@
 import { SessionAgentDeselect, SessionAgentGetCurrent, SessionAgentList, SessionAgentReload, SessionAgentSelect, SessionFleetStart, SessionMcpDisable, SessionMcpEnable, SessionMcpList, SessionMcpReload, SessionModeGet, SessionModeSet, SessionModelGetCurrent, SessionModelSwitchTo, SessionPlanDelete, SessionPlanRead, SessionPlanUpdate, SessionSkillsDisable, SessionSkillsEnable, SessionSkillsList, SessionSkillsReload, SessionWorkspaceCreateFile, SessionWorkspaceListFiles, SessionWorkspaceReadFile } from "@tandem/protocol";
 import type { Runtime } from "../../runtime.js";
 import type { MethodTable } from "../dispatch.js";
+import { modeGetResult, modeSetResult, skillsReloadResult } from "../result-shapes.js";
 
 /** Per-session features: model, mode, plan and workspace files, agents, skills, MCP servers, fleet. */
 export function registerSessionFeatureMethods(table: MethodTable, runtime: Runtime): void {
@@ -13,11 +14,11 @@ export function registerSessionFeatureMethods(table: MethodTable, runtime: Runti
     sessions.get(sessionId).switchModel(modelId, reasoningEffort);
     return { modelId };
   });
-  table.on(SessionModeGet, ({ sessionId }) => ({ mode: sessions.get(sessionId).mode }));
-  table.on(SessionModeSet, ({ sessionId, mode }) => {
+  table.on(SessionModeGet, ({ sessionId }, client) => modeGetResult(sessions.get(sessionId).mode, client));
+  table.on(SessionModeSet, ({ sessionId, mode }, client) => {
     const session = sessions.get(sessionId);
     session.setMode(mode);
-    return { mode: session.mode };
+    return modeSetResult(session.mode, client);
   });
 
   table.on(SessionPlanRead, ({ sessionId }) => sessions.get(sessionId).workspace.readPlan());
@@ -66,9 +67,9 @@ export function registerSessionFeatureMethods(table: MethodTable, runtime: Runti
     sessions.get(sessionId).skills.disable(name);
     return {};
   });
-  table.on(SessionSkillsReload, async ({ sessionId }) => {
+  table.on(SessionSkillsReload, async ({ sessionId }, client) => {
     await sessions.get(sessionId).skills.load();
-    return {};
+    return skillsReloadResult(client);
   });
 
   table.on(SessionMcpList, ({ sessionId }) => ({ servers: sessions.get(sessionId).mcp.list() }));

@@ -1,0 +1,27 @@
+import { RuntimeShutdown, SessionDetach, SessionGetMetadata } from "@tandem/protocol";
+import type { Runtime } from "../../runtime.js";
+import type { MethodTable } from "../dispatch.js";
+
+/**
+ * What the current official SDK (1.0.x) calls that 0.2.0 names differently or not at all:
+ * `session.detach` (its `disconnect()`), `runtime.shutdown` (its `stop()` of a runtime it spawned),
+ * `session.getMetadata` (its `getSessionMetadata()`). (`session.workspaces.*`, 0.2.0's
+ * `session.workspace.*` under its 1.0 name, is served with the session API in `session-api.ts`.)
+ * `session.history.compact`, like 0.2.0's `session.compaction.compact`, is not implemented: both
+ * answer -32601 with their own name.
+ */
+export function registerCurrentClientMethods(table: MethodTable, runtime: Runtime): void {
+  const sessions = runtime.sessions;
+  table.on(SessionDetach, async ({ sessionId }, client) => {
+    await sessions.detach(sessionId, client);
+    return { success: true };
+  });
+  table.on(RuntimeShutdown, async (_params, client) => {
+    await runtime.shutdownOnRequest(client);
+    return null;
+  });
+  table.on(SessionGetMetadata, async ({ sessionId }) => {
+    const session = (await sessions.list()).find((listed) => listed.sessionId === sessionId);
+    return session ? { session } : {};
+  });
+}
