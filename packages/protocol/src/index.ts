@@ -105,3 +105,24 @@ export {
   serverToClientRequests,
 } from "./methods.js";
 export type { SessionLifecycleEvent } from "./methods.js";
+export {
+  HistoryRewindFilePreview,
+  HistoryRewindMode,
+  HistoryRewindOutcome,
+  HistoryRewindPoint,
+  HistoryRewindUnavailableReason,
+  SessionHistoryListRewindPoints,
+  SessionHistoryPreviewRewind,
+  SessionHistoryRewind,
+  SessionHistoryTruncate,
+  historyRequests,
+} from "./methods/history.js";
+export {
+  SessionWorkspacesDiff,
+  SessionWorkspacesGetWorkspace,
+  SessionWorkspacesListCheckpoints,
+  SessionWorkspacesReadCheckpoint,
+  WorkspaceDiffMode,
+  WorkspacesCheckpoint,
+  workspacesRequests,
+} from "./methods/workspaces.js";

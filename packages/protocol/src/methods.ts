@@ -19,6 +19,8 @@ import {
 } from "./common.js";
 import { SessionEventSchema } from "./events.js";
 import { defineNotification, defineRequest } from "./method.js";
+import { historyRequests } from "./methods/history.js";
+import { workspacesRequests } from "./methods/workspaces.js";
 
 const sessionScoped = { sessionId: SessionId };
 const Success = z.looseObject({ success: z.boolean(), error: z.string().optional() });
@@ -119,6 +121,10 @@ const SessionConfigFields = {
   infiniteSessions: InfiniteSessionConfig.optional(),
   traceparent: z.string().optional(),
   tracestate: z.string().optional(),
+  /** Official SDK 1.0: capture file changes for rewind (Tandem: git checkpoints; on by default in a git repository, `false` turns them off). */
+  enableFileChangeTracking: z.boolean().optional(),
+  /** Tandem: run the session in its own `git worktree` on branch `tandem/<sessionId>` (create only). */
+  worktreeIsolation: z.boolean().optional(),
 };
 
 /** `session.create` params. Unknown fields are kept (loose) so newer clients never fail. */
@@ -456,6 +462,8 @@ export const clientToServerRequests = [
   SessionSkillsReload,
   SessionUiHandlePendingElicitation,
   SessionExitPlanModeHandlePendingRequest,
+  ...historyRequests,
+  ...workspacesRequests,
 ] as const;
 
 /** All requests the runtime may send to a client. */

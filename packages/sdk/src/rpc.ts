@@ -11,6 +11,10 @@ import {
   SessionCompactionCompact,
   SessionExitPlanModeHandlePendingRequest,
   SessionFleetStart,
+  SessionHistoryListRewindPoints,
+  SessionHistoryPreviewRewind,
+  SessionHistoryRewind,
+  SessionHistoryTruncate,
   SessionLog,
   SessionMcpDisable,
   SessionMcpEnable,
@@ -33,6 +37,10 @@ import {
   SessionWorkspaceCreateFile,
   SessionWorkspaceListFiles,
   SessionWorkspaceReadFile,
+  SessionWorkspacesDiff,
+  SessionWorkspacesGetWorkspace,
+  SessionWorkspacesListCheckpoints,
+  SessionWorkspacesReadCheckpoint,
   StatusGet,
   ToolsList,
 } from "@tandem/protocol";
@@ -123,6 +131,20 @@ export function createSessionRpc(connection: MessageConnection, sessionId: strin
       listFiles: sessionCall(connection, sessionId, SessionWorkspaceListFiles),
       readFile: sessionCall(connection, sessionId, SessionWorkspaceReadFile),
       createFile: sessionCall(connection, sessionId, SessionWorkspaceCreateFile),
+    },
+    /** @experimental Rewind points, rewinds and truncation (the names of the official SDK 1.0). */
+    history: {
+      truncate: sessionCall(connection, sessionId, SessionHistoryTruncate),
+      listRewindPoints: sessionCall(connection, sessionId, SessionHistoryListRewindPoints),
+      previewRewind: sessionCall(connection, sessionId, SessionHistoryPreviewRewind),
+      rewind: sessionCall(connection, sessionId, SessionHistoryRewind),
+    },
+    /** @experimental The session's workspace, git checkpoints and diffs (the names of the official SDK 1.0). */
+    workspaces: {
+      getWorkspace: sessionCall(connection, sessionId, SessionWorkspacesGetWorkspace),
+      listCheckpoints: sessionCall(connection, sessionId, SessionWorkspacesListCheckpoints),
+      readCheckpoint: sessionCall(connection, sessionId, SessionWorkspacesReadCheckpoint),
+      diff: sessionCall(connection, sessionId, SessionWorkspacesDiff),
     },
     /** @experimental */
     fleet: { start: sessionCall(connection, sessionId, SessionFleetStart) },

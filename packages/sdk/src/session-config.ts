@@ -57,6 +57,8 @@ export function prepareSessionConfig(config: SessionConfig | ResumeSessionConfig
     skillDirectories: config.skillDirectories,
     disabledSkills: config.disabledSkills,
     infiniteSessions: config.infiniteSessions,
+    enableFileChangeTracking: config.enableFileChangeTracking,
+    worktreeIsolation: config.worktreeIsolation,
   } satisfies WithoutSessionId<SessionCreatePayload>;
   return { handlers, wire };
 }

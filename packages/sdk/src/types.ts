@@ -244,6 +244,13 @@ export interface SessionConfig {
   skillDirectories?: string[];
   disabledSkills?: string[];
   infiniteSessions?: InfiniteSessionConfig;
+  /**
+   * File checkpoints for rewind (`session.rpc.history.*`). Tandem takes git checkpoints in a git
+   * repository by default; `false` turns them off.
+   */
+  enableFileChangeTracking?: boolean;
+  /** Tandem: run the session in its own `git worktree` on branch `tandem/<sessionId>` (create only). */
+  worktreeIsolation?: boolean;
   /** Registered before `session.create` is sent, so it also sees the events emitted while creating. */
   onEvent?: SessionEventHandler;
 }

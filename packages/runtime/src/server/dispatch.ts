@@ -4,6 +4,7 @@ import { z } from "zod";
 import { invalidParams, TandemError } from "../errors.js";
 import type { Runtime } from "../runtime.js";
 import type { ClientConnection } from "./connection.js";
+import { registerHistoryMethods } from "./handlers/history.js";
 import { registerPendingAnswerMethods } from "./handlers/pending-answers.js";
 import { registerServerMethods } from "./handlers/server.js";
 import { registerSessionFeatureMethods } from "./handlers/session-features.js";
@@ -31,6 +32,7 @@ export class Dispatcher implements MethodTable {
     registerSessionLifecycleMethods(this, runtime);
     registerPendingAnswerMethods(this, runtime);
     registerSessionFeatureMethods(this, runtime);
+    registerHistoryMethods(this, runtime);
     this.answerTheRestAsNotAvailable();
   }
 

@@ -26,6 +26,7 @@ import type { McpHost } from "../mcp/types.js";
 import { requestElicitation } from "./elicitation.js";
 import { SessionToolset, type ToolsetHost } from "./toolset.js";
 import { SessionPersistence, type PersistenceHost } from "./persistence.js";
+import { SessionHistory } from "../checkpoints/session-history.js";
 import { MAX_STORED_TRANSFORMED_CHARS, modelTextOfUserMessage, summaryOf, wrapPrompt } from "./user-message.js";
 
 /** Services a session borrows from the runtime. */
@@ -104,6 +105,8 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
   readonly toolset: SessionToolset;
   /** Failed writes of the session's files: reported, and messages refused until they are retried. */
   readonly persistence: SessionPersistence;
+  /** Rewind points, git checkpoints and rewinds (`session.history.*`). */
+  readonly history: SessionHistory;
   /** Notices (finished background work) waiting for the next run when the session was idle. */
   private readonly deferredNotices: string[] = [];
   /** Builds each tool call's context (permissions, client tools, user input). */
@@ -140,6 +143,7 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
     this.contexts = new ToolContexts(this);
     this.toolset = new SessionToolset(this);
     this.persistence = new SessionPersistence(this);
+    this.history = new SessionHistory(this);
   }
 
   /** Custom agents, sub-agents and background agents. */
@@ -267,6 +271,10 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
     for (let next = this.steering.shift(); next; next = this.steering.shift()) {
       await this.recordUserMessage(next.params, interactionId, next.source);
     }
+  }
+  /** Tool calls wait for the turn's start checkpoint (taken while the first model call runs). */
+  beforeToolCalls(): Promise<void> {
+    return this.history.settled();
   }
   onTurnError(error: unknown): void {
     void this.hooks.run("errorOccurred", { error: errorMessage(error), errorContext: "model_call", recoverable: false });
