@@ -55,6 +55,8 @@ export function refSafeId(sessionId: string): string {
  */
 export class GitCheckpoints {
   private readonly checkpoints: Checkpoint[];
+  /** Whether this process prepared the private index yet. */
+  private seeded = false;
 
   private constructor(
     private readonly git: Git,
@@ -212,10 +214,11 @@ export class GitCheckpoints {
   }
 
   /** Starts the private index as a copy of the user's, so the first snapshot hashes only what changed. */
-  private seeded = false;
   private async seedIndex(): Promise<void> {
     if (this.seeded) return;
     this.seeded = true;
+    // A lock left by a runtime that died mid-snapshot (a session lives in one process at a time).
+    await rm(`${this.indexFile}.lock`, { force: true });
     await copyFile(this.userIndex, this.indexFile, constants.COPYFILE_EXCL).catch(() => undefined);
   }
 

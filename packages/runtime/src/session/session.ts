@@ -447,6 +447,7 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
     if (this.hooks.active) await this.hooks.run("sessionEnd", { reason: "user_exit" });
     this.pending.abandonAll("destroyed");
     await this.toolset.dispose();
+    await this.history.settled();
     this.emitter.emit("session.shutdown", this.metrics.shutdownData(this.model));
     await this.emitter.close();
   }
