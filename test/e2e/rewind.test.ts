@@ -102,7 +102,7 @@ describe("in a git repository", () => {
     const before = { ...userRepositoryState(), status: git("status", "--porcelain", "--untracked-files=all") };
     world = await startWorld([]);
     loadTurns();
-    const session = await v1Client().createSession({ workingDirectory: workdir, onPermissionRequest: v1ApproveAll });
+    const session = await v1Client().createSession({ workingDirectory: workdir, enableFileChangeTracking: true, onPermissionRequest: v1ApproveAll });
     const rewinds: unknown[] = [];
     session.on("session.snapshot_rewind", (event) => rewinds.push(event.data));
 
@@ -168,12 +168,12 @@ describe("in a git repository", () => {
     expect(git("for-each-ref", "--format=%(refname)", "refs/tandem/").split("\n").filter(Boolean).length).toBeGreaterThan(6);
   });
 
-  it("@tandem/sdk: a resume in a new runtime process keeps the rewound history; truncate drops events without touching files", async () => {
+  it("@tandem/sdk: a resume in a new runtime process keeps the rewound history and the tracking; truncate drops events without touching files", async () => {
     makeUserRepository();
     world = await startWorld([]);
     loadTurns();
     const first = tandemClient();
-    const session = await first.createSession({ workingDirectory: workdir, onPermissionRequest: tandemApproveAll });
+    const session = await first.createSession({ workingDirectory: workdir, enableFileChangeTracking: true, onPermissionRequest: tandemApproveAll });
     for (const prompt of ["turn one", "turn two", "turn three"]) await session.sendAndWait({ prompt });
     const { points } = await session.rpc.history.listRewindPoints();
     expect(points).toHaveLength(3);
@@ -185,6 +185,7 @@ describe("in a git repository", () => {
     const second = tandemClient();
     const resumed = await second.resumeSession(session.sessionId, { workingDirectory: workdir, onPermissionRequest: tandemApproveAll });
     const listed = await resumed.rpc.history.listRewindPoints();
+    expect(listed.fileChangeTrackingEnabled).toBe(true); // not asked again on resume: the session was tracked
     expect(listed.points.map((point) => point.userMessage)).toEqual(["turn one"]);
     expect(listed.points[0]?.canRestoreFiles).toBe(true);
     await resumed.sendAndWait({ prompt: "turn four" });
@@ -234,6 +235,18 @@ describe("in a git repository", () => {
     expect({ ...now, branches: now.branches.replace(/^.*refs\/heads\/tandem\/.*\n/m, "") }).toEqual(before);
     expect(git("for-each-ref", "--format=%(refname:short)", "refs/heads/tandem/").trim()).toBe(`tandem/${session.sessionId}`);
   });
+
+  it("without enableFileChangeTracking no checkpoint is taken: the repository gets no ref, and points rewind the conversation only", async () => {
+    makeUserRepository();
+    world = await startWorld(["plain-reply"]);
+    const session = await v1Client().createSession({ workingDirectory: workdir, onPermissionRequest: v1ApproveAll });
+    await session.sendAndWait({ prompt: "Say hello" });
+    const listed = await session.rpc.history.listRewindPoints();
+    expect(listed).toMatchObject({ fileChangeTrackingEnabled: false, points: [{ userMessage: "Say hello", canRestoreFiles: false }] });
+    const preview = await session.rpc.history.previewRewind({ eventId: listed.points[0]?.eventId ?? "" });
+    expect(preview).toMatchObject({ available: false, reason: "file-change-tracking-disabled", message: expect.stringMatching(/not enabled/) });
+    expect(git("for-each-ref", "refs/tandem/")).toBe("");
+  });
 });
 
 describe("in a folder that is not a git repository", () => {
@@ -242,7 +255,7 @@ describe("in a folder that is not a git repository", () => {
     writeFileSync(join(workdir, "b.txt"), "bravo\n");
     world = await startWorld([]);
     loadTurns();
-    const session = await v1Client().createSession({ workingDirectory: workdir, onPermissionRequest: v1ApproveAll });
+    const session = await v1Client().createSession({ workingDirectory: workdir, enableFileChangeTracking: true, onPermissionRequest: v1ApproveAll });
     for (const prompt of ["turn one", "turn two"]) await session.sendAndWait({ prompt });
 
     const listed = await session.rpc.history.listRewindPoints();

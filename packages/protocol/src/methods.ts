@@ -121,7 +121,7 @@ const SessionConfigFields = {
   infiniteSessions: InfiniteSessionConfig.optional(),
   traceparent: z.string().optional(),
   tracestate: z.string().optional(),
-  /** Official SDK 1.0: capture file changes for rewind (Tandem: git checkpoints; on by default in a git repository, `false` turns them off). */
+  /** Official SDK 1.0: opt in to capturing file changes for rewind (Tandem: git checkpoints, in a git repository). */
   enableFileChangeTracking: z.boolean().optional(),
   /** Tandem: run the session in its own `git worktree` on branch `tandem/<sessionId>` (create only). */
   worktreeIsolation: z.boolean().optional(),

@@ -245,8 +245,9 @@ export interface SessionConfig {
   disabledSkills?: string[];
   infiniteSessions?: InfiniteSessionConfig;
   /**
-   * File checkpoints for rewind (`session.rpc.history.*`). Tandem takes git checkpoints in a git
-   * repository by default; `false` turns them off.
+   * Opt in to file checkpoints for rewind (`session.rpc.history.*`): in a git repository Tandem then
+   * takes a git checkpoint at the start and end of every turn. A resumed session that was tracked
+   * stays tracked.
    */
   enableFileChangeTracking?: boolean;
   /** Tandem: run the session in its own `git worktree` on branch `tandem/<sessionId>` (create only). */

@@ -6,6 +6,7 @@ import type { ConversationMessage } from "../loop/messages.js";
 import type { SessionEmitter } from "../session/emitter.js";
 import { HistoryRebuilder, type LiveEvent } from "../session/history.js";
 import { GitCheckpoints, type Checkpoint, type FileChange } from "./git-checkpoints.js";
+import { readWorktreeInfo } from "./worktree.js";
 
 /** What {@link SessionHistory} needs from its session. */
 export interface HistoryHost {
@@ -57,10 +58,9 @@ export type RewindPreview = {
 /**
  * A session's rewind points, checkpoints and rewinds (`session.history.*`).
  *
- * Checkpoints: in a git work tree (unless the session was created with
- * `enableFileChangeTracking: false`) the working tree is snapshotted at the start of every root user
- * turn (when its `user.message` is emitted, concurrently with the first model call; tool calls wait
- * for it) and at its end (when the next turn starts or the session goes idle). See
+ * Checkpoints: in a git work tree, when tracking is on (see {@link tracking}), the working tree is
+ * snapshotted at the start of every root user turn (when its `user.message` is emitted, concurrently
+ * with the first model call; tool calls wait for it) and at its end (when the next turn starts or the session goes idle). See
  * {@link GitCheckpoints} for how the user's repository stays untouched.
  *
  * Rewind: the conversation goes back to before a `user.message` — a persisted
@@ -80,14 +80,26 @@ export class SessionHistory {
   /** The root turn whose end checkpoint is still to take. */
   private openTurn: string | undefined;
   private readonly changeCache = new Map<string, Promise<FileChange[]>>();
+  /** Tracking a session has without asking: earlier tracked turns, or its own worktree. */
+  private inherited: boolean | Promise<boolean> | undefined;
 
   constructor(private readonly host: HistoryHost) {
     host.emitter.addListener((event) => this.onEvent(event));
   }
 
-  /** Whether checkpoints are taken (a git work tree, and tracking not turned off). */
+  /**
+   * Whether checkpoints are taken: in a git work tree, when the session asked for it
+   * (`enableFileChangeTracking: true`), runs in its own worktree, or was tracked before it was
+   * resumed (its checkpoint refs exist) — unless it says `enableFileChangeTracking: false`.
+   */
   async tracking(): Promise<boolean> {
-    return this.trackingRequested && (await this.checkpoints()) !== undefined;
+    const requested = this.host.config.enableFileChangeTracking;
+    if (requested === false) return false;
+    const store = await this.checkpoints();
+    if (!store) return false;
+    if (requested === true) return true;
+    this.inherited ??= store.all.length > 0 || readWorktreeInfo(this.host.workspacePath).then((info) => info !== undefined);
+    return this.inherited;
   }
 
   /** The session's git checkpoints; undefined outside a git work tree. */
@@ -161,12 +173,7 @@ export class SessionHistory {
     return rebuilder;
   }
 
-  private get trackingRequested(): boolean {
-    return this.host.config.enableFileChangeTracking !== false;
-  }
-
   private onEvent(event: SessionEvent): void {
-    if (!this.trackingRequested) return;
     if (event.type === "user.message") {
       if ((event.data as { parentToolCallId?: string }).parentToolCallId || event.data.content === undefined || event.data.source === "system") return;
       const previous = this.openTurn;
@@ -189,7 +196,7 @@ export class SessionHistory {
   private enqueue(task: (store: GitCheckpoints) => Promise<void>): void {
     this.work = this.work.then(async () => {
       const store = await this.checkpoints();
-      if (!store) return;
+      if (!store || !(await this.tracking())) return;
       try {
         await task(store);
       } catch (error) {
@@ -245,11 +252,11 @@ export class SessionHistory {
   }
 
   private async startCheckpoint(eventId: string): Promise<{ checkpoint?: undefined; why: string } | { checkpoint: Checkpoint; store: GitCheckpoints }> {
-    if (!this.trackingRequested) {
-      return { why: "File change tracking is off for this session (enableFileChangeTracking: false): a rewind restores the conversation only." };
-    }
     const store = await this.checkpoints();
     if (!store) return { why: `${this.host.workingDirectory} is not in a git repository: a rewind restores the conversation only, files are left as they are.` };
+    if (!(await this.tracking())) {
+      return { why: "File change tracking is not enabled for this session (enableFileChangeTracking): a rewind restores the conversation only." };
+    }
     const checkpoint = store.find(eventId, "start");
     if (!checkpoint) return { why: "No checkpoint was taken at the start of this turn: a rewind restores the conversation only." };
     return { checkpoint, store };
