@@ -1,3 +1,4 @@
+import { access } from "node:fs/promises";
 import { join } from "node:path";
 import type { SessionCreateParams, SessionEvent } from "@tandem/protocol";
 import { ErrorCodes, errorMessage, invalidParams, TandemError } from "../errors.js";
@@ -81,7 +82,7 @@ export class SessionHistory {
   private openTurn: string | undefined;
   private readonly changeCache = new Map<string, Promise<FileChange[]>>();
   /** Tracking a session has without asking: earlier tracked turns, or its own worktree. */
-  private inherited: boolean | Promise<boolean> | undefined;
+  private inherited: Promise<boolean> | undefined;
 
   constructor(private readonly host: HistoryHost) {
     host.emitter.addListener((event) => this.onEvent(event));
@@ -95,16 +96,25 @@ export class SessionHistory {
   async tracking(): Promise<boolean> {
     const requested = this.host.config.enableFileChangeTracking;
     if (requested === false) return false;
-    const store = await this.checkpoints();
-    if (!store) return false;
-    if (requested === true) return true;
-    this.inherited ??= store.all.length > 0 || readWorktreeInfo(this.host.workspacePath).then((info) => info !== undefined);
-    return this.inherited;
+    // Without a request, only files tell (no git process for the sessions that never track).
+    this.inherited ??= this.trackedBefore();
+    if (requested !== true && !(await this.inherited)) return false;
+    return (await this.checkpoints()) !== undefined;
+  }
+
+  /** A snapshot was taken before (the private index exists), or the session has its own worktree. */
+  private async trackedBefore(): Promise<boolean> {
+    if (await access(this.indexFile).then(() => true, () => false)) return true;
+    return (await readWorktreeInfo(this.host.workspacePath)) !== undefined;
+  }
+
+  private get indexFile(): string {
+    return join(this.host.workspacePath, "checkpoint.index");
   }
 
   /** The session's git checkpoints; undefined outside a git work tree. */
   checkpoints(): Promise<GitCheckpoints | undefined> {
-    this.store ??= GitCheckpoints.open(this.host.workingDirectory, this.host.sessionId, join(this.host.workspacePath, "checkpoint.index")).catch((error: unknown) => {
+    this.store ??= GitCheckpoints.open(this.host.workingDirectory, this.host.sessionId, this.indexFile).catch((error: unknown) => {
       this.host.logger.warn(`session ${this.host.sessionId}: git checkpoints are unavailable: ${errorMessage(error)}`);
       return undefined;
     });
@@ -143,6 +153,8 @@ export class SessionHistory {
     const unchanged = { restoredFiles: [], skippedFiles: [] };
     if (this.host.busy) return { outcome: "session-busy", ...unchanged };
     await this.work;
+    // A message may have arrived while the checkpoints settled.
+    if (this.host.busy) return { outcome: "session-busy", ...unchanged };
     const timeline = this.timeline();
     this.liveTurn(timeline, eventId);
     let restoredFiles: string[] = [];
@@ -195,8 +207,9 @@ export class SessionHistory {
   /** Queues checkpoint work; a failure is logged (a turn never fails because a checkpoint did). */
   private enqueue(task: (store: GitCheckpoints) => Promise<void>): void {
     this.work = this.work.then(async () => {
+      if (!(await this.tracking())) return;
       const store = await this.checkpoints();
-      if (!store || !(await this.tracking())) return;
+      if (!store) return;
       try {
         await task(store);
       } catch (error) {
