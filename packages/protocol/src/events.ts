@@ -78,6 +78,8 @@ export const eventDataSchemas = {
     toolDefinitionsTokens: optionalNumber,
     isInitial: z.boolean().optional(),
   }),
+  /** A rewind or truncation: `upToEventId` and every event after it no longer belong to the conversation. */
+  "session.snapshot_rewind": z.looseObject({ eventsRemoved: z.number(), upToEventId: z.string() }),
   "session.truncation": z.looseObject({ tokenLimit: optionalNumber, messagesRemovedDuringTruncation: optionalNumber }),
   "session.compaction_start": z.looseObject({}),
   "session.compaction_complete": z.looseObject({

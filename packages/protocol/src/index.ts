@@ -134,3 +134,24 @@ export {
   SessionModeSetResultCurrent,
   SessionSkillsReloadResultCurrent,
 } from "./methods/current.js";
+export {
+  HistoryRewindFilePreview,
+  HistoryRewindMode,
+  HistoryRewindOutcome,
+  HistoryRewindPoint,
+  HistoryRewindUnavailableReason,
+  SessionHistoryListRewindPoints,
+  SessionHistoryPreviewRewind,
+  SessionHistoryRewind,
+  SessionHistoryTruncate,
+  historyRequests,
+} from "./methods/history.js";
+export {
+  SessionWorkspacesDiff,
+  SessionWorkspacesGetWorkspace,
+  SessionWorkspacesListCheckpoints,
+  SessionWorkspacesReadCheckpoint,
+  WorkspaceDiffMode,
+  WorkspacesCheckpoint,
+  workspacesRequests,
+} from "./methods/workspaces.js";

@@ -21,6 +21,8 @@ import { SessionEventSchema } from "./events.js";
 import { defineNotification, defineRequest } from "./method.js";
 import { sessionApiRequests } from "./methods/session-api.js";
 import { currentClientRequests, PingResultCurrent, SessionModeGetResultCurrent, SessionModeSetResultCurrent, SessionSkillsReloadResultCurrent } from "./methods/current.js";
+import { historyRequests } from "./methods/history.js";
+import { workspacesRequests } from "./methods/workspaces.js";
 
 const sessionScoped = { sessionId: SessionId };
 const Success = z.looseObject({ success: z.boolean(), error: z.string().optional() });
@@ -132,6 +134,10 @@ const SessionConfigFields = {
   infiniteSessions: InfiniteSessionConfig.optional(),
   traceparent: z.string().optional(),
   tracestate: z.string().optional(),
+  /** Official SDK 1.0: opt in to capturing file changes for rewind (Tandem: git checkpoints, in a git repository). */
+  enableFileChangeTracking: z.boolean().optional(),
+  /** Tandem: run the session in its own `git worktree` on branch `tandem/<sessionId>` (create only). */
+  worktreeIsolation: z.boolean().optional(),
 };
 
 /** `session.create` params. Unknown fields are kept (loose) so newer clients never fail. */
@@ -477,6 +483,8 @@ export const clientToServerRequests = [
   SessionExitPlanModeHandlePendingRequest,
   ...sessionApiRequests,
   ...currentClientRequests,
+  ...historyRequests,
+  ...workspacesRequests,
 ] as const;
 
 /** All requests the runtime may send to a client. */

@@ -11,6 +11,10 @@ import {
   SessionCompactionCompact,
   SessionExitPlanModeHandlePendingRequest,
   SessionFleetStart,
+  SessionHistoryListRewindPoints,
+  SessionHistoryPreviewRewind,
+  SessionHistoryRewind,
+  SessionHistoryTruncate,
   SessionLog,
   SessionMcpDisable,
   SessionMcpEnable,
@@ -33,6 +37,10 @@ import {
   SessionWorkspaceCreateFile,
   SessionWorkspaceListFiles,
   SessionWorkspaceReadFile,
+  SessionWorkspacesDiff,
+  SessionWorkspacesGetWorkspace,
+  SessionWorkspacesListCheckpoints,
+  SessionWorkspacesReadCheckpoint,
   StatusGet,
   ToolsList,
   SessionEventLogRead,
@@ -151,6 +159,18 @@ export function createSessionRpc(connection: MessageConnection, sessionId: strin
       listFiles: sessionCall(connection, sessionId, SessionWorkspacesListFiles),
       readFile: sessionCall(connection, sessionId, SessionWorkspacesReadFile),
       createFile: sessionCall(connection, sessionId, SessionWorkspacesCreateFile),
+      /** @experimental The session's workspace, git checkpoints and diffs. */
+      getWorkspace: sessionCall(connection, sessionId, SessionWorkspacesGetWorkspace),
+      listCheckpoints: sessionCall(connection, sessionId, SessionWorkspacesListCheckpoints),
+      readCheckpoint: sessionCall(connection, sessionId, SessionWorkspacesReadCheckpoint),
+      diff: sessionCall(connection, sessionId, SessionWorkspacesDiff),
+    },
+    /** @experimental Rewind points, rewinds and truncation (the names of the official SDK 1.0). */
+    history: {
+      truncate: sessionCall(connection, sessionId, SessionHistoryTruncate),
+      listRewindPoints: sessionCall(connection, sessionId, SessionHistoryListRewindPoints),
+      previewRewind: sessionCall(connection, sessionId, SessionHistoryPreviewRewind),
+      rewind: sessionCall(connection, sessionId, SessionHistoryRewind),
     },
     /** @experimental */
     name: {

@@ -61,6 +61,8 @@ export function prepareSessionConfig(config: SessionConfig | ResumeSessionConfig
     skipCustomInstructions: config.skipCustomInstructions,
     organizationCustomInstructions: config.organizationCustomInstructions,
     infiniteSessions: config.infiniteSessions,
+    enableFileChangeTracking: config.enableFileChangeTracking,
+    worktreeIsolation: config.worktreeIsolation,
   } satisfies WithoutSessionId<SessionCreatePayload>;
   return { handlers, wire };
 }

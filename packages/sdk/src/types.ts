@@ -251,6 +251,14 @@ export interface SessionConfig {
   /** Instructions of your organization, added to the system prompt. */
   organizationCustomInstructions?: string;
   infiniteSessions?: InfiniteSessionConfig;
+  /**
+   * Opt in to file checkpoints for rewind (`session.rpc.history.*`): in a git repository Tandem then
+   * takes a git checkpoint at the start and end of every turn. A resumed session that was tracked
+   * stays tracked.
+   */
+  enableFileChangeTracking?: boolean;
+  /** Tandem: run the session in its own `git worktree` on branch `tandem/<sessionId>` (create only). */
+  worktreeIsolation?: boolean;
   /** Registered before `session.create` is sent, so it also sees the events emitted while creating. */
   onEvent?: SessionEventHandler;
 }

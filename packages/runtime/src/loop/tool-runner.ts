@@ -26,6 +26,8 @@ export interface ToolRunnerHost {
   createContext(call: ModelToolCall, tool: Tool, signal: AbortSignal, options?: { preApproved?: boolean }): ToolContext;
   /** Adds a file change to the session's code-change totals. */
   recordFileChange?(change: { path: string; diff: string }): void;
+  /** Awaited before a round of tool calls runs (the turn's start checkpoint must be taken first). */
+  beforeToolCalls?(): Promise<void>;
 }
 
 /**
@@ -38,6 +40,7 @@ export async function runToolCalls(
   interactionId: string,
   signal: AbortSignal,
 ): Promise<ToolCallResult[]> {
+  await host.beforeToolCalls?.();
   return Promise.all(calls.map((call) => runOne(host, call, interactionId, signal)));
 }
 

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { invalidParams, TandemError } from "../errors.js";
 import type { Runtime } from "../runtime.js";
 import type { ClientConnection } from "./connection.js";
+import { registerHistoryMethods } from "./handlers/history.js";
 import { registerPendingAnswerMethods } from "./handlers/pending-answers.js";
 import { registerServerMethods } from "./handlers/server.js";
 import { registerSessionApiMethods } from "./handlers/session-api.js";
@@ -35,6 +36,7 @@ export class Dispatcher implements MethodTable {
     registerSessionFeatureMethods(this, runtime);
     registerSessionApiMethods(this, runtime);
     registerCurrentClientMethods(this, runtime);
+    registerHistoryMethods(this, runtime);
   }
 
   /**

@@ -25,6 +25,15 @@ export interface RebuiltSession {
   cwd?: string;
 }
 
+/** A persisted event that still belongs to the conversation (not removed by a rewind). */
+export interface LiveEvent {
+  id: string;
+  /** How many conversation messages there were before this event. */
+  messagesBefore: number;
+  /** Set for the `user.message` events of root user turns (rewind points). */
+  turn?: { userMessage: string; timestamp: string; source?: string };
+}
+
 /**
  * Rebuilds the conversation the model saw from persisted events, one event at a time (so a resume
  * keeps no parsed event longer than it takes to read it): user messages, assistant messages with
@@ -42,11 +51,19 @@ export class HistoryRebuilder {
   private readonly rebuilt: RebuiltSession = { messages: this.messages, lastEventId: null };
   /** Messages that followed a round of tool results (skill instructions), added once that round ends. */
   private followUps: string[] = [];
+  /** The persisted events still in the conversation, in order (`session.snapshot_rewind` removes a suffix). */
+  readonly live: LiveEvent[] = [];
 
   /** Takes the next persisted event. */
   add(event: SessionEvent): void {
     const { messages, toolNames, rebuilt } = this;
     rebuilt.lastEventId = event.id;
+    const live: LiveEvent = { id: event.id, messagesBefore: messages.length };
+    if (event.type === "session.snapshot_rewind") {
+      this.rewindTo(event.data.upToEventId);
+      live.messagesBefore = messages.length;
+    }
+    this.live.push(live);
     switch (event.type) {
       case "session.start":
         rebuilt.startTime = event.data.startTime;
@@ -70,6 +87,10 @@ export class HistoryRebuilder {
       case "user.message": {
         if (event.data.content === undefined && event.data.transformedContent === undefined) break;
         this.flushFollowUps();
+        live.messagesBefore = messages.length;
+        if (!(event.data as { parentToolCallId?: string }).parentToolCallId && event.data.content !== undefined && event.data.source !== "system") {
+          live.turn = { userMessage: event.data.content, timestamp: event.timestamp, ...(event.data.source ? { source: event.data.source } : {}) };
+        }
         if (rebuilt.firstPrompt === undefined && event.data.content !== undefined) rebuilt.firstPrompt = summaryOf(event.data.content);
         messages.push(userConversationMessage(event.data, event.timestamp));
         break;
@@ -110,6 +131,21 @@ export class HistoryRebuilder {
   finish(): RebuiltSession {
     this.flushFollowUps();
     return this.rebuilt;
+  }
+
+  /**
+   * Applies a rewind: the conversation goes back to what it was before `eventId`; that event and
+   * the later ones leave `live` (the marker itself then joins it). An unknown id changes nothing.
+   */
+  private rewindTo(eventId: string): void {
+    const index = this.live.findLastIndex((entry) => entry.id === eventId);
+    const target = this.live[index];
+    if (target) {
+      this.messages.length = target.messagesBefore;
+      this.live.length = index;
+      this.followUps = [];
+      this.toolNames.clear();
+    }
   }
 
   private flushFollowUps(): void {

@@ -14,6 +14,7 @@ import type { ClientPort } from "./client-port.js";
 import { registrationOf } from "./clients.js";
 import { SessionEmitter } from "./emitter.js";
 import { HistoryRebuilder } from "./history.js";
+import { createSessionWorktree } from "../checkpoints/worktree.js";
 import { Session, type SessionServices } from "./session.js";
 
 /** The shortest interval between two `session.updated` notifications of one session. */
@@ -138,8 +139,11 @@ export class SessionManager {
   /** Checks a new session's config and opens it (the id must not be on disk yet). */
   private async openNew(sessionId: string, params: SessionCreateParams): Promise<Session> {
     if (await this.options.store.exists(sessionId)) throw sessionExists(sessionId);
-    const workingDirectory = await checkDirectory(params.workingDirectory);
+    const requestedDirectory = await checkDirectory(params.workingDirectory);
     validateToolConfig(params);
+    const workingDirectory = params.worktreeIsolation
+      ? await createSessionWorktree(requestedDirectory, sessionId, this.options.store.sessionDir(sessionId))
+      : requestedDirectory;
     if (params.agent && !(params.customAgents ?? []).some((agent) => agent.name === params.agent)) {
       throw invalidParams(`Unknown agent "${params.agent}": it is not among customAgents.`, { agent: params.agent });
     }

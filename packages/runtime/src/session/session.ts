@@ -32,6 +32,7 @@ import { SessionApprovals } from "../permissions/session-approvals.js";
 import { MessageQueueView, type QueuedMessage } from "./message-queue.js";
 import { MAX_STORED_TRANSFORMED_CHARS, summaryOf, userConversationMessage, wrapPrompt } from "./user-message.js";
 import { modelAcceptsImages, prepareAttachments } from "./attachments.js";
+import { SessionHistory } from "../checkpoints/session-history.js";
 
 /** Services a session borrows from the runtime. */
 export interface SessionServices {
@@ -110,6 +111,8 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
   readonly toolset: SessionToolset;
   /** Failed writes of the session's files: reported, and messages refused until they are retried. */
   readonly persistence: SessionPersistence;
+  /** Rewind points, git checkpoints and rewinds (`session.history.*`). */
+  readonly history: SessionHistory;
   /** Notices (finished background work) waiting for the next run when the session was idle. */
   private readonly deferredNotices: string[] = [];
   /** Builds each tool call's context (permissions, client tools, user input). */
@@ -151,6 +154,7 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
     this.contexts = new ToolContexts(this);
     this.toolset = new SessionToolset(this);
     this.persistence = new SessionPersistence(this);
+    this.history = new SessionHistory(this);
   }
 
   /** Custom agents, sub-agents and background agents. */
@@ -283,6 +287,10 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
     for (let next = this.steering.shift(); next; next = this.steering.shift()) {
       await this.recordUserMessage(next.params, interactionId, next.source);
     }
+  }
+  /** Tool calls wait for the turn's start checkpoint (taken while the first model call runs). */
+  beforeToolCalls(): Promise<void> {
+    return this.history.settled();
   }
   onTurnError(error: unknown): void {
     void this.hooks.run("errorOccurred", { error: errorMessage(error), errorContext: "model_call", recoverable: false });
@@ -471,6 +479,7 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
     if (this.hooks.active) await this.hooks.run("sessionEnd", { reason: "user_exit" });
     this.pending.abandonAll("destroyed");
     await this.toolset.dispose();
+    await this.history.settled();
     this.emitter.emit("session.shutdown", this.metrics.shutdownData(this.model));
     await this.emitter.close();
   }
