@@ -10,6 +10,8 @@ import { Dispatcher } from "./server/dispatch.js";
 import { SessionManager } from "./session/manager.js";
 import { resolveHome, SessionStore } from "./store/session-store.js";
 import { runtimeVersion } from "./version.js";
+import { compactionTimeoutFromEnv } from "./compaction/session-compaction.js";
+import { promptLimitOf } from "./compaction/window.js";
 
 /** What the runtime is started with. */
 export interface RuntimeOptions {
@@ -54,6 +56,16 @@ export class Runtime {
       runtimeVersion,
       defaultModel: env.TANDEM_MODEL ?? env.COPILOT_MODEL ?? fallbackModel,
       hookTimeoutMs: hookTimeoutFromEnv(env),
+      compaction: {
+        timeoutMs: compactionTimeoutFromEnv(env),
+        // The default provider's list is shared (cached); a BYOK session asks its own provider.
+        lookupWindow: async (config, model) => {
+          const models = config.provider
+            ? await createModelClient(config.provider, this.providerEnvironment, { model: config.model, connections: this.modelConnections }).listModels()
+            : await this.listModels();
+          return promptLimitOf(models.find((candidate) => candidate.id === model));
+        },
+      },
       createModelClient: (config: SessionCreateParams) =>
         createModelClient(config.provider, this.providerEnvironment, { model: config.model, connections: this.modelConnections }),
       broadcastLifecycle: (event) => this.broadcastLifecycle(event),

@@ -8,6 +8,7 @@ import { registerPendingAnswerMethods } from "./handlers/pending-answers.js";
 import { registerServerMethods } from "./handlers/server.js";
 import { registerSessionFeatureMethods } from "./handlers/session-features.js";
 import { registerSessionLifecycleMethods } from "./handlers/session-lifecycle.js";
+import { registerCompactionMethods } from "./handlers/compaction.js";
 
 type AnyToken = RequestToken<string, z.ZodType, z.ZodType>;
 
@@ -31,6 +32,7 @@ export class Dispatcher implements MethodTable {
     registerSessionLifecycleMethods(this, runtime);
     registerPendingAnswerMethods(this, runtime);
     registerSessionFeatureMethods(this, runtime);
+    registerCompactionMethods(this, runtime);
     this.answerTheRestAsNotAvailable();
   }
 

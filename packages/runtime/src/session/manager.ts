@@ -15,6 +15,8 @@ import { registrationOf } from "./clients.js";
 import { SessionEmitter } from "./emitter.js";
 import { HistoryRebuilder } from "./history.js";
 import { Session, type SessionServices } from "./session.js";
+import { compactionSettings } from "../compaction/config.js";
+import type { CompactionServices } from "../compaction/session-compaction.js";
 
 /** The shortest interval between two `session.updated` notifications of one session. */
 const updatedThrottleMs = 100;
@@ -35,6 +37,8 @@ export interface SessionManagerOptions {
   runtimeVersion: string;
   defaultModel: string;
   hookTimeoutMs: number;
+  /** The summary call's timeout and the model lists compaction reads windows from. */
+  compaction: CompactionServices;
   createModelClient(config: SessionCreateParams): ModelClient;
   /** Sends a `session.lifecycle` notification to every connected client. */
   broadcastLifecycle(event: SessionLifecycleEvent): void;
@@ -102,6 +106,7 @@ export class SessionManager {
   async resume(params: SessionResumeParams, port: ClientPort): Promise<SessionOpened> {
     const { sessionId } = params;
     validateToolConfig(params);
+    compactionSettings(params);
     let session = this.live.get(sessionId);
     if (session) {
       session.attach(port, registrationOf(params));
@@ -130,6 +135,7 @@ export class SessionManager {
     }
     if (session.summary) session.emitter.emit("session.title_changed", { title: session.summary.split("\n")[0]?.slice(0, 60) ?? "" });
     await session.runStartHook("resume");
+    await session.reportContextUsage().catch((error: unknown) => this.options.logger.warn("could not measure the resumed history", error));
     return this.opened(session, true);
   }
 
@@ -138,6 +144,7 @@ export class SessionManager {
     if (await this.options.store.exists(sessionId)) throw sessionExists(sessionId);
     const workingDirectory = await checkDirectory(params.workingDirectory);
     validateToolConfig(params);
+    compactionSettings(params);
     if (params.agent && !(params.customAgents ?? []).some((agent) => agent.name === params.agent)) {
       throw invalidParams(`Unknown agent "${params.agent}": it is not among customAgents.`, { agent: params.agent });
     }
@@ -183,6 +190,7 @@ export class SessionManager {
     const session = this.live.get(sessionId);
     if (session) {
       this.live.delete(sessionId);
+      session.context.dispose();
       await session.abort();
       session.pending.abandonAll("destroyed");
       await session.toolset.dispose();
@@ -308,6 +316,7 @@ export class SessionManager {
       retryPolicy: this.options.retryPolicy,
       createModelClient: (config) => this.options.createModelClient(config),
       hookTimeoutMs: this.options.hookTimeoutMs,
+      compaction: this.options.compaction,
       onSummary: (session) => void this.saveWorkspace(session),
     };
   }
