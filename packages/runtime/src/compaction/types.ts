@@ -15,11 +15,11 @@ export type ContextUsage = {
 };
 
 /** The answer of `session.compaction.compact`. */
-export interface CompactionResult {
+export type CompactionResult = {
   success: boolean;
   tokensRemoved: number;
   messagesRemoved: number;
-}
+};
 
 /**
  * What the agent loop asks of context management around each model call (implemented by
