@@ -96,7 +96,7 @@ export class HistoryRebuilder {
         break;
       }
       case "session.compaction_complete":
-        this.flushFollowUps();
+        // Not a flush point: a background compaction may finish while a tool call is running.
         replayCompaction(messages, event.data);
         break;
       case "skill.invoked":
