@@ -226,7 +226,13 @@ it("resumes a compacted session from its compacted history; getMessages still re
   await clients[0]!.stop();
   clients.length = 0;
 
-  const resumed = await client().resumeSession(sessionId, { onPermissionRequest: approveAll, tools: [readChunk], model: "tiny-4k" });
+  const resumed = await client().resumeSession(sessionId, {
+    onPermissionRequest: approveAll,
+    tools: [readChunk],
+    model: "tiny-4k",
+    availableTools: ["read_chunk"],
+    systemMessage: { mode: "replace", content: "You are a test agent. Use read_chunk." },
+  });
   const events: SessionEvent[] = [];
   resumed.on((event) => events.push(event));
   const all = await resumed.getMessages();

@@ -168,6 +168,21 @@ export class SessionCompactor implements ContextManager {
     return true;
   }
 
+  /**
+   * How many tokens of recent turns to keep verbatim: half the room left under the background
+   * threshold once the system prompt, tools and a summary are in, at most a quarter of the window.
+   * (A fixed share would leave a session whose prompt and tools fill half the window compacting
+   * every few turns.)
+   */
+  private keepBudget(limit: number): number {
+    const room = this.options.settings.backgroundThreshold * limit - this.frameTokens(this.lastFrame) - this.summaryTargetTokens(limit);
+    return Math.floor(Math.max(0, Math.min(keptTailShare * limit, room / 2)));
+  }
+
+  private summaryTargetTokens(limit: number): number {
+    return Math.max(200, Math.min(maxSummaryTargetTokens, Math.floor(summaryShare * limit)));
+  }
+
   private start(): Promise<Outcome> {
     const job = this.run().finally(() => {
       if (this.job === job) this.job = undefined;
@@ -179,7 +194,7 @@ export class SessionCompactor implements ContextManager {
   private async run(): Promise<Outcome> {
     const { host } = this;
     const limit = this.tokenLimit;
-    const cut = planCut(host.messages, this.estimator, Math.floor(keptTailShare * limit));
+    const cut = planCut(host.messages, this.estimator, this.keepBudget(limit));
     if (cut === 0) return { kind: "nothing" };
     const prefix = host.messages.slice(0, cut);
     host.emitter.emit("session.compaction_start", {});
@@ -201,7 +216,7 @@ export class SessionCompactor implements ContextManager {
   /** The summary call: one request on the host's provider and model, bounded by a timeout. */
   private async summarize(prefix: readonly ConversationMessage[], limit: number): Promise<{ summary: string; response: ModelResponse }> {
     const { host } = this;
-    const targetTokens = Math.max(200, Math.min(maxSummaryTargetTokens, Math.floor(summaryShare * limit)));
+    const targetTokens = this.summaryTargetTokens(limit);
     const transcript = renderTranscript(prefix, Math.floor(transcriptShare * limit));
     const client = host.modelClient();
     const timeout = AbortSignal.timeout(this.options.timeoutMs);
