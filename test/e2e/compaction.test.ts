@@ -62,8 +62,12 @@ const readChunk = {
   handler: () => `chunk ${++chunkNumber}: the quick brown fox jumps over the lazy dog while counting ${chunkNumber * 7} sheep in field ${chunkNumber % 13}.`,
 };
 
-function tinySession(extra: Record<string, unknown> = {}) {
-  return client().createSession({
+/** A session on `tiny-4k`; the client reads the model list first (as apps do), which tells the runtime the window. */
+async function tinySession(extra: Record<string, unknown> = {}) {
+  const made = client();
+  await made.start();
+  await made.listModels();
+  return made.createSession({
     model: "tiny-4k",
     onPermissionRequest: approveAll,
     tools: [readChunk],
@@ -226,7 +230,10 @@ it("resumes a compacted session from its compacted history; getMessages still re
   await clients[0]!.stop();
   clients.length = 0;
 
-  const resumed = await client().resumeSession(sessionId, {
+  const resumer = client();
+  await resumer.start();
+  await resumer.listModels();
+  const resumed = await resumer.resumeSession(sessionId, {
     onPermissionRequest: approveAll,
     tools: [readChunk],
     model: "tiny-4k",
@@ -256,6 +263,50 @@ it("resumes a compacted session from its compacted history; getMessages still re
   expect(after.messages.filter((message) => message.role === "tool").length).toBeLessThan(40);
 }, 120_000);
 
+const overflow = { status: 400, type: "invalid_request_error", message: "This model's maximum context length is 3000 tokens. However, your messages resulted in 3200 tokens." };
+
+function overflowScript(times: number | undefined): Script {
+  return {
+    name: "compaction-overflow",
+    sequential: true,
+    byContent: [{ contains: summaryPhrase, reply: { content: "SUMMARY-{{hit}}. Task: read chunks." } }],
+    steps: [
+      { times: 12, reply: { content: "Reading the next chunk.", toolCalls: [{ name: "read_chunk", arguments: { part: "next" } }] } },
+      { error: { ...overflow, ...(times ? { times } : {}) }, reply: { content: "Answered after compacting." } },
+    ],
+  };
+}
+
+it("a context-length refusal compacts and retries the call once (window unknown to the session)", async () => {
+  await startTinyWorld(overflowScript(1));
+  // No models.list: the session assumes 128,000 tokens until the provider refuses.
+  const session = await client().createSession({ model: "tiny-4k", onPermissionRequest: approveAll, tools: [readChunk], availableTools: ["read_chunk"] });
+  const events: SessionEvent[] = [];
+  session.on((event) => events.push(event));
+  const answer = await session.sendAndWait({ prompt: "read chunks" }, 60_000);
+  expect(answer?.data.content).toBe("Answered after compacting.");
+  expect(ofType(events, "session.compaction_complete").map((event) => event.data.success)).toEqual([true]);
+  expect(ofType(events, "session.error")).toEqual([]);
+  const retried = loopRequests().at(-1)!;
+  expect(retried.messages[1]?.content).toContain("SUMMARY-1");
+  // The refusal taught a limit: at most the one it named (lower when the estimate of what was sent is).
+  expect(ofType(events, "session.usage_info").at(-1)?.data.tokenLimit).toBeLessThanOrEqual(3000);
+}, 60_000);
+
+it("a refusal that compaction cannot cure ends the turn with one typed session.error, no loop", async () => {
+  await startTinyWorld(overflowScript(undefined));
+  const session = await client().createSession({ model: "tiny-4k", onPermissionRequest: approveAll, tools: [readChunk], availableTools: ["read_chunk"] });
+  const events: SessionEvent[] = [];
+  session.on((event) => events.push(event));
+  await session.send({ prompt: "read chunks" });
+  await waitFor(() => events.some((event) => event.type === "session.idle"), "idle", 30_000);
+  const errors = ofType(events, "session.error");
+  expect(errors).toHaveLength(1);
+  expect(errors[0]?.data.errorType).toBe("context_length");
+  expect(world!.model.requests.filter((request) => request.outcome === "error")).toHaveLength(2);
+  expect(ofType(events, "session.compaction_complete")).toHaveLength(1);
+}, 60_000);
+
 const isEvent = (type: string) => (message: WireMessage) =>
   message.method === "session.event" && (message.params as { event: { type: string } }).event.type === type;
 
@@ -273,6 +324,7 @@ it("a runtime killed (SIGKILL) during a compaction leaves the session usable wit
   const raw = new RawClient(world!.env);
   rawClients.push(raw);
   const config = { model: "tiny-4k", availableTools: ["glob"], requestPermission: false, systemMessage: { mode: "replace", content: "Test agent." }, workingDirectory: world!.home };
+  await raw.request("models.list", {});
   const { sessionId } = (await raw.request("session.create", config)).result as { sessionId: string };
   await raw.request("session.send", { sessionId, prompt: "list files many times" });
   await raw.waitFor(isEvent("session.compaction_start"), 60_000);
@@ -286,6 +338,7 @@ it("a runtime killed (SIGKILL) during a compaction leaves the session usable wit
   const second = new RawClient(world!.env);
   rawClients.push(second);
   // Resumed without automatic compaction, so the first request shows the history as rebuilt.
+  await second.request("models.list", {});
   await second.request("session.resume", { sessionId, ...config, infiniteSessions: { enabled: false } });
   const { events } = (await second.request("session.getMessages", { sessionId })).result as { events: Array<{ type: string }> };
   expect(events.some((event) => event.type === "session.compaction_start")).toBe(true);

@@ -42,6 +42,8 @@ export class Runtime {
   private readonly dispatcher: Dispatcher;
   private readonly providerEnvironment: ProviderEnvironment;
   private modelsCache: Promise<ModelInfo[]> | undefined;
+  /** The default provider's model list once it was read (context windows for compaction). */
+  private modelsRead: ModelInfo[] | undefined;
 
   constructor(private readonly options: RuntimeOptions) {
     const { args, env, logger } = options;
@@ -58,8 +60,9 @@ export class Runtime {
       hookTimeoutMs: hookTimeoutFromEnv(env),
       compaction: {
         timeoutMs: compactionTimeoutFromEnv(env),
-        // The default provider's list is shared (cached); a BYOK session asks its own provider.
-        lookupWindow: async (config, model) => {
+        // The default provider's list once a client read it (models.list); a BYOK config states its own.
+        knownWindow: (config, model) => (config.provider ? undefined : promptLimitOf(this.modelsRead?.find((candidate) => candidate.id === model))),
+        fetchWindow: async (config, model) => {
           const models = config.provider
             ? await createModelClient(config.provider, this.providerEnvironment, { model: config.model, connections: this.modelConnections }).listModels()
             : await this.listModels();
@@ -110,6 +113,12 @@ export class Runtime {
     if (!this.modelsCache) {
       const request = Promise.resolve().then(() => createModelClient(undefined, this.providerEnvironment, { connections: this.modelConnections }).listModels());
       this.modelsCache = request;
+      request.then(
+        (models) => {
+          this.modelsRead = models;
+        },
+        () => undefined,
+      );
       request.catch(() => {
         if (this.modelsCache === request) this.modelsCache = undefined;
       });

@@ -105,7 +105,6 @@ export class SessionCompactor implements ContextManager {
     this.callsSinceCompaction++;
     if (this.backoffCalls > 0) this.backoffCalls--;
     if (!this.options.settings.enabled) return;
-    await this.options.window.ensure(this.host.model, this.estimator.messages(this.host.messages));
     const limit = this.tokenLimit;
     const tokens = this.currentTokens(frame);
     const { backgroundThreshold, exhaustionThreshold } = this.options.settings;
@@ -125,7 +124,7 @@ export class SessionCompactor implements ContextManager {
 
   async recoverFromOverflow(frame: RequestFrame, message: string, signal: AbortSignal): Promise<boolean> {
     if (!this.options.settings.enabled) return false;
-    this.options.window.learnFromRefusal(message, this.currentTokens(frame));
+    await this.options.window.learnFromRefusal(this.host.model, message, this.currentTokens(frame));
     this.anchor = undefined;
     if (!this.job) {
       if (this.backoffCalls > 0) return false;

@@ -4,15 +4,19 @@ import type { TokenEstimator } from "./tokens.js";
 
 /**
  * Where to cut a history: messages before `keepFrom` are summarized, the rest are kept verbatim.
- * The cut is always at a turn boundary (never between a tool call and its result) and keeps as
- * many recent messages as fit in `keepBudget` tokens. Returns 0 when nothing can be removed: the
+ * The cut is always at a turn boundary (never between a tool call and its result), never removes
+ * the user's newest messages the model has not answered yet, and keeps as many recent messages as
+ * fit in `keepBudget` tokens. Returns 0 when nothing can be removed: the
  * history is empty, or everything before the kept tail is already a summary.
  *
  * @example
  * planCut(messages, estimator, 1000); // e.g. 12: messages[0..11] are summarized
  */
 export function planCut(messages: readonly ConversationMessage[], estimator: TokenEstimator, keepBudget: number): number {
-  const boundaries = turnBoundaries(messages);
+  // The user's newest messages, which the model has not answered yet, are always kept verbatim.
+  let unanswered = messages.length;
+  while (unanswered > 0 && messages[unanswered - 1]?.role === "user") unanswered--;
+  const boundaries = turnBoundaries(messages).filter((boundary) => boundary <= unanswered);
   let keepFrom = boundaries.at(-1) ?? 0;
   let kept = estimator.messages(messages, keepFrom);
   // Walk back over boundaries while the tail still fits.

@@ -9,8 +9,10 @@ import { configuredLimit, ContextWindow } from "./window.js";
 export interface CompactionServices {
   /** How long one summary call may take (`TANDEM_COMPACTION_TIMEOUT_MS`, default 120 s). */
   readonly timeoutMs: number;
-  /** A model's prompt limit from the model list of the provider `config` selects. */
-  lookupWindow(config: SessionCreateParams, model: string): Promise<number | undefined>;
+  /** A model's prompt limit from a model list the runtime already holds for the provider `config` selects (no request). */
+  knownWindow(config: SessionCreateParams, model: string): number | undefined;
+  /** A model's prompt limit from the model list of the provider `config` selects (asks the provider). */
+  fetchWindow(config: SessionCreateParams, model: string): Promise<number | undefined>;
 }
 
 /** The default time a summary call may take. */
@@ -48,7 +50,8 @@ export class SessionCompaction {
   /** Takes a new config (resume with new settings); compactors made later use it. */
   configure(config: SessionCreateParams): void {
     this.config = config;
-    this.window = new ContextWindow(configuredLimit(config.provider), (model) => this.services.lookupWindow(this.config, model), this.logger);
+    const lookup = { known: (model: string) => this.services.knownWindow(this.config, model), fetch: (model: string) => this.services.fetchWindow(this.config, model) };
+    this.window = new ContextWindow(configuredLimit(config.provider), lookup, this.logger);
   }
 
   /** A compactor for `host` (a sub-agent's when `agentName` is given). */

@@ -3,14 +3,15 @@ import type { Logger } from "../log.js";
 
 /** The window assumed while none is known (the smallest of today's common chat models). */
 export const defaultWindowTokens = 128_000;
-/**
- * Below this many conversation tokens the window is not looked up: no chat model has a window
- * small enough for such a conversation to need compaction, and short sessions skip the request.
- */
-export const windowLookupFloorTokens = 1_024;
 
-/** Finds a model's prompt limit in its provider's model list (undefined when it is not listed). */
-export type WindowLookup = (model: string) => Promise<number | undefined>;
+/**
+ * Where a model's prompt limit is found: `known` reads a model list the runtime already holds
+ * (no request), `fetch` asks the provider for its list (done only after a context-length refusal).
+ */
+export interface WindowLookup {
+  known(model: string): number | undefined;
+  fetch(model: string): Promise<number | undefined>;
+}
 
 /** A model's prompt limit from a model-list entry: `max_prompt_tokens`, else the whole window. */
 export function promptLimitOf(model: ModelInfo | undefined): number | undefined {
@@ -25,11 +26,11 @@ export function configuredLimit(provider: ProviderConfig | undefined): number | 
 
 /**
  * The number of tokens a request to the session's model may hold. In order: what a context-length
- * refusal taught, the provider config, the provider's model list (looked up once per model, and
- * only once the conversation reaches {@link windowLookupFloorTokens}), else 128,000.
+ * refusal taught, the provider config, a model list the runtime holds (the default provider's,
+ * once `models.list` read it), else 128,000. Sessions make no request of their own to learn it
+ * until the provider refuses a request as too long: then the provider's list is read.
  */
 export class ContextWindow {
-  private readonly listed = new Map<string, number | undefined>();
   private learned: number | undefined;
 
   constructor(
@@ -40,30 +41,23 @@ export class ContextWindow {
 
   /** The limit for `model` as far as it is known now. */
   limit(model: string): number {
-    return this.learned ?? this.configured ?? this.listed.get(model) ?? defaultWindowTokens;
-  }
-
-  /** Looks the model up in its provider's list when that may matter (once per model). */
-  async ensure(model: string, conversationTokens: number): Promise<void> {
-    if (this.configured !== undefined || this.listed.has(model) || conversationTokens < windowLookupFloorTokens) return;
-    let limit: number | undefined;
-    try {
-      limit = await this.lookup(model);
-    } catch (error) {
-      this.logger.warn(`could not read the model list for ${model}'s context window; assuming ${defaultWindowTokens} tokens`, error);
-    }
-    this.listed.set(model, limit);
+    return this.learned ?? this.configured ?? this.lookup.known(model) ?? defaultWindowTokens;
   }
 
   /**
    * The provider refused `tokensSent` (estimated) tokens as too long: the limit is below that.
-   * Takes 90 % of what was sent, or the limit the error message states (the smallest number of
-   * tokens it names) when that is lower; the next compaction then aims under it.
+   * Takes the lowest of 90 % of what was sent, the limit the error message states (the smallest
+   * number of tokens it names) and the provider's model list; the next compaction aims under it.
    */
-  learnFromRefusal(message: string, tokensSent: number): void {
+  async learnFromRefusal(model: string, message: string, tokensSent: number): Promise<void> {
     const named = [...message.matchAll(/(\d[\d,]{2,})\s*(?:tokens|maximum|\))/gi)].map((match) => Number(match[1]?.replaceAll(",", ""))).filter((value) => value >= 512);
-    const stated = named.length > 0 ? Math.min(...named) : undefined;
-    const limit = Math.min(stated ?? Number.POSITIVE_INFINITY, Math.floor(tokensSent * 0.9));
+    let listed: number | undefined;
+    try {
+      listed = this.configured ?? (await this.lookup.fetch(model));
+    } catch (error) {
+      this.logger.warn(`could not read the model list for ${model}'s context window`, error);
+    }
+    const limit = Math.min(...named, listed ?? Number.POSITIVE_INFINITY, Math.floor(tokensSent * 0.9));
     this.learned = Math.min(this.learned ?? Number.POSITIVE_INFINITY, limit);
   }
 }

@@ -30,6 +30,11 @@ describe("planCut", () => {
     expect(planCut(running, estimator, 0)).toBe(6);
   });
 
+  it("never removes the user's newest, unanswered message", () => {
+    expect(planCut([user("x".repeat(100_000))], new TokenEstimator(), 0)).toBe(0);
+    expect(planCut([...history, user("next question")], new TokenEstimator(), 0)).toBe(history.length);
+  });
+
   it("finds nothing to remove when only an earlier summary precedes the kept tail", () => {
     const summary = user(summaryMessageText("earlier work", 1, "001-task.md", "the task"));
     expect(planCut([summary, call("a"), result("a")], new TokenEstimator(), 10_000)).toBe(0);
