@@ -69,6 +69,7 @@ async function main() {
       const results = Object.fromEntries(targets.map((target) => [target.id, []]));
       for (let runIndex = 0; runIndex < runs; runIndex++) {
         for (const target of targets) {
+          if (scenario.tandemOnly && target.id !== "tandem") continue;
           if (now() - benchStarted > budgetMs) {
             results[target.id].push({ skipped: "time budget (BENCH_BUDGET_S) used up" });
             continue;

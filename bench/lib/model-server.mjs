@@ -54,6 +54,11 @@ export class BenchModelServer {
     return this.call("take").then((message) => message.records);
   }
 
+  /** Forgets requests and starts sequential scripts over. */
+  async reset() {
+    await this.call("reset");
+  }
+
   /** Stops the server and the worker. */
   async stop() {
     await this.call("stop").catch(() => undefined);

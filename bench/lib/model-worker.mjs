@@ -29,6 +29,11 @@ parentPort.on("message", async (message) => {
     timings = [];
     server.requests.length = 0;
     parentPort.postMessage({ type: "records", id: message.id, records: taken.map(describe) });
+  } else if (message.type === "reset") {
+    // Sequential scripts start over (their cursors and hit counters are cleared).
+    server.reset();
+    timings = [];
+    parentPort.postMessage({ type: "reset", id: message.id });
   } else if (message.type === "stop") {
     await server.stop();
     parentPort.postMessage({ type: "stopped", id: message.id });
@@ -52,6 +57,7 @@ function describe(entry) {
     arrivedAt: entry.arrivedAt,
     finishedAt: entry.finishedAt,
     tag: findTag(record?.body),
+    messageCount: Array.isArray(record?.body?.messages) ? record.body.messages.length : undefined,
   };
 }
 

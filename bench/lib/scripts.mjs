@@ -28,6 +28,31 @@ function toolLoop(name, turns) {
   return { name, match: `[tag:${name}-`, steps };
 }
 
+/** Turns of the long session (scenario 9) and the prompt limit it runs under. */
+export const longSessionTurns = 1000;
+export const longSessionWindow = 8000;
+
+/**
+ * Scenario 9: `turns - 1` tool calls served in order (the runtime compacts, so the history does
+ * not count turns), then a one-line answer, and one more for the turn after the resume; summary
+ * requests are answered by content.
+ * @param {number} turns
+ */
+function longSession(turns) {
+  return {
+    name: "long",
+    match: "[tag:long-",
+    sequential: true,
+    byContent: [{ contains: "Write a detailed summary of the conversation so far", reply: { content: "Summary {{hit}}. Task: call bench_echo once per step until the last step, then answer. Done: the steps so far. Left: the remaining steps." } }],
+    steps: [
+      { times: turns - 1, reply: { toolCalls: [{ name: toolName, arguments: { step: 1, text: "one step of the long benchmark session, with a few more words of output to read" } }] } },
+      { reply: { content: oneLine } },
+      // The turn after the resume.
+      { reply: { content: oneLine } },
+    ],
+  };
+}
+
 /** A 1 KiB line of printable ASCII (ends with a newline). */
 function kilobyteLine() {
   const alphabet = "abcdefghijklmnopqrstuvwxyz ";
@@ -43,6 +68,7 @@ export function allScripts() {
     toolLoop("loop20", 20),
     toolLoop("loop5", 5),
     toolLoop("loop2", 2),
+    longSession(longSessionTurns),
     {
       name: "stream1m",
       match: "[tag:stream1m-",

@@ -67,6 +67,10 @@ export const ProviderConfig = z.looseObject({
    * (`providerToken.getToken`); it wins over `apiKey` / `bearerToken`.
    */
   hasBearerTokenProvider: z.boolean().optional(),
+  /** The model's prompt limit in tokens (1.x name); compaction works against it. */
+  maxPromptTokens: z.number().int().positive().optional(),
+  /** The model's context window in tokens, used when `maxPromptTokens` is not given. */
+  maxContextWindowTokens: z.number().int().positive().optional(),
 });
 export type ProviderConfig = z.infer<typeof ProviderConfig>;
 
@@ -104,11 +108,14 @@ export const CustomAgentConfig = z.looseObject({
 });
 export type CustomAgentConfig = z.infer<typeof CustomAgentConfig>;
 
-/** Infinite sessions / compaction settings. */
+/**
+ * Infinite sessions / compaction settings: `enabled` (default true), `backgroundCompactionThreshold`
+ * (default 0.80) and `bufferExhaustionThreshold` (default 0.95), fractions of the model's window.
+ */
 export const InfiniteSessionConfig = z.looseObject({
   enabled: z.boolean().optional(),
-  backgroundCompactionThreshold: z.number().optional(),
-  bufferExhaustionThreshold: z.number().optional(),
+  backgroundCompactionThreshold: z.number().gt(0).lte(1).optional(),
+  bufferExhaustionThreshold: z.number().gt(0).lte(1).optional(),
 });
 
 /** An attachment on a user message. */

@@ -93,6 +93,7 @@ export const eventDataSchemas = {
     summaryContent: optionalString,
     checkpointNumber: optionalNumber,
     checkpointPath: optionalString,
+    compactionTokensUsed: z.looseObject({ input: z.number(), output: z.number(), cachedInput: z.number() }).optional(),
     requestId: optionalString,
   }),
   "session.task_complete": z.looseObject({ summary: optionalString }),

@@ -12,6 +12,8 @@ import { Dispatcher } from "./server/dispatch.js";
 import { SessionManager } from "./session/manager.js";
 import { resolveHome, SessionStore } from "./store/session-store.js";
 import { runtimeVersion } from "./version.js";
+import { compactionTimeoutFromEnv } from "./compaction/session-compaction.js";
+import { promptLimitOf } from "./compaction/window.js";
 
 /** What the runtime is started with. */
 export interface RuntimeOptions {
@@ -48,6 +50,8 @@ export class Runtime {
   private readonly providerEnvironment: ProviderEnvironment;
   private modelsCache: Promise<ModelInfo[]> | undefined;
   private shuttingDown = false;
+  /** The default provider's model list once it was read (context windows for compaction). */
+  private modelsRead: ModelInfo[] | undefined;
 
   constructor(private readonly options: RuntimeOptions) {
     const { args, env, logger } = options;
@@ -62,6 +66,17 @@ export class Runtime {
       runtimeVersion,
       defaultModel: env.TANDEM_MODEL ?? env.COPILOT_MODEL ?? fallbackModel,
       hookTimeoutMs: hookTimeoutFromEnv(env),
+      compaction: {
+        timeoutMs: compactionTimeoutFromEnv(env),
+        // The default provider's list once a client read it (models.list); a BYOK config states its own.
+        knownWindow: (config, model) => (config.provider ? undefined : promptLimitOf(this.modelsRead?.find((candidate) => candidate.id === model))),
+        fetchWindow: async (config, model) => {
+          const models = config.provider
+            ? await createModelClient(config.provider, this.providerEnvironment, { model: config.model, connections: this.modelConnections }).listModels()
+            : await this.listModels();
+          return promptLimitOf(models.find((candidate) => candidate.id === model));
+        },
+      },
       createModelClient: (config: SessionCreateParams) =>
         createModelClient(config.provider, this.providerEnvironment, { model: config.model, connections: this.modelConnections }),
       broadcastLifecycle: (event) => this.broadcastLifecycle(event),
@@ -107,6 +122,12 @@ export class Runtime {
     if (!this.modelsCache) {
       const request = Promise.resolve().then(() => createModelClient(undefined, this.providerEnvironment, { connections: this.modelConnections }).listModels());
       this.modelsCache = request;
+      request.then(
+        (models) => {
+          this.modelsRead = models;
+        },
+        () => undefined,
+      );
       request.catch(() => {
         if (this.modelsCache === request) this.modelsCache = undefined;
       });

@@ -98,6 +98,13 @@ export interface ScriptStep {
   hangTimes?: number;
   /** Expectation about the request, recorded as `expectationError` when it does not hold. */
   expect?: ExpectSpec;
+  /** Sequential scripts only: serve this step's reply this many times before moving on (default 1). */
+  times?: number;
+}
+
+/** A step served whenever the request's last message contains `contains` (before any other step). */
+export interface ContentStep extends ScriptStep {
+  contains: string;
 }
 
 /** A scripted conversation. */
@@ -110,12 +117,23 @@ export interface Script {
   model?: string;
   /** Steps, indexed by the number of model turns already in the request history. */
   steps: ScriptStep[];
+  /**
+   * Serve the steps in the order requests arrive (each `times` times) instead of by the number of
+   * model turns in the history: for runtimes that rewrite their history (compaction).
+   */
+  sequential?: boolean;
+  /**
+   * Steps matched by the content of the request's last message, checked first and not counted as
+   * a step of the sequence (e.g. a scripted answer to a summary request). `{{hit}}` in a reply's
+   * content becomes the 1-based number of the request the step answers.
+   */
+  byContent?: ContentStep[];
   /** Where the script was loaded from (file path or "<inline>"). */
   source?: string;
 }
 
-const SCRIPT_KEYS = ["name", "match", "model", "steps", "source"] as const;
-const STEP_KEYS = ["reply", "delayMs", "chunkDelayMs", "error", "hang", "hangTimes", "expect"] as const;
+const SCRIPT_KEYS = ["name", "match", "model", "steps", "source", "sequential", "byContent"] as const;
+const STEP_KEYS = ["reply", "delayMs", "chunkDelayMs", "error", "hang", "hangTimes", "expect", "times"] as const;
 const REPLY_KEYS = ["content", "reasoning", "toolCalls", "usage", "chunkSize", "repeat", "splitChoices"] as const;
 const TOOL_CALL_KEYS = ["id", "name", "arguments"] as const;
 const USAGE_KEYS = ["inputTokens", "outputTokens", "cacheReadTokens"] as const;
@@ -140,7 +158,18 @@ export function validateScript(value: unknown, source?: string): Script {
     model: optionalString(child(context, "model"), raw.model),
     steps: steps.map((step, index) => validateStep(child(child(context, "steps"), index), step)),
     source: context.source,
+    ...(raw.sequential !== undefined ? { sequential: optionalBoolean(child(context, "sequential"), raw.sequential) } : {}),
+    ...(raw.byContent !== undefined ? { byContent: validateContentSteps(child(context, "byContent"), raw.byContent) } : {}),
   };
+}
+
+function validateContentSteps(context: FieldContext, value: unknown): ContentStep[] {
+  return readArray(context, value).map((entry, index) => {
+    const entryContext = child(context, index);
+    const raw = readObject(entryContext, entry, [...STEP_KEYS, "contains"]);
+    const { contains, ...step } = raw;
+    return { contains: requiredString(child(entryContext, "contains"), contains), ...validateStep(entryContext, step) };
+  });
 }
 
 function validateStep(context: FieldContext, value: unknown): ScriptStep {
@@ -153,6 +182,7 @@ function validateStep(context: FieldContext, value: unknown): ScriptStep {
     hang: optionalBoolean(child(context, "hang"), raw.hang),
     hangTimes: optionalInteger(child(context, "hangTimes"), raw.hangTimes, 1),
     expect: raw.expect === undefined ? undefined : validateExpect(child(context, "expect"), raw.expect),
+    times: optionalInteger(child(context, "times"), raw.times, 1),
   };
   if (step.hangTimes !== undefined && !step.hang) fail(child(context, "hangTimes"), "requires `hang: true`");
   if (!step.reply && !step.error && !step.hang) fail(context, "must have at least one of `reply`, `error` or `hang`");

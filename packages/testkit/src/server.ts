@@ -11,7 +11,7 @@ import { responsesFormat } from "./formats/responses.js";
 import { BadRequestError, type ConversationView, type WireFormat, type WireFormatName } from "./formats/types.js";
 import { ResponseLifetime } from "./lifetime.js";
 import { resolveReply } from "./reply.js";
-import { loadScript, validateScript, type ErrorSpec, type Script, type ScriptStep } from "./script.js";
+import { loadScript, validateScript, type ErrorSpec, type ReplySpec, type Script, type ScriptStep } from "./script.js";
 import { SSE_HEADERS, writeSseEvents } from "./sse.js";
 import { checkExpectation, decideOutcome, selectScript, type StepOutcome } from "./steps.js";
 import { isPlainObject } from "./validate.js";
@@ -78,6 +78,12 @@ async function readBody(request: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
+/** `reply` with `{{hit}}` in its content replaced by the request's number for its step. */
+function withHitNumber(reply: ReplySpec, hitNumber: number): ReplySpec {
+  if (!reply.content?.includes("{{hit}}")) return reply;
+  return { ...reply, content: reply.content.replaceAll("{{hit}}", String(hitNumber)) };
+}
+
 function sendJson(response: ServerResponse, record: RecordedRequest, status: number, body: unknown): void {
   record.status = status;
   response.writeHead(status, { "content-type": "application/json" });
@@ -98,6 +104,8 @@ export class ModelServer {
   private readonly scripts: Script[] = [];
   private readonly models: ModelSpec[];
   private readonly stepHits = new Map<string, number>();
+  /** Sequential scripts: the step serving next and how many replies it has served. */
+  private readonly cursors = new Map<string, { step: number; served: number }>();
   private readonly sockets = new Set<Socket>();
   private server: Server | undefined;
   private baseUrl: string | undefined;
@@ -180,12 +188,14 @@ export class ModelServer {
   clearScripts(): void {
     this.scripts.length = 0;
     this.stepHits.clear();
+    this.cursors.clear();
   }
 
   /** Forgets recorded requests and step hit counters (`error.times` / `hangTimes` start over). Scripts stay loaded. */
   reset(): void {
     this.requests.length = 0;
     this.stepHits.clear();
+    this.cursors.clear();
   }
 
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -247,18 +257,24 @@ export class ModelServer {
       this.sendError(response, record, format, { status: 500, message });
       return;
     }
-    const stepIndex = view.modelTurns;
     record.scriptName = script.name;
+    const contentIndex = script.byContent?.findIndex((entry) => view.lastMessage?.text.includes(entry.contains) === true) ?? -1;
+    const contentStep = contentIndex >= 0 ? script.byContent?.[contentIndex] : undefined;
+    const stepIndex = contentStep ? -1 - contentIndex : script.sequential ? (this.cursors.get(script.name)?.step ?? 0) : view.modelTurns;
     record.stepIndex = stepIndex;
-    const step = script.steps[stepIndex];
+    const step = contentStep ?? script.steps[stepIndex];
     if (!step) {
-      const message = `script "${script.name}" has no step ${stepIndex} (it has ${script.steps.length} steps; the request history holds ${stepIndex} model turns)`;
+      const message = script.sequential
+        ? `sequential script "${script.name}" has served all of its ${script.steps.length} steps`
+        : `script "${script.name}" has no step ${stepIndex} (it has ${script.steps.length} steps; the request history holds ${stepIndex} model turns)`;
       this.sendError(response, record, format, { status: 500, message });
       return;
     }
     record.expectationError = checkExpectation(step.expect, view.lastMessage);
-    const outcome = decideOutcome(step, this.nextHit(script, stepIndex));
+    const hit = this.nextHit(script, stepIndex);
+    const outcome = decideOutcome(step, hit);
     record.outcome = outcome.kind;
+    if (outcome.kind === "reply" && script.sequential && !contentStep) this.advance(script.name, step);
     if (!(await lifetime.sleep(step.delayMs ?? 0))) return;
     if (outcome.kind === "hang") return;
     if (outcome.kind === "error") {
@@ -270,7 +286,7 @@ export class ModelServer {
       this.sendError(response, record, format, { status: 500, message });
       return;
     }
-    const reply = resolveReply(outcome.reply, {
+    const reply = resolveReply(withHitNumber(outcome.reply, hit + 1), {
       model: script.model ?? view.model ?? DEFAULT_MODEL_NAME,
       requestCharacters,
       toolCallIdPrefix: format.toolCallIdPrefix,
@@ -293,6 +309,17 @@ export class ModelServer {
     response.writeHead(200, SSE_HEADERS);
     response.flushHeaders();
     await writeSseEvents(response, lifetime, events, step.chunkDelayMs ?? 0);
+  }
+
+  /** A sequential script's step served one more reply: moves on once it served `times` of them. */
+  private advance(scriptName: string, step: ScriptStep): void {
+    const cursor = this.cursors.get(scriptName) ?? { step: 0, served: 0 };
+    cursor.served++;
+    if (cursor.served >= (step.times ?? 1)) {
+      cursor.step++;
+      cursor.served = 0;
+    }
+    this.cursors.set(scriptName, cursor);
   }
 
   /** Counts hits per script step; returns the 0-based index of this hit. */

@@ -45,7 +45,7 @@ export const SessionGetMetadata = defineRequest(
   z.looseObject({ session: SessionMetadata.optional() }),
 );
 
-/** `session.history.compact` (1.0's name for `session.compaction.compact`). */
+/** `session.history.compact`: the official SDK 1.0's name for `session.compaction.compact`. */
 export const SessionHistoryCompact = defineRequest(
   "session.history.compact",
   z.looseObject(sessionScoped),

@@ -11,6 +11,7 @@ import { errorMessage } from "../errors.js";
 import { agentToolNames, type AgentDefinition } from "./catalog.js";
 import type { McpServerConfig } from "@tandem/protocol";
 import type { McpManager } from "../mcp/manager.js";
+import type { CompactionHost, SessionCompactor } from "../compaction/compactor.js";
 
 /** What a sub-agent borrows from its session (permission handler, hooks, tools, model). */
 export interface SubAgentParent {
@@ -31,12 +32,16 @@ export interface SubAgentParent {
   createContext(call: ModelToolCall, tool: Tool, signal: AbortSignal, options?: { preApproved?: boolean; emitter?: EventEmitterPort }): ToolContext;
   /** MCP servers for an agent's own `mcpServers` (events go to `emitter`). */
   createMcpManager(configs: Record<string, McpServerConfig>, emitter: EventEmitterPort): McpManager;
+  /** A compactor for the sub-agent's own history (the session's rules). */
+  createCompactor(host: CompactionHost, agentName: string): SessionCompactor;
 }
 
 /** One sub-agent conversation: its own history, model and tool subset, the parent's everything else. */
-class SubAgentRun implements LoopHost {
+class SubAgentRun implements LoopHost, CompactionHost {
   readonly messages: ConversationMessage[];
   readonly emitter: EventEmitterPort;
+  /** The sub-agent compacts its own history, as the main loop does. */
+  readonly context: SessionCompactor;
   private readonly baseTools: Tool[];
   /** The agent's own MCP servers, for the length of this run. */
   readonly mcp: McpManager | undefined;
@@ -53,6 +58,11 @@ class SubAgentRun implements LoopHost {
     const allowed = agent.tools ? new Set(agent.tools) : undefined;
     this.baseTools = parent.allTools().filter((tool) => !agentToolNames.has(tool.name) && (!allowed || allowed.has(tool.name)));
     this.mcp = agent.mcpServers ? parent.createMcpManager(agent.mcpServers, this.emitter) : undefined;
+    this.context = parent.createCompactor(this, agent.name);
+  }
+
+  checkpointTitle(): string {
+    return `${this.agent.name} ${this.messages[0]?.content ?? ""}`;
   }
 
   /** The tools of this run: the parent's subset plus the agent's own MCP tools. */
@@ -76,7 +86,7 @@ class SubAgentRun implements LoopHost {
     return this.parent.logger;
   }
   get tokenLimit(): number {
-    return this.parent.tokenLimit;
+    return this.context.tokenLimit;
   }
   get hooks(): HookRunner {
     return this.parent.hooks;
@@ -144,6 +154,7 @@ export async function runSubAgent(
     await run.mcp?.start();
     result = await runAgentLoop(run, randomUUID(), request.signal);
   } finally {
+    run.context.dispose();
     await run.mcp?.dispose();
   }
   if (result.end === "completed") {

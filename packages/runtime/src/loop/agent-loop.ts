@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { errorMessage, TandemError } from "../errors.js";
 import type { Logger } from "../log.js";
+import type { ContextManager, RequestFrame } from "../compaction/types.js";
 import { ProviderError } from "../providers/errors.js";
 import { reasoningEventFields } from "../providers/reasoning.js";
 import type { ModelClient, ModelResponse, ModelStreamPart } from "../providers/types.js";
@@ -16,8 +17,10 @@ export interface LoopHost extends ToolRunnerHost {
   readonly reasoningEffort: string | undefined;
   readonly retryPolicy: RetryPolicy;
   readonly logger: Logger;
-  /** The context window of the current model, for `session.usage_info`. */
+  /** The context window of the current model. */
   readonly tokenLimit: number;
+  /** Keeps the history inside the window (compaction), consulted around each model call. */
+  readonly context: ContextManager;
   systemPrompt(): Promise<string>;
   toolSpecs(): ToolSpec[];
   modelClient(): ModelClient;
@@ -61,7 +64,6 @@ export async function runAgentLoop(host: LoopHost, interactionId: string, signal
 
 async function runTurn(host: LoopHost, interactionId: string, turn: number, signal: AbortSignal): Promise<"continue" | "stop"> {
   await host.beforeModelCall(interactionId);
-  emitUsageInfo(host, await host.systemPrompt());
   const client = host.modelClient();
   const messageId = randomUUID();
   const reasoningId = randomUUID();
@@ -85,35 +87,52 @@ async function runTurn(host: LoopHost, interactionId: string, turn: number, sign
       host.emitter.emit("assistant.reasoning_delta", { reasoningId, deltaContent: part.delta });
     }
   };
-  const system = await host.systemPrompt();
+  const frame: RequestFrame = { system: await host.systemPrompt(), tools: host.toolSpecs() };
+  await host.context.prepare(frame, signal);
+  host.emitter.emit("session.usage_info", host.context.usage(frame));
   const started = performance.now();
   let streamedOutput = false;
   const onAttemptPart = (part: ModelStreamPart): void => {
     if (part.type !== "bytes") streamedOutput = true;
     onPart(part);
   };
-  const response = await withRetries(
-    host.retryPolicy,
-    signal,
-    () =>
-      client.generate(
-        {
-          model: host.model,
-          system,
-          messages: host.messages,
-          tools: host.toolSpecs(),
-          stream: host.streaming,
-          reasoningEffort: host.reasoningEffort,
-          signal,
-        },
-        onAttemptPart,
-      ),
-    (error, delayMs, attemptNumber) => {
-      host.logger.warn(`model call failed (attempt ${attemptNumber}); retrying in ${Math.round(delayMs)} ms: ${error.message}`);
-    },
-    // A response that already streamed text to the client is not retried: the client has seen it.
-    () => !streamedOutput,
-  );
+  const callModel = (): Promise<ModelResponse> =>
+    withRetries(
+      host.retryPolicy,
+      signal,
+      () =>
+        client.generate(
+          {
+            model: host.model,
+            system: frame.system,
+            // A copy: a background compaction may replace the history's start while the call runs.
+            messages: host.messages.slice(),
+            tools: frame.tools,
+            stream: host.streaming,
+            reasoningEffort: host.reasoningEffort,
+            signal,
+          },
+          onAttemptPart,
+        ),
+      (error, delayMs, attemptNumber) => {
+        host.logger.warn(`model call failed (attempt ${attemptNumber}); retrying in ${Math.round(delayMs)} ms: ${error.message}`);
+      },
+      // A response that already streamed text to the client is not retried: the client has seen it.
+      () => !streamedOutput,
+    );
+  let historyLength = host.messages.length;
+  let response: ModelResponse;
+  try {
+    response = await callModel();
+  } catch (error) {
+    // Too long after all (an unknown window, one huge tool result): compact and retry once.
+    if (!(error instanceof ProviderError) || error.errorType !== "context_length" || signal.aborted) throw error;
+    if (!(await host.context.recoverFromOverflow(frame, error.message, signal))) throw error;
+    host.emitter.emit("session.usage_info", host.context.usage(frame));
+    historyLength = host.messages.length;
+    response = await callModel();
+  }
+  host.context.recordUsage(response.usage, historyLength);
   const durationMs = Math.round(performance.now() - started);
   host.recordModelCall(host.model, response, durationMs);
 
@@ -197,14 +216,5 @@ export function reportLoopError(host: Pick<LoopHost, "emitter" | "logger" | "ses
     errorType,
     message: `Execution failed: ${errorMessage(error)}`,
     ...(error instanceof Error && error.stack ? { stack: error.stack } : {}),
-  });
-}
-
-function emitUsageInfo(host: LoopHost, system: string): void {
-  const characters = host.messages.reduce((total, message) => total + message.content.length, system.length);
-  host.emitter.emit("session.usage_info", {
-    tokenLimit: host.tokenLimit,
-    currentTokens: Math.ceil(characters / 4),
-    messagesLength: host.messages.length,
   });
 }

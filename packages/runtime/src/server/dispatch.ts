@@ -11,6 +11,7 @@ import { registerSessionApiMethods } from "./handlers/session-api.js";
 import { registerSessionFeatureMethods } from "./handlers/session-features.js";
 import { registerCurrentClientMethods } from "./handlers/current-client.js";
 import { registerSessionLifecycleMethods } from "./handlers/session-lifecycle.js";
+import { registerCompactionMethods } from "./handlers/compaction.js";
 
 type AnyToken = RequestToken<string, z.ZodType, z.ZodType>;
 
@@ -37,6 +38,7 @@ export class Dispatcher implements MethodTable {
     registerSessionApiMethods(this, runtime);
     registerCurrentClientMethods(this, runtime);
     registerHistoryMethods(this, runtime);
+    registerCompactionMethods(this, runtime);
   }
 
   /**

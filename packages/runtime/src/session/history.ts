@@ -4,6 +4,7 @@ import type { ConversationMessage, ModelToolCall } from "../loop/messages.js";
 import { skillContextMessage } from "../skills/loader.js";
 import { reasoningFromEventFields } from "../providers/reasoning.js";
 import { summaryOf, userConversationMessage } from "./user-message.js";
+import { replayCompaction } from "../compaction/rebuild.js";
 
 function reasoningOf(fields: { reasoningText?: string; reasoningOpaque?: string; encryptedContent?: string }): { reasoning?: ReturnType<typeof reasoningFromEventFields> } {
   const reasoning = reasoningFromEventFields(fields);
@@ -119,6 +120,10 @@ export class HistoryRebuilder {
         toolNames.delete(event.data.toolCallId);
         break;
       }
+      case "session.compaction_complete":
+        // Not a flush point: a background compaction may finish while a tool call is running.
+        replayCompaction(messages, event.data);
+        break;
       case "skill.invoked":
         if (!(event.data as { parentToolCallId?: string }).parentToolCallId) this.followUps.push(skillContextMessage(event.data));
         break;

@@ -16,6 +16,8 @@ import { SessionEmitter } from "./emitter.js";
 import { HistoryRebuilder } from "./history.js";
 import { createSessionWorktree } from "../checkpoints/worktree.js";
 import { Session, type SessionServices } from "./session.js";
+import { compactionSettings } from "../compaction/config.js";
+import type { CompactionServices } from "../compaction/session-compaction.js";
 
 /** The shortest interval between two `session.updated` notifications of one session. */
 const updatedThrottleMs = 100;
@@ -36,6 +38,8 @@ export interface SessionManagerOptions {
   runtimeVersion: string;
   defaultModel: string;
   hookTimeoutMs: number;
+  /** The summary call's timeout and the model lists compaction reads windows from. */
+  compaction: CompactionServices;
   createModelClient(config: SessionCreateParams): ModelClient;
   /** Sends a `session.lifecycle` notification to every connected client. */
   broadcastLifecycle(event: SessionLifecycleEvent): void;
@@ -103,6 +107,7 @@ export class SessionManager {
   async resume(params: SessionResumeParams, port: ClientPort): Promise<SessionOpened> {
     const { sessionId } = params;
     validateToolConfig(params);
+    compactionSettings(params);
     let session = this.live.get(sessionId);
     if (session) {
       session.attach(port, registrationOf(params));
@@ -133,6 +138,7 @@ export class SessionManager {
     if (session.name !== undefined) session.emitter.emit("session.title_changed", { title: session.name });
     else if (session.summary) session.emitter.emit("session.title_changed", { title: session.summary.split("\n")[0]?.slice(0, 60) ?? "" });
     await session.runStartHook("resume");
+    await session.reportContextUsage().catch((error: unknown) => this.options.logger.warn("could not measure the resumed history", error));
     return this.opened(session, true);
   }
 
@@ -141,6 +147,7 @@ export class SessionManager {
     if (await this.options.store.exists(sessionId)) throw sessionExists(sessionId);
     const requestedDirectory = await checkDirectory(params.workingDirectory);
     validateToolConfig(params);
+    compactionSettings(params);
     const workingDirectory = params.worktreeIsolation
       ? await createSessionWorktree(requestedDirectory, sessionId, this.options.store.sessionDir(sessionId))
       : requestedDirectory;
@@ -200,6 +207,7 @@ export class SessionManager {
     const session = this.live.get(sessionId);
     if (session) {
       this.live.delete(sessionId);
+      session.context.dispose();
       await session.abort();
       session.pending.abandonAll("destroyed");
       await session.toolset.dispose();
@@ -348,6 +356,7 @@ export class SessionManager {
       retryPolicy: this.options.retryPolicy,
       createModelClient: (config) => this.options.createModelClient(config),
       hookTimeoutMs: this.options.hookTimeoutMs,
+      compaction: this.options.compaction,
       onSummary: (session) => void this.saveWorkspace(session),
     };
   }

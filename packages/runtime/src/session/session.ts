@@ -33,6 +33,8 @@ import { MessageQueueView, type QueuedMessage } from "./message-queue.js";
 import { MAX_STORED_TRANSFORMED_CHARS, summaryOf, userConversationMessage, wrapPrompt } from "./user-message.js";
 import { modelAcceptsImages, prepareAttachments } from "./attachments.js";
 import { SessionHistory } from "../checkpoints/session-history.js";
+import { SessionCompaction, type CompactionServices } from "../compaction/session-compaction.js";
+import type { CompactionHost, SessionCompactor } from "../compaction/compactor.js";
 
 /** Services a session borrows from the runtime. */
 export interface SessionServices {
@@ -44,6 +46,8 @@ export interface SessionServices {
   onSummary(session: Session, summary: string): void;
   /** How long a hook may take. */
   readonly hookTimeoutMs: number;
+  /** The summary call's timeout and the model lists compaction reads windows from. */
+  readonly compaction: CompactionServices;
 }
 
 /** Everything a session starts with. */
@@ -113,6 +117,9 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
   readonly persistence: SessionPersistence;
   /** Rewind points, git checkpoints and rewinds (`session.history.*`). */
   readonly history: SessionHistory;
+  /** Compaction settings and checkpoints; `context` is the main loop's compactor. */
+  readonly compaction: SessionCompaction;
+  readonly context: SessionCompactor;
   /** Notices (finished background work) waiting for the next run when the session was idle. */
   private readonly deferredNotices: string[] = [];
   /** Builds each tool call's context (permissions, client tools, user input). */
@@ -155,6 +162,21 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
     this.toolset = new SessionToolset(this);
     this.persistence = new SessionPersistence(this);
     this.history = new SessionHistory(this);
+    this.compaction = new SessionCompaction(init.config, init.workspacePath, init.services.compaction, init.services.logger);
+    this.context = this.compaction.create(this);
+  }
+
+  /** A compactor for a sub-agent's own history (same rules, checkpoints in the same folder). */
+  createCompactor(host: CompactionHost, agentName: string): SessionCompactor {
+    return this.compaction.create(host, agentName);
+  }
+  /** The title of checkpoint files: the session's first prompt. */
+  checkpointTitle(): string {
+    return this.summary ?? "session";
+  }
+  /** Emits `session.usage_info` for the history as it stands (after a resume). */
+  async reportContextUsage(): Promise<void> {
+    this.emitter.emit("session.usage_info", this.context.usage({ system: await this.systemPrompt(), tools: this.toolSpecs() }));
   }
 
   /** Custom agents, sub-agents and background agents. */
@@ -206,7 +228,7 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
     return this.services.retryPolicy;
   }
   get tokenLimit(): number {
-    return 128_000;
+    return this.context.tokenLimit;
   }
   /** The connected client to ask for `need`: the most recent one that registered it. */
   clientFor(need: ClientNeed): ClientPort | undefined {
@@ -384,6 +406,8 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
     if (model !== this.model) this.model = model;
     this.client = undefined;
     this.config = this.clients.overlay(config);
+    this.compaction.configure(this.config);
+    this.context.reconfigure(this.compaction.options());
     this.agents.reload(this.config.customAgents);
     this.applyClients(this.config, before);
   }
@@ -475,6 +499,7 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
   async shutdown(): Promise<void> {
     if (this.destroyed) return;
     this.destroyed = true;
+    this.context.dispose();
     await this.abort();
     if (this.hooks.active) await this.hooks.run("sessionEnd", { reason: "user_exit" });
     this.pending.abandonAll("destroyed");

@@ -7,8 +7,7 @@ import type { MethodTable } from "../dispatch.js";
  * `session.detach` (its `disconnect()`), `runtime.shutdown` (its `stop()` of a runtime it spawned),
  * `session.getMetadata` (its `getSessionMetadata()`). (`session.workspaces.*`, 0.2.0's
  * `session.workspace.*` under its 1.0 name, is served with the session API in `session-api.ts`.)
- * `session.history.compact`, like 0.2.0's `session.compaction.compact`, is not implemented: both
- * answer -32601 with their own name.
+ * `session.history.compact` is served beside 0.2.0's `session.compaction.compact` in `compaction.ts`.
  */
 export function registerCurrentClientMethods(table: MethodTable, runtime: Runtime): void {
   const sessions = runtime.sessions;
