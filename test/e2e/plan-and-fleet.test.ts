@@ -48,7 +48,7 @@ describe.each(officialVariants)("$sdk", ({ make }) => {
     expect(requested?.data).toMatchObject({
       summary: "Fix the bug in two steps",
       planContent: "# Plan\n1. Reproduce the bug\n2. Fix it and add a test\n",
-      actions: ["autopilot", "interactive", "exit_only"],
+      actions: ["interactive", "autopilot", "autopilot_fleet", "exit_only"],
       recommendedAction: "autopilot",
     });
     expect(events.some((event) => event.type === "exit_plan_mode.completed")).toBe(true);

@@ -133,6 +133,7 @@ export {
   SessionModeGetResultCurrent,
   SessionModeSetResultCurrent,
   SessionSkillsReloadResultCurrent,
+  SessionUiHandlePendingExitPlanMode,
 } from "./methods/current.js";
 export {
   HistoryRewindFilePreview,

@@ -113,6 +113,8 @@ const SessionConfigFields = {
   provider: ProviderConfig.optional(),
   requestPermission: z.boolean().optional(),
   requestUserInput: z.boolean().optional(),
+  /** The client answers `exitPlanMode.request` (the official 1.0.x `onExitPlanModeRequest`). */
+  requestExitPlanMode: z.boolean().optional(),
   hooks: z.boolean().optional(),
   workingDirectory: z.string().optional(),
   streaming: z.boolean().optional(),

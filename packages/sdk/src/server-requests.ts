@@ -12,6 +12,9 @@ import type { MessageConnection } from "vscode-jsonrpc/node.js";
 import type { PermissionRequest } from "./permissions.js";
 import type { SessionBackend } from "./session-backend.js";
 
+/** The runtime asks the client that registered `onExitPlanModeRequest` to review a plan (1.0.x name). */
+const EXIT_PLAN_MODE_REQUEST_METHOD = "exitPlanMode.request";
+
 /** Not in the protocol package yet: the runtime asks for rewritten system prompt sections. */
 const SYSTEM_MESSAGE_TRANSFORM_METHOD = "systemMessage.transform";
 
@@ -34,7 +37,7 @@ function optionalString(value: unknown): string | undefined {
 /**
  * Registers the runtime-to-client traffic on a connection: the `session.event` and
  * `session.lifecycle` notifications and the `tool.call`, `permission.request` (protocol v2),
- * `userInput.request`, `hooks.invoke` and `systemMessage.transform` requests. Both protocol versions
+ * `userInput.request`, `exitPlanMode.request`, `hooks.invoke` and `systemMessage.transform` requests. Both protocol versions
  * are handled at all times; a v3 runtime simply never sends the v2 requests.
  */
 export function attachServerRequests(connection: MessageConnection, routing: ServerRequestRouting): void {
@@ -87,6 +90,19 @@ export function attachServerRequests(connection: MessageConnection, routing: Ser
       question: params.question,
       choices: Array.isArray(params.choices) ? (params.choices as string[]) : undefined,
       allowFreeform: typeof params.allowFreeform === "boolean" ? params.allowFreeform : undefined,
+    });
+  });
+
+  connection.onRequest(EXIT_PLAN_MODE_REQUEST_METHOD, async (params: unknown) => {
+    if (!isObject(params) || typeof params.sessionId !== "string" || typeof params.summary !== "string" || !Array.isArray(params.actions)) {
+      throw new Error("Invalid exit plan mode request payload");
+    }
+    const session = sessionFor(params, (id) => `Session not found: ${id}`);
+    return session.handleExitPlanModeRequest({
+      summary: params.summary,
+      planContent: typeof params.planContent === "string" ? params.planContent : "",
+      actions: params.actions as string[],
+      recommendedAction: typeof params.recommendedAction === "string" ? params.recommendedAction : "",
     });
   });
 

@@ -27,8 +27,8 @@ import {
   type ToolResultObject,
 } from "./tools.js";
 import type { SessionEventHandler } from "./types.js";
-import type { ElicitationHandler, ExitPlanModeHandler } from "./plan-and-forms.js";
-import { SessionExitPlanModeHandlePendingRequest, SessionUiHandlePendingElicitation } from "@tandem/protocol";
+import type { ElicitationHandler, ExitPlanModeHandler, ExitPlanModeRequest, ExitPlanModeResponse } from "./plan-and-forms.js";
+import { SessionUiHandlePendingElicitation } from "@tandem/protocol";
 
 /** The local handlers of a session, as `createSession` / `resumeSession` register them. */
 export interface SessionHandlers {
@@ -109,7 +109,6 @@ export class SessionBackend {
   dispatch(event: SessionEvent): void {
     if (event.type === "external_tool.requested") this.#onToolRequested(event);
     if (event.type === "permission.requested") this.#onPermissionRequested(event);
-    if (event.type === "exit_plan_mode.requested") this.#answer(event.data.requestId, this.#exitPlanModeHandler, event.data, SessionExitPlanModeHandlePendingRequest.method, (answer) => answer);
     if (event.type === "elicitation.requested") this.#answer(event.data.requestId, this.#elicitationHandler, event.data, SessionUiHandlePendingElicitation.method, (result) => ({ result }));
     this.events.emit(event);
   }
@@ -226,6 +225,17 @@ export class SessionBackend {
     const handler = this.#userInputHandler;
     if (!handler) throw new Error("User input requested but no handler registered");
     return handler(request, { sessionId: this.sessionId });
+  }
+
+  /** `exitPlanMode.request`: the registered handler's answer (a handler that throws keeps planning). */
+  async handleExitPlanModeRequest(request: ExitPlanModeRequest): Promise<ExitPlanModeResponse> {
+    const handler = this.#exitPlanModeHandler;
+    if (!handler) throw new Error("Exit plan mode requested but no handler registered");
+    try {
+      return await handler(request, { sessionId: this.sessionId });
+    } catch (error) {
+      return { approved: false, feedback: `The exit-plan-mode handler failed: ${error instanceof Error ? error.message : String(error)}` };
+    }
   }
 
   /** `hooks.invoke`: the hook's output, or undefined when there is no such hook or it throws. */

@@ -46,6 +46,7 @@ export function prepareSessionConfig(config: SessionConfig | ResumeSessionConfig
     provider: config.provider,
     requestPermission: true,
     requestUserInput: !!config.onUserInputRequest,
+    requestExitPlanMode: !!config.onExitPlanModeRequest,
     hooks: hasHooks(config.hooks),
     workingDirectory: config.workingDirectory,
     streaming: config.streaming,

@@ -52,10 +52,25 @@ export const SessionHistoryCompact = defineRequest(
   z.looseObject({ success: z.boolean(), tokensRemoved: z.number(), messagesRemoved: z.number() }),
 );
 
+/**
+ * `session.ui.handlePendingExitPlanMode`: the answer to a pending `exit_plan_mode.requested`
+ * (when no client registered an `exitPlanMode.request` handler).
+ */
+export const SessionUiHandlePendingExitPlanMode = defineRequest(
+  "session.ui.handlePendingExitPlanMode",
+  z.looseObject({
+    ...sessionScoped,
+    requestId: z.string(),
+    response: z.looseObject({ approved: z.boolean(), selectedAction: z.string().optional(), feedback: z.string().optional() }),
+  }),
+  z.looseObject({ success: z.boolean() }),
+);
+
 /** The requests of this file, for `clientToServerRequests`. */
 export const currentClientRequests = [
   SessionDetach,
   RuntimeShutdown,
   SessionGetMetadata,
   SessionHistoryCompact,
+  SessionUiHandlePendingExitPlanMode,
 ] as const;

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { PermissionRequest, PermissionResult } from "@tandem/protocol";
 import { z } from "zod";
 import { defineBuiltinTool } from "../tools/builtin/define.js";
@@ -6,6 +7,7 @@ import type { EventEmitterPort } from "../session/emitter.js";
 import { PendingAbandoned, type PendingRequests } from "../session/pending.js";
 import type { AgentMode } from "@tandem/protocol";
 import type { SessionWorkspace } from "./plan-file.js";
+import type { ClientPort } from "../session/client-port.js";
 
 /** The rule name plan mode denies with. */
 export const planModeRule = "plan_mode";
@@ -22,28 +24,53 @@ export function planModeDenial(request: PermissionRequest, planPath: string): Pe
   return { kind: "denied-by-rules", rules: [{ kind: planModeRule, argument: request.kind }] };
 }
 
-/** The actions the client may answer an exit-plan-mode request with. */
-export const exitPlanActions = ["autopilot", "interactive", "exit_only"] as const;
+/**
+ * The actions offered when the agent asks to leave plan mode (the official 1.0.x names): continue
+ * interactively, in autopilot, in autopilot with parallel sub-agents, or leave without implementing.
+ */
+export const exitPlanActions = ["interactive", "autopilot", "autopilot_fleet", "exit_only"] as const;
+type ExitPlanAction = (typeof exitPlanActions)[number];
+
+/** The action recommended to the client. */
+const recommendedAction: ExitPlanAction = "autopilot";
 
 /** What the exit_plan_mode tool needs from its session. */
 export interface ExitPlanHost {
+  readonly sessionId: string;
   readonly emitter: EventEmitterPort;
   readonly pending: PendingRequests;
   readonly workspace: SessionWorkspace;
   setMode(mode: AgentMode): void;
+  /** The client that registered an `exitPlanMode.request` handler, if one is connected. */
+  clientFor(need: { kind: "exitPlanMode" }): ClientPort | undefined;
 }
 
-/** The client's answer to `exit_plan_mode.requested`. */
+/**
+ * A client's answer, in either form: the official 1.0.x one (`{approved, selectedAction?,
+ * feedback?}`, from `exitPlanMode.request` or `session.ui.handlePendingExitPlanMode`) or Tandem's
+ * earlier one (`{action, feedback?}`, from `session.exitPlanMode.handlePendingRequest`).
+ */
 export interface ExitPlanAnswer {
-  action: string;
+  approved?: unknown;
+  selectedAction?: unknown;
+  action?: unknown;
+  feedback?: unknown;
+}
+
+/** An answer read: approved with an action, or not approved (revise the plan). */
+interface ExitPlanDecision {
+  approved: boolean;
+  action: ExitPlanAction;
   feedback?: string;
 }
 
 /**
- * The `exit_plan_mode` tool (offered only in plan mode): saves the plan, asks the client with
- * `exit_plan_mode.requested`, and continues according to the answer — `autopilot` or
- * `interactive` switch the mode and implement; `exit_only` stops; anything else (with feedback)
- * stays in plan mode to revise.
+ * The `exit_plan_mode` tool (offered only in plan mode): saves the plan and asks the user. A client
+ * that registered `onExitPlanModeRequest` (1.0.x `requestExitPlanMode`) is asked with the
+ * `exitPlanMode.request` callback; otherwise the `exit_plan_mode.requested` event waits for
+ * `session.ui.handlePendingExitPlanMode`. Either way `exit_plan_mode.requested` / `.completed`
+ * frame the question. Approved: `interactive` / `autopilot` / `autopilot_fleet` switch the mode
+ * and implement; `exit_only` stops. Not approved (with feedback): stay in plan mode and revise.
  */
 export function createExitPlanModeTool(host: ExitPlanHost): Tool {
   return defineBuiltinTool({
@@ -58,35 +85,59 @@ export function createExitPlanModeTool(host: ExitPlanHost): Tool {
       if (plan?.trim()) await host.workspace.updatePlan(plan);
       const planContent = (await host.workspace.readPlan()).content ?? "";
       if (host.emitter.sinkCount === 0) return failure("No client is connected to review the plan; stay in plan mode.", "No client");
-      const { requestId, promise } = host.pending.open<ExitPlanAnswer>("exitPlanMode", context.signal);
-      host.emitter.emit("exit_plan_mode.requested", { requestId, summary, planContent, actions: [...exitPlanActions], recommendedAction: "autopilot" });
-      let answer: ExitPlanAnswer;
+      const question = { summary, planContent, actions: [...exitPlanActions], recommendedAction };
+      const handler = host.clientFor({ kind: "exitPlanMode" });
+      let requestId: string;
+      let answered: Promise<ExitPlanAnswer>;
+      if (handler) {
+        requestId = randomUUID();
+        answered = handler.sendRequest<ExitPlanAnswer>("exitPlanMode.request", { sessionId: host.sessionId, ...question }, context.signal);
+      } else {
+        ({ requestId, promise: answered } = host.pending.open<ExitPlanAnswer>("exitPlanMode", context.signal));
+      }
+      host.emitter.emit("exit_plan_mode.requested", { requestId, ...question });
+      let decision: ExitPlanDecision | undefined;
       try {
-        answer = await promise;
+        decision = readExitPlanAnswer(await answered);
       } catch (error) {
-        if (error instanceof PendingAbandoned && error.reason !== "aborted") return failure("The plan could not be reviewed: the client went away.", "No answer");
+        if (context.signal.aborted) throw error;
+        if (error instanceof PendingAbandoned || handler) return failure("The plan could not be reviewed: the client went away or failed to answer.", "No answer");
         throw error;
       } finally {
-        host.emitter.emit("exit_plan_mode.completed", { requestId });
+        host.emitter.emit("exit_plan_mode.completed", { requestId, ...(decision ? { approved: decision.approved, selectedAction: decision.action, ...(decision.feedback ? { feedback: decision.feedback } : {}) } : {}) });
       }
-      return outcomeFor(answer, host);
+      return outcomeFor(decision, host);
     },
   });
 }
 
-function outcomeFor(answer: ExitPlanAnswer, host: ExitPlanHost): ToolOutcome {
-  const feedback = answer.feedback ? ` The user added: ${answer.feedback}` : "";
-  switch (answer.action) {
+/** Reads either answer form; anything unreadable counts as "not approved". */
+export function readExitPlanAnswer(answer: ExitPlanAnswer | undefined): ExitPlanDecision {
+  const feedback = typeof answer?.feedback === "string" && answer.feedback !== "" ? answer.feedback : undefined;
+  const named = [answer?.selectedAction, answer?.action].find((value): value is ExitPlanAction => exitPlanActions.includes(value as ExitPlanAction));
+  const approved = typeof answer?.approved === "boolean" ? answer.approved : named !== undefined;
+  return { approved, action: named ?? recommendedAction, ...(feedback ? { feedback } : {}) };
+}
+
+function outcomeFor(decision: ExitPlanDecision, host: ExitPlanHost): ToolOutcome {
+  const feedback = decision.feedback ? ` The user added: ${decision.feedback}` : "";
+  if (!decision.approved) {
+    return { resultType: "denied", textForModel: `The user wants the plan revised before leaving plan mode.${feedback} Update the plan and call exit_plan_mode again.`, errorMessage: "Plan not approved" };
+  }
+  switch (decision.action) {
     case "autopilot":
       host.setMode("autopilot");
       return success(`The user approved the plan and switched to autopilot. Implement the whole plan now, then call task_complete.${feedback}`);
+    case "autopilot_fleet":
+      host.setMode("autopilot");
+      return success(
+        `The user approved the plan and switched to autopilot with parallel sub-agents. Split the independent parts of the plan across sub-agents (the task tool), implement the whole plan, then call task_complete.${feedback}`,
+      );
     case "interactive":
       host.setMode("interactive");
       return success(`The user approved the plan. Implement it now.${feedback}`);
     case "exit_only":
       host.setMode("interactive");
       return { resultType: "rejected", textForModel: `The user left plan mode without asking for the plan to be implemented. Do not start on it.${feedback}`, errorMessage: "Exited plan mode" };
-    default:
-      return { resultType: "denied", textForModel: `The user wants the plan revised before leaving plan mode.${feedback} Update the plan and call exit_plan_mode again.`, errorMessage: "Plan not approved" };
   }
 }

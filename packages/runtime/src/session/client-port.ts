@@ -20,4 +20,5 @@ export type ClientNeed =
   | { kind: "userInput" }
   | { kind: "hooks" }
   | { kind: "systemMessage" }
-  | { kind: "providerToken" };
+  | { kind: "providerToken" }
+  | { kind: "exitPlanMode" };

@@ -24,6 +24,8 @@ export interface ClientRegistration {
   readonly providerToken: boolean;
   /** It answers elicitations (1.0.x `requestElicitation`): the session's `ui.elicitation` capability. */
   readonly requestElicitation: boolean;
+  /** It answers `exitPlanMode.request` (1.0.x `requestExitPlanMode`, set by `onExitPlanModeRequest`). */
+  readonly requestExitPlanMode: boolean;
 }
 
 /** The per-client part of `session.create` / `session.resume` params. */
@@ -37,6 +39,7 @@ export function registrationOf(params: SessionCreateParams): ClientRegistration 
     systemMessage: params.systemMessage !== undefined,
     providerToken: params.provider?.hasBearerTokenProvider === true,
     requestElicitation: (params as { requestElicitation?: unknown }).requestElicitation === true,
+    requestExitPlanMode: params.requestExitPlanMode === true,
   };
 }
 
@@ -142,5 +145,7 @@ function answers(registration: ClientRegistration, need: ClientNeed): boolean {
       return registration.systemMessage;
     case "providerToken":
       return registration.providerToken;
+    case "exitPlanMode":
+      return registration.requestExitPlanMode;
   }
 }

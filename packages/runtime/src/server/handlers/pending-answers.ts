@@ -1,4 +1,10 @@
-import { SessionExitPlanModeHandlePendingRequest, SessionPermissionsHandlePendingPermissionRequest, SessionToolsHandlePendingToolCall, SessionUiHandlePendingElicitation } from "@tandem/protocol";
+import {
+  SessionExitPlanModeHandlePendingRequest,
+  SessionPermissionsHandlePendingPermissionRequest,
+  SessionToolsHandlePendingToolCall,
+  SessionUiHandlePendingElicitation,
+  SessionUiHandlePendingExitPlanMode,
+} from "@tandem/protocol";
 import type { Runtime } from "../../runtime.js";
 import type { MethodTable } from "../dispatch.js";
 import { invalidParams } from "../../errors.js";
@@ -33,4 +39,8 @@ export function registerPendingAnswerMethods(table: MethodTable, runtime: Runtim
     const settled = sessions.get(sessionId).pending.settle(requestId, "exitPlanMode", { action, feedback });
     return settled ? { success: true } : { success: false, error: `No pending exit-plan-mode request with requestId ${requestId}` };
   });
+  // The official 1.0.x name and answer shape ({approved, selectedAction, feedback}).
+  table.on(SessionUiHandlePendingExitPlanMode, ({ sessionId, requestId, response }) => ({
+    success: sessions.get(sessionId).pending.settle(requestId, "exitPlanMode", response),
+  }));
 }
