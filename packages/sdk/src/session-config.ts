@@ -46,7 +46,8 @@ export function prepareSessionConfig(config: SessionConfig | ResumeSessionConfig
     provider: config.provider,
     requestPermission: true,
     requestUserInput: !!config.onUserInputRequest,
-    requestExitPlanMode: !!config.onExitPlanModeRequest,
+    // Only when there is a handler, so the payload stays 0.2.0's otherwise.
+    requestExitPlanMode: config.onExitPlanModeRequest ? true : undefined,
     hooks: hasHooks(config.hooks),
     workingDirectory: config.workingDirectory,
     streaming: config.streaming,
