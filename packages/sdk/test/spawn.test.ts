@@ -147,7 +147,8 @@ describe("spawning the runtime", () => {
     await client.start();
     const firstPid = ((await client.ping()) as { pid?: number }).pid;
     await expect(client.ping("crash")).rejects.toThrow();
-    await expect.poll(() => client.getState()).toBe("connected");
+    // A respawn is a new Node process: allow for a loaded machine.
+    await expect.poll(() => client.getState(), { timeout: 15_000 }).toBe("connected");
     const secondPid = ((await client.ping()) as { pid?: number }).pid;
     expect(secondPid).toBeTypeOf("number");
     expect(secondPid).not.toBe(firstPid);
