@@ -4,6 +4,8 @@ import type { ConversationMessage, ToolSpec } from "../loop/messages.js";
 
 /** Tokens one message costs beyond its text (role and framing), as chat formats count them. */
 export const messageOverheadTokens = 4;
+/** The JSON framing of one tool definition (`{"name":…,"description":…,"parameters":…}`). */
+const toolFramingTokens = 12;
 /** Margin on top of the raw estimate: the estimate must rarely fall below the real count. */
 const safetyFactor = 1.1;
 
@@ -81,8 +83,8 @@ export function estimateTextTokens(text: string): number {
  */
 export class TokenEstimator {
   private readonly cache = new WeakMap<ConversationMessage, number>();
-  private toolsKey: string | undefined;
-  private toolsTokens = 0;
+  /** Per parameter schema object (tools keep theirs for life), so no serialised copy is kept. */
+  private readonly schemaCache = new WeakMap<object, number>();
   private systemKey: string | undefined;
   private systemTokens = 0;
 
@@ -116,13 +118,24 @@ export class TokenEstimator {
     return this.systemTokens;
   }
 
-  /** The tool definitions sent with every request (the last list is remembered). */
+  /**
+   * The tool definitions sent with every request: name and description, plus each parameter
+   * schema's serialised size, remembered per schema object (tool specs are rebuilt for every
+   * request, their schemas are not).
+   */
   tools(tools: readonly ToolSpec[]): number {
-    const key = tools.length === 0 ? "" : JSON.stringify(tools);
-    if (key !== this.toolsKey) {
-      this.toolsKey = key;
-      this.toolsTokens = estimateTextTokens(key);
+    let total = 0;
+    for (const tool of tools) total += toolFramingTokens + estimateTextTokens(tool.name) + estimateTextTokens(tool.description) + this.schema(tool.parameters);
+    return total;
+  }
+
+  private schema(parameters: unknown): number {
+    if (typeof parameters !== "object" || parameters === null) return 0;
+    let tokens = this.schemaCache.get(parameters);
+    if (tokens === undefined) {
+      tokens = estimateTextTokens(JSON.stringify(parameters));
+      this.schemaCache.set(parameters, tokens);
     }
-    return this.toolsTokens;
+    return tokens;
   }
 }
