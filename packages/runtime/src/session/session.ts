@@ -491,8 +491,8 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
   }
 
   /** The `session.getMessages` result as JSON text: the persisted events, never re-serialised. */
-  eventsJson(): string {
-    return `{"events":${this.emitter.persistedArrayJson()}}`;
+  async eventsJson(): Promise<string> {
+    return `{"events":${await this.emitter.persistedArrayJson()}}`;
   }
 
   /** Aborts work, writes `session.shutdown` and makes the log durable. */

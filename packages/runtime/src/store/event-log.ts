@@ -115,6 +115,15 @@ export class EventLog {
     return this.writing;
   }
 
+  /**
+   * Once the writes under way are done: the end of the file's last complete line written through
+   * this log (undefined while the file was never opened here) and the lines not yet written, in
+   * order. The file's first `endOffset` bytes followed by `pending` are every line appended so far.
+   */
+  position(): Promise<{ endOffset: number | undefined; pending: readonly string[] }> {
+    return this.writing.then(() => ({ endOffset: this.handle ? this.endOffset : undefined, pending: [...this.pending] }));
+  }
+
   /** Flushes and closes the file; lines that still cannot be written are logged as lost. */
   async close(): Promise<void> {
     await this.flush({ durable: true });
