@@ -4,7 +4,7 @@
  * checkpoint files, `enabled: false` compacts nothing, manual compaction, failing and hanging
  * summary calls, resume after compaction and SIGKILL during one.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CopilotClient, approveAll, type SessionEvent } from "@github/copilot-sdk";
@@ -261,6 +261,52 @@ it("resumes a compacted session from its compacted history; getMessages still re
   expect([...before.messages.slice(1).map((message) => message.content), "All chunks read: done."].slice(-kept.length)).toEqual(kept);
   expect(after.messages.at(-1)?.content).toContain("continue please");
   expect(after.messages.filter((message) => message.role === "tool").length).toBeLessThan(40);
+}, 120_000);
+
+it("a resumed compacted session reads only the events after its last compaction (resume-point.json)", async () => {
+  await startTinyWorld("compaction-short");
+  const first = await tinySession();
+  const sessionId = first.sessionId;
+  await first.sendAndWait({ prompt: "read 40 chunks" }, 60_000);
+  const before = loopRequests().at(-1)!;
+  await clients[0]!.stop();
+  clients.length = 0;
+
+  const dir = join(world!.home, "session-state", sessionId);
+  const eventsPath = join(dir, "events.jsonl");
+  const point = JSON.parse(readFileSync(join(dir, "resume-point.json"), "utf8")) as { lineStart: number; offset: number; eventId: string };
+  const original = readFileSync(eventsPath);
+  const eventCount = original.toString("utf8").trim().split("\n").length;
+  expect(JSON.parse(original.toString("utf8", point.lineStart, point.offset - 1))).toMatchObject({ id: point.eventId, type: "session.compaction_complete" });
+  // Everything before the last compaction becomes blank lines: only a resume that never reads it
+  // still knows the task and the turns the compaction kept.
+  writeFileSync(eventsPath, Buffer.concat([Buffer.alloc(point.lineStart - 1, 0x20), original.subarray(point.lineStart - 1)]));
+
+  const resumer = client();
+  await resumer.start();
+  await resumer.listModels();
+  const resumed = await resumer.resumeSession(sessionId, {
+    onPermissionRequest: approveAll,
+    tools: [readChunk],
+    model: "tiny-4k",
+    availableTools: ["read_chunk"],
+    systemMessage: { mode: "replace", content: "You are a test agent. Use read_chunk." },
+    infiniteSessions: { enabled: false },
+  });
+  // The head is put back for getMessages, which reads the whole file.
+  writeFileSync(eventsPath, Buffer.concat([original.subarray(0, point.lineStart), readFileSync(eventsPath).subarray(point.lineStart)]));
+  await resumed.sendAndWait({ prompt: "continue please" }, 30_000);
+  const after = loopRequests().at(-1)!;
+  // Resumed without automatic compaction: the request is the history the last compaction left.
+  const compaction = JSON.parse(original.toString("utf8", point.lineStart, point.offset - 1)) as { data: { checkpointNumber: number } };
+  expect(after.messages[1]?.content).toContain(`<conversation_summary checkpoint="${compaction.data.checkpointNumber}">`);
+  expect(after.messages[1]?.content).toMatch(/<original_request>[^]*read 40 chunks\n<\/original_request>/);
+  const kept = after.messages.slice(2, -1).map((message) => message.content);
+  expect(kept.length).toBeGreaterThan(0);
+  expect([...before.messages.slice(1).map((message) => message.content), "All chunks read: done."].slice(-kept.length)).toEqual(kept);
+  const all = await resumed.getMessages();
+  expect(all.filter((event) => event.type === "tool.execution_complete")).toHaveLength(40);
+  expect(all.find((event) => event.type === "session.resume")?.data).toMatchObject({ eventCount });
 }, 120_000);
 
 const overflow = { status: 400, type: "invalid_request_error", message: "This model's maximum context length is 3000 tokens. However, your messages resulted in 3200 tokens." };

@@ -181,7 +181,7 @@ export class SessionHistory {
   /** The conversation's persisted events as a rebuilder (rewinds applied). */
   async timeline(): Promise<HistoryRebuilder> {
     const rebuilder = new HistoryRebuilder();
-    for (const event of JSON.parse(await this.host.emitter.persistedArrayJson()) as SessionEvent[]) rebuilder.add(event);
+    for (const event of JSON.parse((await this.host.emitter.persistedArrayBytes()).toString("utf8")) as SessionEvent[]) rebuilder.add(event);
     return rebuilder;
   }
 

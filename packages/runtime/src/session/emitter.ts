@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { ephemeralEventTypes, type SessionEvent, type SessionEventData, type SessionEventOf, type SessionEventType } from "@tandem/protocol";
 import type { EventLog } from "../store/event-log.js";
-import { eventsArrayBody, type ByteRange } from "../store/event-lines.js";
+import { eventsArrayBytes, type ByteRange } from "../store/event-lines.js";
 
 /** Receives every event of a session, already serialised (once) to JSON, with its type. */
 export interface EventSink {
@@ -143,14 +143,13 @@ export class SessionEmitter implements EventEmitterPort {
   }
 
   /**
-   * The persisted events as one JSON array text, from the events file (no event is parsed or
-   * re-serialised; see `resume-point.ts`) followed by the events not yet written.
+   * The persisted events as the UTF-8 bytes of a JSON array between `prefix` and `suffix`: the
+   * events file's lines (never parsed or re-serialised; see `resume-point.ts`) followed by the
+   * events not yet written.
    */
-  async persistedArrayJson(): Promise<string> {
+  async persistedArrayBytes(prefix = "[", suffix = "]"): Promise<Buffer> {
     const { endOffset, pending } = await this.log.position();
-    const body = await eventsArrayBody(this.log.path, endOffset ?? this.restored.end, this.restored.excluded);
-    if (pending.length === 0) return `[${body}]`;
-    return `[${body}${body ? "," : ""}${pending.join(",")}]`;
+    return eventsArrayBytes(this.log.path, endOffset ?? this.restored.end, this.restored.excluded, pending, prefix, suffix);
   }
 
   /** Makes everything emitted so far durable and releases the events file (session closed). */

@@ -52,6 +52,8 @@ export class SessionManager {
   private readonly live = new Map<string, Session>();
   private readonly opening = new Map<string, Promise<Session>>();
   private readonly updateScheduled = new Set<string>();
+  /** Each live session's resume-point writer (awaited when the session is released). */
+  private readonly resumePoints = new Map<string, ResumePointRecorder>();
   private foregroundId: string | undefined;
 
   constructor(private readonly options: SessionManagerOptions) {}
@@ -166,6 +168,8 @@ export class SessionManager {
     if (!session) return;
     this.live.delete(sessionId);
     await session.shutdown();
+    await this.resumePoints.get(sessionId)?.settled();
+    this.resumePoints.delete(sessionId);
     const lostEvents = session.emitter.log.failure;
     const workspaceFailure = await this.options.store.writeWorkspace(this.workspaceInfo(session)).then(
       () => undefined,
@@ -211,6 +215,8 @@ export class SessionManager {
       session.pending.abandonAll("destroyed");
       await session.toolset.dispose();
       await session.emitter.close();
+      await this.resumePoints.get(sessionId)?.settled();
+      this.resumePoints.delete(sessionId);
     }
     const deleted = await this.options.store.delete(sessionId);
     if (!deleted && !session) return { success: false, error: `Session not found: ${sessionId}` };
@@ -298,6 +304,7 @@ export class SessionManager {
     if (restored) emitter.restorePersisted(restored.events);
     const resumePoints = new ResumePointRecorder(emitter.log, this.resumePointPath(sessionId), this.options.logger);
     emitter.addListener((event) => resumePoints.observe(event));
+    this.resumePoints.set(sessionId, resumePoints);
     const session = new Session({
       sessionId,
       config,

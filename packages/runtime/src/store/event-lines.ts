@@ -57,44 +57,60 @@ export async function forEachLine(path: string, start: number, onLine: (line: st
 }
 
 /**
- * The inside of a JSON array of the events in `path`'s bytes `[0, end)`: the lines joined with
- * commas, without parsing them (each line is one event's JSON text), leaving out `excluded` line
- * ranges (unreadable or blank lines, sorted). Works on bytes: the text is decoded once, at the end.
+ * The events in `path`'s bytes `[0, end)` followed by the `pending` lines, as the UTF-8 bytes of a
+ * JSON array between `prefix` and `suffix` (e.g. `{"events":[` and `]}`): the file's lines joined
+ * with commas without parsing or decoding them (each line is one event's JSON text), leaving out
+ * the `excluded` line ranges (unreadable or blank lines, sorted). One buffer, filled in place.
  *
  * @example
- * const body = await eventsArrayBody(path, 4096, []); // '{"type":…},{"type":…}'
+ * const bytes = await eventsArrayBytes(path, 4096, [], [], "[", "]"); // [{"type":…},{"type":…}]
  */
-export async function eventsArrayBody(path: string, end: number, excluded: readonly ByteRange[]): Promise<string> {
-  if (end <= 0) return "";
+export async function eventsArrayBytes(path: string, end: number, excluded: readonly ByteRange[], pending: readonly string[], prefix: string, suffix: string): Promise<Buffer> {
+  const pendingBytes = pending.reduce((total, line) => total + Buffer.byteLength(line, "utf8") + 1, 0);
+  const bytes = Buffer.allocUnsafe(Buffer.byteLength(prefix) + end + pendingBytes + Buffer.byteLength(suffix));
+  let length = bytes.write(prefix);
+  if (end > 0) {
+    await readInto(path, bytes, length, end);
+    length += removeRanges(bytes, length, end, excluded);
+  }
+  for (const line of pending) {
+    length += bytes.write(line, length);
+    bytes[length++] = 0x0a;
+  }
+  const bodyStart = Buffer.byteLength(prefix);
+  // Every line ends with its newline: each becomes the comma before the next event; the last one goes.
+  for (let newline = bytes.indexOf(0x0a, bodyStart); newline !== -1 && newline < length; newline = bytes.indexOf(0x0a, newline + 1)) bytes[newline] = 0x2c;
+  if (length > bodyStart) length--;
+  length += bytes.write(suffix, length);
+  return bytes.subarray(0, length);
+}
+
+/** Reads `path`'s first `count` bytes into `bytes` at `at`. */
+async function readInto(path: string, bytes: Buffer, at: number, count: number): Promise<void> {
   const handle = await open(path, "r");
-  const bytes = Buffer.allocUnsafe(end);
   try {
     let filled = 0;
-    while (filled < end) {
-      const { bytesRead } = await handle.read(bytes, filled, end - filled, filled);
+    while (filled < count) {
+      const { bytesRead } = await handle.read(bytes, at + filled, count - filled, filled);
       if (bytesRead === 0) break;
       filled += bytesRead;
     }
-    if (filled < end) throw Object.assign(new Error(`${path} is shorter than expected (${filled} < ${end} bytes)`), { code: "EIO" });
+    if (filled < count) throw Object.assign(new Error(`${path} is shorter than expected (${filled} < ${count} bytes)`), { code: "EIO" });
   } finally {
     await handle.close().catch(() => undefined);
   }
-  const kept = keptRanges(end, excluded).map(([from, to]) => bytes.subarray(from, to));
-  const joined = kept.length === 1 ? (kept[0] as Buffer) : Buffer.concat(kept);
-  // Every kept line ends with its newline: each becomes the comma before the next event.
-  for (let newline = joined.indexOf(0x0a); newline !== -1; newline = joined.indexOf(0x0a, newline + 1)) joined[newline] = 0x2c;
-  return joined.toString("utf8", 0, Math.max(0, joined.length - 1));
 }
 
-/** `[0, end)` without the excluded ranges. */
-function keptRanges(end: number, excluded: readonly ByteRange[]): ByteRange[] {
-  const kept: ByteRange[] = [];
+/** Moves the file bytes at `bytes[at, at + count)` together over the excluded line ranges; returns how many remain. */
+function removeRanges(bytes: Buffer, at: number, count: number, excluded: readonly ByteRange[]): number {
+  let kept = 0;
   let from = 0;
   for (const [start, stop] of excluded) {
-    if (stop > end) break;
-    if (start > from) kept.push([from, start]);
+    if (stop > count) break;
+    if (start > from) bytes.copyWithin(at + kept, at + from, at + start);
+    kept += Math.max(0, start - from);
     from = Math.max(from, stop);
   }
-  if (from < end) kept.push([from, end]);
-  return kept;
+  if (from < count) bytes.copyWithin(at + kept, at + from, at + count);
+  return kept + Math.max(0, count - from);
 }
