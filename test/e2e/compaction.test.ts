@@ -269,6 +269,8 @@ it("a resumed compacted session reads only the events after its last compaction 
   const sessionId = first.sessionId;
   await first.sendAndWait({ prompt: "read 40 chunks" }, 60_000);
   const before = loopRequests().at(-1)!;
+  // Answered once the session is released, so once its last resume point is written.
+  await first.destroy();
   await clients[0]!.stop();
   clients.length = 0;
 
@@ -399,5 +401,50 @@ it("a runtime killed (SIGKILL) during a compaction leaves the session usable wit
   expect(rebuilt.messages.filter((message) => message.role === "tool")).toHaveLength(events.filter((event) => event.type === "tool.execution_complete").length);
   expect(rebuilt.messages.at(-1)?.content).toContain("go on");
   expect(rebuilt.messages.every((message, index) => index === 0 || message.role !== "system")).toBe(true);
+  await second.request("session.abort", { sessionId });
+}, 120_000);
+
+it("a runtime killed (SIGKILL) right after a compaction, its resume point maybe unwritten, resumes with the compacted history", async () => {
+  const script: Script = {
+    name: "compaction-kill-after",
+    sequential: true,
+    byContent: [{ contains: summaryPhrase, reply: { content: "SUMMARY-{{hit}}. Task: list files many times." } }],
+    steps: [
+      { times: 60, reply: { content: "Listing.", toolCalls: [{ name: "glob", arguments: { pattern: "*.none" } }] } },
+      { reply: { content: "Resumed fine." } },
+    ],
+  };
+  await startTinyWorld(script);
+  const raw = new RawClient(world!.env);
+  rawClients.push(raw);
+  const config = { model: "tiny-4k", availableTools: ["glob"], requestPermission: false, systemMessage: { mode: "replace", content: "Test agent." }, workingDirectory: world!.home };
+  await raw.request("models.list", {});
+  const { sessionId } = (await raw.request("session.create", config)).result as { sessionId: string };
+  await raw.request("session.send", { sessionId, prompt: "list files many times" });
+  const completed = await raw.waitFor(isEvent("session.compaction_complete"), 60_000);
+  const completedId = (completed.params as { event: { id: string } }).event.id;
+  const eventsPath = join(world!.home, "session-state", sessionId, "events.jsonl");
+  // Killed as soon as the compaction's line is on disk: its resume point may or may not be written yet.
+  await waitFor(() => existsSync(eventsPath) && readFileSync(eventsPath, "utf8").includes(completedId), "the compaction's line", 10_000);
+  await raw.close(true);
+  rawClients.length = 0;
+  const sent = loopRequests().length;
+  // Every complete line (the kill may have torn the last one).
+  const lines = readFileSync(eventsPath, "utf8").split("\n").slice(0, -1);
+  const compactions = lines.map((line) => JSON.parse(line) as { type: string; data: { success?: boolean; checkpointNumber?: number } }).filter((event) => event.type === "session.compaction_complete" && event.data.success);
+  expect(compactions.length).toBeGreaterThan(0);
+
+  const second = new RawClient(world!.env);
+  rawClients.push(second);
+  await second.request("models.list", {});
+  await second.request("session.resume", { sessionId, ...config, infiniteSessions: { enabled: false } });
+  const { events } = (await second.request("session.getMessages", { sessionId })).result as { events: Array<{ type: string; data: { eventCount?: number } }> };
+  expect(events.find((event) => event.type === "session.resume")?.data.eventCount).toBe(lines.length);
+  await second.request("session.send", { sessionId, prompt: "go on" });
+  await waitFor(() => loopRequests().length > sent, "the first request after the resume");
+  const rebuilt = loopRequests()[sent]!;
+  expect(rebuilt.messages[1]?.content).toContain(`<conversation_summary checkpoint="${compactions.at(-1)!.data.checkpointNumber}">`);
+  expect(toolCallsPaired(rebuilt)).toBe(true);
+  expect(rebuilt.messages.at(-1)?.content).toContain("go on");
   await second.request("session.abort", { sessionId });
 }, 120_000);
