@@ -4,7 +4,7 @@
  * checkpoint files, `enabled: false` compacts nothing, manual compaction, failing and hanging
  * summary calls, resume after compaction and SIGKILL during one.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CopilotClient, approveAll, type SessionEvent } from "@github/copilot-sdk";
@@ -283,6 +283,7 @@ it("a resumed compacted session reads only the events after its last compaction 
   // Everything before the last compaction becomes blank lines: only a resume that never reads it
   // still knows the task and the turns the compaction kept.
   writeFileSync(eventsPath, Buffer.concat([Buffer.alloc(point.lineStart - 1, 0x20), original.subarray(point.lineStart - 1)]));
+  expect(readFileSync(eventsPath).length).toBe(original.length);
 
   const resumer = client();
   await resumer.start();
@@ -295,8 +296,10 @@ it("a resumed compacted session reads only the events after its last compaction 
     systemMessage: { mode: "replace", content: "You are a test agent. Use read_chunk." },
     infiniteSessions: { enabled: false },
   });
-  // The head is put back for getMessages, which reads the whole file.
-  writeFileSync(eventsPath, Buffer.concat([original.subarray(0, point.lineStart), readFileSync(eventsPath).subarray(point.lineStart)]));
+  // The head is put back for getMessages, which reads the whole file (in place: the runtime is appending).
+  const handle = openSync(eventsPath, "r+");
+  writeSync(handle, original, 0, point.lineStart, 0);
+  closeSync(handle);
   await resumed.sendAndWait({ prompt: "continue please" }, 30_000);
   const after = loopRequests().at(-1)!;
   // Resumed without automatic compaction: the request is the history the last compaction left.

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { ephemeralEventTypes, type SessionEvent, type SessionEventData, type SessionEventOf, type SessionEventType } from "@tandem/protocol";
 import type { EventLog } from "../store/event-log.js";
 import { eventsArrayBytes, type ByteRange } from "../store/event-lines.js";
+import { persistenceFailed } from "../store/persistence-error.js";
 
 /** Receives every event of a session, already serialised (once) to JSON, with its type. */
 export interface EventSink {
@@ -149,7 +150,9 @@ export class SessionEmitter implements EventEmitterPort {
    */
   async persistedArrayBytes(prefix = "[", suffix = "]"): Promise<Buffer> {
     const { endOffset, pending } = await this.log.position();
-    return eventsArrayBytes(this.log.path, endOffset ?? this.restored.end, this.restored.excluded, pending, prefix, suffix);
+    return eventsArrayBytes(this.log.path, endOffset ?? this.restored.end, this.restored.excluded, pending, prefix, suffix).catch((error: unknown) => {
+      throw persistenceFailed(this.log.path, error, "read");
+    });
   }
 
   /** Makes everything emitted so far durable and releases the events file (session closed). */

@@ -95,7 +95,8 @@ async function readInto(path: string, bytes: Buffer, at: number, count: number):
       if (bytesRead === 0) break;
       filled += bytesRead;
     }
-    if (filled < count) throw Object.assign(new Error(`${path} is shorter than expected (${filled} < ${count} bytes)`), { code: "EIO" });
+    // The region ends with a complete line unless the file was changed behind the log's back (never send half a JSON text).
+    if (filled < count || bytes[at + count - 1] !== 0x0a) throw Object.assign(new Error(`${path} changed outside the runtime: no complete line ends at byte ${count}`), { code: "EIO" });
   } finally {
     await handle.close().catch(() => undefined);
   }

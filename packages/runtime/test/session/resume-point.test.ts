@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SessionEvent } from "@tandem/protocol";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ErrorCodes } from "../../src/errors.js";
 import { Logger } from "../../src/log.js";
 import { EventLog, readEventsFile } from "../../src/store/event-log.js";
 import { SessionEmitter } from "../../src/session/emitter.js";
@@ -205,6 +206,18 @@ describe("getMessages from the events file", () => {
     await reopened.log.flush();
     expect((await reopened.persistedArrayBytes()).toString("utf8")).toBe(`[${oldRead.arrayBody},${resume}]`);
     await reopened.close();
+  });
+});
+
+describe("getMessages when the file changed behind the runtime's back", () => {
+  it("is a PersistenceFailed error, never half a JSON text", async () => {
+    const session = openSession({ record: false });
+    for (let index = 0; index < 10; index++) session.turn(`part ${index}`);
+    await session.emitter.log.flush();
+    const text = readFileSync(eventsPath);
+    writeFileSync(eventsPath, text.subarray(0, text.length - 7));
+    await expect(session.emitter.persistedArrayBytes()).rejects.toMatchObject({ code: ErrorCodes.PersistenceFailed, data: { operation: "read" } });
+    await session.emitter.close();
   });
 });
 
