@@ -4,7 +4,7 @@
  * checkpoint files, `enabled: false` compacts nothing, manual compaction, failing and hanging
  * summary calls, resume after compaction and SIGKILL during one.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CopilotClient, approveAll, type SessionEvent } from "@github/copilot-sdk";
@@ -263,6 +263,57 @@ it("resumes a compacted session from its compacted history; getMessages still re
   expect(after.messages.filter((message) => message.role === "tool").length).toBeLessThan(40);
 }, 120_000);
 
+it("a resumed compacted session reads only the events after its last compaction (resume-point.json)", async () => {
+  await startTinyWorld("compaction-short");
+  const first = await tinySession();
+  const sessionId = first.sessionId;
+  await first.sendAndWait({ prompt: "read 40 chunks" }, 60_000);
+  const before = loopRequests().at(-1)!;
+  // Answered once the session is released, so once its last resume point is written.
+  await first.destroy();
+  await clients[0]!.stop();
+  clients.length = 0;
+
+  const dir = join(world!.home, "session-state", sessionId);
+  const eventsPath = join(dir, "events.jsonl");
+  const point = JSON.parse(readFileSync(join(dir, "resume-point.json"), "utf8")) as { lineStart: number; offset: number; eventId: string };
+  const original = readFileSync(eventsPath);
+  const eventCount = original.toString("utf8").trim().split("\n").length;
+  expect(JSON.parse(original.toString("utf8", point.lineStart, point.offset - 1))).toMatchObject({ id: point.eventId, type: "session.compaction_complete" });
+  // Everything before the last compaction becomes blank lines: only a resume that never reads it
+  // still knows the task and the turns the compaction kept.
+  writeFileSync(eventsPath, Buffer.concat([Buffer.alloc(point.lineStart - 1, 0x20), original.subarray(point.lineStart - 1)]));
+  expect(readFileSync(eventsPath).length).toBe(original.length);
+
+  const resumer = client();
+  await resumer.start();
+  await resumer.listModels();
+  const resumed = await resumer.resumeSession(sessionId, {
+    onPermissionRequest: approveAll,
+    tools: [readChunk],
+    model: "tiny-4k",
+    availableTools: ["read_chunk"],
+    systemMessage: { mode: "replace", content: "You are a test agent. Use read_chunk." },
+    infiniteSessions: { enabled: false },
+  });
+  // The head is put back for getMessages, which reads the whole file (in place: the runtime is appending).
+  const handle = openSync(eventsPath, "r+");
+  writeSync(handle, original, 0, point.lineStart, 0);
+  closeSync(handle);
+  await resumed.sendAndWait({ prompt: "continue please" }, 30_000);
+  const after = loopRequests().at(-1)!;
+  // Resumed without automatic compaction: the request is the history the last compaction left.
+  const compaction = JSON.parse(original.toString("utf8", point.lineStart, point.offset - 1)) as { data: { checkpointNumber: number } };
+  expect(after.messages[1]?.content).toContain(`<conversation_summary checkpoint="${compaction.data.checkpointNumber}">`);
+  expect(after.messages[1]?.content).toMatch(/<original_request>[^]*read 40 chunks\n<\/original_request>/);
+  const kept = after.messages.slice(2, -1).map((message) => message.content);
+  expect(kept.length).toBeGreaterThan(0);
+  expect([...before.messages.slice(1).map((message) => message.content), "All chunks read: done."].slice(-kept.length)).toEqual(kept);
+  const all = await resumed.getMessages();
+  expect(all.filter((event) => event.type === "tool.execution_complete")).toHaveLength(40);
+  expect(all.find((event) => event.type === "session.resume")?.data).toMatchObject({ eventCount });
+}, 120_000);
+
 const overflow = { status: 400, type: "invalid_request_error", message: "This model's maximum context length is 3000 tokens. However, your messages resulted in 3200 tokens." };
 
 function overflowScript(times: number | undefined): Script {
@@ -353,5 +404,50 @@ it("a runtime killed (SIGKILL) during a compaction leaves the session usable wit
   expect(rebuilt.messages.filter((message) => message.role === "tool")).toHaveLength(events.filter((event) => event.type === "tool.execution_complete").length);
   expect(rebuilt.messages.at(-1)?.content).toContain("go on");
   expect(rebuilt.messages.every((message, index) => index === 0 || message.role !== "system")).toBe(true);
+  await second.request("session.abort", { sessionId });
+}, 120_000);
+
+it("a runtime killed (SIGKILL) right after a compaction, its resume point maybe unwritten, resumes with the compacted history", async () => {
+  const script: Script = {
+    name: "compaction-kill-after",
+    sequential: true,
+    byContent: [{ contains: summaryPhrase, reply: { content: "SUMMARY-{{hit}}. Task: list files many times." } }],
+    steps: [
+      { times: 60, reply: { content: "Listing.", toolCalls: [{ name: "glob", arguments: { pattern: "*.none" } }] } },
+      { reply: { content: "Resumed fine." } },
+    ],
+  };
+  await startTinyWorld(script);
+  const raw = new RawClient(world!.env);
+  rawClients.push(raw);
+  const config = { model: "tiny-4k", availableTools: ["glob"], requestPermission: false, systemMessage: { mode: "replace", content: "Test agent." }, workingDirectory: world!.home };
+  await raw.request("models.list", {});
+  const { sessionId } = (await raw.request("session.create", config)).result as { sessionId: string };
+  await raw.request("session.send", { sessionId, prompt: "list files many times" });
+  const completed = await raw.waitFor(isEvent("session.compaction_complete"), 60_000);
+  const completedId = (completed.params as { event: { id: string } }).event.id;
+  const eventsPath = join(world!.home, "session-state", sessionId, "events.jsonl");
+  // Killed as soon as the compaction's line is on disk: its resume point may or may not be written yet.
+  await waitFor(() => existsSync(eventsPath) && readFileSync(eventsPath, "utf8").includes(completedId), "the compaction's line", 10_000);
+  await raw.close(true);
+  rawClients.length = 0;
+  const sent = loopRequests().length;
+  // Every complete line (the kill may have torn the last one).
+  const lines = readFileSync(eventsPath, "utf8").split("\n").slice(0, -1);
+  const compactions = lines.map((line) => JSON.parse(line) as { type: string; data: { success?: boolean; checkpointNumber?: number } }).filter((event) => event.type === "session.compaction_complete" && event.data.success);
+  expect(compactions.length).toBeGreaterThan(0);
+
+  const second = new RawClient(world!.env);
+  rawClients.push(second);
+  await second.request("models.list", {});
+  await second.request("session.resume", { sessionId, ...config, infiniteSessions: { enabled: false } });
+  const { events } = (await second.request("session.getMessages", { sessionId })).result as { events: Array<{ type: string; data: { eventCount?: number } }> };
+  expect(events.find((event) => event.type === "session.resume")?.data.eventCount).toBe(lines.length);
+  await second.request("session.send", { sessionId, prompt: "go on" });
+  await waitFor(() => loopRequests().length > sent, "the first request after the resume");
+  const rebuilt = loopRequests()[sent]!;
+  expect(rebuilt.messages[1]?.content).toContain(`<conversation_summary checkpoint="${compactions.at(-1)!.data.checkpointNumber}">`);
+  expect(toolCallsPaired(rebuilt)).toBe(true);
+  expect(rebuilt.messages.at(-1)?.content).toContain("go on");
   await second.request("session.abort", { sessionId });
 }, 120_000);

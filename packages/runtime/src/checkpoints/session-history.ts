@@ -132,14 +132,14 @@ export class SessionHistory {
     if (this.host.busy) return { fileChangeTrackingEnabled, unavailableReason: "session-busy", points: [] };
     await this.work;
     const store = fileChangeTrackingEnabled ? await this.checkpoints() : undefined;
-    const turns = this.timeline().live.filter((entry) => entry.turn);
+    const turns = (await this.timeline()).live.filter((entry) => entry.turn);
     const points = await Promise.all(turns.map((entry) => this.pointOf(entry, store)));
     return { fileChangeTrackingEnabled, points };
   }
 
   /** The files a `conversation-and-files` rewind to `eventId` would change. */
   async previewRewind(eventId: string): Promise<RewindPreview> {
-    this.liveTurn(this.timeline(), eventId);
+    this.liveTurn(await this.timeline(), eventId);
     if (this.host.busy) return { available: false, reason: "session-busy", fileCount: 0, files: [] };
     await this.work;
     const start = await this.startCheckpoint(eventId);
@@ -155,7 +155,7 @@ export class SessionHistory {
     await this.work;
     // A message may have arrived while the checkpoints settled.
     if (this.host.busy) return { outcome: "session-busy", ...unchanged };
-    const timeline = this.timeline();
+    const timeline = await this.timeline();
     this.liveTurn(timeline, eventId);
     let restoredFiles: string[] = [];
     if (mode === "conversation-and-files") {
@@ -173,15 +173,15 @@ export class SessionHistory {
   async truncate(eventId: string): Promise<{ eventsRemoved: number }> {
     if (this.host.busy) throw new TandemError(ErrorCodes.SessionBusy, `Session ${this.host.sessionId} is busy: truncate its history once it is idle.`, { sessionId: this.host.sessionId });
     await this.work;
-    const timeline = this.timeline();
+    const timeline = await this.timeline();
     if (!timeline.live.some((entry) => entry.id === eventId)) throw notInConversation(eventId, "event");
     return { eventsRemoved: this.truncateTo(timeline, eventId) };
   }
 
   /** The conversation's persisted events as a rebuilder (rewinds applied). */
-  timeline(): HistoryRebuilder {
+  async timeline(): Promise<HistoryRebuilder> {
     const rebuilder = new HistoryRebuilder();
-    for (const event of JSON.parse(this.host.emitter.persistedArrayJson()) as SessionEvent[]) rebuilder.add(event);
+    for (const event of JSON.parse((await this.host.emitter.persistedArrayBytes()).toString("utf8")) as SessionEvent[]) rebuilder.add(event);
     return rebuilder;
   }
 

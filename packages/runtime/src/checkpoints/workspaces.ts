@@ -70,7 +70,7 @@ export class SessionWorkspaceView {
     const store = await this.host.history.checkpoints();
     if (!store) return { checkpoints: [] };
     await this.host.history.settled();
-    const prompts = this.prompts();
+    const prompts = await this.prompts();
     return {
       checkpoints: store.all.map((checkpoint) => ({
         number: checkpoint.number,
@@ -93,7 +93,7 @@ export class SessionWorkspaceView {
       "",
       `ref: ${checkpoint.ref}`,
       `commit: ${checkpoint.commit}`,
-      `turn: ${this.prompts().get(checkpoint.eventId) ?? "(no longer in the conversation)"}`,
+      `turn: ${(await this.prompts()).get(checkpoint.eventId) ?? "(no longer in the conversation)"}`,
       "",
       previous ? `Files changed since checkpoint ${previous.number}: ${changes.length}` : "The first checkpoint of the session.",
       ...changes.map((change) => `- ${change.changeType} ${change.path} (+${change.linesAdded} -${change.linesRemoved})`),
@@ -131,9 +131,9 @@ export class SessionWorkspaceView {
   }
 
   /** The prompt of every root turn still in the conversation, by its event id. */
-  private prompts(): Map<string, string> {
+  private async prompts(): Promise<Map<string, string>> {
     const prompts = new Map<string, string>();
-    for (const entry of this.host.history.timeline().live) {
+    for (const entry of (await this.host.history.timeline()).live) {
       if (entry.turn) prompts.set(entry.id, entry.turn.userMessage.split("\n")[0]?.slice(0, 80) ?? "");
     }
     return prompts;

@@ -5,19 +5,33 @@ import { AbstractMessageWriter, type Message, type MessageWriter } from "vscode-
  * events file) and that same text is spliced into wire messages.
  */
 export class PreSerializedJson {
-  constructor(readonly json: string) {}
+  /** JSON text, or its UTF-8 bytes (a result read from a file goes to the wire without being decoded). */
+  constructor(readonly json: string | Buffer) {}
 }
+
+/** A message's JSON as text, or as bytes between two texts (a pre-serialised body given as bytes). */
+export type EncodedMessage = string | readonly [head: string, body: Buffer, tail: string];
 
 /** Serialises a JSON-RPC message, splicing in pre-serialised params or results. */
 export function encodeMessage(message: Message): string {
+  const encoded = encodeMessageParts(message);
+  return typeof encoded === "string" ? encoded : `${encoded[0]}${encoded[1].toString("utf8")}${encoded[2]}`;
+}
+
+/** Like {@link encodeMessage}, but a pre-serialised body given as bytes stays bytes. */
+export function encodeMessageParts(message: Message): EncodedMessage {
   const candidate = message as { id?: unknown; method?: string; params?: unknown; result?: unknown };
   if (candidate.params instanceof PreSerializedJson && typeof candidate.method === "string") {
-    return `{"jsonrpc":"2.0","method":${JSON.stringify(candidate.method)},"params":${candidate.params.json}}`;
+    return splice(`{"jsonrpc":"2.0","method":${JSON.stringify(candidate.method)},"params":`, candidate.params.json);
   }
   if (candidate.result instanceof PreSerializedJson) {
-    return `{"jsonrpc":"2.0","id":${JSON.stringify(candidate.id ?? null)},"result":${candidate.result.json}}`;
+    return splice(`{"jsonrpc":"2.0","id":${JSON.stringify(candidate.id ?? null)},"result":`, candidate.result.json);
   }
   return JSON.stringify(message);
+}
+
+function splice(head: string, json: string | Buffer): EncodedMessage {
+  return typeof json === "string" ? `${head}${json}}` : [head, json, "}"];
 }
 
 /** How much one client may have outstanding (bytes queued here plus bytes the stream still holds). */
@@ -86,7 +100,7 @@ export interface WriterPressureHandlers {
 export class FramedMessageWriter extends AbstractMessageWriter implements MessageWriter {
   private errorCount = 0;
   /** Frames not yet written, from `queueHead` on (an index, so taking a frame is O(1)). */
-  private queued: Array<{ text: string; bytes: number }> = [];
+  private queued: Array<{ data: string | Buffer; bytes: number }> = [];
   private queueHead = 0;
   private queuedBytes = 0;
   private flushScheduled = false;
@@ -119,8 +133,20 @@ export class FramedMessageWriter extends AbstractMessageWriter implements Messag
   }
 
   write(message: Message): Promise<void> {
-    this.writeJson(encodeMessage(message));
+    const encoded = encodeMessageParts(message);
+    if (typeof encoded === "string") this.writeJson(encoded);
+    else this.writeParts(encoded);
     return this.drained ?? Promise.resolve();
+  }
+
+  /** Queues one message given as text, bytes, text (the bytes are never decoded). */
+  private writeParts([head, body, tail]: readonly [string, Buffer, string]): void {
+    if (!this.admit("message")) return;
+    const jsonBytes = Buffer.byteLength(head, "utf8") + body.length + Buffer.byteLength(tail, "utf8");
+    const header = `Content-Length: ${jsonBytes}\r\n\r\n`;
+    this.enqueue(header + head, header.length + Buffer.byteLength(head, "utf8"));
+    this.enqueue(body, body.length);
+    this.enqueue(tail, Buffer.byteLength(tail, "utf8"));
   }
 
   /**
@@ -128,6 +154,15 @@ export class FramedMessageWriter extends AbstractMessageWriter implements Messag
    * frame is dropped when the client is behind. Returns whether the frame was queued.
    */
   writeJson(json: string, kind: "message" | "progress" = "message"): boolean {
+    if (!this.admit(kind)) return false;
+    const jsonBytes = Buffer.byteLength(json, "utf8");
+    const header = `Content-Length: ${jsonBytes}\r\n\r\n`;
+    this.enqueue(header + json, header.length + jsonBytes);
+    return true;
+  }
+
+  /** Whether a frame of this kind may be queued now (see the class comment: budget and overflow). */
+  private admit(kind: "message" | "progress"): boolean {
     if (this.stopped) return false;
     const unwritten = this.unwrittenBytes;
     if (unwritten > this.limits.disconnectBytes) {
@@ -144,15 +179,16 @@ export class FramedMessageWriter extends AbstractMessageWriter implements Messag
       return false;
     }
     if (kind === "progress") this.droppingProgress = false;
-    const jsonBytes = Buffer.byteLength(json, "utf8");
-    const header = `Content-Length: ${jsonBytes}\r\n\r\n`;
-    this.queued.push({ text: header + json, bytes: header.length + jsonBytes });
-    this.queuedBytes += header.length + jsonBytes;
+    return true;
+  }
+
+  private enqueue(data: string | Buffer, bytes: number): void {
+    this.queued.push({ data, bytes });
+    this.queuedBytes += bytes;
     if (!this.flushScheduled && !this.drained) {
       this.flushScheduled = true;
       setImmediate(this.flushNow);
     }
-    return true;
   }
 
   private readonly flushNow = (): void => this.flush();
@@ -163,7 +199,7 @@ export class FramedMessageWriter extends AbstractMessageWriter implements Messag
     while (this.queueHead < this.queued.length && !this.drained && !this.stopped) {
       const batch = this.takeBatch();
       try {
-        if (!this.stream.write(batch, "utf8")) this.waitForDrain();
+        if (!(typeof batch === "string" ? this.stream.write(batch, "utf8") : this.stream.write(batch))) this.waitForDrain();
       } catch (error) {
         this.stop();
         this.fireError(error as Error, undefined, ++this.errorCount);
@@ -176,16 +212,29 @@ export class FramedMessageWriter extends AbstractMessageWriter implements Messag
     this.stream.end();
   }
 
-  private takeBatch(): string {
+  /** The next write: text frames batched, or one byte chunk alone. */
+  private takeBatch(): string | Buffer {
     const frames: string[] = [];
     let bytes = 0;
     while (this.queueHead < this.queued.length) {
       const frame = this.queued[this.queueHead];
       if (!frame || (frames.length > 0 && bytes + frame.bytes > MAX_BATCH_BYTES)) break;
-      frames.push(frame.text);
+      if (typeof frame.data !== "string") {
+        if (frames.length > 0) break;
+        this.queueHead++;
+        this.release(frame.bytes);
+        return frame.data;
+      }
+      frames.push(frame.data);
       bytes += frame.bytes;
       this.queueHead++;
     }
+    this.release(bytes);
+    return frames.length === 1 ? (frames[0] ?? "") : frames.join("");
+  }
+
+  /** Accounts for `bytes` taken off the queue, and compacts the queue. */
+  private release(bytes: number): void {
     this.queuedBytes -= bytes;
     if (this.queueHead === this.queued.length) {
       this.queued = [];
@@ -194,7 +243,6 @@ export class FramedMessageWriter extends AbstractMessageWriter implements Messag
       this.queued = this.queued.slice(this.queueHead);
       this.queueHead = 0;
     }
-    return frames.length === 1 ? (frames[0] ?? "") : frames.join("");
   }
 
   private waitForDrain(): void {

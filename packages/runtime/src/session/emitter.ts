@@ -1,10 +1,22 @@
 import { randomUUID } from "node:crypto";
 import { ephemeralEventTypes, type SessionEvent, type SessionEventData, type SessionEventOf, type SessionEventType } from "@tandem/protocol";
 import type { EventLog } from "../store/event-log.js";
+import { eventsArrayBytes, type ByteRange } from "../store/event-lines.js";
+import { persistenceFailed } from "../store/persistence-error.js";
 
 /** Receives every event of a session, already serialised (once) to JSON, with its type. */
 export interface EventSink {
   deliverSessionEvent(sessionId: string, eventJson: string, eventType?: string): void;
+}
+
+/** What resume read from the events file. */
+export interface RestoredEvents {
+  /** How many readable events. */
+  count: number;
+  /** The offset past the last complete line read. */
+  end: number;
+  /** Unreadable or blank lines, left out of the events (sorted). */
+  excluded: readonly ByteRange[];
 }
 
 /** A listener inside the runtime (sub-systems and tests), called synchronously. */
@@ -53,11 +65,10 @@ export class ScopedEmitter implements EventEmitterPort {
 export class SessionEmitter implements EventEmitterPort {
   private readonly sinks = new Set<EventSink>();
   private readonly listeners = new Set<EventListener>();
-  /** The JSON text of every event persisted since the session was opened (what `getMessages` returns, after the restored ones). */
-  private readonly persistedJson: string[] = [];
-  /** Events read from disk at resume, as comma-joined JSON text, and how many there are. */
-  private restoredBody = "";
-  private restoredCount = 0;
+  /** How many events were persisted since the session was opened. */
+  private emittedCount = 0;
+  /** What resume read from the events file: how many events, up to which offset, and the unreadable lines it left out. */
+  private restored: RestoredEvents = { count: 0, end: 0, excluded: [] };
 
   constructor(
     readonly sessionId: string,
@@ -107,7 +118,7 @@ export class SessionEmitter implements EventEmitterPort {
     this.lastEventId = id;
     const json = JSON.stringify(event);
     if (!ephemeral) {
-      this.persistedJson.push(json);
+      this.emittedCount++;
       this.log.append(json);
     }
     for (const sink of this.sinks) sink.deliverSessionEvent(this.sessionId, json, type);
@@ -122,21 +133,26 @@ export class SessionEmitter implements EventEmitterPort {
     return event;
   }
 
-  /** Takes the events read from disk when a session is resumed (comma-joined JSON text). */
-  restorePersisted(arrayBody: string, count: number): void {
-    this.restoredBody = arrayBody;
-    this.restoredCount = count;
+  /** Takes what resume read from the events file. */
+  restorePersisted(restored: RestoredEvents): void {
+    this.restored = restored;
   }
 
   /** How many events are persisted. */
   get persistedCount(): number {
-    return this.restoredCount + this.persistedJson.length;
+    return this.restored.count + this.emittedCount;
   }
 
-  /** The persisted events as one JSON array text (no re-serialisation). */
-  persistedArrayJson(): string {
-    const separator = this.restoredBody && this.persistedJson.length > 0 ? "," : "";
-    return `[${this.restoredBody}${separator}${this.persistedJson.join(",")}]`;
+  /**
+   * The persisted events as the UTF-8 bytes of a JSON array between `prefix` and `suffix`: the
+   * events file's lines (never parsed or re-serialised; see `resume-point.ts`) followed by the
+   * events not yet written.
+   */
+  async persistedArrayBytes(prefix = "[", suffix = "]"): Promise<Buffer> {
+    const { endOffset, pending } = await this.log.position();
+    return eventsArrayBytes(this.log.path, endOffset ?? this.restored.end, this.restored.excluded, pending, prefix, suffix).catch((error: unknown) => {
+      throw persistenceFailed(this.log.path, error, "read");
+    });
   }
 
   /** Makes everything emitted so far durable and releases the events file (session closed). */

@@ -26,6 +26,14 @@ export interface RebuiltSession {
   cwd?: string;
 }
 
+/** A {@link HistoryRebuilder}'s state as plain data (see `snapshot`). */
+export interface HistorySnapshot {
+  messages: ConversationMessage[];
+  toolNames: Array<[string, string]>;
+  followUps: string[];
+  fields: Omit<RebuiltSession, "messages">;
+}
+
 /** A persisted event that still belongs to the conversation (not removed by a rewind). */
 export interface LiveEvent {
   id: string;
@@ -54,6 +62,28 @@ export class HistoryRebuilder {
   private followUps: string[] = [];
   /** The persisted events still in the conversation, in order (`session.snapshot_rewind` removes a suffix). */
   readonly live: LiveEvent[] = [];
+  /** Rewinds whose target was not among `live` (a rebuilder restored from a snapshot knows only the later events). */
+  unresolvedRewinds = 0;
+
+  /**
+   * The state after the events added so far, as plain data (JSON-safe) that {@link restore} takes
+   * back: everything the events after them need, except `live` (rewind targets), which grows with
+   * every event.
+   */
+  snapshot(): HistorySnapshot {
+    const { messages: _messages, ...fields } = this.rebuilt;
+    return { messages: this.messages, toolNames: [...this.toolNames], followUps: this.followUps, fields };
+  }
+
+  /** A rebuilder that continues from a {@link snapshot} (with an empty `live`). */
+  static restore(snapshot: HistorySnapshot): HistoryRebuilder {
+    const rebuilder = new HistoryRebuilder();
+    rebuilder.messages.push(...snapshot.messages);
+    for (const [id, name] of snapshot.toolNames) rebuilder.toolNames.set(id, name);
+    rebuilder.followUps = [...snapshot.followUps];
+    Object.assign(rebuilder.rebuilt, snapshot.fields);
+    return rebuilder;
+  }
 
   /** Takes the next persisted event. */
   add(event: SessionEvent): void {
@@ -145,12 +175,14 @@ export class HistoryRebuilder {
   private rewindTo(eventId: string): void {
     const index = this.live.findLastIndex((entry) => entry.id === eventId);
     const target = this.live[index];
-    if (target) {
-      this.messages.length = target.messagesBefore;
-      this.live.length = index;
-      this.followUps = [];
-      this.toolNames.clear();
+    if (!target) {
+      this.unresolvedRewinds++;
+      return;
     }
+    this.messages.length = target.messagesBefore;
+    this.live.length = index;
+    this.followUps = [];
+    this.toolNames.clear();
   }
 
   private flushFollowUps(): void {

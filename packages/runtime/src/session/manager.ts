@@ -1,19 +1,18 @@
 import { randomUUID } from "node:crypto";
 import { stat } from "node:fs/promises";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { ReasoningEffort, type AgentMode, type SessionCreateParams, type SessionEvent, type SessionLifecycleEvent, type SessionMetadata, type SessionResumeParams } from "@tandem/protocol";
 import { ErrorCodes, errorMessage, invalidParams, sessionNotFound, TandemError } from "../errors.js";
 import { persistenceFailed } from "../store/persistence-error.js";
 import type { Logger } from "../log.js";
 import type { RetryPolicy } from "../loop/retry.js";
 import type { ModelClient } from "../providers/types.js";
-import { readEventsFile } from "../store/event-log.js";
 import type { SessionStore } from "../store/session-store.js";
 import { validateToolConfig } from "../tools/registry.js";
 import type { ClientPort } from "./client-port.js";
 import { registrationOf } from "./clients.js";
-import { SessionEmitter } from "./emitter.js";
-import { HistoryRebuilder } from "./history.js";
+import { SessionEmitter, type RestoredEvents } from "./emitter.js";
+import { replaySession, ResumePointRecorder, resumePointFileName } from "./resume-point.js";
 import { createSessionWorktree } from "../checkpoints/worktree.js";
 import { Session, type SessionServices } from "./session.js";
 import { compactionSettings } from "../compaction/config.js";
@@ -53,6 +52,8 @@ export class SessionManager {
   private readonly live = new Map<string, Session>();
   private readonly opening = new Map<string, Promise<Session>>();
   private readonly updateScheduled = new Set<string>();
+  /** Each live session's resume-point writer (awaited when the session is released). */
+  private readonly resumePoints = new Map<string, ResumePointRecorder>();
   private foregroundId: string | undefined;
 
   constructor(private readonly options: SessionManagerOptions) {}
@@ -167,6 +168,8 @@ export class SessionManager {
     if (!session) return;
     this.live.delete(sessionId);
     await session.shutdown();
+    await this.resumePoints.get(sessionId)?.settled();
+    this.resumePoints.delete(sessionId);
     const lostEvents = session.emitter.log.failure;
     const workspaceFailure = await this.options.store.writeWorkspace(this.workspaceInfo(session)).then(
       () => undefined,
@@ -212,6 +215,8 @@ export class SessionManager {
       session.pending.abandonAll("destroyed");
       await session.toolset.dispose();
       await session.emitter.close();
+      await this.resumePoints.get(sessionId)?.settled();
+      this.resumePoints.delete(sessionId);
     }
     const deleted = await this.options.store.delete(sessionId);
     if (!deleted && !session) return { success: false, error: `Session not found: ${sessionId}` };
@@ -280,8 +285,7 @@ export class SessionManager {
     workingDirectory: string,
     restored:
       | {
-          arrayBody: string;
-          count: number;
+          events: RestoredEvents;
           lastEventId: string | null;
           startTime: Date;
           summary?: string;
@@ -297,7 +301,10 @@ export class SessionManager {
     const { store } = this.options;
     const workspacePath = await store.createSessionDir(sessionId);
     const emitter = new SessionEmitter(sessionId, store.openEventLog(sessionId), restored?.lastEventId ?? null, () => this.scheduleUpdated(sessionId));
-    if (restored) emitter.restorePersisted(restored.arrayBody, restored.count);
+    if (restored) emitter.restorePersisted(restored.events);
+    const resumePoints = new ResumePointRecorder(emitter.log, this.resumePointPath(sessionId), this.options.logger);
+    emitter.addListener((event) => resumePoints.observe(event));
+    this.resumePoints.set(sessionId, resumePoints);
     const session = new Session({
       sessionId,
       config,
@@ -322,21 +329,17 @@ export class SessionManager {
     const { sessionId } = params;
     const { store, logger } = this.options;
     if (!(await store.exists(sessionId))) throw sessionNotFound(sessionId);
-    const history = new HistoryRebuilder();
-    let approveAll = false;
-    const { arrayBody, count, skippedLines } = await readEventsFile<SessionEvent>(store.eventsPath(sessionId), logger, (event) => {
-      history.add(event);
-      if (event.type === "session.permissions_changed") approveAll = event.data.mode === "allow-all";
-    });
+    const replay = await replaySession(store.eventsPath(sessionId), this.resumePointPath(sessionId), logger);
+    const { count, skippedLines, approveAll, excluded, end } = replay;
     if (skippedLines > 0) logger.warn(`session ${sessionId}: ${skippedLines} unreadable line(s) skipped while resuming`);
-    const rebuilt = history.finish();
+    if (replay.resumedFrom !== undefined) logger.debug(`session ${sessionId}: resumed from its resume point at byte ${replay.resumedFrom} (${replay.bytesRead} bytes read)`);
+    const rebuilt = replay.history.finish();
     const workspace = await store.readWorkspace(sessionId);
     const workingDirectory = await checkDirectory(params.workingDirectory ?? rebuilt.cwd ?? workspace?.cwd);
     // A resume that names no reasoning effort keeps the one the session last used.
     const reasoningEffort = params.reasoningEffort ?? ReasoningEffort.safeParse(rebuilt.reasoningEffort).data;
     return this.open(sessionId, { ...params, ...(reasoningEffort ? { reasoningEffort } : {}) }, workingDirectory, {
-      arrayBody,
-      count,
+      events: { count, end, excluded },
       lastEventId: rebuilt.lastEventId,
       startTime: new Date(rebuilt.startTime ?? workspace?.created_at ?? Date.now()),
       summary: workspace?.summary ?? rebuilt.firstPrompt,
@@ -347,6 +350,10 @@ export class SessionManager {
       selectedAgent: rebuilt.selectedAgent,
       messages: rebuilt.messages,
     });
+  }
+
+  private resumePointPath(sessionId: string): string {
+    return join(this.options.store.sessionDir(sessionId), resumePointFileName);
   }
 
   private sessionServices(): SessionServices {

@@ -490,9 +490,9 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
     return dropped;
   }
 
-  /** The `session.getMessages` result as JSON text: the persisted events, never re-serialised. */
-  eventsJson(): string {
-    return `{"events":${this.emitter.persistedArrayJson()}}`;
+  /** The `session.getMessages` result as JSON (UTF-8 bytes): the persisted events, never re-serialised. */
+  eventsJson(): Promise<Buffer> {
+    return this.emitter.persistedArrayBytes(`{"events":[`, "]}");
   }
 
   /** Aborts work, writes `session.shutdown` and makes the log durable. */

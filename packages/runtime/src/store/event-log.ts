@@ -63,6 +63,8 @@ export class EventLog {
   /** The chain of writes; each write waits for the previous one. */
   private writing: Promise<void> = Promise.resolve();
   private closed = false;
+  /** The file was opened here once (so `endOffset` is known, also after `close`). */
+  private opened = false;
 
   constructor(
     readonly path: string,
@@ -113,6 +115,15 @@ export class EventLog {
     if (this.pending.length === 0 && !durable && !this.currentFailure) return this.writing;
     this.writing = this.writing.then(() => this.attempt(durable));
     return this.writing;
+  }
+
+  /**
+   * Once the writes under way are done: the end of the file's last complete line written through
+   * this log (undefined while the file was never opened here) and the lines not yet written, in
+   * order. The file's first `endOffset` bytes followed by `pending` are every line appended so far.
+   */
+  position(): Promise<{ endOffset: number | undefined; pending: readonly string[] }> {
+    return this.writing.then(() => ({ endOffset: this.opened ? this.endOffset : undefined, pending: [...this.pending] }));
   }
 
   /** Flushes and closes the file; lines that still cannot be written are logged as lost. */
@@ -231,6 +242,7 @@ export class EventLog {
         await handle.truncate(end);
       }
       this.endOffset = end;
+      this.opened = true;
     } catch (error) {
       await handle.close().catch(() => undefined);
       throw error;

@@ -3,7 +3,7 @@ import { rename, rm, writeFile } from "node:fs/promises";
 import { errorMessage, ErrorCodes, TandemError } from "../errors.js";
 
 /** What was being done to a session file when it failed. */
-export type PersistenceOperation = "open" | "write" | "truncate" | "datasync" | "rename" | "delete";
+export type PersistenceOperation = "open" | "read" | "write" | "truncate" | "datasync" | "rename" | "delete";
 
 /**
  * A session file could not be written (ENOSPC, EIO, EDQUOT, EROFS…): a `PersistenceFailed` error

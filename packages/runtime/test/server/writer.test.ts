@@ -1,6 +1,6 @@
 import { createServer, connect, type Server, type Socket } from "node:net";
 import { afterEach, expect, it } from "vitest";
-import { FramedMessageWriter } from "../../src/server/writer.js";
+import { FramedMessageWriter, PreSerializedJson } from "../../src/server/writer.js";
 
 let server: Server | undefined;
 const sockets: Socket[] = [];
@@ -84,3 +84,23 @@ it("reports a broken connection as an error and close, never as a throw", async 
   expect(closed).toBe(true);
   expect(writer.writeJson(frame(10))).toBe(false);
 });
+
+it("frames a result given as bytes (never decoded) between text frames, with its byte length", async () => {
+  const { writing, peer } = await socketPair();
+  const writer = new FramedMessageWriter(writing);
+  const body = Buffer.from(`{"events":[{"text":"ünïcödé ✓"}]}`);
+  writer.writeJson('{"jsonrpc":"2.0","method":"a"}');
+  void writer.write({ jsonrpc: "2.0", id: 7, result: new PreSerializedJson(body) } as never);
+  writer.writeJson('{"jsonrpc":"2.0","method":"b"}');
+  const received: Buffer[] = [];
+  peer.on("data", (chunk: Buffer) => received.push(chunk));
+  peer.resume();
+  const expected = ['{"jsonrpc":"2.0","method":"a"}', `{"jsonrpc":"2.0","id":7,"result":${body.toString("utf8")}}`, '{"jsonrpc":"2.0","method":"b"}'];
+  const wire = expected.map((json) => `Content-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`).join("");
+  await waitUntil(() => Buffer.concat(received).length >= Buffer.byteLength(wire));
+  expect(Buffer.concat(received).toString("utf8")).toBe(wire);
+});
+
+async function waitUntil(predicate: () => boolean): Promise<void> {
+  for (let tries = 0; tries < 200 && !predicate(); tries++) await new Promise((resolve) => setTimeout(resolve, 10));
+}

@@ -16,7 +16,7 @@ export function registerSessionLifecycleMethods(table: MethodTable, runtime: Run
     return { success: true };
   });
   // The events are spliced in as stored JSON text (100k events would otherwise be re-serialised).
-  table.on(SessionGetMessages, ({ sessionId }) => new PreSerializedJson(sessions.get(sessionId).eventsJson()) as never);
+  table.on(SessionGetMessages, async ({ sessionId }) => new PreSerializedJson(await sessions.get(sessionId).eventsJson()) as never);
   table.on(SessionDestroy, async ({ sessionId }, client) => {
     await sessions.release(sessionId, client);
     return { success: true };
