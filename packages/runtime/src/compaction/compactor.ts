@@ -80,6 +80,8 @@ export class SessionCompactor implements ContextManager {
   /** Tokens right after the last compaction, when it could not get under the background threshold. */
   private stuckAt: number | undefined;
   private disposed = false;
+  /** Whether `usage` has reported before (the first report is `isInitial`). */
+  private usageReported = false;
   /** Counts applied compactions, so usage reported for a request made before one is ignored. */
   private epoch = 0;
   private epochAtPrepare = 0;
@@ -113,7 +115,20 @@ export class SessionCompactor implements ContextManager {
   }
 
   usage(frame: RequestFrame): ContextUsage {
-    return { tokenLimit: this.tokenLimit, currentTokens: this.currentTokens(frame), messagesLength: this.host.messages.length };
+    const currentTokens = this.currentTokens(frame);
+    const systemTokens = this.estimator.system(frame.system);
+    const toolDefinitionsTokens = this.estimator.tools(frame.tools);
+    const isInitial = !this.usageReported;
+    this.usageReported = true;
+    return {
+      tokenLimit: this.tokenLimit,
+      currentTokens,
+      messagesLength: this.host.messages.length,
+      systemTokens,
+      conversationTokens: Math.max(0, currentTokens - systemTokens - toolDefinitionsTokens),
+      toolDefinitionsTokens,
+      isInitial,
+    };
   }
 
   recordUsage(usage: ModelUsage, historyLength: number): void {
@@ -286,7 +301,7 @@ export class SessionCompactor implements ContextManager {
       compactionTokensUsed: { input: response.usage.inputTokens ?? 0, output: response.usage.outputTokens ?? 0, cachedInput: response.usage.cacheReadTokens ?? 0 },
       ...(response.providerCallId ? { requestId: response.providerCallId } : {}),
     });
-    host.emitter.emit("session.usage_info", { tokenLimit: limit, currentTokens: after, messagesLength: host.messages.length });
+    host.emitter.emit("session.usage_info", this.usage(this.lastFrame));
     return { kind: "compacted", tokensRemoved: Math.max(0, before - after), messagesRemoved: prefix.length };
   }
 }

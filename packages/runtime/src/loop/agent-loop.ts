@@ -143,14 +143,7 @@ async function runTurn(host: LoopHost, interactionId: string, turn: number, sign
     arguments: parseToolArguments(call.rawArguments),
     type: "function" as const,
   }));
-  host.emitter.emit("assistant.message", {
-    messageId,
-    content: response.text,
-    toolRequests,
-    interactionId,
-    ...reasoningEventFields(response.reasoning),
-    ...(response.usage.outputTokens !== undefined ? { outputTokens: response.usage.outputTokens } : {}),
-  });
+  // Usage first, then the message (the reference's order, facts §4(a)).
   host.emitter.emit("assistant.usage", {
     model: host.model,
     inputTokens: response.usage.inputTokens ?? 0,
@@ -164,6 +157,17 @@ async function runTurn(host: LoopHost, interactionId: string, turn: number, sign
     ...(response.providerCallId ? { providerCallId: response.providerCallId } : {}),
     quotaSnapshots: {},
     ...(host.reasoningEffort ? { reasoningEffort: host.reasoningEffort } : {}),
+  });
+  host.emitter.emit("assistant.message", {
+    messageId,
+    content: response.text,
+    toolRequests,
+    interactionId,
+    model: host.model,
+    turnId: String(turn),
+    ...(response.responseId ? { apiCallId: response.responseId } : {}),
+    ...reasoningEventFields(response.reasoning),
+    ...(response.usage.outputTokens !== undefined ? { outputTokens: response.usage.outputTokens } : {}),
   });
   host.messages.push({ role: "assistant", content: response.text, toolCalls: response.toolCalls, reasoning: response.reasoning });
   if (response.toolCalls.length === 0) return "stop";

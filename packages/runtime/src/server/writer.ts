@@ -118,8 +118,12 @@ export class FramedMessageWriter extends AbstractMessageWriter implements Messag
     return this.queuedBytes + ((this.stream as { writableLength?: number }).writableLength ?? 0);
   }
 
+  /** Called after each message written through `write` (a response or request) is queued. */
+  afterQueued: ((message: Message) => void) | undefined;
+
   write(message: Message): Promise<void> {
     this.writeJson(encodeMessage(message));
+    this.afterQueued?.(message);
     return this.drained ?? Promise.resolve();
   }
 

@@ -1,0 +1,103 @@
+/**
+ * The event stream in the reference runtime's order and shape (facts §4, the conformance report),
+ * seen through the official SDKs' session handlers: `session.start` / `session.resume` reach the
+ * handler (they follow the create/resume result), each send gives `pending_messages.modified` twice,
+ * the title when the first prompt is accepted, `session.tools_updated {model}` before the
+ * `user.message`, the system prompt as a persisted `system.message`, `assistant.usage` before
+ * `assistant.message`, `assistant.idle` before `session.idle {mode}`, and `session.usage_info`
+ * split into system, conversation and tool-definition tokens.
+ */
+import { approveAll } from "@github/copilot-sdk";
+import { afterEach, describe, expect, it } from "vitest";
+import { startWorld, waitFor, type TestWorld } from "../helpers/harness.js";
+import { officialClient, officialV1Client, type ClientMaker } from "../helpers/official-client.js";
+
+type AnyEvent = { type: string; data: Record<string, unknown>; ephemeral?: boolean };
+
+let world: TestWorld | undefined;
+const stops: Array<() => Promise<unknown>> = [];
+
+afterEach(async () => {
+  for (const stop of stops.splice(0).reverse()) await stop();
+  await world?.dispose();
+  world = undefined;
+});
+
+const clients: Array<{ sdk: string; make: ClientMaker }> = [
+  { sdk: "official SDK 0.2.0", make: officialClient },
+  { sdk: "official SDK 1.0.x", make: officialV1Client },
+];
+
+/** The types between the second `pending_messages.modified` of a send and its `session.idle`. */
+const oneSend = [
+  "pending_messages.modified",
+  "pending_messages.modified",
+  "session.title_changed",
+  "session.tools_updated",
+  "user.message",
+  "system.message",
+  "assistant.turn_start",
+  "session.usage_info",
+  "assistant.usage",
+  "assistant.message",
+  "assistant.turn_end",
+  "assistant.idle",
+  "session.idle",
+];
+
+describe.each(clients)("reference event order ($sdk)", ({ make }) => {
+  it("session.start reaches the session's handler, then a send gives the reference's sequence", async () => {
+    world = await startWorld(["plain-reply"]);
+    const client = make(world.env);
+    stops.push(() => client.stop());
+    const session = await client.createSession({ onPermissionRequest: approveAll });
+    const events: AnyEvent[] = [];
+    session.on((event) => events.push(event as unknown as AnyEvent));
+    await waitFor(() => events.some((event) => event.type === "session.start"), "session.start at the session's handler");
+
+    await session.sendAndWait({ prompt: "Say hello" });
+    await waitFor(() => events.some((event) => event.type === "session.idle"), "session.idle");
+    const types = events.map((event) => event.type);
+    expect(types.slice(types.indexOf("pending_messages.modified"))).toEqual(oneSend);
+
+    const byType = (type: string) => events.find((event) => event.type === type) as AnyEvent;
+    expect(byType("session.title_changed").data).toEqual({ title: "Say hello" });
+    expect(byType("session.tools_updated").data).toEqual({ model: "gpt-4.1" });
+    const system = byType("system.message");
+    expect(system.ephemeral).toBeUndefined();
+    expect(system.data.role).toBe("system");
+    expect(String(system.data.content).length).toBeGreaterThan(100);
+    expect(byType("assistant.message").data).toMatchObject({ model: "gpt-4.1", turnId: "0" });
+    expect(byType("assistant.idle").ephemeral).toBe(true);
+    expect(byType("session.idle").data).toEqual({ mode: "interactive" });
+
+    const usage = byType("session.usage_info").data as Record<string, number | boolean>;
+    expect(usage.isInitial).toBe(true);
+    for (const key of ["systemTokens", "conversationTokens", "toolDefinitionsTokens"]) expect(usage[key]).toBeGreaterThan(0);
+    expect(Number(usage.systemTokens) + Number(usage.conversationTokens) + Number(usage.toolDefinitionsTokens)).toBe(usage.currentTokens);
+
+    // The second send: no new title, the usage report is no longer the first.
+    events.length = 0;
+    await session.sendAndWait({ prompt: "Again" });
+    await waitFor(() => events.some((event) => event.type === "session.idle"), "the second session.idle");
+    expect(events.map((event) => event.type)).toEqual(oneSend.filter((type) => type !== "session.title_changed"));
+    expect(byType("session.usage_info").data.isInitial).toBe(false);
+  });
+
+  it("session.resume reaches the handler of a session resumed by a new client", async () => {
+    world = await startWorld(["plain-reply"]);
+    const first = make(world.env);
+    stops.push(() => first.stop());
+    const created = await first.createSession({ onPermissionRequest: approveAll });
+    await created.sendAndWait({ prompt: "Say hello" });
+    await first.stop();
+
+    const second = make(world.env);
+    stops.push(() => second.stop());
+    const resumed = await second.resumeSession(created.sessionId, { onPermissionRequest: approveAll });
+    const events: AnyEvent[] = [];
+    resumed.on((event) => events.push(event as unknown as AnyEvent));
+    await waitFor(() => events.some((event) => event.type === "session.resume"), "session.resume at the session's handler");
+    expect(events.find((event) => event.type === "session.resume")?.data).toMatchObject({ eventCount: expect.any(Number) });
+  });
+});
