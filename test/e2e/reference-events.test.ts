@@ -101,3 +101,54 @@ describe.each(clients)("reference event order ($sdk)", ({ make }) => {
     expect(events.find((event) => event.type === "session.resume")?.data).toMatchObject({ eventCount: expect.any(Number) });
   });
 });
+
+describe("ends of a turn, as the reference reports them", () => {
+  it("a rejected tool call: the reference's error text, then abort and a cancellation notice before idle", async () => {
+    world = await startWorld(["tool-denied"]);
+    const client = officialClient(world.env);
+    stops.push(() => client.stop());
+    const session = await client.createSession({
+      onPermissionRequest: () => ({ kind: "denied-interactively-by-user" }),
+      tools: [{ name: "read_secret", description: "Reads a secret", parameters: { type: "object", properties: { key: { type: "string" } } }, handler: () => "42" }],
+    });
+    const events: AnyEvent[] = [];
+    session.on((event) => events.push(event as unknown as AnyEvent));
+    await session.sendAndWait({ prompt: "Read the launch codes" });
+    await waitFor(() => events.some((event) => event.type === "session.idle"), "session.idle");
+
+    const complete = events.find((event) => event.type === "tool.execution_complete");
+    expect(complete?.data.error).toEqual({ message: "The user rejected this tool call.", code: "rejected" });
+    const types = events.map((event) => event.type);
+    expect(types.slice(types.indexOf("tool.execution_complete"))).toEqual(["tool.execution_complete", "assistant.turn_end", "abort", "session.info", "assistant.idle", "session.idle"]);
+    expect(events.find((event) => event.type === "session.info")?.data).toEqual({ infoType: "cancellation", message: "Operation cancelled by user" });
+    expect(events.find((event) => event.type === "session.idle")?.data).toEqual({ mode: "interactive" });
+  });
+
+  it("an abort: assistant.idle and session.idle say aborted", async () => {
+    world = await startWorld(["hang-then-reply"]);
+    const client = officialClient(world.env);
+    stops.push(() => client.stop());
+    const session = await client.createSession({ onPermissionRequest: approveAll });
+    const events: AnyEvent[] = [];
+    session.on((event) => events.push(event as unknown as AnyEvent));
+    await session.send({ prompt: "hang" });
+    await waitFor(() => world?.model.requests.length === 1, "the model request");
+    await session.abort();
+    await waitFor(() => events.some((event) => event.type === "session.idle"), "session.idle");
+    expect(events.find((event) => event.type === "assistant.idle")?.data).toEqual({ aborted: true });
+    expect(events.find((event) => event.type === "session.idle")?.data).toEqual({ mode: "interactive", aborted: true });
+    expect(events.find((event) => event.type === "session.info")?.data).toEqual({ infoType: "cancellation", message: "Operation cancelled by user" });
+  });
+
+  it("the official SDK 1.0.x's disconnect (session.detach of the last client) delivers session.shutdown", async () => {
+    world = await startWorld(["plain-reply"]);
+    const client = officialV1Client(world.env);
+    stops.push(() => client.stop());
+    const session = await client.createSession({ onPermissionRequest: approveAll });
+    const events: AnyEvent[] = [];
+    session.on((event) => events.push(event as unknown as AnyEvent));
+    await session.sendAndWait({ prompt: "Say hello" });
+    await session.destroy();
+    expect(events.at(-1)?.type).toBe("session.shutdown");
+  });
+});

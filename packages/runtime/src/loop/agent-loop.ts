@@ -32,7 +32,7 @@ export interface LoopHost extends ToolRunnerHost {
 }
 
 /** How a run of the loop ended (with the error when it failed). */
-export type LoopResult = { end: "completed" } | { end: "aborted" } | { end: "failed"; error: unknown };
+export type LoopResult = { end: "completed"; rejected?: boolean } | { end: "aborted" } | { end: "failed"; error: unknown };
 /** How a run of the loop ended. */
 export type LoopEnd = LoopResult["end"];
 
@@ -49,6 +49,7 @@ export async function runAgentLoop(host: LoopHost, interactionId: string, signal
     try {
       const next = await runTurn(host, interactionId, turn, signal);
       if (next === "stop") return { end: "completed" };
+      if (next === "rejected") return { end: "completed", rejected: true };
     } catch (error) {
       if (signal.aborted) {
         completeInterruptedCalls(host.messages);
@@ -62,7 +63,7 @@ export async function runAgentLoop(host: LoopHost, interactionId: string, signal
   }
 }
 
-async function runTurn(host: LoopHost, interactionId: string, turn: number, signal: AbortSignal): Promise<"continue" | "stop"> {
+async function runTurn(host: LoopHost, interactionId: string, turn: number, signal: AbortSignal): Promise<"continue" | "stop" | "rejected"> {
   await host.beforeModelCall(interactionId);
   const client = host.modelClient();
   const messageId = randomUUID();
@@ -181,7 +182,7 @@ async function runTurn(host: LoopHost, interactionId: string, turn: number, sign
     for (const content of outcome.followUpMessages ?? []) host.messages.push({ role: "user", content });
   }
   if (signal.aborted) throw signal.reason ?? new Error("aborted");
-  return results.some((result) => result.outcome.resultType === "rejected") ? "stop" : "continue";
+  return results.some((result) => result.outcome.resultType === "rejected") ? "rejected" : "continue";
 }
 
 /** Gives every tool call of the last assistant message a result, so the history stays valid. */

@@ -557,8 +557,13 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
       for (let nudges = 0; ; nudges++) {
         const result = await runAgentLoop(this, interactionId, controller.signal, turns);
         if (result.end === "aborted") {
-          this.emitter.emit("abort", { reason: this.haltedRun === controller ? "persistence failure" : "user initiated" });
+          this.turnEvents.cancelled(this.haltedRun === controller ? "persistence failure" : "user initiated");
           return "aborted";
+        }
+        // A rejected tool call ends the turn as a cancellation by the user (without `aborted`).
+        if (result.end === "completed" && result.rejected) {
+          this.turnEvents.cancelled("user initiated");
+          return undefined;
         }
         if (result.end === "failed") {
           reportLoopError(this, result.error);

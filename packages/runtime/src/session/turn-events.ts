@@ -41,6 +41,15 @@ export class TurnEvents {
     this.emitter.emit("system.message", { role: "system", content });
   }
 
+  /**
+   * The run was cancelled (an abort, or a rejected tool call): `abort`, then, when the user
+   * cancelled it, a cancellation notice.
+   */
+  cancelled(reason: "user initiated" | "persistence failure"): void {
+    this.emitter.emit("abort", { reason });
+    if (reason === "user initiated") this.emitter.emit("session.info", { infoType: "cancellation", message: "Operation cancelled by user" });
+  }
+
   /** The loop went idle; `aborted` when its last run was cancelled. */
   idle(mode: AgentMode, aborted: boolean): void {
     this.emitter.emit("assistant.idle", aborted ? { aborted } : {});
