@@ -152,3 +152,26 @@ describe("ends of a turn, as the reference reports them", () => {
     expect(events.at(-1)?.type).toBe("session.shutdown");
   });
 });
+
+describe("the Copilot API request", () => {
+  it("marks the prompt-cache breakpoints: the system message, the last non-user message and the last tool", async () => {
+    world = await startWorld(["custom-tool"]);
+    const client = officialClient(world.env);
+    stops.push(() => client.stop());
+    const session = await client.createSession({
+      onPermissionRequest: approveAll,
+      tools: [{ name: "get_weather", description: "Weather of a city", parameters: { type: "object", properties: { city: { type: "string" } } }, handler: () => "72 and sunny" }],
+    });
+    await session.sendAndWait({ prompt: "Weather in Paris?" });
+    const mark = { type: "ephemeral" };
+    type Body = { messages: Array<{ role: string; copilot_cache_control?: unknown }>; tools: Array<{ function: { name: string }; copilot_cache_control?: unknown }> };
+    const [first, second] = world.model.requests.map((request) => request.body as Body);
+    if (!first || !second) throw new Error("expected two model requests");
+    const marked = (body: Body) => body.messages.map((message) => `${message.role}${message.copilot_cache_control ? "*" : ""}`);
+    expect(marked(first)).toEqual(["system*", "user"]);
+    expect(marked(second)).toEqual(["system*", "user", "assistant", "tool*"]);
+    expect(second.messages[0]?.copilot_cache_control).toEqual(mark);
+    expect(second.tools.at(-1)?.copilot_cache_control).toEqual(mark);
+    expect(second.tools.slice(0, -1).some((tool) => tool.copilot_cache_control)).toBe(false);
+  });
+});
