@@ -175,3 +175,21 @@ describe("the Copilot API request", () => {
     expect(second.tools.slice(0, -1).some((tool) => tool.copilot_cache_control)).toBe(false);
   });
 });
+
+describe("sub-agents as the reference shows them", () => {
+  it("subagent.started names the run by the task call's name and description; explore's tools come in the reference's order", async () => {
+    world = await startWorld(["explore-agent", "explore-agent-sub"]);
+    const client = officialClient(world.env);
+    stops.push(() => client.stop());
+    const session = await client.createSession({ onPermissionRequest: approveAll });
+    const events: AnyEvent[] = [];
+    session.on((event) => events.push(event as unknown as AnyEvent));
+    const reply = await session.sendAndWait({ prompt: "Please explore the repo" });
+    expect(reply?.data.content).toBe("The explorer found config.yaml.");
+    expect(events.find((event) => event.type === "subagent.started")?.data).toMatchObject({ agentName: "explore", agentDisplayName: "finder", agentDescription: "Find the config" });
+
+    type Body = { messages: Array<{ role: string; content: unknown }>; tools: Array<{ function: { name: string } }> };
+    const subRequest = world.model.requests.map((request) => request.body as Body).find((body) => JSON.stringify(body.messages).includes("EXPLORE-SUB"));
+    expect(subRequest?.tools.map((tool) => tool.function.name)).toEqual(["grep", "glob", "view", "bash", "read_bash", "stop_bash", "list_bash"]);
+  });
+});
