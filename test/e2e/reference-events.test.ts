@@ -193,3 +193,25 @@ describe("sub-agents as the reference shows them", () => {
     expect(subRequest?.tools.map((tool) => tool.function.name)).toEqual(["grep", "glob", "view", "bash", "read_bash", "stop_bash", "list_bash"]);
   });
 });
+
+describe("data fields of the 1.0.x schema", () => {
+  it("user.message has its messageId; tool events their turnId and model; permission.completed its toolCallId; external_tool.requested the working directory", async () => {
+    world = await startWorld(["custom-tool"]);
+    const client = officialClient(world.env);
+    stops.push(() => client.stop());
+    const session = await client.createSession({
+      onPermissionRequest: approveAll,
+      tools: [{ name: "get_weather", description: "Weather of a city", parameters: { type: "object", properties: { city: { type: "string" } } }, handler: () => "72 and sunny" }],
+    });
+    const events: AnyEvent[] = [];
+    session.on((event) => events.push(event as unknown as AnyEvent));
+    const messageId = await session.send({ prompt: "Weather in Paris?" });
+    await waitFor(() => events.some((event) => event.type === "session.idle"), "session.idle");
+    const data = (type: string) => events.find((event) => event.type === type)?.data;
+    expect(data("user.message")?.messageId).toBe(messageId);
+    expect(data("tool.execution_start")).toMatchObject({ toolCallId: "call_weather_1", turnId: "0", model: "gpt-4.1" });
+    expect(data("tool.execution_complete")).toMatchObject({ toolCallId: "call_weather_1", turnId: "0" });
+    expect(data("permission.completed")).toMatchObject({ toolCallId: "call_weather_1" });
+    expect(data("external_tool.requested")?.workingDirectory).toEqual(expect.any(String));
+  });
+});

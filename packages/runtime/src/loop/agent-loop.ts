@@ -173,7 +173,7 @@ async function runTurn(host: LoopHost, interactionId: string, turn: number, sign
   host.messages.push({ role: "assistant", content: response.text, toolCalls: response.toolCalls, reasoning: response.reasoning });
   if (response.toolCalls.length === 0) return "stop";
 
-  const results = await runToolCalls(host, response.toolCalls, interactionId, signal);
+  const results = await runToolCalls(host, response.toolCalls, interactionId, signal, String(turn));
   for (const { call, outcome } of results) {
     const images = outcome.binaryResults?.map((result) => ({ mimeType: result.mimeType, data: result.data }));
     host.messages.push({ role: "tool", toolCallId: call.id, toolName: call.name, content: outcome.textForModel, ...(images?.length ? { images } : {}) });

@@ -543,7 +543,7 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
     for (let notice = this.deferredNotices.shift(); notice; notice = this.deferredNotices.shift()) {
       await this.recordUserMessage({ sessionId: this.sessionId, prompt: notice }, interactionId, "system");
     }
-    if (!(await this.recordUserMessage(queued.params, interactionId))) {
+    if (!(await this.recordUserMessage(queued.params, interactionId, undefined, queued.messageId))) {
       this.currentRun = undefined;
       return undefined;
     }
@@ -590,7 +590,7 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
    * Runs the userPromptSubmitted hook, emits `user.message` and adds the message to the
    * conversation. Returns false when the hook rejected the prompt.
    */
-  private async recordUserMessage(params: SessionSendParams, interactionId: string, source?: string): Promise<boolean> {
+  private async recordUserMessage(params: SessionSendParams, interactionId: string, source?: string, messageId?: string): Promise<boolean> {
     const { attachments } = params;
     let prompt = params.prompt;
     if (this.hooks.active && source === undefined) {
@@ -613,6 +613,7 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
       attachments: prepared.echoed,
       agentMode: this.mode,
       interactionId,
+      ...(messageId ? { messageId } : {}),
       ...(source ? { source } : {}),
     });
     this.messages.push(userConversationMessage(event.data, event.timestamp));
