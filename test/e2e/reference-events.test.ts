@@ -76,12 +76,12 @@ describe.each(clients)("reference event order ($sdk)", ({ make }) => {
     for (const key of ["systemTokens", "conversationTokens", "toolDefinitionsTokens"]) expect(usage[key]).toBeGreaterThan(0);
     expect(Number(usage.systemTokens) + Number(usage.conversationTokens) + Number(usage.toolDefinitionsTokens)).toBe(usage.currentTokens);
 
-    // The second send: no new title, the usage report is no longer the first.
+    // The second send: no new title; its first usage report is again the initial one (as the reference's).
     events.length = 0;
     await session.sendAndWait({ prompt: "Again" });
     await waitFor(() => events.some((event) => event.type === "session.idle"), "the second session.idle");
     expect(events.map((event) => event.type)).toEqual(oneSend.filter((type) => type !== "session.title_changed"));
-    expect(byType("session.usage_info").data.isInitial).toBe(false);
+    expect(byType("session.usage_info").data.isInitial).toBe(true);
   });
 
   it("session.resume reaches the handler of a session resumed by a new client", async () => {

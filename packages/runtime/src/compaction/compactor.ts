@@ -80,8 +80,6 @@ export class SessionCompactor implements ContextManager {
   /** Tokens right after the last compaction, when it could not get under the background threshold. */
   private stuckAt: number | undefined;
   private disposed = false;
-  /** Whether `usage` has reported before (the first report is `isInitial`). */
-  private usageReported = false;
   /** Counts applied compactions, so usage reported for a request made before one is ignored. */
   private epoch = 0;
   private epochAtPrepare = 0;
@@ -118,8 +116,6 @@ export class SessionCompactor implements ContextManager {
     const currentTokens = this.currentTokens(frame);
     const systemTokens = this.estimator.system(frame.system);
     const toolDefinitionsTokens = this.estimator.tools(frame.tools);
-    const isInitial = !this.usageReported;
-    this.usageReported = true;
     return {
       tokenLimit: this.tokenLimit,
       currentTokens,
@@ -127,7 +123,7 @@ export class SessionCompactor implements ContextManager {
       systemTokens,
       conversationTokens: Math.max(0, currentTokens - systemTokens - toolDefinitionsTokens),
       toolDefinitionsTokens,
-      isInitial,
+      isInitial: false,
     };
   }
 

@@ -18,7 +18,7 @@ export type ContextUsage = {
   conversationTokens: number;
   /** The tool definitions' share (estimated). */
   toolDefinitionsTokens: number;
-  /** The first usage report of this session (process). */
+  /** The first report of a run (a send): set by the agent loop for its first model call. */
   isInitial: boolean;
 };
 

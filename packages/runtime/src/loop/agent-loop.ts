@@ -90,7 +90,8 @@ async function runTurn(host: LoopHost, interactionId: string, turn: number, sign
   };
   const frame: RequestFrame = { system: await host.systemPrompt(), tools: host.toolSpecs() };
   await host.context.prepare(frame, signal);
-  host.emitter.emit("session.usage_info", host.context.usage(frame));
+  // As the reference: the first report of each run (send) is the initial one.
+  host.emitter.emit("session.usage_info", { ...host.context.usage(frame), isInitial: turn === 0 });
   const started = performance.now();
   let streamedOutput = false;
   const onAttemptPart = (part: ModelStreamPart): void => {
