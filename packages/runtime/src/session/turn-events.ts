@@ -50,9 +50,14 @@ export class TurnEvents {
     if (reason === "user initiated") this.emitter.emit("session.info", { infoType: "cancellation", message: "Operation cancelled by user" });
   }
 
-  /** The loop went idle; `aborted` when its last run was cancelled. */
+  /**
+   * The loop went idle; `aborted` when its last run was cancelled. `mode` is left out in autopilot:
+   * the 1.0.x SDK reads `session.idle {mode: "autopilot"}` as an idle autopilot continues from, and
+   * its `sendAndWait` keeps waiting past it.
+   */
   idle(mode: AgentMode, aborted: boolean): void {
     this.emitter.emit("assistant.idle", aborted ? { aborted } : {});
-    this.emitter.emit("session.idle", aborted ? { mode, aborted } : { mode });
+    const data = mode === "autopilot" ? {} : { mode };
+    this.emitter.emit("session.idle", aborted ? { ...data, aborted } : data);
   }
 }
