@@ -101,6 +101,12 @@ export const allowRules = [
     reason: "Tandem reports the size of a resumed history right away (compaction's measure), so a client sees the context use before the first send; the reference waits for the next model call.",
   },
   {
+    id: "usage-telemetry",
+    key: /^event\.field:assistant\.usage$/,
+    text: /only ref has/,
+    reason: "`assistant.usage` has the fields of facts §4 (1.0.10: model, token counts, cost, duration, initiator, apiCallId, providerCallId, quotaSnapshots); 1.0.102 adds Copilot billing and transport telemetry (provider, model display name, request body sizes, latencies, credit status; see `copilot-billing`). shared/reference documents 1.0.10; 1.0.102 differs.",
+  },
+  {
     id: "sampling-params",
     key: /^request\.params\.$/,
     text: /only ref has (temperature|top_p|frequency_penalty|presence_penalty|snippy)/,

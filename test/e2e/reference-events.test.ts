@@ -119,7 +119,7 @@ describe("ends of a turn, as the reference reports them", () => {
     const complete = events.find((event) => event.type === "tool.execution_complete");
     expect(complete?.data.error).toEqual({ message: "The user rejected this tool call.", code: "rejected" });
     const types = events.map((event) => event.type);
-    expect(types.slice(types.indexOf("tool.execution_complete"))).toEqual(["tool.execution_complete", "assistant.turn_end", "abort", "session.info", "assistant.idle", "session.idle"]);
+    expect(types.slice(types.indexOf("tool.execution_complete"))).toEqual(["tool.execution_complete", "assistant.turn_end", "abort", "session.info", "pending_messages.modified", "assistant.idle", "session.idle"]);
     expect(events.find((event) => event.type === "session.info")?.data).toEqual({ infoType: "cancellation", message: "Operation cancelled by user" });
     expect(events.find((event) => event.type === "session.idle")?.data).toEqual({ mode: "interactive" });
   });
@@ -138,6 +138,8 @@ describe("ends of a turn, as the reference reports them", () => {
     expect(events.find((event) => event.type === "assistant.idle")?.data).toEqual({ aborted: true });
     expect(events.find((event) => event.type === "session.idle")?.data).toEqual({ mode: "interactive", aborted: true });
     expect(events.find((event) => event.type === "session.info")?.data).toEqual({ infoType: "cancellation", message: "Operation cancelled by user" });
+    const types = events.map((event) => event.type);
+    expect(types.slice(types.indexOf("abort"))).toEqual(["abort", "session.info", "pending_messages.modified", "assistant.idle", "session.idle"]);
   });
 
   it("the official SDK 1.0.x's disconnect (session.detach of the last client) delivers session.shutdown", async () => {

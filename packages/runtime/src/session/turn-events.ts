@@ -48,6 +48,8 @@ export class TurnEvents {
   cancelled(reason: "user initiated" | "persistence failure"): void {
     this.emitter.emit("abort", { reason });
     if (reason === "user initiated") this.emitter.emit("session.info", { infoType: "cancellation", message: "Operation cancelled by user" });
+    // The waiting messages were dropped (abort) or stay waiting (rejection): the clients re-read them.
+    this.emitter.emit("pending_messages.modified", {});
   }
 
   /**
