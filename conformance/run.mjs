@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { findReference } from "../bench/lib/reference.mjs";
 import { repoRoot, tandemCli } from "../bench/lib/paths.mjs";
-import { explain } from "./lib/allowed.mjs";
+import { brokenReferenceRuleId, explain } from "./lib/allowed.mjs";
 import { diffEvents, diffRequests } from "./lib/diff.mjs";
 import { normalizeEvents, normalizeRequest, schemaEventTypes } from "./lib/normalize.mjs";
 import { renderReport } from "./lib/report.mjs";
@@ -95,6 +95,7 @@ function compare(scenario, sdk, ref, tandem) {
     divergences.unshift({ area: "run", key: "run.errors", text: `run errors: ref ${JSON.stringify(ref.errors)} | tandem ${JSON.stringify(tandem.errors)}`, rule: undefined });
   }
   const referenceBroken = divergences.some((item) => item.rule === "ref-0.2-permissions");
+  if (referenceBroken) for (const item of divergences) item.rule ??= brokenReferenceRuleId;
   const failed = ref.errors.length > 0 || tandem.errors.length > 0;
   const open = divergences.some((item) => !item.rule);
   const status = failed ? "failed" : open ? "divergent" : divergences.length > 0 ? "allowed" : "identical";

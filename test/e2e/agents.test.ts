@@ -35,7 +35,8 @@ describe.each(clientVariants)("$sdk", ({ make }) => {
     expect(asked).toEqual([{ kind: "custom-tool", toolName: "get_secret" }]);
 
     const started = events.find((event) => event.type === "subagent.started");
-    expect(started?.data).toMatchObject({ toolCallId: "call_task_1", agentName: "general-purpose", agentDisplayName: "General purpose" });
+    // As the reference: the display name and description are the task call's `name` and `description`.
+    expect(started?.data).toMatchObject({ toolCallId: "call_task_1", agentName: "general-purpose", agentDisplayName: "finder", agentDescription: "find the config" });
     expect(events.find((event) => event.type === "subagent.completed")?.data).toMatchObject({ toolCallId: "call_task_1" });
     const startIndex = events.indexOf(started!);
     const endIndex = events.findIndex((event) => event.type === "subagent.completed");
@@ -109,8 +110,13 @@ describe.each(clientVariants)("$sdk", ({ make }) => {
     await expect(session.rpc.agent.select({ name: "nobody" })).rejects.toThrow(/Unknown agent/);
     const selected = await session.rpc.agent.select({ name: "clock" });
     expect(selected.agent.name).toBe("clock");
-    await waitFor(() => events.some((event) => event.type === "subagent.selected"), "selected");
-    expect(events.find((event) => event.type === "subagent.selected")?.data).toEqual({ agentName: "clock", agentDisplayName: "clock", tools: null });
+    // The selection at create ("forecaster") reaches the handler too: it follows the create result.
+    const selections = () => events.filter((event) => event.type === "subagent.selected");
+    await waitFor(() => selections().length === 2, "selected");
+    expect(selections().map((event) => event.data)).toEqual([
+      { agentName: "forecaster", agentDisplayName: "Forecaster", tools: ["get_weather"] },
+      { agentName: "clock", agentDisplayName: "clock", tools: null },
+    ]);
   });
 
   it("gives a custom agent its own MCP servers, for its runs only", async () => {

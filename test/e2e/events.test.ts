@@ -27,7 +27,7 @@ describe.each(clientVariants)("$sdk", ({ make }) => {
     const types = events.map((event) => event.type);
 
     const firstTurn = types.slice(types.indexOf("assistant.turn_start"), types.indexOf("assistant.turn_end") + 1);
-    const order = ["assistant.turn_start", "assistant.reasoning_delta", "assistant.reasoning", "assistant.message_delta", "assistant.message", "assistant.usage", "tool.execution_start", "tool.execution_complete", "assistant.turn_end"];
+    const order = ["assistant.turn_start", "assistant.reasoning_delta", "assistant.reasoning", "assistant.message_delta", "assistant.usage", "assistant.message", "tool.execution_start", "tool.execution_complete", "assistant.turn_end"];
     const firstSeen = order.map((type) => (firstTurn as string[]).indexOf(type));
     expect(firstSeen.every((index) => index >= 0), JSON.stringify(firstTurn)).toBe(true);
     expect([...firstSeen].sort((a, b) => a - b)).toEqual(firstSeen);

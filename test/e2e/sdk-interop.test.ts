@@ -47,7 +47,7 @@ describe.each(clientVariants)("$sdk against tandem", ({ make, approveAll }) => {
     expect(reply?.data.content).toBe("Hello from the scripted model.");
 
     const types = events.map((event) => event.type);
-    const order = ["user.message", "assistant.turn_start", "assistant.message", "assistant.usage", "assistant.turn_end", "session.idle"];
+    const order = ["user.message", "assistant.turn_start", "assistant.usage", "assistant.message", "assistant.turn_end", "session.idle"];
     const positions = order.map((type) => types.indexOf(type as SessionEvent["type"]));
     expect(positions.every((position) => position >= 0)).toBe(true);
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);

@@ -53,7 +53,7 @@ export const eventDataSchemas = {
     alreadyInUse: z.boolean().optional(),
   }),
   "session.resume": z.looseObject({ resumeTime: z.string(), eventCount: z.number(), reasoningEffort: optionalString, context: SessionContext.optional() }),
-  "session.idle": z.looseObject({ backgroundTasks: z.unknown().optional() }),
+  "session.idle": z.looseObject({ backgroundTasks: z.unknown().optional(), mode: optionalString, aborted: z.boolean().optional() }),
   "session.error": z.looseObject({
     errorType: z.string(),
     message: z.string(),
@@ -138,6 +138,8 @@ export const eventDataSchemas = {
   }),
   "assistant.message_delta": z.looseObject({ messageId: z.string(), deltaContent: z.string(), ...subAgentLink }),
   "assistant.turn_end": z.looseObject({ turnId: z.string(), ...subAgentLink }),
+  /** The main agent's loop went idle (before `session.idle`); `aborted` when it was cancelled. */
+  "assistant.idle": z.looseObject({ aborted: z.boolean().optional() }),
   "assistant.usage": z.looseObject({
     model: z.string(),
     inputTokens: optionalNumber,
@@ -284,6 +286,7 @@ export const sessionEventTypes = Object.keys(eventDataSchemas) as SessionEventTy
 /** Event types that are streamed but never persisted (seed 001 "Ephemeral"). */
 export const ephemeralEventTypes: ReadonlySet<SessionEventType> = new Set<SessionEventType>([
   "session.idle",
+  "assistant.idle",
   "session.info",
   "session.title_changed",
   "session.usage_info",

@@ -18,7 +18,8 @@ export interface AgentDefinition {
 /** Tools that run agents; sub-agents never get them (no unbounded nesting). */
 export const agentToolNames = new Set(["task", "read_agent", "list_agents"]);
 
-const readOnlyTools = ["grep", "glob", "view", "bash", "read_bash", "stop_bash"];
+/** The read-only agents' tools, in the order the reference offers them. */
+const readOnlyTools = ["grep", "glob", "view", "bash", "read_bash", "stop_bash", "list_bash"];
 
 /** The built-in agent types the `task` tool offers. */
 export const builtInAgents: readonly AgentDefinition[] = [

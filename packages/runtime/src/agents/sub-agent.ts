@@ -55,8 +55,9 @@ class SubAgentRun implements LoopHost, CompactionHost {
   ) {
     this.messages = [{ role: "user", content: prompt }];
     this.emitter = new ScopedEmitter(parent.emitter, { parentToolCallId });
-    const allowed = agent.tools ? new Set(agent.tools) : undefined;
-    this.baseTools = parent.allTools().filter((tool) => !agentToolNames.has(tool.name) && (!allowed || allowed.has(tool.name)));
+    const offered = parent.allTools().filter((tool) => !agentToolNames.has(tool.name));
+    // An agent's tool list also gives the order the model sees them in.
+    this.baseTools = agent.tools ? agent.tools.flatMap((name) => offered.filter((tool) => tool.name === name)) : offered;
     this.mcp = agent.mcpServers ? parent.createMcpManager(agent.mcpServers, this.emitter) : undefined;
     this.context = parent.createCompactor(this, agent.name);
   }
@@ -144,10 +145,11 @@ export class SubAgentFailed extends Error {
 export async function runSubAgent(
   parent: SubAgentParent,
   agent: AgentDefinition,
-  request: { prompt: string; toolCallId: string; model?: string; signal: AbortSignal },
+  request: { prompt: string; toolCallId: string; model?: string; signal: AbortSignal; displayName?: string; description?: string },
 ): Promise<string> {
-  const identity = { toolCallId: request.toolCallId, agentName: agent.name, agentDisplayName: agent.displayName };
-  parent.emitter.emit("subagent.started", { ...identity, agentDescription: agent.description });
+  // As the reference: the run is shown by the task call's `name` and `description` when given.
+  const identity = { toolCallId: request.toolCallId, agentName: agent.name, agentDisplayName: request.displayName || agent.displayName };
+  parent.emitter.emit("subagent.started", { ...identity, agentDescription: request.description || agent.description });
   const run = new SubAgentRun(parent, agent, request.model ?? parent.model, request.prompt, request.toolCallId);
   let result: Awaited<ReturnType<typeof runAgentLoop>>;
   try {

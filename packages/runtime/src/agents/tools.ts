@@ -38,16 +38,16 @@ export function createTaskTool(host: AgentToolsHost): Tool {
     async execute(args: unknown, context: ToolContext): Promise<ToolOutcome> {
       const parsed = schema.safeParse(args);
       if (!parsed.success) return invalidInput(parsed.error, args);
-      const { prompt, agent_type: agentType, name, model, mode } = parsed.data;
+      const { prompt, agent_type: agentType, name, model, mode, description } = parsed.data;
       const agent = agents.find((candidate) => candidate.name === agentType);
       if (!agent) return failure(`Unknown agent type "${agentType}".`);
       if (mode === "background") {
         const started = host.background.start(name, agentType, (signal) =>
-          runSubAgent(host.parent, agent, { prompt, toolCallId: context.toolCallId, model, signal }),
+          runSubAgent(host.parent, agent, { prompt, toolCallId: context.toolCallId, model, signal, displayName: name, description }),
         );
         return success(`Agent started in background with agent_id: ${started.id}. Use read_agent to get its result.`);
       }
-      const text = await host.limit.run(() => runSubAgent(host.parent, agent, { prompt, toolCallId: context.toolCallId, model, signal: context.signal }));
+      const text = await host.limit.run(() => runSubAgent(host.parent, agent, { prompt, toolCallId: context.toolCallId, model, signal: context.signal, displayName: name, description }));
       return success(text);
     },
   };

@@ -113,7 +113,18 @@ export class SessionCompactor implements ContextManager {
   }
 
   usage(frame: RequestFrame): ContextUsage {
-    return { tokenLimit: this.tokenLimit, currentTokens: this.currentTokens(frame), messagesLength: this.host.messages.length };
+    const currentTokens = this.currentTokens(frame);
+    const systemTokens = this.estimator.system(frame.system);
+    const toolDefinitionsTokens = this.estimator.tools(frame.tools);
+    return {
+      tokenLimit: this.tokenLimit,
+      currentTokens,
+      messagesLength: this.host.messages.length,
+      systemTokens,
+      conversationTokens: Math.max(0, currentTokens - systemTokens - toolDefinitionsTokens),
+      toolDefinitionsTokens,
+      isInitial: false,
+    };
   }
 
   recordUsage(usage: ModelUsage, historyLength: number): void {
@@ -286,7 +297,7 @@ export class SessionCompactor implements ContextManager {
       compactionTokensUsed: { input: response.usage.inputTokens ?? 0, output: response.usage.outputTokens ?? 0, cachedInput: response.usage.cacheReadTokens ?? 0 },
       ...(response.providerCallId ? { requestId: response.providerCallId } : {}),
     });
-    host.emitter.emit("session.usage_info", { tokenLimit: limit, currentTokens: after, messagesLength: host.messages.length });
+    host.emitter.emit("session.usage_info", this.usage(this.lastFrame));
     return { kind: "compacted", tokensRemoved: Math.max(0, before - after), messagesRemoved: prefix.length };
   }
 }

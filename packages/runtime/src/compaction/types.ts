@@ -12,6 +12,14 @@ export type ContextUsage = {
   tokenLimit: number;
   currentTokens: number;
   messagesLength: number;
+  /** The system prompt's share of `currentTokens` (estimated). */
+  systemTokens: number;
+  /** The history's share: `currentTokens` less the system prompt and tool definitions. */
+  conversationTokens: number;
+  /** The tool definitions' share (estimated). */
+  toolDefinitionsTokens: number;
+  /** The first report of a run (a send): set by the agent loop for its first model call. */
+  isInitial: boolean;
 };
 
 /** The answer of `session.compaction.compact`. */

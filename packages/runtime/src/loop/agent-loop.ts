@@ -32,7 +32,7 @@ export interface LoopHost extends ToolRunnerHost {
 }
 
 /** How a run of the loop ended (with the error when it failed). */
-export type LoopResult = { end: "completed" } | { end: "aborted" } | { end: "failed"; error: unknown };
+export type LoopResult = { end: "completed"; rejected?: boolean } | { end: "aborted" } | { end: "failed"; error: unknown };
 /** How a run of the loop ended. */
 export type LoopEnd = LoopResult["end"];
 
@@ -49,6 +49,7 @@ export async function runAgentLoop(host: LoopHost, interactionId: string, signal
     try {
       const next = await runTurn(host, interactionId, turn, signal);
       if (next === "stop") return { end: "completed" };
+      if (next === "rejected") return { end: "completed", rejected: true };
     } catch (error) {
       if (signal.aborted) {
         completeInterruptedCalls(host.messages);
@@ -62,7 +63,7 @@ export async function runAgentLoop(host: LoopHost, interactionId: string, signal
   }
 }
 
-async function runTurn(host: LoopHost, interactionId: string, turn: number, signal: AbortSignal): Promise<"continue" | "stop"> {
+async function runTurn(host: LoopHost, interactionId: string, turn: number, signal: AbortSignal): Promise<"continue" | "stop" | "rejected"> {
   await host.beforeModelCall(interactionId);
   const client = host.modelClient();
   const messageId = randomUUID();
@@ -89,7 +90,8 @@ async function runTurn(host: LoopHost, interactionId: string, turn: number, sign
   };
   const frame: RequestFrame = { system: await host.systemPrompt(), tools: host.toolSpecs() };
   await host.context.prepare(frame, signal);
-  host.emitter.emit("session.usage_info", host.context.usage(frame));
+  // As the reference: the first report of each run (send) is the initial one.
+  host.emitter.emit("session.usage_info", { ...host.context.usage(frame), isInitial: turn === 0 });
   const started = performance.now();
   let streamedOutput = false;
   const onAttemptPart = (part: ModelStreamPart): void => {
@@ -143,14 +145,7 @@ async function runTurn(host: LoopHost, interactionId: string, turn: number, sign
     arguments: parseToolArguments(call.rawArguments),
     type: "function" as const,
   }));
-  host.emitter.emit("assistant.message", {
-    messageId,
-    content: response.text,
-    toolRequests,
-    interactionId,
-    ...reasoningEventFields(response.reasoning),
-    ...(response.usage.outputTokens !== undefined ? { outputTokens: response.usage.outputTokens } : {}),
-  });
+  // Usage first, then the message (the reference's order, facts §4(a)).
   host.emitter.emit("assistant.usage", {
     model: host.model,
     inputTokens: response.usage.inputTokens ?? 0,
@@ -165,10 +160,21 @@ async function runTurn(host: LoopHost, interactionId: string, turn: number, sign
     quotaSnapshots: {},
     ...(host.reasoningEffort ? { reasoningEffort: host.reasoningEffort } : {}),
   });
+  host.emitter.emit("assistant.message", {
+    messageId,
+    content: response.text,
+    toolRequests,
+    interactionId,
+    model: host.model,
+    turnId: String(turn),
+    ...(response.responseId ? { apiCallId: response.responseId } : {}),
+    ...reasoningEventFields(response.reasoning),
+    ...(response.usage.outputTokens !== undefined ? { outputTokens: response.usage.outputTokens } : {}),
+  });
   host.messages.push({ role: "assistant", content: response.text, toolCalls: response.toolCalls, reasoning: response.reasoning });
   if (response.toolCalls.length === 0) return "stop";
 
-  const results = await runToolCalls(host, response.toolCalls, interactionId, signal);
+  const results = await runToolCalls(host, response.toolCalls, interactionId, signal, String(turn));
   for (const { call, outcome } of results) {
     const images = outcome.binaryResults?.map((result) => ({ mimeType: result.mimeType, data: result.data }));
     host.messages.push({ role: "tool", toolCallId: call.id, toolName: call.name, content: outcome.textForModel, ...(images?.length ? { images } : {}) });
@@ -177,7 +183,7 @@ async function runTurn(host: LoopHost, interactionId: string, turn: number, sign
     for (const content of outcome.followUpMessages ?? []) host.messages.push({ role: "user", content });
   }
   if (signal.aborted) throw signal.reason ?? new Error("aborted");
-  return results.some((result) => result.outcome.resultType === "rejected") ? "stop" : "continue";
+  return results.some((result) => result.outcome.resultType === "rejected") ? "rejected" : "continue";
 }
 
 /** Gives every tool call of the last assistant message a result, so the history stays valid. */

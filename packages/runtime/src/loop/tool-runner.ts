@@ -39,18 +39,22 @@ export async function runToolCalls(
   calls: readonly ModelToolCall[],
   interactionId: string,
   signal: AbortSignal,
+  /** The turn that asked for the calls (`turnId` of the tool events). */
+  turnId?: string,
 ): Promise<ToolCallResult[]> {
   await host.beforeToolCalls?.();
-  return Promise.all(calls.map((call) => runOne(host, call, interactionId, signal)));
+  return Promise.all(calls.map((call) => runOne(host, call, interactionId, signal, turnId)));
 }
 
-async function runOne(host: ToolRunnerHost, call: ModelToolCall, interactionId: string, signal: AbortSignal): Promise<ToolCallResult> {
+async function runOne(host: ToolRunnerHost, call: ModelToolCall, interactionId: string, signal: AbortSignal, turnId: string | undefined): Promise<ToolCallResult> {
   const parsed = parseArguments(call.rawArguments);
   const tool = host.findTool(call.name);
   host.emitter.emit("tool.execution_start", {
     toolCallId: call.id,
     toolName: call.name,
     arguments: parsed.ok ? parsed.value : {},
+    ...(turnId !== undefined ? { turnId } : {}),
+    model: host.model,
     ...tool?.startData,
   });
   let outcome: ToolOutcome;
@@ -71,7 +75,7 @@ async function runOne(host: ToolRunnerHost, call: ModelToolCall, interactionId: 
   }
   if (signal.aborted) return { call, outcome: { resultType: "failure", textForModel: interruptedText, errorMessage: "Interrupted" } };
   if (outcome.resultType === "success" && outcome.fileChange) host.recordFileChange?.(outcome.fileChange);
-  emitComplete(host, call, outcome, interactionId);
+  emitComplete(host, call, outcome, interactionId, turnId);
   return { call, outcome };
 }
 
@@ -99,13 +103,14 @@ async function executeSafely(tool: Tool, args: unknown, context: ToolContext, si
   }
 }
 
-function emitComplete(host: ToolRunnerHost, call: ModelToolCall, outcome: ToolOutcome, interactionId: string): void {
+function emitComplete(host: ToolRunnerHost, call: ModelToolCall, outcome: ToolOutcome, interactionId: string, turnId: string | undefined): void {
   const succeeded = outcome.resultType === "success";
   host.emitter.emit("tool.execution_complete", {
     toolCallId: call.id,
     success: succeeded,
     model: host.model,
     interactionId,
+    ...(turnId !== undefined ? { turnId } : {}),
     result: {
       content: outcome.textForModel,
       ...(outcome.detailedContent !== undefined ? { detailedContent: outcome.detailedContent } : {}),

@@ -48,7 +48,8 @@ export class PermissionBroker {
       if (!(error instanceof PendingAbandoned)) throw error;
       result = couldNotAsk;
     }
-    emitter.emit("permission.completed", { requestId, result });
+    const toolCallId = (permissionRequest as { toolCallId?: unknown }).toolCallId;
+    emitter.emit("permission.completed", { requestId, result, ...(typeof toolCallId === "string" ? { toolCallId } : {}) });
     return result;
   }
 

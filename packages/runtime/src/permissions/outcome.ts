@@ -11,7 +11,7 @@ export function deniedOutcome(result: Exclude<PermissionResult, { kind: "approve
       if (result.feedback) {
         return { resultType: "denied", textForModel: `The user rejected this tool call. User feedback: ${result.feedback}`, errorMessage: "Denied by user" };
       }
-      return { resultType: "rejected", textForModel: "The user rejected this tool call.", errorMessage: "Rejected by user" };
+      return { resultType: "rejected", textForModel: "The user rejected this tool call.", errorMessage: "The user rejected this tool call." };
     case "denied-by-rules": {
       if ((result.rules ?? []).some((rule) => (rule as { kind?: unknown })?.kind === "plan_mode")) {
         return {

@@ -10,6 +10,7 @@ import type { Logger } from "../log.js";
 import { errorMessage, TandemError } from "../errors.js";
 import { defaultOutboundLimits, FramedMessageWriter, type OutboundLimits } from "./writer.js";
 import { FramedMessageReader, type MessageReaderLimits } from "./message-reader.js";
+import { EventHold } from "./event-hold.js";
 
 /** What one connection may take in (message size) and leave unread (outbound budget). */
 export interface ConnectionLimits extends Partial<MessageReaderLimits> {
@@ -42,6 +43,8 @@ export class ClientConnection implements ClientPort {
   private readonly closeListeners: Array<() => void> = [];
   /** Rejects when the client goes away (used to fail requests still waiting on it). */
   private readonly closed: Promise<never>;
+  /** Session events held back while a create/resume is answered (see {@link holdEventsUntilResult}). */
+  private readonly heldEvents = new EventHold();
 
   constructor(
     input: NodeJS.ReadableStream,
@@ -78,6 +81,7 @@ export class ClientConnection implements ClientPort {
       void this.writer.write({ jsonrpc: "2.0", id: null, error: { code: JsonRpcErrorCodes.ParseError, message: `Closing the connection: ${reason}` } } as never);
       this.writer.flush();
     });
+    this.writer.afterQueued = (message) => this.heldEvents.resultQueued(message);
     this.connection.onRequest((method, params) => this.handle(method, params));
     this.connection.onClose(() => this.markClosed());
     this.connection.onError(([error]) => logger.debug(`client ${this.id}: connection error: ${error.message}`));
@@ -115,7 +119,9 @@ export class ClientConnection implements ClientPort {
     // The hottest message of all (every streamed delta): framed here and queued on the same writer
     // as everything else, so order is kept, without the connection's per-message promise.
     const kind = eventType !== undefined && progressEventTypes.has(eventType) ? "progress" : "message";
-    this.writer.writeJson(`{"jsonrpc":"2.0","method":"session.event","params":{"sessionId":${JSON.stringify(sessionId)},"event":${eventJson}}}`, kind);
+    const frame = `{"jsonrpc":"2.0","method":"session.event","params":{"sessionId":${JSON.stringify(sessionId)},"event":${eventJson}}}`;
+    if (this.heldEvents.hold(frame, kind)) return;
+    this.writer.writeJson(frame, kind);
   }
 
   sendNotification(method: string, params: unknown): void {
@@ -153,9 +159,20 @@ export class ClientConnection implements ClientPort {
 
   private async handle(method: string, params: unknown): Promise<unknown> {
     if (this.requestsSeen++ === 0 && method === "connect") this.openedWithConnect = true;
+    if (!holdsEventsUntilResult.has(method)) {
+      try {
+        return await this.dispatch(method, params, this);
+      } catch (error) {
+        throw toResponseError(method, error, this.logger);
+      }
+    }
+    const release = this.heldEvents.start((json, kind) => this.writer.writeJson(json, kind));
     try {
-      return await this.dispatch(method, params, this);
+      const result = await this.dispatch(method, params, this);
+      this.heldEvents.releaseAfter(result, release);
+      return result;
     } catch (error) {
+      release();
       throw toResponseError(method, error, this.logger);
     }
   }
@@ -166,6 +183,13 @@ export class ClientConnection implements ClientPort {
     for (const listener of this.closeListeners.splice(0)) listener();
   }
 }
+
+/**
+ * Requests whose session events are held back until their result is on the wire: the SDKs register
+ * a session when `session.create`/`session.resume` answers (0.2.0), so `session.start` and the
+ * other events of the opening reach the session's handlers only when they come after the result.
+ */
+const holdsEventsUntilResult: ReadonlySet<string> = new Set(["session.create", "session.resume"]);
 
 /** Maps any error to a JSON-RPC error: Tandem errors keep their code; the rest are internal. */
 function toResponseError(method: string, error: unknown, logger: Logger): ResponseError<unknown> {

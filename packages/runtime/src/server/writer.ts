@@ -132,10 +132,14 @@ export class FramedMessageWriter extends AbstractMessageWriter implements Messag
     return this.queuedBytes + ((this.stream as { writableLength?: number }).writableLength ?? 0);
   }
 
+  /** Called after each message written through `write` (a response or request) is queued. */
+  afterQueued: ((message: Message) => void) | undefined;
+
   write(message: Message): Promise<void> {
     const encoded = encodeMessageParts(message);
     if (typeof encoded === "string") this.writeJson(encoded);
     else this.writeParts(encoded);
+    this.afterQueued?.(message);
     return this.drained ?? Promise.resolve();
   }
 

@@ -201,8 +201,16 @@ export class SessionManager {
   async detach(sessionId: string, port: ClientPort): Promise<void> {
     const session = this.live.get(sessionId);
     if (!session?.isAttached(port)) return;
+    // The last client leaving sees the session's `session.shutdown`, as with `session.destroy`.
+    if (session.emitter.sinkCount === 1) {
+      try {
+        await this.destroy(sessionId);
+      } finally {
+        session.detach(port);
+      }
+      return;
+    }
     session.detach(port);
-    if (session.emitter.sinkCount === 0) await this.destroy(sessionId);
   }
 
   /** Deletes a session and its files. */

@@ -35,6 +35,7 @@ import { modelAcceptsImages, prepareAttachments } from "./attachments.js";
 import { SessionHistory } from "../checkpoints/session-history.js";
 import { SessionCompaction, type CompactionServices } from "../compaction/session-compaction.js";
 import type { CompactionHost, SessionCompactor } from "../compaction/compactor.js";
+import { TurnEvents } from "./turn-events.js";
 
 /** Services a session borrows from the runtime. */
 export interface SessionServices {
@@ -127,7 +128,8 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
   /** Extra system-prompt context a sessionStart hook supplied. */
   private hookContext: string | undefined;
   private cachedSystemPrompt: Promise<string> | undefined;
-  private titlePending = false;
+  /** Title, tools, system prompt and idle events around each answered message. */
+  private readonly turnEvents: TurnEvents;
   private readonly queue: QueuedMessage[] = [];
   /** Messages sent with `mode: "immediate"` while busy: injected before the next model call. */
   private readonly steering: QueuedMessage[] = [];
@@ -156,6 +158,7 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
     this.approvals = new SessionApprovals(init.services.logger);
     this.pendingMessages = new MessageQueueView(this.queue, this.steering, init.emitter, () => this.mode);
     this.metrics = new SessionMetrics(init.startTime);
+    this.turnEvents = new TurnEvents(init.emitter, init.summary !== undefined);
     this.hooks = new HookRunner(this, init.services.hookTimeoutMs);
     this.workspace = new SessionWorkspace(init.workspacePath, init.emitter);
     this.contexts = new ToolContexts(this);
@@ -440,6 +443,7 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
     else this.queue.push({ messageId, params, agentMode: this.mode });
     this.pendingMessages.changed();
     this.running ??= this.drainQueue();
+    this.turnEvents.accepted(params.prompt, this.name);
     return messageId;
   }
 
@@ -515,32 +519,35 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
    * new drain and one that arrives before it is always answered by this one.
    */
   private async drainQueue(): Promise<void> {
+    let aborted = false;
     try {
       for (let next = this.queue.shift(); next; next = this.queue.shift()) {
         if (next.source === undefined) this.pendingMessages.changed();
-        await this.answer(next);
+        aborted = (await this.answer(next)) === "aborted";
         // Steering that arrived after the last model call of that run is answered next.
         this.queue.unshift(...this.steering.splice(0));
       }
     } finally {
       this.running = undefined;
-      this.emitter.emit("session.idle", {});
+      this.turnEvents.idle(this.mode, aborted);
     }
   }
 
-  private async answer(queued: QueuedMessage): Promise<void> {
+  private async answer(queued: QueuedMessage): Promise<"aborted" | undefined> {
     const controller = new AbortController();
     this.currentRun = controller;
     this.turnHeaders = queued.params.requestHeaders;
     const interactionId = randomUUID();
     await Promise.all([this.mcp.start(), this.agents.ready()]);
+    this.turnEvents.beforeUserMessage(this.model);
     for (let notice = this.deferredNotices.shift(); notice; notice = this.deferredNotices.shift()) {
       await this.recordUserMessage({ sessionId: this.sessionId, prompt: notice }, interactionId, "system");
     }
-    if (!(await this.recordUserMessage(queued.params, interactionId))) {
+    if (!(await this.recordUserMessage(queued.params, interactionId, undefined, queued.messageId))) {
       this.currentRun = undefined;
-      return;
+      return undefined;
     }
+    this.turnEvents.systemPrompt(await this.systemPrompt());
     let taskCompleted = false;
     const stopListening = this.emitter.addListener((event) => {
       if (event.type === "session.task_complete") taskCompleted = true;
@@ -550,23 +557,23 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
       for (let nudges = 0; ; nudges++) {
         const result = await runAgentLoop(this, interactionId, controller.signal, turns);
         if (result.end === "aborted") {
-          this.emitter.emit("abort", { reason: this.haltedRun === controller ? "persistence failure" : "user initiated" });
-          return;
+          this.turnEvents.cancelled(this.haltedRun === controller ? "persistence failure" : "user initiated");
+          return "aborted";
+        }
+        // A rejected tool call ends the turn as a cancellation by the user (without `aborted`).
+        if (result.end === "completed" && result.rejected) {
+          this.turnEvents.cancelled("user initiated");
+          return undefined;
         }
         if (result.end === "failed") {
           reportLoopError(this, result.error);
-          return;
+          return undefined;
         }
-        if ( this.mode !== "autopilot" || taskCompleted || nudges >= maxAutopilotNudges) return;
+        if (this.mode !== "autopilot" || taskCompleted || nudges >= maxAutopilotNudges) return undefined;
         await this.recordUserMessage({ sessionId: this.sessionId, prompt: autopilotNudge }, interactionId, "autopilot");
       }
     } finally {
       stopListening();
-      if (this.titlePending && this.summary !== undefined) {
-        // The title follows the first exchange, unless the user named the session.
-        this.titlePending = false;
-        if (this.name === undefined) this.emitter.emit("session.title_changed", { title: shortTitle(this.summary) });
-      }
       this.currentRun = undefined;
       await this.emitter.durable();
     }
@@ -583,7 +590,7 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
    * Runs the userPromptSubmitted hook, emits `user.message` and adds the message to the
    * conversation. Returns false when the hook rejected the prompt.
    */
-  private async recordUserMessage(params: SessionSendParams, interactionId: string, source?: string): Promise<boolean> {
+  private async recordUserMessage(params: SessionSendParams, interactionId: string, source?: string, messageId?: string): Promise<boolean> {
     const { attachments } = params;
     let prompt = params.prompt;
     if (this.hooks.active && source === undefined) {
@@ -606,19 +613,15 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
       attachments: prepared.echoed,
       agentMode: this.mode,
       interactionId,
+      ...(messageId ? { messageId } : {}),
       ...(source ? { source } : {}),
     });
     this.messages.push(userConversationMessage(event.data, event.timestamp));
     if (this.summary !== undefined) return true;
     this.summary = summaryOf(params.prompt);
     this.services.onSummary(this, this.summary);
-    this.titlePending = true;
     return true;
   }
 }
 
-/** A short title from the first prompt: its first line, at most 60 characters. */
-export function shortTitle(prompt: string): string {
-  const firstLine = prompt.trim().split("\n")[0] ?? "";
-  return firstLine.length <= 60 ? firstLine : `${firstLine.slice(0, 57).trimEnd()}...`;
-}
+export { shortTitle } from "./turn-events.js";

@@ -10,6 +10,8 @@ export interface ToolBridgeHost {
   readonly emitter: EventEmitterPort;
   readonly pending: PendingRequests;
   readonly protocolVersion: 2 | 3;
+  /** The session's working directory (told to the client with each call). */
+  readonly workingDirectory?: string;
   /** A connected client able to answer `need` (here: one that registered the tool). */
   clientFor(need: ClientNeed): ClientPort | undefined;
 }
@@ -31,9 +33,9 @@ export class ToolBridge {
   }
 
   private async callV3(toolCallId: string, toolName: string, args: unknown, signal: AbortSignal): Promise<ClientToolReply> {
-    const { emitter, pending, sessionId } = this.host;
+    const { emitter, pending, sessionId, workingDirectory } = this.host;
     const { requestId, promise } = pending.open<ClientToolReply>("tool", signal, toolName);
-    emitter.emit("external_tool.requested", { requestId, sessionId, toolCallId, toolName, arguments: args });
+    emitter.emit("external_tool.requested", { requestId, sessionId, toolCallId, toolName, arguments: args, ...(workingDirectory ? { workingDirectory } : {}) });
     try {
       const reply = await promise;
       emitter.emit("external_tool.completed", { requestId });

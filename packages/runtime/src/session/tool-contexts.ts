@@ -111,6 +111,9 @@ export class ToolContexts {
       get canAskUser() {
         return host.canAskUser;
       },
+      get workingDirectory() {
+        return host.workingDirectory;
+      },
       clientFor: (need: ClientNeed) => host.clientFor(need),
     };
     const channel = { permissions: new PermissionBroker(view), toolBridge: new ToolBridge(view), userInput: new UserInputBroker(view) };

@@ -61,16 +61,18 @@ export class UserInputBroker {
       allowFreeform,
       toolCallId,
     });
+    let answered: { answer: string; wasFreeform: boolean } | undefined;
     try {
       const answer = await response;
       if (typeof answer?.answer !== "string") throw new UserInputUnavailable("The user input handler returned no answer.");
-      return { answer: answer.answer, wasFreeform: answer.wasFreeform === true };
+      answered = { answer: answer.answer, wasFreeform: answer.wasFreeform === true };
+      return answered;
     } catch (error) {
       if (signal.aborted || error instanceof UserInputUnavailable) throw error;
       this.host.logger.warn("userInput.request failed", error);
       throw new UserInputUnavailable(`The user could not be asked: ${error instanceof Error ? error.message : String(error)}`);
     } finally {
-      this.host.emitter.emit("user_input.completed", { requestId });
+      this.host.emitter.emit("user_input.completed", { requestId, ...answered });
     }
   }
 }

@@ -52,6 +52,8 @@ export class ChatCompletionsClient implements ModelClient {
   private readonly jsonHeaders: Record<string, string>;
   private readonly streamHeaders: Record<string, string>;
   private readonly listHeaders: Record<string, string>;
+  /** The Copilot API takes prompt-cache breakpoints (`copilot_cache_control`). */
+  private readonly cacheMarks: boolean;
 
   constructor(
     settings: ChatCompletionsSettings,
@@ -59,6 +61,7 @@ export class ChatCompletionsClient implements ModelClient {
     private readonly connections: ConnectionPool = new ConnectionPool(),
   ) {
     this.name = settings.name;
+    this.cacheMarks = settings.name === "copilot";
     this.baseUrl = trimSlash(settings.baseUrl);
     const common = {
       "User-Agent": userAgent,
@@ -76,7 +79,7 @@ export class ChatCompletionsClient implements ModelClient {
     let providerCallId: string | undefined;
     let response: HttpResponse | undefined;
     try {
-      const body = chatCompletionsBody(request);
+      const body = chatCompletionsBody(request, { cacheMarks: this.cacheMarks });
       const base = request.stream ? this.streamHeaders : this.jsonHeaders;
       const headers = request.headers ? withRequestHeaders(base, request.headers) : base;
       const url = (this.completionsUrl ??= new URL(`${this.baseUrl}/chat/completions`));

@@ -14,16 +14,39 @@ const includeUsage = { include_usage: true } as const;
  * const body = chatCompletionsBody({ model: "gpt-4.1", system: "Be brief.", messages, tools: [], stream: true, signal });
  * // '{"model":"gpt-4.1","messages":[{"role":"system","content":"Be brief."},…],"stream":true,"stream_options":{"include_usage":true}}'
  */
-export function chatCompletionsBody(request: ModelRequest): string {
+export function chatCompletionsBody(request: ModelRequest, options: { cacheMarks?: boolean } = {}): string {
+  const messages = toChatMessages(request.system, request.messages);
+  const tools = request.tools.length > 0 ? request.tools.map(toChatTool) : undefined;
+  if (options.cacheMarks) markCacheBreakpoints(messages, tools);
   const body: ChatRequestBody = {
     model: request.model,
     reasoning_effort: request.reasoningEffort || undefined,
-    messages: toChatMessages(request.system, request.messages),
-    tools: request.tools.length > 0 ? request.tools.map(toChatTool) : undefined,
+    messages,
+    tools,
     stream: request.stream ? true : undefined,
     stream_options: request.stream ? includeUsage : undefined,
   };
   return JSON.stringify(body);
+}
+
+const ephemeralCache = { type: "ephemeral" } as const;
+
+/**
+ * The Copilot API's prompt-cache breakpoints (facts §0): the system message, the last message
+ * that is not the user's (assistant or tool), and the last tool. Marks the objects just built, in
+ * place (no copy on the hot path).
+ */
+export function markCacheBreakpoints(messages: ChatMessage[], tools: ChatTool[] | undefined): void {
+  const first = messages[0];
+  if (first?.role === "system") first.copilot_cache_control = ephemeralCache;
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index] as ChatMessage;
+    if (message.role === "user") continue;
+    if (message.role !== "system") message.copilot_cache_control = ephemeralCache;
+    break;
+  }
+  const lastTool = tools?.at(-1);
+  if (lastTool) lastTool.copilot_cache_control = ephemeralCache;
 }
 
 /**

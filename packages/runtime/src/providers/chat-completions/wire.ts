@@ -5,10 +5,15 @@
 
 /** A message of the request's `messages`. */
 export type ChatMessage =
-  | { role: "system"; content: string }
+  | ({ role: "system"; content: string } & CacheMark)
   | { role: "user"; content: string | ChatUserPart[] }
-  | { role: "assistant"; content: string | null; reasoning_content: string | undefined; tool_calls: ChatToolCall[] | undefined }
-  | { role: "tool"; tool_call_id: string; content: string };
+  | ({ role: "assistant"; content: string | null; reasoning_content: string | undefined; tool_calls: ChatToolCall[] | undefined } & CacheMark)
+  | ({ role: "tool"; tool_call_id: string; content: string } & CacheMark);
+
+/** The Copilot API's prompt-cache breakpoint on a message or tool. */
+export interface CacheMark {
+  copilot_cache_control?: { type: "ephemeral" };
+}
 
 /** A part of a user message with several parts (text, then an image). */
 export type ChatUserPart = { type: "text"; text: string } | { type: "image_url"; image_url: { url: string } };
@@ -21,7 +26,7 @@ export interface ChatToolCall {
 }
 
 /** A tool offered to the model. */
-export interface ChatTool {
+export interface ChatTool extends CacheMark {
   type: "function";
   function: { name: string; description: string; parameters: Record<string, unknown> };
 }

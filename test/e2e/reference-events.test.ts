@@ -1,0 +1,219 @@
+/**
+ * The event stream in the reference runtime's order and shape (facts §4, the conformance report),
+ * seen through the official SDKs' session handlers: `session.start` / `session.resume` reach the
+ * handler (they follow the create/resume result), each send gives `pending_messages.modified` twice,
+ * the title when the first prompt is accepted, `session.tools_updated {model}` before the
+ * `user.message`, the system prompt as a persisted `system.message`, `assistant.usage` before
+ * `assistant.message`, `assistant.idle` before `session.idle {mode}`, and `session.usage_info`
+ * split into system, conversation and tool-definition tokens.
+ */
+import { approveAll } from "@github/copilot-sdk";
+import { afterEach, describe, expect, it } from "vitest";
+import { startWorld, waitFor, type TestWorld } from "../helpers/harness.js";
+import { officialClient, officialV1Client, type ClientMaker } from "../helpers/official-client.js";
+
+type AnyEvent = { type: string; data: Record<string, unknown>; ephemeral?: boolean };
+
+let world: TestWorld | undefined;
+const stops: Array<() => Promise<unknown>> = [];
+
+afterEach(async () => {
+  for (const stop of stops.splice(0).reverse()) await stop();
+  await world?.dispose();
+  world = undefined;
+});
+
+const clients: Array<{ sdk: string; make: ClientMaker }> = [
+  { sdk: "official SDK 0.2.0", make: officialClient },
+  { sdk: "official SDK 1.0.x", make: officialV1Client },
+];
+
+/** The types between the second `pending_messages.modified` of a send and its `session.idle`. */
+const oneSend = [
+  "pending_messages.modified",
+  "pending_messages.modified",
+  "session.title_changed",
+  "session.tools_updated",
+  "user.message",
+  "system.message",
+  "assistant.turn_start",
+  "session.usage_info",
+  "assistant.usage",
+  "assistant.message",
+  "assistant.turn_end",
+  "assistant.idle",
+  "session.idle",
+];
+
+describe.each(clients)("reference event order ($sdk)", ({ make }) => {
+  it("session.start reaches the session's handler, then a send gives the reference's sequence", async () => {
+    world = await startWorld(["plain-reply"]);
+    const client = make(world.env);
+    stops.push(() => client.stop());
+    const session = await client.createSession({ onPermissionRequest: approveAll });
+    const events: AnyEvent[] = [];
+    session.on((event) => events.push(event as unknown as AnyEvent));
+    await waitFor(() => events.some((event) => event.type === "session.start"), "session.start at the session's handler");
+
+    await session.sendAndWait({ prompt: "Say hello" });
+    await waitFor(() => events.some((event) => event.type === "session.idle"), "session.idle");
+    const types = events.map((event) => event.type);
+    expect(types.slice(types.indexOf("pending_messages.modified"))).toEqual(oneSend);
+
+    const byType = (type: string) => events.find((event) => event.type === type) as AnyEvent;
+    expect(byType("session.title_changed").data).toEqual({ title: "Say hello" });
+    expect(byType("session.tools_updated").data).toEqual({ model: "gpt-4.1" });
+    const system = byType("system.message");
+    expect(system.ephemeral).toBeUndefined();
+    expect(system.data.role).toBe("system");
+    expect(String(system.data.content).length).toBeGreaterThan(100);
+    expect(byType("assistant.message").data).toMatchObject({ model: "gpt-4.1", turnId: "0" });
+    expect(byType("assistant.idle").ephemeral).toBe(true);
+    expect(byType("session.idle").data).toEqual({ mode: "interactive" });
+
+    const usage = byType("session.usage_info").data as Record<string, number | boolean>;
+    expect(usage.isInitial).toBe(true);
+    for (const key of ["systemTokens", "conversationTokens", "toolDefinitionsTokens"]) expect(usage[key]).toBeGreaterThan(0);
+    expect(Number(usage.systemTokens) + Number(usage.conversationTokens) + Number(usage.toolDefinitionsTokens)).toBe(usage.currentTokens);
+
+    // The second send: no new title; its first usage report is again the initial one (as the reference's).
+    events.length = 0;
+    await session.sendAndWait({ prompt: "Again" });
+    await waitFor(() => events.some((event) => event.type === "session.idle"), "the second session.idle");
+    expect(events.map((event) => event.type)).toEqual(oneSend.filter((type) => type !== "session.title_changed"));
+    expect(byType("session.usage_info").data.isInitial).toBe(true);
+  });
+
+  it("session.resume reaches the handler of a session resumed by a new client", async () => {
+    world = await startWorld(["plain-reply"]);
+    const first = make(world.env);
+    stops.push(() => first.stop());
+    const created = await first.createSession({ onPermissionRequest: approveAll });
+    await created.sendAndWait({ prompt: "Say hello" });
+    await first.stop();
+
+    const second = make(world.env);
+    stops.push(() => second.stop());
+    const resumed = await second.resumeSession(created.sessionId, { onPermissionRequest: approveAll });
+    const events: AnyEvent[] = [];
+    resumed.on((event) => events.push(event as unknown as AnyEvent));
+    await waitFor(() => events.some((event) => event.type === "session.resume"), "session.resume at the session's handler");
+    expect(events.find((event) => event.type === "session.resume")?.data).toMatchObject({ eventCount: expect.any(Number) });
+  });
+});
+
+describe("ends of a turn, as the reference reports them", () => {
+  it("a rejected tool call: the reference's error text, then abort and a cancellation notice before idle", async () => {
+    world = await startWorld(["tool-denied"]);
+    const client = officialClient(world.env);
+    stops.push(() => client.stop());
+    const session = await client.createSession({
+      onPermissionRequest: () => ({ kind: "denied-interactively-by-user" }),
+      tools: [{ name: "read_secret", description: "Reads a secret", parameters: { type: "object", properties: { key: { type: "string" } } }, handler: () => "42" }],
+    });
+    const events: AnyEvent[] = [];
+    session.on((event) => events.push(event as unknown as AnyEvent));
+    await session.sendAndWait({ prompt: "Read the launch codes" });
+    await waitFor(() => events.some((event) => event.type === "session.idle"), "session.idle");
+
+    const complete = events.find((event) => event.type === "tool.execution_complete");
+    expect(complete?.data.error).toEqual({ message: "The user rejected this tool call.", code: "rejected" });
+    const types = events.map((event) => event.type);
+    expect(types.slice(types.indexOf("tool.execution_complete"))).toEqual(["tool.execution_complete", "assistant.turn_end", "abort", "session.info", "pending_messages.modified", "assistant.idle", "session.idle"]);
+    expect(events.find((event) => event.type === "session.info")?.data).toEqual({ infoType: "cancellation", message: "Operation cancelled by user" });
+    expect(events.find((event) => event.type === "session.idle")?.data).toEqual({ mode: "interactive" });
+  });
+
+  it("an abort: assistant.idle and session.idle say aborted", async () => {
+    world = await startWorld(["hang-then-reply"]);
+    const client = officialClient(world.env);
+    stops.push(() => client.stop());
+    const session = await client.createSession({ onPermissionRequest: approveAll });
+    const events: AnyEvent[] = [];
+    session.on((event) => events.push(event as unknown as AnyEvent));
+    await session.send({ prompt: "hang" });
+    await waitFor(() => world?.model.requests.length === 1, "the model request");
+    await session.abort();
+    await waitFor(() => events.some((event) => event.type === "session.idle"), "session.idle");
+    expect(events.find((event) => event.type === "assistant.idle")?.data).toEqual({ aborted: true });
+    expect(events.find((event) => event.type === "session.idle")?.data).toEqual({ mode: "interactive", aborted: true });
+    expect(events.find((event) => event.type === "session.info")?.data).toEqual({ infoType: "cancellation", message: "Operation cancelled by user" });
+    const types = events.map((event) => event.type);
+    expect(types.slice(types.indexOf("abort"))).toEqual(["abort", "session.info", "pending_messages.modified", "assistant.idle", "session.idle"]);
+  });
+
+  it("the official SDK 1.0.x's disconnect (session.detach of the last client) delivers session.shutdown", async () => {
+    world = await startWorld(["plain-reply"]);
+    const client = officialV1Client(world.env);
+    stops.push(() => client.stop());
+    const session = await client.createSession({ onPermissionRequest: approveAll });
+    const events: AnyEvent[] = [];
+    session.on((event) => events.push(event as unknown as AnyEvent));
+    await session.sendAndWait({ prompt: "Say hello" });
+    await session.destroy();
+    expect(events.at(-1)?.type).toBe("session.shutdown");
+  });
+});
+
+describe("the Copilot API request", () => {
+  it("marks the prompt-cache breakpoints: the system message, the last non-user message and the last tool", async () => {
+    world = await startWorld(["custom-tool"]);
+    const client = officialClient(world.env);
+    stops.push(() => client.stop());
+    const session = await client.createSession({
+      onPermissionRequest: approveAll,
+      tools: [{ name: "get_weather", description: "Weather of a city", parameters: { type: "object", properties: { city: { type: "string" } } }, handler: () => "72 and sunny" }],
+    });
+    await session.sendAndWait({ prompt: "Weather in Paris?" });
+    const mark = { type: "ephemeral" };
+    type Body = { messages: Array<{ role: string; copilot_cache_control?: unknown }>; tools: Array<{ function: { name: string }; copilot_cache_control?: unknown }> };
+    const [first, second] = world.model.requests.map((request) => request.body as Body);
+    if (!first || !second) throw new Error("expected two model requests");
+    const marked = (body: Body) => body.messages.map((message) => `${message.role}${message.copilot_cache_control ? "*" : ""}`);
+    expect(marked(first)).toEqual(["system*", "user"]);
+    expect(marked(second)).toEqual(["system*", "user", "assistant", "tool*"]);
+    expect(second.messages[0]?.copilot_cache_control).toEqual(mark);
+    expect(second.tools.at(-1)?.copilot_cache_control).toEqual(mark);
+    expect(second.tools.slice(0, -1).some((tool) => tool.copilot_cache_control)).toBe(false);
+  });
+});
+
+describe("sub-agents as the reference shows them", () => {
+  it("subagent.started names the run by the task call's name and description; explore's tools come in the reference's order", async () => {
+    world = await startWorld(["explore-agent", "explore-agent-sub"]);
+    const client = officialClient(world.env);
+    stops.push(() => client.stop());
+    const session = await client.createSession({ onPermissionRequest: approveAll });
+    const events: AnyEvent[] = [];
+    session.on((event) => events.push(event as unknown as AnyEvent));
+    const reply = await session.sendAndWait({ prompt: "Please explore the repo" });
+    expect(reply?.data.content).toBe("The explorer found config.yaml.");
+    expect(events.find((event) => event.type === "subagent.started")?.data).toMatchObject({ agentName: "explore", agentDisplayName: "finder", agentDescription: "Find the config" });
+
+    type Body = { messages: Array<{ role: string; content: unknown }>; tools: Array<{ function: { name: string } }> };
+    const subRequest = world.model.requests.map((request) => request.body as Body).find((body) => JSON.stringify(body.messages).includes("EXPLORE-SUB"));
+    expect(subRequest?.tools.map((tool) => tool.function.name)).toEqual(["grep", "glob", "view", "bash", "read_bash", "stop_bash", "list_bash"]);
+  });
+});
+
+describe("data fields of the 1.0.x schema", () => {
+  it("user.message has its messageId; tool events their turnId and model; permission.completed its toolCallId; external_tool.requested the working directory", async () => {
+    world = await startWorld(["custom-tool"]);
+    const client = officialClient(world.env);
+    stops.push(() => client.stop());
+    const session = await client.createSession({
+      onPermissionRequest: approveAll,
+      tools: [{ name: "get_weather", description: "Weather of a city", parameters: { type: "object", properties: { city: { type: "string" } } }, handler: () => "72 and sunny" }],
+    });
+    const events: AnyEvent[] = [];
+    session.on((event) => events.push(event as unknown as AnyEvent));
+    const messageId = await session.send({ prompt: "Weather in Paris?" });
+    await waitFor(() => events.some((event) => event.type === "session.idle"), "session.idle");
+    const data = (type: string) => events.find((event) => event.type === type)?.data;
+    expect(data("user.message")?.messageId).toBe(messageId);
+    expect(data("tool.execution_start")).toMatchObject({ toolCallId: "call_weather_1", turnId: "0", model: "gpt-4.1" });
+    expect(data("tool.execution_complete")).toMatchObject({ toolCallId: "call_weather_1", turnId: "0" });
+    expect(data("permission.completed")).toMatchObject({ toolCallId: "call_weather_1" });
+    expect(data("external_tool.requested")?.workingDirectory).toEqual(expect.any(String));
+  });
+});
