@@ -274,6 +274,9 @@ export const eventDataSchemas = {
     recommendedAction: z.string(),
   }),
   "exit_plan_mode.completed": z.looseObject({ requestId: z.string() }),
+  "session.extensions_loaded": z.looseObject({
+    extensions: z.array(z.looseObject({ id: z.string(), name: z.string(), source: z.string(), status: z.string() })),
+  }),
 } as const;
 
 /** Every session event type. */
@@ -313,6 +316,7 @@ export const ephemeralEventTypes: ReadonlySet<SessionEventType> = new Set<Sessio
   "command.completed",
   "exit_plan_mode.requested",
   "exit_plan_mode.completed",
+  "session.extensions_loaded",
 ]);
 
 /** The data payload of event type `T`. */

@@ -109,6 +109,7 @@ export class SessionManager {
     validateToolConfig(params);
     compactionSettings(params);
     let session = this.live.get(sessionId);
+    if (port.extensionId !== undefined) return this.joinAsExtension(session, params, port);
     if (session) {
       session.attach(port, registrationOf(params));
       const merged = mergeConfig(session.config, params);
@@ -139,6 +140,17 @@ export class SessionManager {
     else if (session.summary) session.emitter.emit("session.title_changed", { title: session.summary.split("\n")[0]?.slice(0, 60) ?? "" });
     await session.runStartHook("resume");
     await session.reportContextUsage().catch((error: unknown) => this.options.logger.warn("could not measure the resumed history", error));
+    return this.opened(session, true);
+  }
+
+  /**
+   * An extension's `joinSession()`: it adds its tools and handlers to the live session, and nothing
+   * else — the session's settings stay the application's, no `session.resume` is emitted, and
+   * permission requests stay with the application.
+   */
+  private joinAsExtension(session: Session | undefined, params: SessionResumeParams, port: ClientPort): SessionOpened {
+    if (!session) throw invalidParams(`Extension ${port.extensionId} can only join a live session; ${params.sessionId} is not open.`, { sessionId: params.sessionId });
+    session.attach(port, { ...registrationOf(params), requestPermission: false });
     return this.opened(session, true);
   }
 
