@@ -266,6 +266,7 @@ export const eventDataSchemas = {
   "system.notification": z.looseObject({ content: z.string(), kind: z.unknown().optional() }),
   "command.queued": z.looseObject({ requestId: z.string(), command: z.string() }),
   "command.completed": z.looseObject({ requestId: z.string() }),
+  "command.execute": z.looseObject({ requestId: z.string(), command: z.string(), commandName: z.string(), args: z.string() }),
   "exit_plan_mode.requested": z.looseObject({
     requestId: z.string(),
     summary: z.string(),
@@ -314,6 +315,7 @@ export const ephemeralEventTypes: ReadonlySet<SessionEventType> = new Set<Sessio
   "elicitation.completed",
   "command.queued",
   "command.completed",
+  "command.execute",
   "exit_plan_mode.requested",
   "exit_plan_mode.completed",
   "session.extensions_loaded",

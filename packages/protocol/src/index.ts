@@ -125,6 +125,17 @@ export {
   eventLogPageLimits,
 } from "./methods/session-api.js";
 export {
+  CommandRegistration,
+  SessionCommandsExecute,
+  SessionCommandsHandlePendingCommand,
+  SessionCommandsInvoke,
+  SessionCommandsList,
+  SessionCommandsRespondToQueuedCommand,
+  SessionRespondToQueuedCommand,
+  SlashCommandInfo,
+  SlashCommandInvocationResult,
+} from "./methods/commands.js";
+export {
   PingResultCurrent,
   RuntimeShutdown,
   SessionDetach,

@@ -20,6 +20,7 @@ import {
 import { SessionEventSchema } from "./events.js";
 import { defineNotification, defineRequest } from "./method.js";
 import { sessionApiRequests } from "./methods/session-api.js";
+import { commandRequests } from "./methods/commands.js";
 import { currentClientRequests, PingResultCurrent, SessionModeGetResultCurrent, SessionModeSetResultCurrent, SessionSkillsReloadResultCurrent } from "./methods/current.js";
 import { historyRequests } from "./methods/history.js";
 import { workspacesRequests } from "./methods/workspaces.js";
@@ -483,6 +484,7 @@ export const clientToServerRequests = [
   SessionExitPlanModeHandlePendingRequest,
   ...sessionApiRequests,
   ...currentClientRequests,
+  ...commandRequests,
   ...historyRequests,
   ...workspacesRequests,
 ] as const;

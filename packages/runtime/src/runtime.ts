@@ -9,6 +9,7 @@ import { ConnectionPool } from "./providers/chat-completions/connections.js";
 import { createModelClient, describeDefaultProvider, type ProviderEnvironment } from "./providers/resolve.js";
 import { ClientConnection } from "./server/connection.js";
 import { ExtensionHost } from "./extensions/host.js";
+import { SlashCommands } from "./commands/slash-commands.js";
 import { Dispatcher } from "./server/dispatch.js";
 import { SessionManager } from "./session/manager.js";
 import { resolveHome, SessionStore } from "./store/session-store.js";
@@ -46,6 +47,8 @@ export class Runtime {
   readonly store: SessionStore;
   /** The foreground session's extensions (`.github/extensions/<name>/extension.mjs`, `<home>/extensions/`). */
   readonly extensions: ExtensionHost;
+  /** Slash commands: built-ins and those clients register. */
+  readonly commands = new SlashCommands();
   private readonly connections = new Set<ClientConnection>();
   /** Keep-alive connections to model servers, shared by all sessions. */
   private readonly modelConnections = new ConnectionPool();

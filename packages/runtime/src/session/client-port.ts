@@ -22,4 +22,5 @@ export type ClientNeed =
   | { kind: "userInput" }
   | { kind: "hooks" }
   | { kind: "systemMessage" }
-  | { kind: "providerToken" };
+  | { kind: "providerToken" }
+  | { kind: "command"; name: string };

@@ -1,4 +1,4 @@
-import type { SessionCreateParams, ToolDefinition } from "@tandem/protocol";
+import { CommandRegistration, type SessionCreateParams, type ToolDefinition } from "@tandem/protocol";
 import type { ClientNeed, ClientPort } from "./client-port.js";
 
 /**
@@ -24,6 +24,8 @@ export interface ClientRegistration {
   readonly providerToken: boolean;
   /** It answers elicitations (1.0.x `requestElicitation`): the session's `ui.elicitation` capability. */
   readonly requestElicitation: boolean;
+  /** Its slash commands (1.0.x `commands`): run by this client when invoked (`command.execute`). */
+  readonly commands: readonly CommandRegistration[];
 }
 
 /** The per-client part of `session.create` / `session.resume` params. */
@@ -37,6 +39,7 @@ export function registrationOf(params: SessionCreateParams): ClientRegistration 
     systemMessage: params.systemMessage !== undefined,
     providerToken: params.provider?.hasBearerTokenProvider === true,
     requestElicitation: (params as { requestElicitation?: unknown }).requestElicitation === true,
+    commands: CommandRegistration.array().safeParse((params as { commands?: unknown }).commands).data ?? [],
   };
 }
 
@@ -81,6 +84,16 @@ export class SessionClients {
     const byName = new Map<string, ToolDefinition>();
     for (const registration of this.registrations.values()) {
       for (const tool of registration.tools) byName.set(tool.name, tool);
+    }
+    return [...byName.values()];
+  }
+
+  /** The slash commands the connected clients registered (the most recent registration of a name wins). */
+  commands(): CommandRegistration[] {
+    const byName = new Map<string, CommandRegistration>();
+    for (const [port, registration] of this.registrations) {
+      if (!port.isOpen) continue;
+      for (const command of registration.commands) byName.set(command.name.toLowerCase(), command);
     }
     return [...byName.values()];
   }
@@ -142,5 +155,7 @@ function answers(registration: ClientRegistration, need: ClientNeed): boolean {
       return registration.systemMessage;
     case "providerToken":
       return registration.providerToken;
+    case "command":
+      return registration.commands.some((command) => command.name.toLowerCase() === need.name.toLowerCase());
   }
 }

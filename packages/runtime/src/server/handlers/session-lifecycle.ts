@@ -20,6 +20,9 @@ export function registerSessionLifecycleMethods(table: MethodTable, runtime: Run
     const session = sessions.get(params.sessionId);
     // A turn sees the extensions' tools: wait until they joined (or failed, or timed out).
     await runtime.extensions.ready(params.sessionId);
+    // A known slash command runs instead of being sent to the model (`command.queued` … `command.completed`).
+    const commandId = runtime.commands.runPrompt(session, params.prompt);
+    if (commandId) return { messageId: commandId };
     return { messageId: await session.send(params) };
   });
   table.on(SessionAbort, async ({ sessionId }) => {
