@@ -17,6 +17,7 @@ import { HistoryRebuilder } from "./history.js";
 import { createSessionWorktree } from "../checkpoints/worktree.js";
 import { Session, type SessionServices } from "./session.js";
 import { compactionSettings } from "../compaction/config.js";
+import { ContextTracker } from "../context/context-tracker.js";
 import type { CompactionServices } from "../compaction/session-compaction.js";
 
 /** The shortest interval between two `session.updated` notifications of one session. */
@@ -84,7 +85,9 @@ export class SessionManager {
     try {
       const session = await opening;
       session.attach(port, registrationOf(params));
-      session.emitter.emit("session.start", this.startData(session, false));
+      const context = await this.trackContext(session);
+      session.emitter.emit("session.start", { ...this.startData(session, false), context });
+      session.emitter.emit("session.context_changed", context);
       await this.options.store.writeWorkspace(this.workspaceInfo(session));
       if (params.agent) session.agents.select(params.agent);
       await session.skills.load();
@@ -127,6 +130,7 @@ export class SessionManager {
       }
       await session.skills.load();
       session.attach(port, registrationOf(params));
+      await this.trackContext(session);
     }
     if (!params.disableResume) {
       session.emitter.emit("session.resume", {
@@ -152,6 +156,11 @@ export class SessionManager {
     if (!session) throw invalidParams(`Extension ${port.extensionId} can only join a live session; ${params.sessionId} is not open.`, { sessionId: params.sessionId });
     session.attach(port, { ...registrationOf(params), requestPermission: false });
     return this.opened(session, true);
+  }
+
+  /** Starts watching a session's cwd / git root / repository / branch; answers where it is now. */
+  private async trackContext(session: Session) {
+    return new ContextTracker(session.workingDirectory, session.emitter).start();
   }
 
   /** Checks a new session's config and opens it (the id must not be on disk yet). */
