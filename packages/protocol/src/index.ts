@@ -132,6 +132,7 @@ export {
   SessionCommandsList,
   SessionCommandsRespondToQueuedCommand,
   SessionRespondToQueuedCommand,
+  SessionToolsExecute,
   SlashCommandInfo,
   SlashCommandInvocationResult,
 } from "./methods/commands.js";

@@ -72,6 +72,16 @@ export const SessionCommandsRespondToQueuedCommand = defineRequest("session.comm
 /** `session.respondToQueuedCommand`: seed 001's name for the same request. */
 export const SessionRespondToQueuedCommand = defineRequest("session.respondToQueuedCommand", RespondToQueuedCommandParams, RespondToQueuedCommandResult);
 
+/**
+ * `session.tools.execute` (1.0.x): the user, not the model, runs one of the session's tools. The
+ * session emits `tool.user_requested`, then the usual `tool.execution_start` / `_complete`.
+ */
+export const SessionToolsExecute = defineRequest(
+  "session.tools.execute",
+  z.looseObject({ ...sessionScoped, name: z.string().min(1), arguments: z.unknown().optional(), toolCallId: z.string().optional() }),
+  z.looseObject({ textResultForLlm: z.string(), resultType: z.string(), sessionLog: z.string().optional(), error: z.string().optional() }),
+);
+
 /** The requests of this file, for `clientToServerRequests`. */
 export const commandRequests = [
   SessionCommandsList,
@@ -80,4 +90,5 @@ export const commandRequests = [
   SessionCommandsHandlePendingCommand,
   SessionCommandsRespondToQueuedCommand,
   SessionRespondToQueuedCommand,
+  SessionToolsExecute,
 ] as const;

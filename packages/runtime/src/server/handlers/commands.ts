@@ -1,9 +1,10 @@
-import { SessionCommandsExecute, SessionCommandsHandlePendingCommand, SessionCommandsInvoke, SessionCommandsList, SessionCommandsRespondToQueuedCommand, SessionRespondToQueuedCommand } from "@tandem/protocol";
+import { SessionCommandsExecute, SessionCommandsHandlePendingCommand, SessionCommandsInvoke, SessionCommandsList, SessionCommandsRespondToQueuedCommand, SessionRespondToQueuedCommand, SessionToolsExecute } from "@tandem/protocol";
+import { runUserRequestedTool } from "../../commands/user-tool.js";
 import { errorMessage } from "../../errors.js";
 import type { Runtime } from "../../runtime.js";
 import type { MethodTable } from "../dispatch.js";
 
-/** Slash commands: `session.commands.*` (1.0.x) and seed 001's `session.respondToQueuedCommand`. */
+/** Slash commands: `session.commands.*` (1.0.x) and seed 001's `session.respondToQueuedCommand`; user-run tools (`session.tools.execute`). */
 export function registerCommandMethods(table: MethodTable, runtime: Runtime): void {
   const { sessions, commands } = runtime;
   table.on(SessionCommandsList, ({ sessionId, includeBuiltins, includeClientCommands }) => ({
@@ -27,4 +28,5 @@ export function registerCommandMethods(table: MethodTable, runtime: Runtime): vo
   });
   table.on(SessionCommandsRespondToQueuedCommand, respond);
   table.on(SessionRespondToQueuedCommand, respond);
+  table.on(SessionToolsExecute, ({ sessionId, name, arguments: args, toolCallId }) => runUserRequestedTool(sessions.get(sessionId), name, args, toolCallId));
 }
