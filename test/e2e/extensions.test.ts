@@ -153,6 +153,37 @@ describe("an extension's tool, called by the agent", () => {
   });
 });
 
+describe("an extension's hooks", () => {
+  it("run after the application's, and the stricter decision wins", async () => {
+    const { repo, records } = tempRepo();
+    writeExtension(
+      join(repo, ".github", "extensions"),
+      "guard",
+      `import { joinSession } from "@tandem/sdk/extension";
+await joinSession({ hooks: { onPreToolUse: async ({ toolName }) => toolName === "bash" ? { permissionDecision: "deny", permissionDecisionReason: "the extension says no" } : undefined } });
+`,
+    );
+    const client = await start(["extension-hook"], records);
+    const applicationHookCalls: string[] = [];
+    const session = await client.createSession({
+      onPermissionRequest: approveAll,
+      workingDirectory: repo,
+      hooks: {
+        onPreToolUse: async (input) => {
+          applicationHookCalls.push(input.toolName);
+          return { permissionDecision: "allow" };
+        },
+      },
+    });
+    const events: SessionEvent[] = [];
+    session.on((event) => events.push(event));
+    const reply = await session.sendAndWait({ prompt: "run the listing" }, 30_000);
+    expect(reply?.data.content).toBe("The extension refused.");
+    expect(applicationHookCalls).toEqual(["bash"]);
+    expect(eventsOf(events, "hook.end").filter((event) => event.data.hookType === "preToolUse")).toHaveLength(2);
+  });
+});
+
 describe("failing extensions", () => {
   it("a crashing extension is reported and the session goes on", async () => {
     const { repo, records } = tempRepo();

@@ -113,6 +113,13 @@ export class SessionClients {
     return this.clientFor({ kind: "permission" }) !== undefined;
   }
 
+  /** The clients whose hooks run: the most recent application client with hooks, then extensions in the order they joined. */
+  hookClients(): ClientPort[] {
+    const withHooks = [...this.registrations].filter(([port, registration]) => port.isOpen && registration.hooks).map(([port]) => port);
+    const application = withHooks.filter((port) => port.extensionId === undefined).at(-1);
+    return [...(application ? [application] : []), ...withHooks.filter((port) => port.extensionId !== undefined)];
+  }
+
   /** The most recently registered open client that can answer `need`. */
   clientFor(need: ClientNeed): ClientPort | undefined {
     const entries = [...this.registrations];
