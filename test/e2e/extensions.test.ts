@@ -15,7 +15,8 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { approveAll, type CopilotClient, type SessionEvent } from "@github/copilot-sdk";
 import { afterEach, describe, expect, it } from "vitest";
 import { eventsOf, startWorld, waitFor, type TestWorld } from "../helpers/harness.js";
-import { clientVariants, officialClient } from "../helpers/official-client.js";
+import { approveAll as v1ApproveAll, type CopilotSession as V1Session } from "copilot-sdk-v1";
+import { clientVariants, officialClient, officialV1Client } from "../helpers/official-client.js";
 
 const modulesDir = fileURLToPath(new URL("../../node_modules/", import.meta.url));
 /** The official SDKs' own extension entries, imported by absolute URL (they are not installed in the temporary repository). */
@@ -248,6 +249,20 @@ setInterval(() => {}, 1000);
 });
 
 describe("lifecycle", () => {
+  it("1.0.x's session.extensions.list and reload", async () => {
+    const { repo, records } = tempRepo();
+    writeExtension(join(repo, ".github", "extensions"), "echo", echoExtension("echo", "@tandem/sdk/extension"));
+    const client = await start(["plain-reply"], records, {}, officialV1Client);
+    const session = (await client.createSession({ onPermissionRequest: v1ApproveAll as never, workingDirectory: repo })) as unknown as V1Session;
+    const { extensions } = await session.rpc.extensions.list();
+    expect(extensions).toEqual([{ id: "project:echo", name: "echo", source: "project", status: "running", pid: expect.any(Number) }]);
+    await session.rpc.extensions.reload();
+    const reloaded = (await session.rpc.extensions.list()).extensions;
+    expect(reloaded).toEqual([{ id: "project:echo", name: "echo", source: "project", status: "running", pid: expect.any(Number) }]);
+    expect(reloaded[0]!.pid).not.toBe(extensions[0]!.pid);
+    expect(isAlive(extensions[0]!.pid!)).toBe(false);
+  });
+
   it("extensions follow the foreground session and are gone when the runtime exits", async () => {
     const { repo, records } = tempRepo();
     writeExtension(join(repo, ".github", "extensions"), "echo", echoExtension("echo", "@tandem/sdk/extension"));

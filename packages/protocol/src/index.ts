@@ -124,6 +124,7 @@ export {
   SessionWorkspacesReadFile,
   eventLogPageLimits,
 } from "./methods/session-api.js";
+export { ExtensionInfo, SessionExtensionsList, SessionExtensionsReload } from "./methods/extensions.js";
 export {
   CommandRegistration,
   SessionCommandsExecute,

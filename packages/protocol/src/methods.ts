@@ -21,6 +21,7 @@ import { SessionEventSchema } from "./events.js";
 import { defineNotification, defineRequest } from "./method.js";
 import { sessionApiRequests } from "./methods/session-api.js";
 import { commandRequests } from "./methods/commands.js";
+import { extensionRequests } from "./methods/extensions.js";
 import { currentClientRequests, PingResultCurrent, SessionModeGetResultCurrent, SessionModeSetResultCurrent, SessionSkillsReloadResultCurrent } from "./methods/current.js";
 import { historyRequests } from "./methods/history.js";
 import { workspacesRequests } from "./methods/workspaces.js";
@@ -485,6 +486,7 @@ export const clientToServerRequests = [
   ...sessionApiRequests,
   ...currentClientRequests,
   ...commandRequests,
+  ...extensionRequests,
   ...historyRequests,
   ...workspacesRequests,
 ] as const;

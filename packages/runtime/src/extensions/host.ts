@@ -32,13 +32,13 @@ export interface ExtensionHostOptions {
 }
 
 /** One extension as `session.extensions.list` and `session.extensions_loaded` report it. */
-export interface ExtensionInfo {
+export type ExtensionInfo = {
   id: string;
   name: string;
   source: ExtensionSpec["source"];
   status: ExtensionStatus;
   pid?: number;
-}
+};
 
 /** How long an extension may take to join, unless `TANDEM_EXTENSION_JOIN_TIMEOUT_MS` says otherwise. */
 const defaultJoinTimeoutMs = 10_000;

@@ -13,6 +13,7 @@ import { registerCurrentClientMethods } from "./handlers/current-client.js";
 import { registerSessionLifecycleMethods } from "./handlers/session-lifecycle.js";
 import { registerCompactionMethods } from "./handlers/compaction.js";
 import { registerCommandMethods } from "./handlers/commands.js";
+import { registerExtensionMethods } from "./handlers/extensions.js";
 
 type AnyToken = RequestToken<string, z.ZodType, z.ZodType>;
 
@@ -41,6 +42,7 @@ export class Dispatcher implements MethodTable {
     registerHistoryMethods(this, runtime);
     registerCompactionMethods(this, runtime);
     registerCommandMethods(this, runtime);
+    registerExtensionMethods(this, runtime);
   }
 
   /**
