@@ -261,6 +261,10 @@ describe("lifecycle", () => {
     expect(reloaded).toEqual([{ id: "project:echo", name: "echo", source: "project", status: "running", pid: expect.any(Number) }]);
     expect(reloaded[0]!.pid).not.toBe(extensions[0]!.pid);
     expect(isAlive(extensions[0]!.pid!)).toBe(false);
+
+    // The application leaves the session (1.0.x disconnect = session.detach): its extensions stop.
+    await session.disconnect();
+    await waitFor(() => !isAlive(reloaded[0]!.pid!), "the extension to stop once the application left");
   });
 
   it("extensions follow the foreground session and are gone when the runtime exits", async () => {

@@ -137,7 +137,7 @@ export class Runtime {
     this.connections.add(client);
     client.onClose(() => {
       this.connections.delete(client);
-      if (client.extensionId === undefined) this.extensions.clientClosed();
+      if (client.extensionId === undefined) this.extensions.applicationLeft();
       void this.sessions.detachAll(client).catch((error) => this.options.logger.error("failed to release sessions of a closed client", error));
     });
   }

@@ -113,10 +113,10 @@ export class ExtensionHost {
   }
 
   /**
-   * A client went away: when the extensions' session has no other client left, they stop (and
-   * the session, then held by nobody, is released).
+   * An application client went away or left a session: when the extensions' session has no other
+   * client left, they stop (and the session, then held by nobody, is released).
    */
-  clientClosed(): void {
+  applicationLeft(): void {
     void this.enqueue(async () => {
       const loaded = this.loaded;
       if (!loaded) return;

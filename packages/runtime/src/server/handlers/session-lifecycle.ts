@@ -35,6 +35,7 @@ export function registerSessionLifecycleMethods(table: MethodTable, runtime: Run
   table.on(SessionGetMessages, ({ sessionId }) => new PreSerializedJson(sessions.get(sessionId).eventsJson()) as never);
   table.on(SessionDestroy, async ({ sessionId }, client) => {
     await sessions.release(sessionId, client);
+    if (client.extensionId === undefined) runtime.extensions.applicationLeft();
     return { success: true };
   });
   table.on(SessionDelete, ({ sessionId }) => sessions.delete(sessionId));
