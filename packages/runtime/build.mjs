@@ -44,3 +44,25 @@ await build({
   // vscode-jsonrpc is CommonJS and calls require() for Node built-ins.
   banner: { js: "import { createRequire as __tandemCreateRequire } from 'node:module'; const require = __tandemCreateRequire(import.meta.url);" },
 });
+
+// What extension processes load (see src/extensions/): the resolve hooks that make
+// `@tandem/sdk[/extension]` (and `@github/copilot-sdk[/extension]`, when not installed) importable,
+// and our SDK bundled whole, so an extension needs nothing installed.
+await build({
+  entryPoints: {
+    register: new URL("./src/extensions/loader/register.ts", import.meta.url).pathname,
+    hooks: new URL("./src/extensions/loader/hooks.ts", import.meta.url).pathname,
+    index: new URL("../sdk/src/index.ts", import.meta.url).pathname,
+    extension: new URL("../sdk/src/extension.ts", import.meta.url).pathname,
+  },
+  outdir: new URL("./extension-sdk/", new URL(outdir, "file:")).pathname,
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  minifyWhitespace: true,
+  minifySyntax: true,
+  logLevel: "warning",
+  banner: { js: "import { createRequire as __tandemCreateRequire } from 'node:module'; const require = __tandemCreateRequire(import.meta.url);" },
+});

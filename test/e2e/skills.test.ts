@@ -56,6 +56,9 @@ describe.each(officialVariants)("$sdk", ({ make }) => {
     expect(invoked?.data).toMatchObject({ name: "weather-expert", path: join(skillDir, "weather-expert", "SKILL.md"), allowedTools: ["get_weather"] });
     const skillResult = eventsOf(events, "tool.execution_complete").find((event) => event.data.toolCallId === "call_skill_1");
     expect(skillResult?.data.result?.content).toBe('Skill "weather-expert" loaded successfully. Follow the instructions in the skill context.');
+    // The injected skill context is announced as a developer prompt.
+    const injected = events.filter((event) => (event.type as string) === "system.message").map((event) => event.data as { role: string; name?: string; content: string });
+    expect(injected.find((message) => message.name === "skill:weather-expert")).toMatchObject({ role: "developer", content: expect.stringContaining("Always call get_weather") });
 
     await session.disconnect();
     const resumed = await copilot.resumeSession(session.sessionId, config);

@@ -268,6 +268,7 @@ export const eventDataSchemas = {
   "system.notification": z.looseObject({ content: z.string(), kind: z.unknown().optional() }),
   "command.queued": z.looseObject({ requestId: z.string(), command: z.string() }),
   "command.completed": z.looseObject({ requestId: z.string() }),
+  "command.execute": z.looseObject({ requestId: z.string(), command: z.string(), commandName: z.string(), args: z.string() }),
   "exit_plan_mode.requested": z.looseObject({
     requestId: z.string(),
     summary: z.string(),
@@ -276,6 +277,9 @@ export const eventDataSchemas = {
     recommendedAction: z.string(),
   }),
   "exit_plan_mode.completed": z.looseObject({ requestId: z.string() }),
+  "session.extensions_loaded": z.looseObject({
+    extensions: z.array(z.looseObject({ id: z.string(), name: z.string(), source: z.string(), status: z.string() })),
+  }),
 } as const;
 
 /** Every session event type. */
@@ -314,8 +318,10 @@ export const ephemeralEventTypes: ReadonlySet<SessionEventType> = new Set<Sessio
   "elicitation.completed",
   "command.queued",
   "command.completed",
+  "command.execute",
   "exit_plan_mode.requested",
   "exit_plan_mode.completed",
+  "session.extensions_loaded",
 ]);
 
 /** The data payload of event type `T`. */

@@ -124,6 +124,19 @@ export {
   SessionWorkspacesReadFile,
   eventLogPageLimits,
 } from "./methods/session-api.js";
+export { ExtensionInfo, SessionExtensionsList, SessionExtensionsReload } from "./methods/extensions.js";
+export {
+  CommandRegistration,
+  SessionCommandsExecute,
+  SessionCommandsHandlePendingCommand,
+  SessionCommandsInvoke,
+  SessionCommandsList,
+  SessionCommandsRespondToQueuedCommand,
+  SessionRespondToQueuedCommand,
+  SessionToolsExecute,
+  SlashCommandInfo,
+  SlashCommandInvocationResult,
+} from "./methods/commands.js";
 export {
   PingResultCurrent,
   RuntimeShutdown,

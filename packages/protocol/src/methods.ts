@@ -20,6 +20,8 @@ import {
 import { SessionEventSchema } from "./events.js";
 import { defineNotification, defineRequest } from "./method.js";
 import { sessionApiRequests } from "./methods/session-api.js";
+import { commandRequests } from "./methods/commands.js";
+import { extensionRequests } from "./methods/extensions.js";
 import { currentClientRequests, PingResultCurrent, SessionModeGetResultCurrent, SessionModeSetResultCurrent, SessionSkillsReloadResultCurrent } from "./methods/current.js";
 import { historyRequests } from "./methods/history.js";
 import { workspacesRequests } from "./methods/workspaces.js";
@@ -485,6 +487,8 @@ export const clientToServerRequests = [
   SessionExitPlanModeHandlePendingRequest,
   ...sessionApiRequests,
   ...currentClientRequests,
+  ...commandRequests,
+  ...extensionRequests,
   ...historyRequests,
   ...workspacesRequests,
 ] as const;

@@ -7,7 +7,9 @@ import { hookTimeoutFromEnv } from "./hooks/hook-runner.js";
 import { retryPolicyFromEnv } from "./loop/retry.js";
 import { ConnectionPool } from "./providers/chat-completions/connections.js";
 import { createModelClient, describeDefaultProvider, type ProviderEnvironment } from "./providers/resolve.js";
-import type { ClientConnection } from "./server/connection.js";
+import { ClientConnection } from "./server/connection.js";
+import { ExtensionHost } from "./extensions/host.js";
+import { SlashCommands } from "./commands/slash-commands.js";
 import { Dispatcher } from "./server/dispatch.js";
 import { SessionManager } from "./session/manager.js";
 import { resolveHome, SessionStore } from "./store/session-store.js";
@@ -43,6 +45,10 @@ export class Runtime {
   readonly protocolVersion: 2 | 3;
   readonly sessions: SessionManager;
   readonly store: SessionStore;
+  /** The foreground session's extensions (`.github/extensions/<name>/extension.mjs`, `<home>/extensions/`). */
+  readonly extensions: ExtensionHost;
+  /** Slash commands: built-ins and those clients register. */
+  readonly commands = new SlashCommands();
   private readonly connections = new Set<ClientConnection>();
   /** Keep-alive connections to model servers, shared by all sessions. */
   private readonly modelConnections = new ConnectionPool();
@@ -82,6 +88,37 @@ export class Runtime {
       broadcastLifecycle: (event) => this.broadcastLifecycle(event),
     });
     this.dispatcher = new Dispatcher(this);
+    this.extensions = new ExtensionHost({
+      home: this.store.home,
+      env,
+      authTokenEnv: args.authTokenEnv,
+      logger,
+      findSession: (sessionId) => {
+        const session = this.sessions.find(sessionId);
+        if (!session) return undefined;
+        return {
+          workingDirectory: session.workingDirectory,
+          emitter: session.emitter,
+          isAttached: (port) => session.isAttached(port),
+          extensionsWanted: (session.config as { requestExtensions?: unknown }).requestExtensions !== false,
+        };
+      },
+      connect: (input, output, extensionId, onJoined) => {
+        const connection = new ClientConnection(
+          input,
+          output,
+          async (method, params, client) => {
+            const result = await this.dispatch(method, params, client);
+            if (method === "session.resume") onJoined();
+            return result;
+          },
+          logger,
+          { extensionId },
+        );
+        this.adopt(connection);
+        return connection;
+      },
+    });
   }
 
   /** The runtime's logger. */
@@ -100,6 +137,7 @@ export class Runtime {
     this.connections.add(client);
     client.onClose(() => {
       this.connections.delete(client);
+      if (client.extensionId === undefined) this.extensions.applicationLeft();
       void this.sessions.detachAll(client).catch((error) => this.options.logger.error("failed to release sessions of a closed client", error));
     });
   }
@@ -142,6 +180,7 @@ export class Runtime {
    */
   async shutdownOnRequest(client: ClientConnection): Promise<void> {
     this.shuttingDown = true;
+    await this.extensions.stopAll();
     await this.sessions.shutdownAll();
     this.modelConnections.close();
     const exit = this.options.exit;
@@ -152,6 +191,7 @@ export class Runtime {
 
   /** Shuts every session down and closes every client. */
   async shutdown(): Promise<void> {
+    await this.extensions.stopAll();
     await this.sessions.shutdownAll();
     this.modelConnections.close();
     for (const client of this.connections) client.dispose();

@@ -17,6 +17,11 @@ export interface HookHost {
   readonly hooksEnabled: boolean;
   /** A connected client able to answer `need` (here: one that registered hooks). */
   clientFor(need: ClientNeed): ClientPort | undefined;
+  /**
+   * Every client whose hooks run, in order: the application's (the most recent one with hooks),
+   * then the extensions'. Without it, only `clientFor({ kind: "hooks" })` is asked.
+   */
+  hookClients?(): ClientPort[];
 }
 
 /** How long a hook may take before it is given up on. */
@@ -45,10 +50,20 @@ export class HookRunner {
     return this.host.hooksEnabled && this.host.clientFor({ kind: "hooks" }) !== undefined;
   }
 
-  /** Runs one hook; resolves with its output object, or undefined when there is none. */
+  /**
+   * Runs one hook in every client that registered hooks (the application's, then each
+   * extension's) and merges their outputs (see {@link mergeHookOutputs}); undefined when there is none.
+   */
   async run(hookType: HookType, fields: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown> | undefined> {
-    const owner = this.host.clientFor({ kind: "hooks" });
-    if (!this.host.hooksEnabled || !owner) return undefined;
+    if (!this.host.hooksEnabled) return undefined;
+    const fallback = this.host.clientFor({ kind: "hooks" });
+    const owners = this.host.hookClients?.() ?? (fallback ? [fallback] : []);
+    let merged: Record<string, unknown> | undefined;
+    for (const owner of owners) merged = mergeHookOutputs(merged, await this.runIn(owner, hookType, fields, signal));
+    return merged;
+  }
+
+  private async runIn(owner: ClientPort, hookType: HookType, fields: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown> | undefined> {
     const input = { timestamp: Date.now(), cwd: this.host.workingDirectory, ...fields };
     const hookInvocationId = randomUUID();
     const { emitter } = this.host;
@@ -73,4 +88,24 @@ export class HookRunner {
       return undefined;
     }
   }
+}
+
+const decisionStrength: Record<string, number> = { allow: 1, ask: 2, deny: 3 };
+
+/**
+ * Two hooks' outputs as one: later fields win, except that the stricter `permissionDecision`
+ * (deny > ask > allow) wins with its reason, and `additionalContext` texts are joined.
+ */
+export function mergeHookOutputs(first: Record<string, unknown> | undefined, second: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (!first) return second;
+  if (!second) return first;
+  const merged: Record<string, unknown> = { ...first, ...second };
+  const strength = (output: Record<string, unknown>) => decisionStrength[String(output.permissionDecision)] ?? 0;
+  if (strength(first) > strength(second)) {
+    merged.permissionDecision = first.permissionDecision;
+    merged.permissionDecisionReason = first.permissionDecisionReason;
+  }
+  const contexts = [first.additionalContext, second.additionalContext].filter((text): text is string => typeof text === "string" && text.length > 0);
+  if (contexts.length > 0) merged.additionalContext = contexts.join("\n\n");
+  return merged;
 }

@@ -15,6 +15,8 @@ import { EventHold } from "./event-hold.js";
 /** What one connection may take in (message size) and leave unread (outbound budget). */
 export interface ConnectionLimits extends Partial<MessageReaderLimits> {
   outbound?: OutboundLimits;
+  /** The connection is an extension's stdio (see `extensions/`): its source-qualified id. */
+  extensionId?: string;
 }
 
 /** Handles one request: params in, result out (or a thrown error). */
@@ -35,6 +37,7 @@ export const progressEventTypes: ReadonlySet<string> = new Set(["tool.execution_
  */
 export class ClientConnection implements ClientPort {
   readonly id = nextConnectionId++;
+  readonly extensionId: string | undefined;
   private open = true;
   private requestsSeen = 0;
   private openedWithConnect = false;
@@ -53,6 +56,7 @@ export class ClientConnection implements ClientPort {
     private readonly logger: Logger,
     limits: ConnectionLimits = {},
   ) {
+    this.extensionId = limits.extensionId;
     this.closed = new Promise<never>((_, reject) => this.onClose(() => reject(new Error("client disconnected"))));
     this.closed.catch(() => undefined);
     const outboundLimits = limits.outbound ?? defaultOutboundLimits;

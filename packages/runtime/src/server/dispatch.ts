@@ -12,6 +12,8 @@ import { registerSessionFeatureMethods } from "./handlers/session-features.js";
 import { registerCurrentClientMethods } from "./handlers/current-client.js";
 import { registerSessionLifecycleMethods } from "./handlers/session-lifecycle.js";
 import { registerCompactionMethods } from "./handlers/compaction.js";
+import { registerCommandMethods } from "./handlers/commands.js";
+import { registerExtensionMethods } from "./handlers/extensions.js";
 
 type AnyToken = RequestToken<string, z.ZodType, z.ZodType>;
 
@@ -39,6 +41,8 @@ export class Dispatcher implements MethodTable {
     registerCurrentClientMethods(this, runtime);
     registerHistoryMethods(this, runtime);
     registerCompactionMethods(this, runtime);
+    registerCommandMethods(this, runtime);
+    registerExtensionMethods(this, runtime);
   }
 
   /**

@@ -7,6 +7,8 @@ import type { EventSink } from "./emitter.js";
 export interface ClientPort extends EventSink {
   readonly id: number;
   readonly isOpen: boolean;
+  /** Set when the client is an extension the runtime started (its source-qualified id, e.g. `project:deploy`). */
+  readonly extensionId?: string;
   sendRequest<R>(method: string, params: unknown, signal?: AbortSignal): Promise<R>;
 }
 
@@ -21,4 +23,5 @@ export type ClientNeed =
   | { kind: "hooks" }
   | { kind: "systemMessage" }
   | { kind: "providerToken" }
-  | { kind: "exitPlanMode" };
+  | { kind: "exitPlanMode" }
+  | { kind: "command"; name: string };

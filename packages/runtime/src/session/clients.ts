@@ -1,4 +1,4 @@
-import type { SessionCreateParams, ToolDefinition } from "@tandem/protocol";
+import { CommandRegistration, type SessionCreateParams, type ToolDefinition } from "@tandem/protocol";
 import type { ClientNeed, ClientPort } from "./client-port.js";
 
 /**
@@ -26,6 +26,8 @@ export interface ClientRegistration {
   readonly requestElicitation: boolean;
   /** It answers `exitPlanMode.request` (1.0.x `requestExitPlanMode`, set by `onExitPlanModeRequest`). */
   readonly requestExitPlanMode: boolean;
+  /** Its slash commands (1.0.x `commands`): run by this client when invoked (`command.execute`). */
+  readonly commands: readonly CommandRegistration[];
 }
 
 /** The per-client part of `session.create` / `session.resume` params. */
@@ -40,6 +42,7 @@ export function registrationOf(params: SessionCreateParams): ClientRegistration 
     providerToken: params.provider?.hasBearerTokenProvider === true,
     requestElicitation: (params as { requestElicitation?: unknown }).requestElicitation === true,
     requestExitPlanMode: params.requestExitPlanMode === true,
+    commands: CommandRegistration.array().safeParse((params as { commands?: unknown }).commands).data ?? [],
   };
 }
 
@@ -88,6 +91,16 @@ export class SessionClients {
     return [...byName.values()];
   }
 
+  /** The slash commands the connected clients registered (the most recent registration of a name wins). */
+  commands(): CommandRegistration[] {
+    const byName = new Map<string, CommandRegistration>();
+    for (const [port, registration] of this.registrations) {
+      if (!port.isOpen) continue;
+      for (const command of registration.commands) byName.set(command.name.toLowerCase(), command);
+    }
+    return [...byName.values()];
+  }
+
   /** Whether a connected client registered this custom tool. */
   provides(toolName: string): boolean {
     return this.clientFor({ kind: "tool", toolName }) !== undefined;
@@ -101,6 +114,13 @@ export class SessionClients {
   /** Whether a connected client registered permission handling. */
   get anyAnswersPermissions(): boolean {
     return this.clientFor({ kind: "permission" }) !== undefined;
+  }
+
+  /** The clients whose hooks run: the most recent application client with hooks, then extensions in the order they joined. */
+  hookClients(): ClientPort[] {
+    const withHooks = [...this.registrations].filter(([port, registration]) => port.isOpen && registration.hooks).map(([port]) => port);
+    const application = withHooks.filter((port) => port.extensionId === undefined).at(-1);
+    return [...(application ? [application] : []), ...withHooks.filter((port) => port.extensionId !== undefined)];
   }
 
   /** The most recently registered open client that can answer `need`. */
@@ -147,5 +167,7 @@ function answers(registration: ClientRegistration, need: ClientNeed): boolean {
       return registration.providerToken;
     case "exitPlanMode":
       return registration.requestExitPlanMode;
+    case "command":
+      return registration.commands.some((command) => command.name.toLowerCase() === need.name.toLowerCase());
   }
 }

@@ -16,6 +16,7 @@ import { replaySession, ResumePointRecorder, resumePointFileName } from "./resum
 import { createSessionWorktree } from "../checkpoints/worktree.js";
 import { Session, type SessionServices } from "./session.js";
 import { compactionSettings } from "../compaction/config.js";
+import { ContextTracker } from "../context/context-tracker.js";
 import type { CompactionServices } from "../compaction/session-compaction.js";
 
 /** The shortest interval between two `session.updated` notifications of one session. */
@@ -85,7 +86,9 @@ export class SessionManager {
     try {
       const session = await opening;
       session.attach(port, registrationOf(params));
-      session.emitter.emit("session.start", this.startData(session, false));
+      const context = await this.trackContext(session);
+      session.emitter.emit("session.start", { ...this.startData(session, false), context });
+      session.emitter.emit("session.context_changed", context);
       await this.options.store.writeWorkspace(this.workspaceInfo(session));
       if (params.agent) session.agents.select(params.agent);
       await session.skills.load();
@@ -110,6 +113,7 @@ export class SessionManager {
     validateToolConfig(params);
     compactionSettings(params);
     let session = this.live.get(sessionId);
+    if (port.extensionId !== undefined) return this.joinAsExtension(session, params, port);
     if (session) {
       session.attach(port, registrationOf(params));
       const merged = mergeConfig(session.config, params);
@@ -127,6 +131,7 @@ export class SessionManager {
       }
       await session.skills.load();
       session.attach(port, registrationOf(params));
+      await this.trackContext(session);
     }
     if (!params.disableResume) {
       session.emitter.emit("session.resume", {
@@ -141,6 +146,22 @@ export class SessionManager {
     await session.runStartHook("resume");
     await session.reportContextUsage().catch((error: unknown) => this.options.logger.warn("could not measure the resumed history", error));
     return this.opened(session, true);
+  }
+
+  /**
+   * An extension's `joinSession()`: it adds its tools and handlers to the live session, and nothing
+   * else — the session's settings stay the application's, no `session.resume` is emitted, and
+   * permission requests stay with the application.
+   */
+  private joinAsExtension(session: Session | undefined, params: SessionResumeParams, port: ClientPort): SessionOpened {
+    if (!session) throw invalidParams(`Extension ${port.extensionId} can only join a live session; ${params.sessionId} is not open.`, { sessionId: params.sessionId });
+    session.attach(port, { ...registrationOf(params), requestPermission: false });
+    return this.opened(session, true);
+  }
+
+  /** Starts watching a session's cwd / git root / repository / branch; answers where it is now. */
+  private async trackContext(session: Session) {
+    return new ContextTracker(session.workingDirectory, session.emitter).start();
   }
 
   /** Checks a new session's config and opens it (the id must not be on disk yet). */

@@ -237,6 +237,10 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
   clientFor(need: ClientNeed): ClientPort | undefined {
     return this.clients.clientFor(need);
   }
+  /** The clients whose hooks run (the application's, then the extensions'). */
+  hookClients(): ClientPort[] {
+    return this.clients.hookClients();
+  }
   /** The system prompt of the main loop: the base prompt plus the selected agent's prompt. */
   async systemPrompt(): Promise<string> {
     const base = await this.baseSystemPrompt();

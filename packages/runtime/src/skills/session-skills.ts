@@ -98,6 +98,8 @@ export class SessionSkills {
       content: skill.content,
       ...(skill.allowedTools ? { allowedTools: skill.allowedTools } : {}),
     });
+    // The skill's instructions are injected for the model: announced as the developer prompt they are.
+    this.host.emitter.emit("system.message", { content: skillContextMessage(skill), role: "developer", name: `skill:${skill.name}` });
     if (skill.allowedTools) this.host.autoApprove(skill.allowedTools);
     return success(`Skill "${skill.name}" loaded successfully. Follow the instructions in the skill context.`, {
       followUpMessages: [skillContextMessage(skill)],

@@ -13,6 +13,7 @@ export function registerCurrentClientMethods(table: MethodTable, runtime: Runtim
   const sessions = runtime.sessions;
   table.on(SessionDetach, async ({ sessionId }, client) => {
     await sessions.detach(sessionId, client);
+    if (client.extensionId === undefined) runtime.extensions.applicationLeft();
     return { success: true };
   });
   table.on(RuntimeShutdown, async (_params, client) => {

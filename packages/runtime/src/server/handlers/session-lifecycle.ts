@@ -6,9 +6,25 @@ import { PreSerializedJson } from "../writer.js";
 /** Sessions: create, resume, send, abort, messages, destroy, delete, list, foreground, log. */
 export function registerSessionLifecycleMethods(table: MethodTable, runtime: Runtime): void {
   const sessions = runtime.sessions;
-  table.on(SessionCreate, (params, client) => sessions.create(params, client));
-  table.on(SessionResume, (params, client) => sessions.resume(params, client));
-  table.on(SessionSend, async (params) => ({ messageId: await sessions.get(params.sessionId).send(params) }));
+  table.on(SessionCreate, async (params, client) => {
+    const opened = await sessions.create(params, client);
+    runtime.extensions.sessionOpened(opened.sessionId);
+    return opened;
+  });
+  table.on(SessionResume, async (params, client) => {
+    const opened = await sessions.resume(params, client);
+    if (client.extensionId === undefined) runtime.extensions.sessionOpened(opened.sessionId);
+    return opened;
+  });
+  table.on(SessionSend, async (params) => {
+    const session = sessions.get(params.sessionId);
+    // A turn sees the extensions' tools: wait until they joined (or failed, or timed out).
+    await runtime.extensions.ready(params.sessionId);
+    // A known slash command runs instead of being sent to the model (`command.queued` … `command.completed`).
+    const commandId = runtime.commands.runPrompt(session, params.prompt);
+    if (commandId) return { messageId: commandId };
+    return { messageId: await session.send(params) };
+  });
   table.on(SessionAbort, async ({ sessionId }) => {
     const session = sessions.find(sessionId);
     if (!session) return { success: false, error: "Session not found or not currently active" };
@@ -19,6 +35,7 @@ export function registerSessionLifecycleMethods(table: MethodTable, runtime: Run
   table.on(SessionGetMessages, async ({ sessionId }) => new PreSerializedJson(await sessions.get(sessionId).eventsJson()) as never);
   table.on(SessionDestroy, async ({ sessionId }, client) => {
     await sessions.release(sessionId, client);
+    if (client.extensionId === undefined) runtime.extensions.applicationLeft();
     return { success: true };
   });
   table.on(SessionDelete, ({ sessionId }) => sessions.delete(sessionId));
@@ -30,6 +47,7 @@ export function registerSessionLifecycleMethods(table: MethodTable, runtime: Run
   table.on(SessionGetForeground, () => sessions.getForeground());
   table.on(SessionSetForeground, async ({ sessionId }) => {
     await sessions.setForeground(sessionId);
+    runtime.extensions.foregroundChanged(sessionId);
     return { success: true };
   });
   table.on(SessionLog, ({ sessionId, message, level, url }) => {

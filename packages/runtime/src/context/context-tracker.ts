@@ -1,0 +1,47 @@
+import type { SessionContext } from "@tandem/protocol";
+import type { EventEmitterPort } from "../session/emitter.js";
+import { readGitContext, sameContext } from "./git-context.js";
+
+/**
+ * Emits `session.context_changed` (cwd, gitRoot, repository `owner/name`, branch) when a session
+ * starts and whenever its place changed at the end of a turn (a `git checkout` in a bash command,
+ * say). The check reads three small files; turns that changed nothing emit nothing.
+ *
+ * @example
+ * const context = await new ContextTracker(session.workingDirectory, session.emitter).start();
+ * session.emitter.emit("session.context_changed", context);
+ */
+export class ContextTracker {
+  private last: SessionContext | undefined;
+  private checking: Promise<void> = Promise.resolve();
+  private stopListening: (() => void) | undefined;
+
+  constructor(
+    private readonly cwd: string,
+    private readonly emitter: EventEmitterPort,
+  ) {}
+
+  /** Reads the context (the caller announces it), then checks again after every turn. */
+  async start(): Promise<SessionContext> {
+    this.last = await readGitContext(this.cwd);
+    this.stopListening ??= this.emitter.addListener((event) => {
+      if (event.type === "session.idle") this.check();
+    });
+    return this.last;
+  }
+
+  /** Stops watching. */
+  dispose(): void {
+    this.stopListening?.();
+    this.stopListening = undefined;
+  }
+
+  private check(): void {
+    this.checking = this.checking.then(async () => {
+      const now = await readGitContext(this.cwd).catch(() => undefined);
+      if (!now || (this.last && sameContext(this.last, now))) return;
+      this.last = now;
+      this.emitter.emit("session.context_changed", now);
+    });
+  }
+}

@@ -1,0 +1,83 @@
+// Reads `.git` files directly instead of running `git` (three processes per turn end otherwise):
+// HEAD, config and the worktree link are all this needs.
+import { readFile, stat } from "node:fs/promises";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import type { SessionContext } from "@tandem/protocol";
+
+/**
+ * The session's place: `cwd`, and inside a git repository its `gitRoot`, `branch` (absent when
+ * HEAD is detached) and `repository` (`owner/name` from the `origin` remote, else the first remote).
+ *
+ * @example
+ * await readGitContext("/work/repo/src"); // { cwd: "/work/repo/src", gitRoot: "/work/repo", branch: "main", repository: "acme/app" }
+ */
+export async function readGitContext(cwd: string): Promise<SessionContext> {
+  const root = await findGitRoot(cwd);
+  if (!root) return { cwd };
+  const gitDir = await resolveGitDir(root);
+  if (!gitDir) return { cwd, gitRoot: root };
+  const commonDir = await readFile(join(gitDir, "commondir"), "utf8").then(
+    (text) => resolve(gitDir, text.trim()),
+    () => gitDir,
+  );
+  const head = await readFile(join(gitDir, "HEAD"), "utf8").catch(() => "");
+  const branch = /^ref:\s*refs\/heads\/(.+)$/m.exec(head)?.[1]?.trim();
+  const config = await readFile(join(commonDir, "config"), "utf8").catch(() => "");
+  const repository = repositoryOf(remoteUrl(config));
+  return { cwd, gitRoot: root, ...(branch ? { branch } : {}), ...(repository ? { repository } : {}) };
+}
+
+/** Whether two contexts name the same place. */
+export function sameContext(a: SessionContext, b: SessionContext): boolean {
+  return a.cwd === b.cwd && a.gitRoot === b.gitRoot && a.branch === b.branch && a.repository === b.repository;
+}
+
+async function findGitRoot(start: string): Promise<string | undefined> {
+  let dir = resolve(start);
+  for (;;) {
+    if (await stat(join(dir, ".git")).catch(() => undefined)) return dir;
+    const parent = dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+/** `.git` is a folder, or (worktrees, submodules) a file `gitdir: <path>`. */
+async function resolveGitDir(root: string): Promise<string | undefined> {
+  const dotGit = join(root, ".git");
+  const info = await stat(dotGit).catch(() => undefined);
+  if (info?.isDirectory()) return dotGit;
+  const text = await readFile(dotGit, "utf8").catch(() => "");
+  const target = /^gitdir:\s*(.+)$/m.exec(text)?.[1]?.trim();
+  if (!target) return undefined;
+  return isAbsolute(target) ? target : resolve(root, target);
+}
+
+/** The `origin` remote's URL, else the first remote's. */
+function remoteUrl(config: string): string | undefined {
+  const remotes = new Map<string, string>();
+  let current: string | undefined;
+  for (const line of config.split(/\r?\n/)) {
+    const section = /^\s*\[\s*remote\s+"([^"]+)"\s*\]/.exec(line);
+    if (section) {
+      current = section[1];
+      continue;
+    }
+    if (/^\s*\[/.test(line)) {
+      current = undefined;
+      continue;
+    }
+    const url = /^\s*url\s*=\s*(.+?)\s*$/.exec(line)?.[1];
+    if (current && url && !remotes.has(current)) remotes.set(current, url);
+  }
+  return remotes.get("origin") ?? remotes.values().next().value;
+}
+
+/** `git@github.com:owner/name.git`, `https://host/owner/name`, `ssh://git@host/owner/name.git` → `owner/name`. */
+export function repositoryOf(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  const path = url.replace(/^[a-z+]+:\/\/[^/]+\//i, "").replace(/^[^@/:]+@[^:/]+:/, "").replace(/\.git\/?$/, "").replace(/\/+$/, "");
+  const parts = path.split("/").filter(Boolean);
+  if (parts.length < 2) return undefined;
+  return `${parts.at(-2)}/${parts.at(-1)}`;
+}

@@ -1,0 +1,31 @@
+// Module resolve hooks for extension processes, built to `bundle/extension-sdk/hooks.js` next to the
+// SDK bundled for them (`index.js`, `extension.js`). ESM ignores NODE_PATH, hence a loader.
+
+/** The subset of Node's resolve-hook context these hooks pass through. */
+type ResolveContext = { conditions?: string[]; importAttributes?: Record<string, string>; parentURL?: string };
+type ResolveResult = { url: string; shortCircuit?: boolean; format?: string | null };
+type NextResolve = (specifier: string, context: ResolveContext) => Promise<ResolveResult>;
+
+/**
+ * The SDK names an extension may import, and the bundled module each falls back to. An SDK the
+ * extension installed itself (the official one, say) wins: the fallback is used only when normal
+ * resolution finds nothing.
+ */
+const fallbacks: Record<string, string> = {
+  "@tandem/sdk": "./index.js",
+  "@tandem/sdk/extension": "./extension.js",
+  "@github/copilot-sdk": "./index.js",
+  "@github/copilot-sdk/extension": "./extension.js",
+};
+
+/** Node's `resolve` hook: normal resolution first, then the bundled SDK for the names above. */
+export async function resolve(specifier: string, context: ResolveContext, nextResolve: NextResolve): Promise<ResolveResult> {
+  const fallback = fallbacks[specifier];
+  if (!fallback) return nextResolve(specifier, context);
+  try {
+    return await nextResolve(specifier, context);
+  } catch (error) {
+    if ((error as { code?: string }).code !== "ERR_MODULE_NOT_FOUND") throw error;
+    return { url: new URL(fallback, import.meta.url).href, format: "module", shortCircuit: true };
+  }
+}

@@ -1,0 +1,32 @@
+import { SessionCommandsExecute, SessionCommandsHandlePendingCommand, SessionCommandsInvoke, SessionCommandsList, SessionCommandsRespondToQueuedCommand, SessionRespondToQueuedCommand, SessionToolsExecute } from "@tandem/protocol";
+import { runUserRequestedTool } from "../../commands/user-tool.js";
+import { errorMessage } from "../../errors.js";
+import type { Runtime } from "../../runtime.js";
+import type { MethodTable } from "../dispatch.js";
+
+/** Slash commands: `session.commands.*` (1.0.x) and seed 001's `session.respondToQueuedCommand`; user-run tools (`session.tools.execute`). */
+export function registerCommandMethods(table: MethodTable, runtime: Runtime): void {
+  const { sessions, commands } = runtime;
+  table.on(SessionCommandsList, ({ sessionId, includeBuiltins, includeClientCommands }) => ({
+    commands: commands.list(sessions.get(sessionId), { includeBuiltins, includeClientCommands }),
+  }));
+  table.on(SessionCommandsInvoke, ({ sessionId, name, input }) => commands.invoke(sessions.get(sessionId), name, input?.trim() ?? ""));
+  table.on(SessionCommandsExecute, async ({ sessionId, commandName, args }) => {
+    const session = sessions.get(sessionId);
+    try {
+      await commands.invoke(session, commandName, args?.trim() ?? "");
+      return {};
+    } catch (error) {
+      return { error: errorMessage(error) };
+    }
+  });
+  table.on(SessionCommandsHandlePendingCommand, ({ sessionId, requestId, error }) => ({
+    success: sessions.get(sessionId).pending.settle(requestId, "command", error ? { error } : {}),
+  }));
+  const respond = ({ sessionId, requestId, result }: { sessionId: string; requestId: string; result: { handled: boolean } }) => ({
+    success: sessions.get(sessionId).pending.settle(requestId, "command", result.handled ? {} : { error: "the host did not run it" }),
+  });
+  table.on(SessionCommandsRespondToQueuedCommand, respond);
+  table.on(SessionRespondToQueuedCommand, respond);
+  table.on(SessionToolsExecute, ({ sessionId, name, arguments: args, toolCallId }) => runUserRequestedTool(sessions.get(sessionId), name, args, toolCallId));
+}

@@ -1,0 +1,63 @@
+/**
+ * `session.context_changed` (cwd, gitRoot, repository `owner/name` from the remote, branch): at
+ * session start, and after a turn that changed them (a bash `git checkout -b`), and not after a
+ * turn that changed nothing. `session.start` carries the same context.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { approveAll, type CopilotClient, type SessionEvent } from "@github/copilot-sdk";
+import { afterEach, describe, expect, it } from "vitest";
+import { eventsOf, startWorld, waitFor, type TestWorld } from "../helpers/harness.js";
+import { officialClient, tandemClient } from "../helpers/official-client.js";
+
+let world: TestWorld | undefined;
+const clients: CopilotClient[] = [];
+const dirs: string[] = [];
+
+afterEach(async () => {
+  for (const client of clients.splice(0)) await client.stop().catch(() => undefined);
+  await world?.dispose();
+  world = undefined;
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+describe.each([
+  { sdk: "official SDK 0.2.0", make: officialClient },
+  { sdk: "@tandem/sdk", make: tandemClient },
+])("session.context_changed ($sdk)", ({ make }) => {
+  it("at start, after a branch switch, and not after a turn that changed nothing", async () => {
+    const repo = realpathSync(mkdtempSync(join(tmpdir(), "tandem-ctx-")));
+    dirs.push(repo);
+    execFileSync("git", ["init", "-q", "-b", "main", repo]);
+    execFileSync("git", ["-C", repo, "remote", "add", "origin", "git@github.com:acme/widgets.git"]);
+    const sub = join(repo, "src");
+    mkdirSync(sub);
+
+    world = await startWorld(["context-branch"]);
+    const client = make(world.env);
+    clients.push(client);
+    const session = await client.createSession({ onPermissionRequest: approveAll, workingDirectory: sub });
+    const events: SessionEvent[] = [];
+    session.on((event) => events.push(event));
+    const stored = await session.getMessages();
+    const start = eventsOf(stored, "session.start")[0]!;
+    const expected = { cwd: sub, gitRoot: repo, repository: "acme/widgets", branch: "main" };
+    expect(start.data.context).toEqual(expected);
+    const initial = stored.filter((event) => (event.type as string) === "session.context_changed");
+    expect(initial.map((event) => event.data)).toEqual([expected]);
+
+    // The session's opening events reach the handler too (after the create result): count from here.
+    const contextEvents = () => events.filter((event) => (event.type as string) === "session.context_changed");
+    const before = contextEvents().length;
+    await session.sendAndWait({ prompt: "switch to a feature branch" }, 30_000);
+    await waitFor(() => contextEvents().length > before, "the branch switch to be reported");
+    expect(contextEvents().slice(before).map((event) => event.data)).toEqual([{ ...expected, branch: "feature/login" }]);
+
+    await session.sendAndWait({ prompt: "anything new?" }, 30_000);
+    // The check runs once the turn is idle; give it a moment to (not) report.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(contextEvents()).toHaveLength(before + 1);
+  });
+});
