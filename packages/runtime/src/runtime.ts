@@ -6,7 +6,7 @@ import type { Logger } from "./log.js";
 import { hookTimeoutFromEnv } from "./hooks/hook-runner.js";
 import { retryPolicyFromEnv } from "./loop/retry.js";
 import { ConnectionPool } from "./providers/chat-completions/connections.js";
-import { createModelClient, describeDefaultProvider, type ProviderEnvironment } from "./providers/resolve.js";
+import { assertDefaultProviderUsable, createModelClient, describeDefaultProvider, type ProviderEnvironment } from "./providers/resolve.js";
 import type { ClientConnection } from "./server/connection.js";
 import { Dispatcher } from "./server/dispatch.js";
 import { SessionManager } from "./session/manager.js";
@@ -115,6 +115,11 @@ export class Runtime {
         ? `Using ${provider.kind} at ${provider.baseUrl}`
         : `No credentials for ${provider.kind} at ${provider.baseUrl}; sessions can still bring their own provider.`,
     };
+  }
+
+  /** Throws `NotConfigured` when the default provider cannot work (`COPILOT_API_URL` without a token). */
+  assertDefaultProviderUsable(): void {
+    assertDefaultProviderUsable(this.providerEnvironment);
   }
 
   /** `models.list` for the default provider (cached after the first success). */

@@ -6,7 +6,10 @@ import { PreSerializedJson } from "../writer.js";
 /** Sessions: create, resume, send, abort, messages, destroy, delete, list, foreground, log. */
 export function registerSessionLifecycleMethods(table: MethodTable, runtime: Runtime): void {
   const sessions = runtime.sessions;
-  table.on(SessionCreate, (params, client) => sessions.create(params, client));
+  table.on(SessionCreate, (params, client) => {
+    if (!params.provider) runtime.assertDefaultProviderUsable();
+    return sessions.create(params, client);
+  });
   table.on(SessionResume, (params, client) => sessions.resume(params, client));
   table.on(SessionSend, async (params) => ({ messageId: await sessions.get(params.sessionId).send(params) }));
   table.on(SessionAbort, async ({ sessionId }) => {
