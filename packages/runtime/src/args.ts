@@ -1,5 +1,5 @@
 import { parseArgs as parseNodeArgs, type ParseArgsConfig } from "node:util";
-import { logLevels, type LogLevel } from "./log.js";
+import { logFormats, logLevels, type LogFormat, type LogLevel } from "./log.js";
 
 /** The runtime's parsed command line. */
 export interface RuntimeArgs {
@@ -7,6 +7,8 @@ export interface RuntimeArgs {
   port: number;
   host: string;
   logLevel: LogLevel;
+  /** `--log-format text|json` (default text). */
+  logFormat: LogFormat;
   logFile?: string;
   authTokenEnv?: string;
   /** `--connection-token-env VAR`: read the TCP connection token from VAR instead of COPILOT_CONNECTION_TOKEN. */
@@ -39,6 +41,7 @@ const flags = {
   host: { type: "string" },
   "log-level": { type: "string" },
   "log-file": { type: "string" },
+  "log-format": { type: "string" },
   "auth-token-env": { type: "string" },
   "connection-token-env": { type: "string" },
   headless: { type: "boolean" },
@@ -65,6 +68,7 @@ const valueErrors: Partial<Record<keyof typeof flags, string>> = {
   host: "--host needs an address",
   "log-level": `--log-level must be one of ${logLevels.join(", ")}`,
   "log-file": "--log-file needs a path",
+  "log-format": `--log-format must be one of ${logFormats.join(", ")}`,
   "auth-token-env": "--auth-token-env needs an environment variable name",
   "connection-token-env": "--connection-token-env needs an environment variable name",
   "sdk-protocol-version": "--sdk-protocol-version must be 2 or 3",
@@ -96,6 +100,7 @@ export function parseArgs(argv: readonly string[]): RuntimeArgs {
     port: 0,
     host: text("host") ?? "127.0.0.1",
     logLevel: "info",
+    logFormat: "text",
     autoLogin: values["no-auto-login"] !== true,
     headless: values.headless === true,
     sdkProtocolVersion: 3,
@@ -108,6 +113,8 @@ export function parseArgs(argv: readonly string[]): RuntimeArgs {
   if (port !== undefined) args.port = check("port", Number(port), Number.isInteger(Number(port)) && Number(port) >= 0 && Number(port) <= 65535);
   const logLevel = text("log-level");
   if (logLevel !== undefined) args.logLevel = check("log-level", logLevel as LogLevel, logLevels.includes(logLevel as LogLevel));
+  const logFormat = text("log-format");
+  if (logFormat !== undefined) args.logFormat = check("log-format", logFormat as LogFormat, logFormats.includes(logFormat as LogFormat));
   const protocol = text("sdk-protocol-version");
   if (protocol !== undefined) args.sdkProtocolVersion = check("sdk-protocol-version", Number(protocol) as 2 | 3, protocol === "2" || protocol === "3");
   const idle = text("session-idle-timeout");
@@ -175,6 +182,7 @@ TCP access
 Options
   --log-level <level>         none | error | warning | info | debug | all (default info)
   --log-file <path>           write logs to a file instead of stderr
+  --log-format <format>       text | json (one JSON object per line; default text)
   --auth-token-env <VAR>      read the GitHub token for the Copilot API from VAR
   --no-auto-login             accepted; Tandem never uses a stored interactive login
   --sdk-protocol-version <n>  2 or 3 (default 3)

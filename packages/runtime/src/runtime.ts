@@ -6,6 +6,7 @@ import type { Logger } from "./log.js";
 import { hookTimeoutFromEnv } from "./hooks/hook-runner.js";
 import { retryPolicyFromEnv } from "./loop/retry.js";
 import { ConnectionPool } from "./providers/chat-completions/connections.js";
+import { LoggedModelClient } from "./providers/logged-client.js";
 import { assertDefaultProviderUsable, createModelClient, describeDefaultProvider, type ProviderEnvironment } from "./providers/resolve.js";
 import type { ClientConnection } from "./server/connection.js";
 import { Dispatcher } from "./server/dispatch.js";
@@ -78,7 +79,7 @@ export class Runtime {
         },
       },
       createModelClient: (config: SessionCreateParams) =>
-        createModelClient(config.provider, this.providerEnvironment, { model: config.model, connections: this.modelConnections }),
+        new LoggedModelClient(createModelClient(config.provider, this.providerEnvironment, { model: config.model, connections: this.modelConnections }), logger),
       broadcastLifecycle: (event) => this.broadcastLifecycle(event),
     });
     this.dispatcher = new Dispatcher(this);

@@ -37,3 +37,11 @@ describe("parseArgs (node:util parseArgs underneath)", () => {
     expect(() => parseArgs(["--home"])).toThrow("--home needs a folder");
   });
 });
+
+describe("--log-format", () => {
+  it("is text by default, json on request, and refuses anything else", () => {
+    expect(parseArgs([]).logFormat).toBe("text");
+    expect(parseArgs(["--log-format", "json"]).logFormat).toBe("json");
+    expect(() => parseArgs(["--log-format", "xml"])).toThrow("--log-format must be one of text, json");
+  });
+});
