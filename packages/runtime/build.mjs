@@ -39,7 +39,8 @@ await build({
   minifyWhitespace: true,
   minifySyntax: true,
   // web-tree-sitter and the bash grammar load their .wasm files from their installed packages.
-  external: ["@ai-sdk/*", "yaml", "web-tree-sitter", "@vscode/tree-sitter-wasm", "sql.js"],
+  // OpenTelemetry loads (from its installed packages) only when telemetry is on.
+  external: ["@ai-sdk/*", "@opentelemetry/*", "yaml", "web-tree-sitter", "@vscode/tree-sitter-wasm", "sql.js"],
   logLevel: "warning",
   plugins: [lazyCryptoForJsonRpc],
   // vscode-jsonrpc is CommonJS and calls require() for Node built-ins.

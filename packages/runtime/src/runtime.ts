@@ -7,6 +7,8 @@ import { hookTimeoutFromEnv } from "./hooks/hook-runner.js";
 import { retryPolicyFromEnv } from "./loop/retry.js";
 import { ConnectionPool } from "./providers/chat-completions/connections.js";
 import { LoggedModelClient } from "./providers/logged-client.js";
+import { telemetryConfigFromEnv } from "./telemetry/config.js";
+import { LazyTelemetry, type Telemetry } from "./telemetry/telemetry.js";
 import { assertDefaultProviderUsable, createModelClient, describeDefaultProvider, type ProviderEnvironment } from "./providers/resolve.js";
 import type { ClientConnection } from "./server/connection.js";
 import { Dispatcher } from "./server/dispatch.js";
@@ -49,6 +51,8 @@ export class Runtime {
   private readonly modelConnections = new ConnectionPool();
   private readonly dispatcher: Dispatcher;
   private readonly providerEnvironment: ProviderEnvironment;
+  /** OpenTelemetry export, when the SDK turned it on (`COPILOT_OTEL_ENABLED`); loaded on the first model call. */
+  private readonly telemetry: Telemetry | undefined;
   private modelsCache: Promise<ModelInfo[]> | undefined;
   private shuttingDown = false;
   /** The default provider's model list once it was read (context windows for compaction). */
@@ -58,6 +62,9 @@ export class Runtime {
     const { args, env, logger } = options;
     this.protocolVersion = args.sdkProtocolVersion;
     this.providerEnvironment = { env, authTokenEnv: args.authTokenEnv };
+    const telemetryConfig = telemetryConfigFromEnv(env);
+    const telemetry = telemetryConfig ? new LazyTelemetry(telemetryConfig, runtimeVersion, (message, error) => logger.warn(message, error)) : undefined;
+    this.telemetry = telemetry;
     this.store = new SessionStore(resolveHome(env, args.home), logger);
     this.sessions = new SessionManager({
       store: this.store,
@@ -79,7 +86,11 @@ export class Runtime {
         },
       },
       createModelClient: (config: SessionCreateParams) =>
-        new LoggedModelClient(createModelClient(config.provider, this.providerEnvironment, { model: config.model, connections: this.modelConnections }), logger),
+        new LoggedModelClient(
+          createModelClient(config.provider, this.providerEnvironment, { model: config.model, connections: this.modelConnections }),
+          logger,
+          telemetry ? (record, startTime) => telemetry.recordModelCall(record, startTime) : undefined,
+        ),
       broadcastLifecycle: (event) => this.broadcastLifecycle(event),
     });
     this.dispatcher = new Dispatcher(this);
@@ -150,6 +161,7 @@ export class Runtime {
     this.shuttingDown = true;
     await this.sessions.shutdownAll();
     this.modelConnections.close();
+    await this.telemetry?.shutdown();
     const exit = this.options.exit;
     if (!exit) return;
     client.onClose(exit);
@@ -160,6 +172,7 @@ export class Runtime {
   async shutdown(): Promise<void> {
     await this.sessions.shutdownAll();
     this.modelConnections.close();
+    await this.telemetry?.shutdown();
     for (const client of this.connections) client.dispose();
   }
 

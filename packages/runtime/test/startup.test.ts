@@ -44,6 +44,14 @@ describe("the runtime's entry bundle", () => {
     for (const source of sources) expect(source).not.toContain("$ZodType");
   });
 
+  it("loads OpenTelemetry only through a dynamic import (telemetry off costs nothing)", () => {
+    const chunks = readdirSync(bundleDir).filter((name) => name.endsWith(".js"));
+    const sources = chunks.map((name) => readFileSync(join(bundleDir, name), "utf8"));
+    const exporterChunks = sources.filter((source) => /from\s*"@opentelemetry\//.test(source));
+    expect(exporterChunks).toHaveLength(1);
+    expect(sources.some((source) => /import\("\.\/exporter-[A-Z0-9]+\.js"\)/.test(source))).toBe(true);
+  });
+
   it("loads the bash parser (web-tree-sitter) only through a dynamic import, from its installed package", () => {
     const chunks = readdirSync(bundleDir).filter((name) => name.endsWith(".js"));
     const sources = chunks.map((name) => readFileSync(join(bundleDir, name), "utf8"));

@@ -1,0 +1,65 @@
+/**
+ * OpenTelemetry export of model calls following the GenAI semantic conventions: a `chat {model}`
+ * span per call (`gen_ai.operation.name`, `gen_ai.provider.name`, `gen_ai.request.model`,
+ * `gen_ai.usage.input_tokens` / `output_tokens`, `gen_ai.response.finish_reasons`, `error.type`)
+ * and the `gen_ai.client.operation.duration` (s) and `gen_ai.client.token.usage` histograms, sent
+ * over OTLP/HTTP (JSON). The OpenTelemetry packages are imported here only, and this module only
+ * through a dynamic import when telemetry is on.
+ */
+import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
+import { OTLPMetricExporter } from "@opentelemetry/exporter-metrics-otlp-http";
+import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
+import { resourceFromAttributes } from "@opentelemetry/resources";
+import { MeterProvider, PeriodicExportingMetricReader } from "@opentelemetry/sdk-metrics";
+import { BatchSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
+import type { ModelCallRecord } from "../providers/logged-client.js";
+import type { TelemetryConfig } from "./config.js";
+import type { Telemetry } from "./telemetry.js";
+
+/** Starts the providers and exporters. */
+export function startTelemetry(config: TelemetryConfig, runtimeVersion: string): Telemetry {
+  const resource = resourceFromAttributes({ "service.name": "tandem", "service.version": runtimeVersion });
+  const tracerProvider = new TracerProvider({
+    resource,
+    spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: `${config.endpoint}/v1/traces` }), scheduledDelayMillis: 500 })],
+  });
+  const metricReader = new PeriodicExportingMetricReader({
+    exporter: new OTLPMetricExporter({ url: `${config.endpoint}/v1/metrics` }),
+    exportIntervalMillis: config.metricIntervalMs,
+    exportTimeoutMillis: Math.min(config.metricIntervalMs, 30_000),
+  });
+  const meterProvider = new MeterProvider({ resource, readers: [metricReader] });
+  const tracer = tracerProvider.getTracer(config.sourceName, runtimeVersion);
+  const meter = meterProvider.getMeter(config.sourceName, runtimeVersion);
+  const duration = meter.createHistogram("gen_ai.client.operation.duration", { unit: "s", description: "GenAI operation duration" });
+  const tokens = meter.createHistogram("gen_ai.client.token.usage", { unit: "{token}", description: "Measures number of input and output tokens used" });
+
+  return {
+    recordModelCall(record: ModelCallRecord, startTime: number): void {
+      const attributes: Record<string, string | number | string[]> = {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.provider.name": record.provider,
+        "gen_ai.request.model": record.model,
+      };
+      const span = tracer.startSpan(`chat ${record.model}`, { kind: SpanKind.CLIENT, startTime, attributes });
+      if (record.inputTokens !== undefined) span.setAttribute("gen_ai.usage.input_tokens", record.inputTokens);
+      if (record.outputTokens !== undefined) span.setAttribute("gen_ai.usage.output_tokens", record.outputTokens);
+      if (record.finishReason !== undefined) span.setAttribute("gen_ai.response.finish_reasons", [record.finishReason]);
+      if (record.providerCallId !== undefined) span.setAttribute("gen_ai.response.id", record.providerCallId);
+      const errorType = record.status === "ok" ? undefined : (record.errorType ?? record.status);
+      if (errorType !== undefined) {
+        span.setAttribute("error.type", errorType);
+        if (record.httpStatus !== undefined) span.setAttribute("http.response.status_code", record.httpStatus);
+        span.setStatus({ code: SpanStatusCode.ERROR });
+      }
+      span.end(startTime + record.latencyMs);
+      const metricAttributes = errorType === undefined ? attributes : { ...attributes, "error.type": errorType };
+      duration.record(record.latencyMs / 1000, metricAttributes);
+      if (record.inputTokens !== undefined) tokens.record(record.inputTokens, { ...attributes, "gen_ai.token.type": "input" });
+      if (record.outputTokens !== undefined) tokens.record(record.outputTokens, { ...attributes, "gen_ai.token.type": "output" });
+    },
+    async shutdown(): Promise<void> {
+      await Promise.allSettled([tracerProvider.shutdown(), meterProvider.shutdown()]);
+    },
+  };
+}
