@@ -20,6 +20,8 @@ interface OtlpAttribute {
 }
 interface OtlpSpan {
   name: string;
+  spanId: string;
+  parentSpanId?: string;
   kind: number;
   attributes: OtlpAttribute[];
   startTimeUnixNano: string;
@@ -65,53 +67,68 @@ afterEach(async () => {
   await world?.dispose();
 });
 
+const weatherTool = {
+  name: "get_weather",
+  description: "Weather for a city",
+  parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+  handler: () => "72 degrees",
+};
+
 const clients = [
   {
     sdk: "official SDK 0.2.0",
-    async converse(env: Record<string, string>, otlpEndpoint: string): Promise<void> {
+    async converse(env: Record<string, string>, otlpEndpoint: string): Promise<string> {
       const client = new CopilotClient({ cliPath: tandemBin, env, logLevel: "error", telemetry: { otlpEndpoint, sourceName: "tandem-test" } });
       stopClient = () => client.stop();
-      const session = await client.createSession({ onPermissionRequest: approveAll, model: "gpt-test" });
-      await session.sendAndWait({ prompt: "hello" });
+      const session = await client.createSession({ onPermissionRequest: approveAll, model: "gpt-test", tools: [weatherTool] });
+      await session.sendAndWait({ prompt: "weather in Paris?" });
+      return session.sessionId;
     },
   },
   {
     sdk: "official SDK 1.0.x",
-    async converse(env: Record<string, string>, otlpEndpoint: string): Promise<void> {
+    async converse(env: Record<string, string>, otlpEndpoint: string): Promise<string> {
       const client = new V1Client({ connection: RuntimeConnection.forStdio({ path: tandemBin }), env, logLevel: "error", telemetry: { otlpEndpoint, sourceName: "tandem-test" } });
       stopClient = () => client.stop();
-      const session = await client.createSession({ onPermissionRequest: v1ApproveAll, model: "gpt-test" });
-      await session.sendAndWait({ prompt: "hello" });
+      const session = await client.createSession({ onPermissionRequest: v1ApproveAll, model: "gpt-test", tools: [weatherTool] });
+      await session.sendAndWait({ prompt: "weather in Paris?" });
+      return session.sessionId;
     },
   },
 ];
 
 describe.each(clients)("telemetry through $sdk", ({ converse }) => {
-  it("exports a GenAI chat span and the duration and token metrics over OTLP/HTTP JSON", async () => {
-    world = await startWorld(["plain-reply"], { OTEL_METRIC_EXPORT_INTERVAL: "200" });
+  it("exports GenAI spans (turns, tool calls, model calls) and the duration and token metrics over OTLP/HTTP JSON", async () => {
+    world = await startWorld(["custom-tool"], { OTEL_METRIC_EXPORT_INTERVAL: "200" });
     const otlp = await startReceiver();
     receiver = otlp.server;
-    await converse(world.env, otlp.url);
+    const sessionId = await converse(world.env, otlp.url);
 
     const spans = () => otlp.received.filter((item) => item.path === "/v1/traces").flatMap((item) => item.body.resourceSpans ?? []).flatMap((resource) => resource.scopeSpans);
     const metrics = () => otlp.received.filter((item) => item.path === "/v1/metrics").flatMap((item) => item.body.resourceMetrics ?? []).flatMap((resource) => resource.scopeMetrics);
     const metricNames = () => new Set(metrics().flatMap((scope) => scope.metrics.map((metric) => metric.name)));
-    await waitFor(() => spans().length > 0, "a trace export");
+    const allSpans = () => spans().flatMap((scope) => scope.spans);
+    await waitFor(() => allSpans().filter((span) => span.name === "invoke_agent tandem").length >= 2 && allSpans().some((span) => span.name.startsWith("execute_tool")), "the turn and tool spans");
     await waitFor(() => metricNames().has("gen_ai.client.token.usage"), "a metrics export with token usage");
 
     expect(otlp.received.every((item) => item.contentType.startsWith("application/json"))).toBe(true);
     const [scope] = spans();
     expect(scope?.scope.name).toBe("tandem-test");
-    const chat = scope?.spans.find((span) => span.name === "chat gpt-test");
-    expect(chat).toBeDefined();
-    expect(chat?.kind).toBe(3); // CLIENT
-    expect(attribute(chat!, "gen_ai.operation.name")).toBe("chat");
-    expect(attribute(chat!, "gen_ai.provider.name")).toBe("copilot");
-    expect(attribute(chat!, "gen_ai.request.model")).toBe("gpt-test");
-    expect(attribute(chat!, "gen_ai.usage.input_tokens")).toBe(12);
-    expect(attribute(chat!, "gen_ai.usage.output_tokens")).toBe(6);
-    expect(attribute(chat!, "gen_ai.response.finish_reasons")).toEqual(["stop"]);
-    expect(BigInt(chat!.endTimeUnixNano) >= BigInt(chat!.startTimeUnixNano)).toBe(true);
+    const chats = allSpans().filter((span) => span.name === "chat gpt-test");
+    expect(chats).toHaveLength(2);
+    const chat = chats.find((span) => attribute(span, "gen_ai.response.finish_reasons")?.toString() === "stop")!;
+    expect(chat.kind).toBe(3); // CLIENT
+    expect(attribute(chat, "gen_ai.operation.name")).toBe("chat");
+    expect(attribute(chat, "gen_ai.provider.name")).toBe("copilot");
+    expect(attribute(chat, "gen_ai.request.model")).toBe("gpt-test");
+    expect(typeof attribute(chat, "gen_ai.usage.input_tokens")).toBe("number");
+    expect(BigInt(chat.endTimeUnixNano) >= BigInt(chat.startTimeUnixNano)).toBe(true);
+    const turns = allSpans().filter((span) => span.name === "invoke_agent tandem");
+    for (const turn of turns) expect(attribute(turn, "gen_ai.conversation.id")).toBe(sessionId);
+    const tool = allSpans().find((span) => span.name === "execute_tool get_weather")!;
+    expect(attribute(tool, "gen_ai.tool.name")).toBe("get_weather");
+    expect(attribute(tool, "gen_ai.tool.call.id")).toBe("call_weather_1");
+    expect(turns.map((turn) => turn.spanId)).toContain(tool.parentSpanId);
     expect(metricNames()).toEqual(new Set(["gen_ai.client.operation.duration", "gen_ai.client.token.usage"]));
   });
 });

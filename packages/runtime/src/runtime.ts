@@ -7,6 +7,7 @@ import { hookTimeoutFromEnv } from "./hooks/hook-runner.js";
 import { retryPolicyFromEnv } from "./loop/retry.js";
 import { ConnectionPool } from "./providers/chat-completions/connections.js";
 import { LoggedModelClient } from "./providers/logged-client.js";
+import type { SessionEmitter } from "./session/emitter.js";
 import { telemetryConfigFromEnv } from "./telemetry/config.js";
 import { LazyTelemetry, type Telemetry } from "./telemetry/telemetry.js";
 import { assertDefaultProviderUsable, createModelClient, describeDefaultProvider, type ProviderEnvironment } from "./providers/resolve.js";
@@ -92,6 +93,7 @@ export class Runtime {
           telemetry ? (record, startTime) => telemetry.recordModelCall(record, startTime) : undefined,
         ),
       broadcastLifecycle: (event) => this.broadcastLifecycle(event),
+      ...(telemetry ? { observeSession: (sessionId: string, emitter: SessionEmitter) => telemetry.observeSession(sessionId, emitter) } : {}),
     });
     this.dispatcher = new Dispatcher(this);
   }

@@ -43,6 +43,8 @@ export interface SessionManagerOptions {
   createModelClient(config: SessionCreateParams): ModelClient;
   /** Sends a `session.lifecycle` notification to every connected client. */
   broadcastLifecycle(event: SessionLifecycleEvent): void;
+  /** Called with each session's emitter when the session opens (telemetry listens to its events). */
+  observeSession?(sessionId: string, emitter: SessionEmitter): void;
 }
 
 /**
@@ -298,6 +300,7 @@ export class SessionManager {
     const workspacePath = await store.createSessionDir(sessionId);
     const emitter = new SessionEmitter(sessionId, store.openEventLog(sessionId), restored?.lastEventId ?? null, () => this.scheduleUpdated(sessionId));
     if (restored) emitter.restorePersisted(restored.arrayBody, restored.count);
+    this.options.observeSession?.(sessionId, emitter);
     const session = new Session({
       sessionId,
       config,

@@ -1,12 +1,15 @@
 /**
- * OpenTelemetry export of model calls following the GenAI semantic conventions: a `chat {model}`
+ * OpenTelemetry export following the GenAI semantic conventions: an `invoke_agent tandem` span per
+ * turn (`gen_ai.conversation.id` = the session), an `execute_tool {name}` span per tool call inside
+ * it (`gen_ai.tool.name`, `gen_ai.tool.call.id`, `error.type` when it failed), a `chat {model}`
  * span per call (`gen_ai.operation.name`, `gen_ai.provider.name`, `gen_ai.request.model`,
  * `gen_ai.usage.input_tokens` / `output_tokens`, `gen_ai.response.finish_reasons`, `error.type`)
  * and the `gen_ai.client.operation.duration` (s) and `gen_ai.client.token.usage` histograms, sent
  * over OTLP/HTTP (JSON). The OpenTelemetry packages are imported here only, and this module only
  * through a dynamic import when telemetry is on.
  */
-import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
+import { context, SpanKind, SpanStatusCode, trace, type Span } from "@opentelemetry/api";
+import type { SessionEvent } from "@tandem/protocol";
 import { OTLPMetricExporter } from "@opentelemetry/exporter-metrics-otlp-http";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
@@ -34,7 +37,44 @@ export function startTelemetry(config: TelemetryConfig, runtimeVersion: string):
   const duration = meter.createHistogram("gen_ai.client.operation.duration", { unit: "s", description: "GenAI operation duration" });
   const tokens = meter.createHistogram("gen_ai.client.token.usage", { unit: "{token}", description: "Measures number of input and output tokens used" });
 
+  const turns = new Map<string, Span>();
+  const tools = new Map<string, Span>();
+  const time = (event: SessionEvent) => Date.parse(event.timestamp);
+
   return {
+    recordSessionEvent(sessionId: string, event: SessionEvent): void {
+      switch (event.type) {
+        case "assistant.turn_start": {
+          const attributes = { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "tandem", "gen_ai.conversation.id": sessionId };
+          turns.get(sessionId)?.end(time(event));
+          turns.set(sessionId, tracer.startSpan("invoke_agent tandem", { kind: SpanKind.INTERNAL, startTime: time(event), attributes }));
+          return;
+        }
+        case "assistant.turn_end":
+          turns.get(sessionId)?.end(time(event));
+          turns.delete(sessionId);
+          return;
+        case "tool.execution_start": {
+          const turn = turns.get(sessionId);
+          const parent = turn ? trace.setSpan(context.active(), turn) : context.active();
+          const attributes = { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": event.data.toolName, "gen_ai.tool.call.id": event.data.toolCallId, "gen_ai.conversation.id": sessionId };
+          tools.set(`${sessionId}/${event.data.toolCallId}`, tracer.startSpan(`execute_tool ${event.data.toolName}`, { kind: SpanKind.INTERNAL, startTime: time(event), attributes }, parent));
+          return;
+        }
+        case "tool.execution_complete": {
+          const key = `${sessionId}/${event.data.toolCallId}`;
+          const span = tools.get(key);
+          if (!span) return;
+          tools.delete(key);
+          if (!event.data.success) {
+            span.setAttribute("error.type", event.data.error?.code ?? "tool_error");
+            span.setStatus({ code: SpanStatusCode.ERROR });
+          }
+          span.end(time(event));
+          return;
+        }
+      }
+    },
     recordModelCall(record: ModelCallRecord, startTime: number): void {
       const attributes: Record<string, string | number | string[]> = {
         "gen_ai.operation.name": "chat",
@@ -59,6 +99,7 @@ export function startTelemetry(config: TelemetryConfig, runtimeVersion: string):
       if (record.outputTokens !== undefined) tokens.record(record.outputTokens, { ...attributes, "gen_ai.token.type": "output" });
     },
     async shutdown(): Promise<void> {
+      for (const span of [...tools.values(), ...turns.values()]) span.end();
       await Promise.allSettled([tracerProvider.shutdown(), meterProvider.shutdown()]);
     },
   };

@@ -1,3 +1,4 @@
+import type { SessionEvent } from "@tandem/protocol";
 import type { ModelCallRecord } from "../providers/logged-client.js";
 import type { TelemetryConfig } from "./config.js";
 
@@ -5,9 +6,14 @@ import type { TelemetryConfig } from "./config.js";
 export interface Telemetry {
   /** One model call; `startTime` in epoch milliseconds. */
   recordModelCall(record: ModelCallRecord, startTime: number): void;
+  /** One event of a session (turns and tool calls become spans). */
+  recordSessionEvent(sessionId: string, event: SessionEvent): void;
   /** Exports what is pending and stops. */
   shutdown(): Promise<void>;
 }
+
+/** The events that open or close a span. */
+const spannedEvents = new Set(["assistant.turn_start", "assistant.turn_end", "tool.execution_start", "tool.execution_complete"]);
 
 /**
  * Telemetry that loads the OpenTelemetry packages on first use (a dynamic import), so a runtime
@@ -27,6 +33,16 @@ export class LazyTelemetry implements Telemetry {
 
   recordModelCall(record: ModelCallRecord, startTime: number): void {
     void this.load().then((telemetry) => telemetry?.recordModelCall(record, startTime));
+  }
+
+  recordSessionEvent(sessionId: string, event: SessionEvent): void {
+    if (!spannedEvents.has(event.type)) return;
+    void this.load().then((telemetry) => telemetry?.recordSessionEvent(sessionId, event));
+  }
+
+  /** Listens to a session's events for the rest of its life. */
+  observeSession(sessionId: string, emitter: { addListener(listener: (event: SessionEvent) => void): () => void }): void {
+    emitter.addListener((event) => this.recordSessionEvent(sessionId, event));
   }
 
   async shutdown(): Promise<void> {
