@@ -129,6 +129,7 @@ describe.each(clients)("telemetry through $sdk", ({ converse }) => {
     expect(attribute(tool, "gen_ai.tool.name")).toBe("get_weather");
     expect(attribute(tool, "gen_ai.tool.call.id")).toBe("call_weather_1");
     expect(turns.map((turn) => turn.spanId)).toContain(tool.parentSpanId);
+    for (const call of chats) expect(turns.map((turn) => turn.spanId)).toContain(call.parentSpanId);
     expect(metricNames()).toEqual(new Set(["gen_ai.client.operation.duration", "gen_ai.client.token.usage"]));
   });
 });

@@ -86,11 +86,11 @@ export class Runtime {
           return promptLimitOf(models.find((candidate) => candidate.id === model));
         },
       },
-      createModelClient: (config: SessionCreateParams) =>
+      createModelClient: (config: SessionCreateParams, sessionId: string) =>
         new LoggedModelClient(
           createModelClient(config.provider, this.providerEnvironment, { model: config.model, connections: this.modelConnections }),
           logger,
-          telemetry ? (record, startTime) => telemetry.recordModelCall(record, startTime) : undefined,
+          telemetry ? (record, startTime) => telemetry.recordModelCall(record, startTime, sessionId) : undefined,
         ),
       broadcastLifecycle: (event) => this.broadcastLifecycle(event),
       ...(telemetry ? { observeSession: (sessionId: string, emitter: SessionEmitter) => telemetry.observeSession(sessionId, emitter) } : {}),

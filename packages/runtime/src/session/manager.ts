@@ -40,7 +40,7 @@ export interface SessionManagerOptions {
   hookTimeoutMs: number;
   /** The summary call's timeout and the model lists compaction reads windows from. */
   compaction: CompactionServices;
-  createModelClient(config: SessionCreateParams): ModelClient;
+  createModelClient(config: SessionCreateParams, sessionId: string): ModelClient;
   /** Sends a `session.lifecycle` notification to every connected client. */
   broadcastLifecycle(event: SessionLifecycleEvent): void;
   /** Called with each session's emitter when the session opens (telemetry listens to its events). */
@@ -308,7 +308,7 @@ export class SessionManager {
       workspacePath,
       model: config.model ?? restored?.model ?? this.options.defaultModel,
       emitter,
-      services: this.sessionServices(),
+      services: this.sessionServices(sessionId),
       messages: restored?.messages,
       startTime: restored?.startTime ?? new Date(),
       summary: restored?.summary,
@@ -352,12 +352,12 @@ export class SessionManager {
     });
   }
 
-  private sessionServices(): SessionServices {
+  private sessionServices(sessionId: string): SessionServices {
     return {
       logger: this.options.logger,
       protocolVersion: this.options.protocolVersion,
       retryPolicy: this.options.retryPolicy,
-      createModelClient: (config) => this.options.createModelClient(config),
+      createModelClient: (config) => this.options.createModelClient(config, sessionId),
       hookTimeoutMs: this.options.hookTimeoutMs,
       compaction: this.options.compaction,
       onSummary: (session) => void this.saveWorkspace(session),

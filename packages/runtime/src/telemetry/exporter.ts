@@ -2,7 +2,7 @@
  * OpenTelemetry export following the GenAI semantic conventions: an `invoke_agent tandem` span per
  * turn (`gen_ai.conversation.id` = the session), an `execute_tool {name}` span per tool call inside
  * it (`gen_ai.tool.name`, `gen_ai.tool.call.id`, `error.type` when it failed), a `chat {model}`
- * span per call (`gen_ai.operation.name`, `gen_ai.provider.name`, `gen_ai.request.model`,
+ * span per model call inside its turn (`gen_ai.operation.name`, `gen_ai.provider.name`, `gen_ai.request.model`,
  * `gen_ai.usage.input_tokens` / `output_tokens`, `gen_ai.response.finish_reasons`, `error.type`)
  * and the `gen_ai.client.operation.duration` (s) and `gen_ai.client.token.usage` histograms, sent
  * over OTLP/HTTP (JSON). The OpenTelemetry packages are imported here only, and this module only
@@ -75,13 +75,15 @@ export function startTelemetry(config: TelemetryConfig, runtimeVersion: string):
         }
       }
     },
-    recordModelCall(record: ModelCallRecord, startTime: number): void {
+    recordModelCall(record: ModelCallRecord, startTime: number, sessionId: string): void {
       const attributes: Record<string, string | number | string[]> = {
         "gen_ai.operation.name": "chat",
         "gen_ai.provider.name": record.provider,
         "gen_ai.request.model": record.model,
       };
-      const span = tracer.startSpan(`chat ${record.model}`, { kind: SpanKind.CLIENT, startTime, attributes });
+      const turn = turns.get(sessionId);
+      const parent = turn ? trace.setSpan(context.active(), turn) : context.active();
+      const span = tracer.startSpan(`chat ${record.model}`, { kind: SpanKind.CLIENT, startTime, attributes: { ...attributes, "gen_ai.conversation.id": sessionId } }, parent);
       if (record.inputTokens !== undefined) span.setAttribute("gen_ai.usage.input_tokens", record.inputTokens);
       if (record.outputTokens !== undefined) span.setAttribute("gen_ai.usage.output_tokens", record.outputTokens);
       if (record.finishReason !== undefined) span.setAttribute("gen_ai.response.finish_reasons", [record.finishReason]);

@@ -4,8 +4,8 @@ import type { TelemetryConfig } from "./config.js";
 
 /** Where the runtime reports what telemetry exports. */
 export interface Telemetry {
-  /** One model call; `startTime` in epoch milliseconds. */
-  recordModelCall(record: ModelCallRecord, startTime: number): void;
+  /** One model call of a session; `startTime` in epoch milliseconds. */
+  recordModelCall(record: ModelCallRecord, startTime: number, sessionId: string): void;
   /** One event of a session (turns and tool calls become spans). */
   recordSessionEvent(sessionId: string, event: SessionEvent): void;
   /** Exports what is pending and stops. */
@@ -31,8 +31,8 @@ export class LazyTelemetry implements Telemetry {
     private readonly onError: (message: string, error: unknown) => void,
   ) {}
 
-  recordModelCall(record: ModelCallRecord, startTime: number): void {
-    void this.load().then((telemetry) => telemetry?.recordModelCall(record, startTime));
+  recordModelCall(record: ModelCallRecord, startTime: number, sessionId: string): void {
+    void this.load().then((telemetry) => telemetry?.recordModelCall(record, startTime, sessionId));
   }
 
   recordSessionEvent(sessionId: string, event: SessionEvent): void {
