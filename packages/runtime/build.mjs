@@ -1,4 +1,4 @@
-// Bundles the runtime for a fast start: `bundle/cli.js` holds only what answering the first ping
+// Bundles the runtime for a fast start (the package ships `bundle/`, plus the `.d.ts` files of `dist/`): `bundle/cli.js` holds only what answering the first ping
 // needs; the rest of the runtime is a chunk loaded on the first request that needs it. Provider
 // packages stay external and load on the first model call.
 import { build } from "esbuild";
@@ -25,7 +25,8 @@ const lazyCryptoForJsonRpc = {
 const outdir = new URL("./bundle/", import.meta.url).pathname;
 rmSync(outdir, { recursive: true, force: true });
 await build({
-  entryPoints: [new URL("./src/cli.ts", import.meta.url).pathname],
+  // `index.js` is the package's main export (embedding the runtime in-process); it shares chunks with `cli.js`.
+  entryPoints: [new URL("./src/cli.ts", import.meta.url).pathname, new URL("./src/index.ts", import.meta.url).pathname],
   outdir,
   bundle: true,
   splitting: true,
@@ -38,7 +39,8 @@ await build({
   minifyWhitespace: true,
   minifySyntax: true,
   // web-tree-sitter and the bash grammar load their .wasm files from their installed packages.
-  external: ["@ai-sdk/*", "yaml", "web-tree-sitter", "@vscode/tree-sitter-wasm", "sql.js"],
+  // OpenTelemetry loads (from its installed packages) only when telemetry is on.
+  external: ["@ai-sdk/*", "@opentelemetry/*", "yaml", "web-tree-sitter", "@vscode/tree-sitter-wasm", "sql.js"],
   logLevel: "warning",
   plugins: [lazyCryptoForJsonRpc],
   // vscode-jsonrpc is CommonJS and calls require() for Node built-ins.

@@ -85,6 +85,22 @@ describe("server methods", () => {
     expect(byok.requests[0]?.headers.authorization).toBe("Bearer sk-byok");
     expect((byok.requests[0]?.body as { model: string }).model).toBe("my-local-model");
   });
+
+  it("refuses session.create when COPILOT_API_URL is set without a token, saying what to set", async () => {
+    world = await startWorld(["plain-reply"]);
+    const { GH_TOKEN: _token, ...withoutToken } = world.env;
+    const copilot = client({ env: withoutToken });
+    await expect(copilot.createSession({ onPermissionRequest: approveAll })).rejects.toThrow(
+      /COPILOT_API_URL is set \(http:\/\/127\.0\.0\.1:\d+\) but no GitHub token is: set COPILOT_GITHUB_TOKEN, GH_TOKEN or GITHUB_TOKEN/,
+    );
+    expect(world.model.requests).toHaveLength(0);
+    const byok = new ModelServer();
+    servers.push(byok);
+    byok.loadScriptFile(join(scriptsDir, "byok.yaml"));
+    const { url } = await byok.start();
+    const session = await copilot.createSession({ onPermissionRequest: approveAll, provider: { type: "openai", baseUrl: url, apiKey: "sk-byok" } });
+    expect((await session.sendAndWait({ prompt: "hi" }))?.data.content).toBe("Answered by the BYOK provider.");
+  });
 });
 
 describe("session methods", () => {

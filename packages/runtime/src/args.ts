@@ -1,4 +1,5 @@
-import { logLevels, type LogLevel } from "./log.js";
+import { parseArgs as parseNodeArgs, type ParseArgsConfig } from "node:util";
+import { logFormats, logLevels, type LogFormat, type LogLevel } from "./log.js";
 
 /** The runtime's parsed command line. */
 export interface RuntimeArgs {
@@ -6,6 +7,8 @@ export interface RuntimeArgs {
   port: number;
   host: string;
   logLevel: LogLevel;
+  /** `--log-format text|json` (default text). */
+  logFormat: LogFormat;
   logFile?: string;
   authTokenEnv?: string;
   /** `--connection-token-env VAR`: read the TCP connection token from VAR instead of COPILOT_CONNECTION_TOKEN. */
@@ -29,124 +32,126 @@ export interface RuntimeArgs {
 }
 
 /**
- * Flags that are accepted and have no effect in a headless runtime. `--server` is what SDKs before
- * 0.2 passed instead of `--headless`.
+ * The flags, for `node:util` `parseArgs`. `--no-auto-update`, `--server` (what SDKs before 0.2
+ * passed instead of `--headless`), `--no-color` and `--auto-update` are accepted and have no effect.
  */
-const acceptedNoOps = new Set(["--no-auto-update", "--server", "--no-color", "--auto-update"]);
+const flags = {
+  stdio: { type: "boolean" },
+  port: { type: "string" },
+  host: { type: "string" },
+  "log-level": { type: "string" },
+  "log-file": { type: "string" },
+  "log-format": { type: "string" },
+  "auth-token-env": { type: "string" },
+  "connection-token-env": { type: "string" },
+  headless: { type: "boolean" },
+  "exit-with-parent": { type: "boolean" },
+  "no-exit-with-parent": { type: "boolean" },
+  "no-auto-login": { type: "boolean" },
+  "sdk-protocol-version": { type: "string" },
+  home: { type: "string" },
+  "session-idle-timeout": { type: "string" },
+  remote: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean", short: "v" },
+  "no-auto-update": { type: "boolean" },
+  server: { type: "boolean" },
+  "no-color": { type: "boolean" },
+  "auto-update": { type: "boolean" },
+} as const satisfies ParseArgsConfig["options"];
+
+type FlagValues = Partial<Record<keyof typeof flags, string | boolean>>;
+
+/** What each flag that takes a value says when the value is missing or wrong. */
+const valueErrors: Partial<Record<keyof typeof flags, string>> = {
+  port: "--port needs a port number (0-65535)",
+  host: "--host needs an address",
+  "log-level": `--log-level must be one of ${logLevels.join(", ")}`,
+  "log-file": "--log-file needs a path",
+  "log-format": `--log-format must be one of ${logFormats.join(", ")}`,
+  "auth-token-env": "--auth-token-env needs an environment variable name",
+  "connection-token-env": "--connection-token-env needs an environment variable name",
+  "sdk-protocol-version": "--sdk-protocol-version must be 2 or 3",
+  home: "--home needs a folder",
+  "session-idle-timeout": "--session-idle-timeout needs a whole number of seconds (0 = never)",
+};
 
 /**
  * Parses the flags every official SDK from 0.1 to 1.0 passes (`--headless --no-auto-update
  * --log-level L --stdio | --port N --auth-token-env VAR --no-auto-login --session-idle-timeout N
- * --remote`, earlier `--server`) plus Tandem's own. Anything else is an error naming the argument
- * (the runtime then exits with status 2; the SDK shows its stderr to the application).
+ * --remote`, earlier `--server`) plus Tandem's own, with `node:util` `parseArgs` (`--flag value` or
+ * `--flag=value`). Anything else is an error naming the argument (the runtime then exits with
+ * status 2; the SDK shows its stderr to the application); so is a flag whose value is missing.
  */
 export function parseArgs(argv: readonly string[]): RuntimeArgs {
-  const args: RuntimeArgs = {
-    stdio: false,
-    port: 0,
-    host: "127.0.0.1",
-    logLevel: "info",
-    autoLogin: true,
-    headless: false,
-    sdkProtocolVersion: 3,
-    help: false,
-    version: false,
-    sessionIdleTimeoutSeconds: 0,
-    remote: false,
+  const values = parseFlags(argv);
+  const text = (name: keyof typeof flags): string | undefined => {
+    const value = values[name];
+    if (value === undefined) return undefined;
+    if (typeof value !== "string" || value === "") throw new Error(valueErrors[name]);
+    return value;
   };
-  for (let index = 0; index < argv.length; index++) {
-    const raw = argv[index] ?? "";
-    const [flag, inlineValue] = raw.startsWith("--") && raw.includes("=") ? splitOnce(raw) : [raw, undefined];
-    const takeValue = (): string | undefined => {
-      if (inlineValue !== undefined) return inlineValue;
-      const next = argv[index + 1];
-      if (next === undefined || next.startsWith("--")) return undefined;
-      index++;
-      return next;
-    };
-    switch (flag) {
-      case "--stdio":
-        args.stdio = true;
-        break;
-      case "--port": {
-        const value = Number(takeValue());
-        if (!Number.isInteger(value) || value < 0 || value > 65535) throw new Error(`--port needs a port number (0-65535)`);
-        args.port = value;
-        break;
-      }
-      case "--host": {
-        const value = takeValue();
-        if (!value) throw new Error("--host needs an address");
-        args.host = value;
-        break;
-      }
-      case "--log-level": {
-        const value = takeValue() as LogLevel | undefined;
-        if (!value || !logLevels.includes(value)) throw new Error(`--log-level must be one of ${logLevels.join(", ")}`);
-        args.logLevel = value;
-        break;
-      }
-      case "--log-file":
-        args.logFile = takeValue();
-        break;
-      case "--auth-token-env":
-        args.authTokenEnv = takeValue();
-        break;
-      case "--connection-token-env": {
-        const value = takeValue();
-        if (!value) throw new Error("--connection-token-env needs an environment variable name");
-        args.connectionTokenEnv = value;
-        break;
-      }
-      case "--headless":
-        args.headless = true;
-        break;
-      case "--exit-with-parent":
-        args.exitWithParent = true;
-        break;
-      case "--no-exit-with-parent":
-        args.exitWithParent = false;
-        break;
-      case "--no-auto-login":
-        args.autoLogin = false;
-        break;
-      case "--sdk-protocol-version": {
-        const value = Number(takeValue());
-        if (value !== 2 && value !== 3) throw new Error("--sdk-protocol-version must be 2 or 3");
-        args.sdkProtocolVersion = value;
-        break;
-      }
-      case "--home":
-        args.home = takeValue();
-        break;
-      case "--session-idle-timeout": {
-        const value = Number(takeValue());
-        if (!Number.isInteger(value) || value < 0) throw new Error("--session-idle-timeout needs a whole number of seconds (0 = never)");
-        args.sessionIdleTimeoutSeconds = value;
-        break;
-      }
-      case "--remote":
-        args.remote = true;
-        break;
-      case "--help":
-      case "-h":
-        args.help = true;
-        break;
-      case "--version":
-      case "-v":
-        args.version = true;
-        break;
-      default:
-        if (acceptedNoOps.has(flag)) break;
-        throw new Error(flag.startsWith("-") ? `unknown flag ${flag}` : `unexpected argument ${JSON.stringify(raw)}`);
-    }
-  }
+  const check = <T>(name: keyof typeof flags, value: T, valid: boolean): T => {
+    if (!valid) throw new Error(valueErrors[name]);
+    return value;
+  };
+  const args: RuntimeArgs = {
+    stdio: values.stdio === true,
+    port: 0,
+    host: text("host") ?? "127.0.0.1",
+    logLevel: "info",
+    logFormat: "text",
+    autoLogin: values["no-auto-login"] !== true,
+    headless: values.headless === true,
+    sdkProtocolVersion: 3,
+    help: values.help === true,
+    version: values.version === true,
+    sessionIdleTimeoutSeconds: 0,
+    remote: values.remote === true,
+  };
+  const port = text("port");
+  if (port !== undefined) args.port = check("port", Number(port), Number.isInteger(Number(port)) && Number(port) >= 0 && Number(port) <= 65535);
+  const logLevel = text("log-level");
+  if (logLevel !== undefined) args.logLevel = check("log-level", logLevel as LogLevel, logLevels.includes(logLevel as LogLevel));
+  const logFormat = text("log-format");
+  if (logFormat !== undefined) args.logFormat = check("log-format", logFormat as LogFormat, logFormats.includes(logFormat as LogFormat));
+  const protocol = text("sdk-protocol-version");
+  if (protocol !== undefined) args.sdkProtocolVersion = check("sdk-protocol-version", Number(protocol) as 2 | 3, protocol === "2" || protocol === "3");
+  const idle = text("session-idle-timeout");
+  if (idle !== undefined) args.sessionIdleTimeoutSeconds = check("session-idle-timeout", Number(idle), Number.isInteger(Number(idle)) && Number(idle) >= 0);
+  const logFile = text("log-file");
+  if (logFile !== undefined) args.logFile = logFile;
+  const authTokenEnv = text("auth-token-env");
+  if (authTokenEnv !== undefined) args.authTokenEnv = authTokenEnv;
+  const connectionTokenEnv = text("connection-token-env");
+  if (connectionTokenEnv !== undefined) args.connectionTokenEnv = connectionTokenEnv;
+  const home = text("home");
+  if (home !== undefined) args.home = home;
+  // The last of --exit-with-parent / --no-exit-with-parent wins.
+  const exitFlags = argv.filter((arg) => arg === "--exit-with-parent" || arg === "--no-exit-with-parent");
+  if (exitFlags.length > 0) args.exitWithParent = exitFlags.at(-1) === "--exit-with-parent";
   return args;
 }
 
-function splitOnce(raw: string): [string, string] {
-  const at = raw.indexOf("=");
-  return [raw.slice(0, at), raw.slice(at + 1)];
+/** `node:util` `parseArgs`, its errors turned into the runtime's messages. */
+function parseFlags(argv: readonly string[]): FlagValues {
+  try {
+    return parseNodeArgs({ args: [...argv], options: flags, strict: true, allowPositionals: false }).values as FlagValues;
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    const message = error instanceof Error ? error.message : String(error);
+    if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") throw new Error(`unknown flag ${/'([^']*)'/.exec(message)?.[1] ?? message}`);
+    if (code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL") {
+      const argument = /^Unexpected argument '(.*)'\. This command/s.exec(message)?.[1] ?? message;
+      throw new Error(`unexpected argument ${JSON.stringify(argument)}`);
+    }
+    if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") {
+      // A value missing, or starting with "-" (`--port --stdio`), or given to a flag that takes none.
+      const name = (/'--([^' ]+)/.exec(message)?.[1] ?? "") as keyof typeof flags;
+      throw new Error(valueErrors[name] ?? `--${name} takes no value`);
+    }
+    throw error;
+  }
 }
 
 /** The `--help` text. */
@@ -177,6 +182,7 @@ TCP access
 Options
   --log-level <level>         none | error | warning | info | debug | all (default info)
   --log-file <path>           write logs to a file instead of stderr
+  --log-format <format>       text | json (one JSON object per line; default text)
   --auth-token-env <VAR>      read the GitHub token for the Copilot API from VAR
   --no-auto-login             accepted; Tandem never uses a stored interactive login
   --sdk-protocol-version <n>  2 or 3 (default 3)

@@ -58,7 +58,7 @@ export async function main(argv: readonly string[]): Promise<void> {
   }
   for (const warning of tcpCheck.warnings) process.stderr.write(`tandem: warning: ${warning}\n`);
   tuneV8(process.execArgv);
-  const logger = new Logger(args.logLevel, args.logFile ? fileSink(args.logFile) : stderrSink);
+  const logger = new Logger(args.logLevel, args.logFile ? fileSink(args.logFile) : stderrSink, args.logFormat);
   const loader = new RuntimeLoader(args, logger, maxMessageBytes);
   installShutdown(loader, logger);
 

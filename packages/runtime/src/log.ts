@@ -6,11 +6,17 @@ export type LogLevel = (typeof logLevels)[number];
 
 const severity: Record<LogLevel, number> = { none: 0, error: 1, warning: 2, info: 3, debug: 4, all: 5 };
 
+/** `--log-format`: lines for people, or one JSON object per line for machines. */
+export const logFormats = ["text", "json"] as const;
+export type LogFormat = (typeof logFormats)[number];
+
 /** Where log lines go: a function that takes one finished line. */
 export type LogSink = (line: string) => void;
 
 /**
  * A small leveled logger. Lines go to stderr (never stdout: stdout may carry JSON-RPC) or a file.
+ * In `json` format each line is `{"time","level","message",…}`: an object detail's fields are
+ * merged in, an Error becomes `error` (message and stack), anything else `detail`.
  *
  * @example
  * const log = new Logger("info", stderrSink);
@@ -20,6 +26,7 @@ export class Logger {
   constructor(
     private readonly level: LogLevel,
     private readonly sink: LogSink,
+    private readonly format: LogFormat = "text",
   ) {}
 
   /** Whether lines at `level` are written. */
@@ -42,8 +49,25 @@ export class Logger {
 
   private write(level: Exclude<LogLevel, "none" | "all">, message: string, detail?: unknown): void {
     if (!this.enabled(level)) return;
+    if (this.format === "json") {
+      this.sink(`${jsonLine(level, message, detail)}\n`);
+      return;
+    }
     const suffix = detail === undefined ? "" : ` ${formatDetail(detail)}`;
     this.sink(`${new Date().toISOString()} [${level.toUpperCase()}] ${message}${suffix}\n`);
+  }
+}
+
+function jsonLine(level: string, message: string, detail: unknown): string {
+  const head = { time: new Date().toISOString(), level, message };
+  let fields: Record<string, unknown> = {};
+  if (detail instanceof Error) fields = { error: { name: detail.name, message: detail.message, stack: detail.stack } };
+  else if (detail !== null && typeof detail === "object" && !Array.isArray(detail)) fields = detail as Record<string, unknown>;
+  else if (detail !== undefined) fields = { detail };
+  try {
+    return JSON.stringify({ ...fields, ...head });
+  } catch {
+    return JSON.stringify({ ...head, detail: String(detail) });
   }
 }
 

@@ -6,10 +6,14 @@ import type { Logger } from "./log.js";
 import { hookTimeoutFromEnv } from "./hooks/hook-runner.js";
 import { retryPolicyFromEnv } from "./loop/retry.js";
 import { ConnectionPool } from "./providers/chat-completions/connections.js";
-import { createModelClient, describeDefaultProvider, type ProviderEnvironment } from "./providers/resolve.js";
+import { assertDefaultProviderUsable, createModelClient, describeDefaultProvider, type ProviderEnvironment } from "./providers/resolve.js";
 import { ClientConnection } from "./server/connection.js";
 import { ExtensionHost } from "./extensions/host.js";
 import { SlashCommands } from "./commands/slash-commands.js";
+import { LoggedModelClient } from "./providers/logged-client.js";
+import type { SessionEmitter } from "./session/emitter.js";
+import { telemetryConfigFromEnv } from "./telemetry/config.js";
+import { LazyTelemetry, type Telemetry } from "./telemetry/telemetry.js";
 import { Dispatcher } from "./server/dispatch.js";
 import { SessionManager } from "./session/manager.js";
 import { resolveHome, SessionStore } from "./store/session-store.js";
@@ -54,6 +58,8 @@ export class Runtime {
   private readonly modelConnections = new ConnectionPool();
   private readonly dispatcher: Dispatcher;
   private readonly providerEnvironment: ProviderEnvironment;
+  /** OpenTelemetry export, when the SDK turned it on (`COPILOT_OTEL_ENABLED`); loaded on the first model call. */
+  private readonly telemetry: Telemetry | undefined;
   private modelsCache: Promise<ModelInfo[]> | undefined;
   private shuttingDown = false;
   /** The default provider's model list once it was read (context windows for compaction). */
@@ -63,6 +69,9 @@ export class Runtime {
     const { args, env, logger } = options;
     this.protocolVersion = args.sdkProtocolVersion;
     this.providerEnvironment = { env, authTokenEnv: args.authTokenEnv };
+    const telemetryConfig = telemetryConfigFromEnv(env);
+    const telemetry = telemetryConfig ? new LazyTelemetry(telemetryConfig, runtimeVersion, (message, error) => logger.warn(message, error)) : undefined;
+    this.telemetry = telemetry;
     this.store = new SessionStore(resolveHome(env, args.home), logger);
     this.sessions = new SessionManager({
       store: this.store,
@@ -83,9 +92,14 @@ export class Runtime {
           return promptLimitOf(models.find((candidate) => candidate.id === model));
         },
       },
-      createModelClient: (config: SessionCreateParams) =>
-        createModelClient(config.provider, this.providerEnvironment, { model: config.model, connections: this.modelConnections }),
+      createModelClient: (config: SessionCreateParams, sessionId: string) =>
+        new LoggedModelClient(
+          createModelClient(config.provider, this.providerEnvironment, { model: config.model, connections: this.modelConnections }),
+          logger,
+          telemetry ? (record, startTime) => telemetry.recordModelCall(record, startTime, sessionId) : undefined,
+        ),
       broadcastLifecycle: (event) => this.broadcastLifecycle(event),
+      ...(telemetry ? { observeSession: (sessionId: string, emitter: SessionEmitter) => telemetry.observeSession(sessionId, emitter) } : {}),
     });
     this.dispatcher = new Dispatcher(this);
     this.extensions = new ExtensionHost({
@@ -155,6 +169,11 @@ export class Runtime {
     };
   }
 
+  /** Throws `NotConfigured` when the default provider cannot work (`COPILOT_API_URL` without a token). */
+  assertDefaultProviderUsable(): void {
+    assertDefaultProviderUsable(this.providerEnvironment);
+  }
+
   /** `models.list` for the default provider (cached after the first success). */
   listModels(): Promise<ModelInfo[]> {
     if (!this.modelsCache) {
@@ -183,6 +202,7 @@ export class Runtime {
     await this.extensions.stopAll();
     await this.sessions.shutdownAll();
     this.modelConnections.close();
+    await this.telemetry?.shutdown();
     const exit = this.options.exit;
     if (!exit) return;
     client.onClose(exit);
@@ -194,6 +214,7 @@ export class Runtime {
     await this.extensions.stopAll();
     await this.sessions.shutdownAll();
     this.modelConnections.close();
+    await this.telemetry?.shutdown();
     for (const client of this.connections) client.dispose();
   }
 

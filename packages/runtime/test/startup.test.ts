@@ -27,14 +27,29 @@ describe("the runtime's entry bundle", () => {
   });
 
   it("reaches the runtime (and zod) only through a dynamic import", () => {
-    const entry = readFileSync(join(bundleDir, "cli.js"), "utf8");
-    expect(entry).toMatch(/import\("\.\/runtime-[A-Z0-9]+\.js"\)/);
-    const staticChunks = [...entry.matchAll(/(?:from|import)\s*"\.\/([^"]+\.js)"/g)].map((match) => match[1]!);
-    expect(staticChunks.length).toBeGreaterThan(0);
-    for (const chunk of staticChunks) {
-      expect(chunk.startsWith("runtime-")).toBe(false);
-      expect(readFileSync(join(bundleDir, chunk), "utf8")).not.toContain("$ZodType");
+    // cli.js and what it imports statically (it shares chunks with index.js, the package's main export).
+    const loaded = new Set<string>();
+    const pending = ["cli.js"];
+    while (pending.length > 0) {
+      const name = pending.pop()!;
+      if (loaded.has(name)) continue;
+      loaded.add(name);
+      const source = readFileSync(join(bundleDir, name), "utf8");
+      for (const match of source.matchAll(/(?:from|import)\s*"\.\/([^"]+\.js)"/g)) pending.push(match[1]!);
     }
+    const sources = [...loaded].map((name) => readFileSync(join(bundleDir, name), "utf8"));
+    expect(sources.some((source) => /import\("\.\/runtime-[A-Z0-9]+\.js"\)/.test(source))).toBe(true);
+    expect(loaded.size).toBeGreaterThan(1);
+    for (const name of loaded) expect(name.startsWith("runtime-")).toBe(false);
+    for (const source of sources) expect(source).not.toContain("$ZodType");
+  });
+
+  it("loads OpenTelemetry only through a dynamic import (telemetry off costs nothing)", () => {
+    const chunks = readdirSync(bundleDir).filter((name) => name.endsWith(".js"));
+    const sources = chunks.map((name) => readFileSync(join(bundleDir, name), "utf8"));
+    const exporterChunks = sources.filter((source) => /from\s*"@opentelemetry\//.test(source));
+    expect(exporterChunks).toHaveLength(1);
+    expect(sources.some((source) => /import\("\.\/exporter-[A-Z0-9]+\.js"\)/.test(source))).toBe(true);
   });
 
   it("loads the bash parser (web-tree-sitter) only through a dynamic import, from its installed package", () => {

@@ -39,6 +39,20 @@ export function describeDefaultProvider(environment: ProviderEnvironment): { kin
   return { kind: "copilot", baseUrl: defaultCopilotApiUrl, authenticated: Boolean(token) };
 }
 
+/**
+ * Fails with a clear `NotConfigured` error when `COPILOT_API_URL` is set but no GitHub token is,
+ * so a session without its own provider is refused at `session.create`, not at its first turn.
+ */
+export function assertDefaultProviderUsable(environment: ProviderEnvironment): void {
+  const url = environment.env.COPILOT_API_URL;
+  if (!url || resolveGitHubToken(environment)) return;
+  const flag = environment.authTokenEnv ? `, ${environment.authTokenEnv} (named by --auth-token-env)` : "";
+  throw new TandemError(
+    ErrorCodes.NotConfigured,
+    `COPILOT_API_URL is set (${url}) but no GitHub token is: set COPILOT_GITHUB_TOKEN, GH_TOKEN or GITHUB_TOKEN${flag}, pass gitHubToken to the SDK client, or give the session its own provider.`,
+  );
+}
+
 /** What else the client for a session may know. */
 export interface ModelClientOptions {
   /** The session's model (Azure reports it as its one deployment in `listModels`). */
@@ -63,6 +77,7 @@ export function createModelClient(provider: ProviderConfig | undefined, environm
   if (provider) return byokClient(provider, timeouts, options);
   const { env } = environment;
   if (env.COPILOT_API_URL) {
+    assertDefaultProviderUsable(environment);
     const settings = { name: "copilot", baseUrl: env.COPILOT_API_URL, bearerToken: resolveGitHubToken(environment), headers: copilotHeaders() };
     return new ChatCompletionsClient(settings, timeouts, options.connections);
   }

@@ -40,9 +40,11 @@ export interface SessionManagerOptions {
   hookTimeoutMs: number;
   /** The summary call's timeout and the model lists compaction reads windows from. */
   compaction: CompactionServices;
-  createModelClient(config: SessionCreateParams): ModelClient;
+  createModelClient(config: SessionCreateParams, sessionId: string): ModelClient;
   /** Sends a `session.lifecycle` notification to every connected client. */
   broadcastLifecycle(event: SessionLifecycleEvent): void;
+  /** Called with each session's emitter when the session opens (telemetry listens to its events). */
+  observeSession?(sessionId: string, emitter: SessionEmitter): void;
 }
 
 /**
@@ -334,6 +336,7 @@ export class SessionManager {
     const resumePoints = new ResumePointRecorder(emitter.log, this.resumePointPath(sessionId), this.options.logger);
     emitter.addListener((event) => resumePoints.observe(event));
     this.resumePoints.set(sessionId, resumePoints);
+    this.options.observeSession?.(sessionId, emitter);
     const session = new Session({
       sessionId,
       config,
@@ -341,7 +344,7 @@ export class SessionManager {
       workspacePath,
       model: config.model ?? restored?.model ?? this.options.defaultModel,
       emitter,
-      services: this.sessionServices(),
+      services: this.sessionServices(sessionId),
       messages: restored?.messages,
       startTime: restored?.startTime ?? new Date(),
       summary: restored?.summary,
@@ -385,12 +388,12 @@ export class SessionManager {
     return join(this.options.store.sessionDir(sessionId), resumePointFileName);
   }
 
-  private sessionServices(): SessionServices {
+  private sessionServices(sessionId: string): SessionServices {
     return {
       logger: this.options.logger,
       protocolVersion: this.options.protocolVersion,
       retryPolicy: this.options.retryPolicy,
-      createModelClient: (config) => this.options.createModelClient(config),
+      createModelClient: (config) => this.options.createModelClient(config, sessionId),
       hookTimeoutMs: this.options.hookTimeoutMs,
       compaction: this.options.compaction,
       onSummary: (session) => void this.saveWorkspace(session),

@@ -6,21 +6,21 @@ import { unifiedDiff } from "../../src/tools/builtin/diff.js";
 import { tempDir } from "./helpers.js";
 
 describe("unifiedDiff", () => {
-  it("writes git-style hunks with 3 lines of context and git's range conventions", () => {
+  it("writes git-style hunks with 3 lines of context and git's range conventions", async () => {
     const before = "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n";
     const after = "1\n2\n3\n4\nfive\n6\n7\n8\n9\n10\n";
-    expect(unifiedDiff(before, after, "f.txt")).toBe(
+    expect(await unifiedDiff(before, after, "f.txt")).toBe(
       "diff --git a/f.txt b/f.txt\n--- a/f.txt\n+++ b/f.txt\n@@ -2,7 +2,7 @@\n 2\n 3\n 4\n-5\n+five\n 6\n 7\n 8\n",
     );
-    expect(unifiedDiff("a\n", "b\n", "f")).toContain("@@ -1 +1 @@\n-a\n+b\n");
-    expect(unifiedDiff("", "x", "/abs/f", { created: true })).toBe(
+    expect(await unifiedDiff("a\n", "b\n", "f")).toContain("@@ -1 +1 @@\n-a\n+b\n");
+    expect(await unifiedDiff("", "x", "/abs/f", { created: true })).toBe(
       "diff --git a/abs/f b/abs/f\nnew file mode 100644\n--- /dev/null\n+++ b/abs/f\n@@ -0,0 +1 @@\n+x\n\\ No newline at end of file\n",
     );
-    expect(unifiedDiff("same\n", "same\n", "f")).toBe("");
+    expect(await unifiedDiff("same\n", "same\n", "f")).toBe("");
   });
 
-  it("marks a changed final newline", () => {
-    expect(unifiedDiff("a\nb", "a\nb\n", "f")).toContain("@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+b\n");
+  it("marks a changed final newline", async () => {
+    expect(await unifiedDiff("a\nb", "a\nb\n", "f")).toContain("@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+b\n");
   });
 });
 
@@ -50,7 +50,7 @@ describe.skipIf(!hasGit)("unifiedDiff applies with git", () => {
     };
   }
 
-  it("round-trips 40 random edits through git apply", () => {
+  it("round-trips 40 random edits through git apply", async () => {
     const next = random(42);
     for (let round = 0; round < 40; round++) {
       const lines = Array.from({ length: 5 + Math.floor(next() * 60) }, () => `line ${Math.floor(next() * 12)}`);
@@ -66,11 +66,26 @@ describe.skipIf(!hasGit)("unifiedDiff applies with git", () => {
       const newText = edited.join("\n") + (next() < 0.8 ? "\n" : "");
       const file = join(dir.path, "file.txt");
       writeFileSync(file, oldText);
-      const patch = unifiedDiff(oldText, newText, "file.txt");
+      const patch = await unifiedDiff(oldText, newText, "file.txt");
       if (oldText === newText) continue;
       writeFileSync(join(dir.path, "change.patch"), patch);
       execFileSync("git", ["apply", "change.patch"], { cwd: dir.path });
       expect(readFileSync(file, "utf8")).toBe(newText);
     }
+  });
+});
+
+describe("unifiedDiff past 1000 differences", () => {
+  it("shows the changed middle as one replacement, keeping the common lines around it as context", async () => {
+    const head = Array.from({ length: 10 }, (_, index) => `head ${index}`);
+    const tail = Array.from({ length: 10 }, (_, index) => `tail ${index}`);
+    const before = [...head, ...Array.from({ length: 600 }, (_, index) => `old ${index}`), ...tail].join("\n") + "\n";
+    const after = [...head, ...Array.from({ length: 600 }, (_, index) => `new ${index}`), ...tail].join("\n") + "\n";
+    const patch = await unifiedDiff(before, after, "f");
+    const lines = patch.split("\n");
+    expect(lines.slice(0, 7)).toEqual(["diff --git a/f b/f", "--- a/f", "+++ b/f", "@@ -8,606 +8,606 @@", " head 7", " head 8", " head 9"]);
+    expect(lines.filter((line) => line.startsWith("-old"))).toHaveLength(600);
+    expect(lines.filter((line) => line.startsWith("+new"))).toHaveLength(600);
+    expect(lines.slice(-4)).toEqual([" tail 0", " tail 1", " tail 2", ""]);
   });
 });

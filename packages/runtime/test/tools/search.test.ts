@@ -3,8 +3,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { globTool } from "../../src/tools/builtin/glob.js";
 import { grepTool } from "../../src/tools/builtin/grep.js";
-import { globFilter, globToRegExp } from "../../src/tools/builtin/search/glob-pattern.js";
+import { globFilter, globMatcher } from "../../src/tools/builtin/search/glob-pattern.js";
 import { Ripgrep } from "../../src/tools/builtin/search/ripgrep.js";
+import { walkFiles } from "../../src/tools/builtin/search/walk.js";
 import type { Tool } from "../../src/tools/types.js";
 import { denyAll, fakeContext, tempDir } from "./helpers.js";
 
@@ -43,18 +44,50 @@ function run(tool: Tool, args: Record<string, unknown>, context = fakeContext(di
 }
 
 describe("glob patterns", () => {
-  it("translates *, **, ?, classes and braces", () => {
-    expect(globToRegExp("src/**/*.{ts,tsx}").test("src/a/b/c.tsx")).toBe(true);
-    expect(globToRegExp("src/**/*.{ts,tsx}").test("src/c.ts")).toBe(true);
-    expect(globToRegExp("src/*.ts").test("src/a/c.ts")).toBe(false);
-    expect(globToRegExp("file?.[!a-c]s").test("file1.ds")).toBe(true);
-    expect(globToRegExp("file?.[!a-c]s").test("file1.as")).toBe(false);
-    expect(globToRegExp("**").test("any/thing")).toBe(true);
+  it("translates *, **, ?, classes and braces", async () => {
+    const matches = async (glob: string, path: string) => (await globMatcher(glob))(path);
+    expect(await matches("src/**/*.{ts,tsx}", "src/a/b/c.tsx")).toBe(true);
+    expect(await matches("src/**/*.{ts,tsx}", "src/c.ts")).toBe(true);
+    expect(await matches("src/*.ts", "src/a/c.ts")).toBe(false);
+    expect(await matches("file?.[!a-c]s", "file1.ds")).toBe(true);
+    expect(await matches("file?.[!a-c]s", "file1.as")).toBe(false);
+    expect(await matches("**", "any/thing")).toBe(true);
+    expect(await matches("*.ts", ".eslintrc.ts")).toBe(true);
   });
 
-  it("matches names anywhere without a slash, paths with one, and excludes with !", () => {
-    const keep = globFilter(["*.ts", "!src/b.ts"]);
+  it("understands extglobs and POSIX classes (picomatch)", async () => {
+    const matches = async (glob: string, path: string) => (await globMatcher(glob))(path);
+    expect(await matches("*.+(ts|tsx)", "view.tsx")).toBe(true);
+    expect(await matches("*.+(ts|tsx)", "view.js")).toBe(false);
+    expect(await matches("!(*.test).ts", "a.ts")).toBe(true);
+    expect(await matches("!(*.test).ts", "a.test.ts")).toBe(false);
+    expect(await matches("v[[:digit:]].txt", "v1.txt")).toBe(true);
+    expect(await matches("v[[:digit:]].txt", "vx.txt")).toBe(false);
+  });
+
+  it("matches names anywhere without a slash, paths with one, and excludes with !", async () => {
+    const keep = await globFilter(["*.ts", "!src/b.ts"]);
     expect(["src/a.ts", "src/b.ts", "x.ts", "x.js"].filter(keep)).toEqual(["src/a.ts", "x.ts"]);
+  });
+});
+
+describe(".gitignore semantics (the ignore package)", () => {
+  it("treats braces literally, honours escapes, and lets a deeper .gitignore re-include", async () => {
+    const tree = tempDir();
+    const write = (path: string, text: string) => {
+      mkdirSync(join(tree.path, path, ".."), { recursive: true });
+      writeFileSync(join(tree.path, path), text);
+    };
+    write(".gitignore", "{a,b}.txt\n\\#notes\n*.log\nout/**\n!out/keep/\n");
+    for (const name of ["a.txt", "b.txt", "{a,b}.txt", "#notes", "notes", "x.log", "out/y.txt", "logs/keep.log", "logs/drop.log"]) write(name, "x\n");
+    write("logs/.gitignore", "!keep.log\n");
+    try {
+      const listed: string[] = [];
+      for await (const file of walkFiles(tree.path)) listed.push(file.relative);
+      expect(listed).toEqual(["a.txt", "b.txt", "logs/keep.log", "notes"]);
+    } finally {
+      tree.remove();
+    }
   });
 });
 

@@ -88,14 +88,21 @@ describe("web_fetch", () => {
 });
 
 describe("htmlToMarkdown", () => {
-  it("converts headings, emphasis, images, quotes, tables and entities", () => {
+  it("converts headings, emphasis, images, quotes, tables and entities", async () => {
     const html =
       "<h2>Title</h2><p><strong>Bold</strong> and <code>code</code> &lt;tag&gt; &#169;</p>" +
       '<img src="a.png" alt="pic"><blockquote><p>Quoted</p></blockquote>' +
       "<table><tr><th>A</th><th>B</th></tr><tr><td>1</td><td>2|3</td></tr></table><ol start=3><li>three<li>four</ol>";
-    expect(htmlToMarkdown(html, "https://example.com/dir/")).toBe(
+    expect(await htmlToMarkdown(html, "https://example.com/dir/")).toBe(
       "## Title\n\n**Bold** and `code` <tag> ©\n\n![pic](https://example.com/dir/a.png)\n\n> Quoted\n\n" +
         "| A | B |\n| --- | --- |\n| 1 | 2\\|3 |\n\n3. three\n4. four",
+    );
+  });
+
+  it("escapes Markdown characters that are literal text, keeps fragment links and fences a bare <pre> (turndown)", async () => {
+    const html = "<p>Use *stars* and _underscores_ literally.</p><p>Back to <a href='#top'>top</a>.</p><pre>plain\n  indented</pre><hr><p>end</p>";
+    expect(await htmlToMarkdown(html, "https://example.com/dir/")).toBe(
+      "Use \\*stars\\* and \\_underscores\\_ literally.\n\nBack to [top](https://example.com/dir/#top).\n\n```\nplain\n  indented\n```\n\n---\n\nend",
     );
   });
 });

@@ -1,3 +1,4 @@
+// Hand-written, not eventsource-parser 3.1.1: it reports each event's byte position (the `bytes` progress), which the library (strings in) cannot, and parses bench scenario 5's stream (1 MiB in 1 KiB deltas, 16 KiB reads) in 0.33 ms vs 0.84–0.98 ms; with 8–32-byte deltas the two are within noise of each other (5–23 ms per MiB).
 const LF = 0x0a;
 const CR = 0x0d;
 const COLON = 0x3a;

@@ -7,6 +7,7 @@ import { PreSerializedJson } from "../writer.js";
 export function registerSessionLifecycleMethods(table: MethodTable, runtime: Runtime): void {
   const sessions = runtime.sessions;
   table.on(SessionCreate, async (params, client) => {
+    if (!params.provider) runtime.assertDefaultProviderUsable();
     const opened = await sessions.create(params, client);
     runtime.extensions.sessionOpened(opened.sessionId);
     return opened;

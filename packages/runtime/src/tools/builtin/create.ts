@@ -49,7 +49,7 @@ export function createTool(): Tool {
           errorMessage: "Parent directory does not exist",
         };
       }
-      const diff = unifiedDiff("", args.file_text, path, { created: true });
+      const diff = await unifiedDiff("", args.file_text, path, { created: true });
       const denied = await askPermission(context, { kind: "write", intention: "Create file", fileName: path, diff, newFileContents: args.file_text });
       if (denied) return denied;
       // "wx": fail rather than overwrite something that appeared while permission was asked.

@@ -58,7 +58,7 @@ export function editTool(): Tool {
         };
       }
       const updated = original.slice(0, first) + newStr + original.slice(first + oldStr.length);
-      const diff = unifiedDiff(original, updated, path);
+      const diff = await unifiedDiff(original, updated, path);
       const denied = await askPermission(context, { kind: "write", intention: "Edit file", fileName: path, diff, newFileContents: updated });
       if (denied) return denied;
       if (oldStr === newStr) {

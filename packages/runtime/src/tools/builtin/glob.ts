@@ -38,7 +38,7 @@ export function globTool(ripgrep: Ripgrep): Tool {
       let pattern = args.pattern;
       if (isAbsolute(pattern)) pattern = relative(target.path, pattern);
       const includeHidden = pattern.split("/").some((segment) => segment.startsWith(".") && segment !== "." && segment !== "..");
-      const matches = globFilter([pattern]);
+      const matches = await globFilter([pattern]);
       const listed = await listFiles(ripgrep, target, includeHidden, context);
       const files = listed.files.filter(matches);
       const stopped = listed.walkLimit === undefined ? [] : [`[Stopped after listing ${listed.walkLimit} files; files past them were not matched. Use a more specific path.]`];

@@ -65,7 +65,7 @@ export function webFetchTool(options: WebFetchOptions = {}): Tool {
         return fetchFailure(describeFetchError(error));
       }
       const isHtml = contentType.includes("html") || (contentType === "" && /^\s*(<!doctype html|<html)/i.test(body));
-      const { prefix, content } = present(body, contentType, isHtml, args.raw === true, response.url || url.toString());
+      const { prefix, content } = await present(body, contentType, isHtml, args.raw === true, response.url || url.toString());
       return page(prefix, content, args.start_index ?? 0, args.max_length ?? DEFAULT_MAX_LENGTH);
     },
   });
@@ -80,8 +80,8 @@ function isHttpUrl(text: string): boolean {
   }
 }
 
-function present(body: string, contentType: string, isHtml: boolean, raw: boolean, finalUrl: string): { prefix: string; content: string } {
-  if (isHtml && !raw) return { prefix: "Contents of URL:\n", content: htmlToMarkdown(body, finalUrl) };
+async function present(body: string, contentType: string, isHtml: boolean, raw: boolean, finalUrl: string): Promise<{ prefix: string; content: string }> {
+  if (isHtml && !raw) return { prefix: "Contents of URL:\n", content: await htmlToMarkdown(body, finalUrl) };
   if (raw) return { prefix: "Here is the raw content:\nContents of URL:\n", content: body };
   return {
     prefix: `Content type ${contentType || "unknown"} cannot be simplified to markdown. Here is the raw content:\nContents of URL:\n`,

@@ -96,8 +96,8 @@ export async function nodeGrep(query: GrepQuery, target: GrepTarget, signal: Abo
   const regex = compile(query);
   if ("error" in regex) return regex;
   if (query.type !== undefined && !FILE_TYPES[query.type]) return { error: `rg: unrecognized file type: ${query.type}` };
-  const typeFilter = query.type !== undefined ? globFilter(FILE_TYPES[query.type]!) : () => true;
-  const globs = globFilter(query.globs);
+  const typeFilter = query.type !== undefined ? await globFilter(FILE_TYPES[query.type]!) : () => true;
+  const globs = await globFilter(query.globs);
   let walkLimit: number | undefined;
   const files: AsyncIterable<WalkedFile> | WalkedFile[] = target.isFile
     ? [{ path: target.path, relative: basename(target.path) }]

@@ -1,7 +1,7 @@
 import type { Dirent } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { globToRegExp } from "./glob-pattern.js";
+import type { Ignore } from "ignore";
 
 /** A file found by {@link walkFiles}. */
 export interface WalkedFile {
@@ -26,7 +26,8 @@ const ALWAYS_SKIPPED = new Set([".git", "node_modules"]);
 /**
  * The files below `root` in path order (names sorted within each folder), as `rg --files` would
  * list them: hidden names, `.git`, `node_modules`, symlinks and what `.gitignore` files exclude
- * are skipped.
+ * are skipped (`.gitignore` semantics from the `ignore` package, loaded on the first walk; a deeper
+ * file's rules win over its parents', as in git).
  *
  * @example
  * for await (const file of walkFiles("/work/repo")) console.log(file.relative);
@@ -35,7 +36,17 @@ export async function* walkFiles(root: string, options: WalkOptions = {}): Async
   const maxFiles = options.maxFiles ?? 200_000;
   let count = 0;
   let stopped = false;
-  async function* visit(directory: string, relative: string, ignores: IgnoreRule[]): AsyncGenerator<WalkedFile> {
+  const { default: ignore } = await import("ignore");
+  const readIgnoreFile = async (file: string, base: string): Promise<IgnoreFile[]> => {
+    let text: string;
+    try {
+      text = await readFile(file, "utf8");
+    } catch {
+      return [];
+    }
+    return [{ base, rules: ignore().add(text) }];
+  };
+  async function* visit(directory: string, relative: string, ignores: IgnoreFile[]): AsyncGenerator<WalkedFile> {
     if (options.signal?.aborted) return;
     let entries: Dirent[];
     try {
@@ -68,52 +79,22 @@ export async function* walkFiles(root: string, options: WalkOptions = {}): Async
   yield* visit(root, "", []);
 }
 
-interface IgnoreRule {
+/** The rules of one `.gitignore`. */
+interface IgnoreFile {
   /** Folder of the `.gitignore`, relative to the walk root ("" for the root). */
   base: string;
-  regex: RegExp;
-  negate: boolean;
-  directoryOnly: boolean;
-  /** Matched against the whole path below `base` (the pattern has a `/`), else against the name. */
-  anchored: boolean;
+  rules: Ignore;
 }
 
-async function readIgnoreFile(file: string, base: string): Promise<IgnoreRule[]> {
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch {
-    return [];
-  }
-  return parseGitignore(text, base);
-}
-
-/** The rules of a `.gitignore` (the common subset: globs, `!`, trailing `/`, leading `/`). */
-export function parseGitignore(text: string, base = ""): IgnoreRule[] {
-  const rules: IgnoreRule[] = [];
-  for (const raw of text.split(/\r?\n/)) {
-    let line = raw.replace(/(?<!\\)\s+$/, "");
-    if (line === "" || line.startsWith("#")) continue;
-    const negate = line.startsWith("!");
-    if (negate) line = line.slice(1);
-    const directoryOnly = line.endsWith("/");
-    if (directoryOnly) line = line.slice(0, -1);
-    const anchored = line.includes("/");
-    if (line.startsWith("/")) line = line.slice(1);
-    if (line === "") continue;
-    rules.push({ base, regex: globToRegExp(line), negate, directoryOnly, anchored });
-  }
-  return rules;
-}
-
-function isIgnored(rules: IgnoreRule[], relative: string, isDirectory: boolean): boolean {
+/** Whether the `.gitignore` files (outermost first) exclude a path: the last file with a say decides. */
+function isIgnored(files: IgnoreFile[], relative: string, isDirectory: boolean): boolean {
   let ignored = false;
-  for (const rule of rules) {
-    if (rule.directoryOnly && !isDirectory) continue;
-    if (rule.base !== "" && !relative.startsWith(`${rule.base}/`)) continue;
-    const below = rule.base === "" ? relative : relative.slice(rule.base.length + 1);
-    const subject = rule.anchored ? below : below.slice(below.lastIndexOf("/") + 1);
-    if (rule.regex.test(subject)) ignored = !rule.negate;
+  for (const file of files) {
+    if (file.base !== "" && !relative.startsWith(`${file.base}/`)) continue;
+    const below = file.base === "" ? relative : relative.slice(file.base.length + 1);
+    const verdict = file.rules.test(isDirectory ? `${below}/` : below);
+    if (verdict.ignored) ignored = true;
+    else if (verdict.unignored) ignored = false;
   }
   return ignored;
 }

@@ -1,0 +1,63 @@
+import type { SessionEvent } from "@tandem/protocol";
+import type { ModelCallRecord } from "../providers/logged-client.js";
+import type { TelemetryConfig } from "./config.js";
+
+/** Where the runtime reports what telemetry exports. */
+export interface Telemetry {
+  /** One model call of a session; `startTime` in epoch milliseconds. */
+  recordModelCall(record: ModelCallRecord, startTime: number, sessionId: string): void;
+  /** One event of a session (turns and tool calls become spans). */
+  recordSessionEvent(sessionId: string, event: SessionEvent): void;
+  /** Exports what is pending and stops. */
+  shutdown(): Promise<void>;
+}
+
+/** The events that open or close a span. */
+const spannedEvents = new Set(["assistant.turn_start", "assistant.turn_end", "tool.execution_start", "tool.execution_complete"]);
+
+/**
+ * Telemetry that loads the OpenTelemetry packages on first use (a dynamic import), so a runtime
+ * without telemetry never loads them. Records made while they load are kept and replayed.
+ *
+ * @example
+ * const telemetry = new LazyTelemetry(config, runtimeVersion, logger.warn.bind(logger));
+ */
+export class LazyTelemetry implements Telemetry {
+  private loaded: Promise<Telemetry | undefined> | undefined;
+
+  constructor(
+    private readonly config: TelemetryConfig,
+    private readonly runtimeVersion: string,
+    private readonly onError: (message: string, error: unknown) => void,
+  ) {}
+
+  recordModelCall(record: ModelCallRecord, startTime: number, sessionId: string): void {
+    void this.load().then((telemetry) => telemetry?.recordModelCall(record, startTime, sessionId));
+  }
+
+  recordSessionEvent(sessionId: string, event: SessionEvent): void {
+    if (!spannedEvents.has(event.type)) return;
+    void this.load().then((telemetry) => telemetry?.recordSessionEvent(sessionId, event));
+  }
+
+  /** Listens to a session's events for the rest of its life. */
+  observeSession(sessionId: string, emitter: { addListener(listener: (event: SessionEvent) => void): () => void }): void {
+    emitter.addListener((event) => this.recordSessionEvent(sessionId, event));
+  }
+
+  async shutdown(): Promise<void> {
+    if (!this.loaded) return;
+    await (await this.loaded)?.shutdown();
+  }
+
+  private load(): Promise<Telemetry | undefined> {
+    this.loaded ??= import("./exporter.js").then(
+      (module) => module.startTelemetry(this.config, this.runtimeVersion),
+      (error: unknown) => {
+        this.onError("telemetry could not start; nothing is exported", error);
+        return undefined;
+      },
+    );
+    return this.loaded;
+  }
+}

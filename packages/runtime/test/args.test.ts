@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { parseArgs } from "../src/args.js";
+
+describe("parseArgs (node:util parseArgs underneath)", () => {
+  it("reads what the official SDKs pass, with values as --flag value or --flag=value", () => {
+    const args = parseArgs(["--headless", "--no-auto-update", "--log-level", "debug", "--port=4321", "--auth-token-env", "MY_TOKEN", "--no-auto-login", "--session-idle-timeout", "30", "--remote", "--server"]);
+    expect(args).toMatchObject({ headless: true, logLevel: "debug", port: 4321, authTokenEnv: "MY_TOKEN", autoLogin: false, sessionIdleTimeoutSeconds: 30, remote: true, stdio: false });
+    expect(parseArgs(["--stdio", "--sdk-protocol-version", "2", "--home", "/tmp/h", "-h", "-v"])).toMatchObject({ stdio: true, sdkProtocolVersion: 2, home: "/tmp/h", help: true, version: true });
+  });
+
+  it("lets the last of --exit-with-parent / --no-exit-with-parent win, and leaves it unset without either", () => {
+    expect(parseArgs([]).exitWithParent).toBeUndefined();
+    expect(parseArgs(["--exit-with-parent", "--no-exit-with-parent"]).exitWithParent).toBe(false);
+    expect(parseArgs(["--no-exit-with-parent", "--exit-with-parent"]).exitWithParent).toBe(true);
+  });
+
+  it("names unknown flags and stray arguments", () => {
+    expect(() => parseArgs(["--frobnicate"])).toThrow("unknown flag --frobnicate");
+    expect(() => parseArgs(["--frobnicate=3"])).toThrow("unknown flag --frobnicate");
+    expect(() => parseArgs(["-x"])).toThrow("unknown flag -x");
+    expect(() => parseArgs(["--stdio", "oops"])).toThrow('unexpected argument "oops"');
+  });
+
+  it("says what a flag needs when its value is wrong or missing, without taking the next flag as its value", () => {
+    expect(() => parseArgs(["--port", "--stdio"])).toThrow("--port needs a port number (0-65535)");
+    expect(() => parseArgs(["--port", "70000"])).toThrow("--port needs a port number (0-65535)");
+    expect(() => parseArgs(["--log-level", "loud"])).toThrow("--log-level must be one of");
+    expect(() => parseArgs(["--sdk-protocol-version", "4"])).toThrow("--sdk-protocol-version must be 2 or 3");
+    expect(() => parseArgs(["--session-idle-timeout", "-1"])).toThrow("--session-idle-timeout needs a whole number of seconds");
+    expect(() => parseArgs(["--connection-token-env"])).toThrow("--connection-token-env needs an environment variable name");
+    expect(() => parseArgs(["--host"])).toThrow("--host needs an address");
+  });
+
+  it("refuses --log-file, --auth-token-env and --home without a value (they were silently dropped)", () => {
+    expect(() => parseArgs(["--log-file"])).toThrow("--log-file needs a path");
+    expect(() => parseArgs(["--auth-token-env", "--stdio"])).toThrow("--auth-token-env needs an environment variable name");
+    expect(() => parseArgs(["--home"])).toThrow("--home needs a folder");
+  });
+});
+
+describe("--log-format", () => {
+  it("is text by default, json on request, and refuses anything else", () => {
+    expect(parseArgs([]).logFormat).toBe("text");
+    expect(parseArgs(["--log-format", "json"]).logFormat).toBe("json");
+    expect(() => parseArgs(["--log-format", "xml"])).toThrow("--log-format must be one of text, json");
+  });
+});

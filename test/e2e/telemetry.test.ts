@@ -1,0 +1,149 @@
+/**
+ * OpenTelemetry: the SDKs' `telemetry` option makes the runtime export GenAI traces and metrics
+ * over OTLP/HTTP (JSON) to a real receiver in the test.
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { CopilotClient, approveAll } from "@github/copilot-sdk";
+import { CopilotClient as V1Client, RuntimeConnection, approveAll as v1ApproveAll } from "copilot-sdk-v1";
+import { afterEach, describe, expect, it } from "vitest";
+import { startWorld, tandemBin, waitFor, type TestWorld } from "../helpers/harness.js";
+
+interface Received {
+  path: string;
+  contentType: string;
+  body: OtlpBody;
+}
+interface OtlpAttribute {
+  key: string;
+  value: { stringValue?: string; intValue?: string | number; arrayValue?: { values: Array<{ stringValue?: string }> } };
+}
+interface OtlpSpan {
+  name: string;
+  spanId: string;
+  parentSpanId?: string;
+  kind: number;
+  attributes: OtlpAttribute[];
+  startTimeUnixNano: string;
+  endTimeUnixNano: string;
+}
+interface OtlpBody {
+  resourceSpans?: Array<{ scopeSpans: Array<{ scope: { name: string }; spans: OtlpSpan[] }> }>;
+  resourceMetrics?: Array<{ scopeMetrics: Array<{ scope: { name: string }; metrics: Array<{ name: string; unit: string }> }> }>;
+}
+
+/** A minimal OTLP/HTTP receiver: accepts `/v1/traces` and `/v1/metrics` and keeps what it got. */
+async function startReceiver(): Promise<{ url: string; received: Received[]; server: Server }> {
+  const received: Received[] = [];
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      const contentType = request.headers["content-type"] ?? "";
+      const text = Buffer.concat(chunks).toString("utf8");
+      received.push({ path: request.url ?? "", contentType, body: contentType.includes("json") ? (JSON.parse(text) as OtlpBody) : {} });
+      response.writeHead(200, { "content-type": "application/json" }).end("{}");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received, server };
+}
+
+const attribute = (span: OtlpSpan, key: string) => {
+  const value = span.attributes.find((candidate) => candidate.key === key)?.value;
+  if (!value) return undefined;
+  if (value.arrayValue) return value.arrayValue.values.map((item) => item.stringValue);
+  return value.stringValue ?? (value.intValue === undefined ? undefined : Number(value.intValue));
+};
+
+let world: TestWorld | undefined;
+let stopClient: (() => Promise<unknown>) | undefined;
+let receiver: Server | undefined;
+
+afterEach(async () => {
+  await stopClient?.();
+  stopClient = undefined;
+  receiver?.close();
+  await world?.dispose();
+});
+
+const weatherTool = {
+  name: "get_weather",
+  description: "Weather for a city",
+  parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+  handler: () => "72 degrees",
+};
+
+const clients = [
+  {
+    sdk: "official SDK 0.2.0",
+    async converse(env: Record<string, string>, otlpEndpoint: string): Promise<string> {
+      const client = new CopilotClient({ cliPath: tandemBin, env, logLevel: "error", telemetry: { otlpEndpoint, sourceName: "tandem-test" } });
+      stopClient = () => client.stop();
+      const session = await client.createSession({ onPermissionRequest: approveAll, model: "gpt-test", tools: [weatherTool] });
+      await session.sendAndWait({ prompt: "weather in Paris?" });
+      return session.sessionId;
+    },
+  },
+  {
+    sdk: "official SDK 1.0.x",
+    async converse(env: Record<string, string>, otlpEndpoint: string): Promise<string> {
+      const client = new V1Client({ connection: RuntimeConnection.forStdio({ path: tandemBin }), env, logLevel: "error", telemetry: { otlpEndpoint, sourceName: "tandem-test" } });
+      stopClient = () => client.stop();
+      const session = await client.createSession({ onPermissionRequest: v1ApproveAll, model: "gpt-test", tools: [weatherTool] });
+      await session.sendAndWait({ prompt: "weather in Paris?" });
+      return session.sessionId;
+    },
+  },
+];
+
+describe.each(clients)("telemetry through $sdk", ({ converse }) => {
+  it("exports GenAI spans (turns, tool calls, model calls) and the duration and token metrics over OTLP/HTTP JSON", async () => {
+    world = await startWorld(["custom-tool"], { OTEL_METRIC_EXPORT_INTERVAL: "200" });
+    const otlp = await startReceiver();
+    receiver = otlp.server;
+    const sessionId = await converse(world.env, otlp.url);
+
+    const spans = () => otlp.received.filter((item) => item.path === "/v1/traces").flatMap((item) => item.body.resourceSpans ?? []).flatMap((resource) => resource.scopeSpans);
+    const metrics = () => otlp.received.filter((item) => item.path === "/v1/metrics").flatMap((item) => item.body.resourceMetrics ?? []).flatMap((resource) => resource.scopeMetrics);
+    const metricNames = () => new Set(metrics().flatMap((scope) => scope.metrics.map((metric) => metric.name)));
+    const allSpans = () => spans().flatMap((scope) => scope.spans);
+    await waitFor(() => allSpans().filter((span) => span.name === "invoke_agent tandem").length >= 2 && allSpans().some((span) => span.name.startsWith("execute_tool")), "the turn and tool spans");
+    await waitFor(() => metricNames().has("gen_ai.client.token.usage"), "a metrics export with token usage");
+
+    expect(otlp.received.every((item) => item.contentType.startsWith("application/json"))).toBe(true);
+    const [scope] = spans();
+    expect(scope?.scope.name).toBe("tandem-test");
+    const chats = allSpans().filter((span) => span.name === "chat gpt-test");
+    expect(chats).toHaveLength(2);
+    const chat = chats.find((span) => attribute(span, "gen_ai.response.finish_reasons")?.toString() === "stop")!;
+    expect(chat.kind).toBe(3); // CLIENT
+    expect(attribute(chat, "gen_ai.operation.name")).toBe("chat");
+    expect(attribute(chat, "gen_ai.provider.name")).toBe("copilot");
+    expect(attribute(chat, "gen_ai.request.model")).toBe("gpt-test");
+    expect(typeof attribute(chat, "gen_ai.usage.input_tokens")).toBe("number");
+    expect(BigInt(chat.endTimeUnixNano) >= BigInt(chat.startTimeUnixNano)).toBe(true);
+    const turns = allSpans().filter((span) => span.name === "invoke_agent tandem");
+    for (const turn of turns) expect(attribute(turn, "gen_ai.conversation.id")).toBe(sessionId);
+    const tool = allSpans().find((span) => span.name === "execute_tool get_weather")!;
+    expect(attribute(tool, "gen_ai.tool.name")).toBe("get_weather");
+    expect(attribute(tool, "gen_ai.tool.call.id")).toBe("call_weather_1");
+    expect(turns.map((turn) => turn.spanId)).toContain(tool.parentSpanId);
+    for (const call of chats) expect(turns.map((turn) => turn.spanId)).toContain(call.parentSpanId);
+    expect(metricNames()).toEqual(new Set(["gen_ai.client.operation.duration", "gen_ai.client.token.usage"]));
+  });
+});
+
+describe("telemetry off", () => {
+  it("sends nothing when the SDK has no telemetry option", async () => {
+    world = await startWorld(["plain-reply"], { OTEL_METRIC_EXPORT_INTERVAL: "100", OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:1" });
+    const otlp = await startReceiver();
+    receiver = otlp.server;
+    const client = new CopilotClient({ cliPath: tandemBin, env: { ...world.env, OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url }, logLevel: "error" });
+    stopClient = () => client.stop();
+    const session = await client.createSession({ onPermissionRequest: approveAll });
+    await session.sendAndWait({ prompt: "hello" });
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(otlp.received).toEqual([]);
+  });
+});
