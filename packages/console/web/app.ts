@@ -77,7 +77,7 @@ async function loadSessions(): Promise<void> {
         }
         void guarded(async () => {
           await api("DELETE", `sessions/${encodeURIComponent(session.sessionId)}`);
-          if (current?.view.sessionId === session.sessionId) closeSession();
+          if (current?.view.sessionId === session.sessionId) location.hash = "";
           await loadSessions();
         });
       });
@@ -101,7 +101,6 @@ function closeSession(): void {
   current?.source.close();
   current = undefined;
   setChildren(main, h("div", { class: "empty" }, "Pick a session or start a new one."));
-  if (location.hash) history.replaceState(null, "", location.pathname + location.search);
 }
 
 function setBusy(busy: boolean): void {
@@ -216,7 +215,7 @@ async function createSession(event: Event): Promise<void> {
 function route(): void {
   const match = /^#\/s\/(.+)$/.exec(location.hash);
   if (match?.[1] && match[1] !== current?.view.sessionId) openSession(decodeURIComponent(match[1]));
-  if (!match) closeSession();
+  if (!match && current) closeSession();
 }
 
 function layout(): void {
@@ -262,7 +261,7 @@ function layout(): void {
 
 async function start(): Promise<void> {
   layout();
-  closeSession();
+  setChildren(main, h("div", { class: "empty" }, "Pick a session or start a new one."));
   const info = await api<{ provider: { scripted: boolean; description: string }; defaultCwd: string }>("GET", "info");
   cwdInput.value = info.defaultCwd;
   if (info.provider.scripted) {
