@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseScript } from "@tandem/testkit";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { scriptsDir, startWorld, type TestWorld } from "../helpers/harness.js";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -32,6 +32,7 @@ let workdir: string;
 let profileDir: string;
 let browser: BrowserContext;
 let running: RunningConsole;
+const openPages: Page[] = [];
 
 /** Starts `tandem-console` and reads the URL it prints. */
 async function startConsole(): Promise<RunningConsole> {
@@ -87,6 +88,7 @@ function makeGitRepository(): string {
 /** Opens the console in a new tab and waits until the app has loaded. */
 async function openConsole(hash = ""): Promise<Page> {
   const page = await browser.newPage();
+  openPages.push(page);
   await page.goto(running.url + hash);
   await page.waitForSelector("body[data-ready=true]");
   return page;
@@ -95,12 +97,20 @@ async function openConsole(hash = ""): Promise<Page> {
 /** Creates a session from the form and waits until its stream is open. */
 async function newSession(page: Page): Promise<string> {
   await page.click("[data-testid=create-session]");
+  await page.waitForFunction(() => /^#\/s\/./.test(location.hash) && document.body.dataset.sessionReady === location.hash.slice(4));
   return page.evaluate(() => location.hash.slice(4));
 }
 
 async function sendPrompt(page: Page, text: string): Promise<void> {
   await page.fill("[data-testid=prompt]", text);
   await page.press("[data-testid=prompt]", "Enter");
+}
+
+/** With TANDEM_CONSOLE_SCREENSHOTS=1 the tests also take the README's screenshots (docs/console/). */
+const screenshotDir = fileURLToPath(new URL("../../docs/console/", import.meta.url));
+async function shot(page: Page, name: string): Promise<void> {
+  if (process.env.TANDEM_CONSOLE_SCREENSHOTS !== "1") return;
+  await page.screenshot({ path: join(screenshotDir, `${name}.png`) });
 }
 
 const assistantText = (page: Page, text: string) => page.waitForSelector(`.message.assistant[data-complete=true]:has-text(${JSON.stringify(text)})`);
@@ -119,6 +129,11 @@ beforeAll(async () => {
   profileDir = mkdtempSync(join(tmpdir(), "tandem-console-chromium-"));
   browser = await chromium.launchPersistentContext(profileDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });
 }, 60_000);
+
+// A failed test leaves no tab behind (each holds an event stream, and Chromium allows 6 connections per host).
+afterEach(async () => {
+  for (const page of openPages.splice(0)) await page.close().catch(() => undefined);
+});
 
 afterAll(async () => {
   await browser?.close();
@@ -159,6 +174,9 @@ describe("Tandem Console in Chromium", () => {
     });
     await sendPrompt(page, "stream please");
     await assistantText(page, "The end.");
+    await page.waitForSelector("[data-testid=context-meter]:not([hidden])");
+    expect(await page.textContent("[data-testid=context-meter] .meter-text")).toMatch(/^[\d,]+ \/ [\d,]+ tokens$/);
+    await shot(page, "streamed-answer");
     const seen = await page.evaluate(() => (window as unknown as { seen: string[] }).seen);
     expect(seen.length).toBeGreaterThan(2);
     expect(await page.textContent(".message.assistant strong")).toBe("bold");
@@ -183,6 +201,7 @@ describe("Tandem Console in Chromium", () => {
     await card.locator("[data-decision=approve-once]").waitFor();
     expect(await card.locator(".permission-command").textContent()).toBe("echo approved > approved.txt");
     expect(await card.locator(".tool-status").textContent()).toBe("Waiting for permission");
+    await shot(page, "permission");
     await card.locator("[data-decision=approve-once]").click();
     await assistantText(page, "Approved and written.");
     expect(await card.getAttribute("data-status")).toBe("done");
@@ -212,6 +231,7 @@ describe("Tandem Console in Chromium", () => {
     const ask = page.locator(".ask-card");
     await ask.locator(".ask-question:has-text('Which color?')").waitFor();
     expect(await ask.locator(".ask-choice").allTextContents()).toEqual(["red", "blue"]);
+    await shot(page, "ask-user");
     await ask.locator(".ask-choice:has-text('blue')").click();
     await assistantText(page, "You picked blue.");
     expect(await ask.locator(".ask-answer").textContent()).toBe("Answered: blue");
@@ -229,6 +249,7 @@ describe("Tandem Console in Chromium", () => {
     await page.fill("[data-testid=prompt]", "queued follow-up");
     await page.click("[data-testid=enqueue]");
     await page.waitForSelector(".queue .queued:has-text('queued follow-up')");
+    await shot(page, "steering-queue");
     await page.fill("[data-testid=prompt]", "please use metric units");
     await page.click("[data-testid=send]");
     await card.locator("[data-decision=approve-once]").click();
@@ -236,6 +257,19 @@ describe("Tandem Console in Chromium", () => {
     await assistantText(page, "Queued follow-up answered.");
     await page.waitForSelector(".queue .queued", { state: "detached" });
     expect(world.model.requests.every((request) => request.expectationError === undefined)).toBe(true);
+    await page.close();
+  });
+
+  it("shows a model error with its type", async () => {
+    const page = await openConsole();
+    await newSession(page);
+    await sendPrompt(page, "fail please");
+    const error = page.locator(".conversation .error");
+    await error.waitFor();
+    expect(await error.getAttribute("data-error-type")).toBeTruthy();
+    expect(await error.locator("strong").textContent()).toBe(await error.getAttribute("data-error-type"));
+    expect(await error.textContent()).toContain("the model refused this request");
+    await idle(page);
     await page.close();
   });
 
@@ -256,9 +290,9 @@ describe("Tandem Console in Chromium", () => {
     const first = await openConsole();
     const sessionId = await newSession(first);
     const second = await openConsole(`#/s/${sessionId}`);
-    await second.waitForFunction((id) => document.body.dataset.sessionReady === id, sessionId);
     await sendPrompt(first, "two tabs");
     const cardIn = (page: Page) => page.locator("[data-tool-call-id=call_two_tabs]");
+    await cardIn(first).locator("[data-decision=approve-once]").waitFor();
     await cardIn(second).locator("[data-decision=approve-once]").waitFor();
     const requestId = await cardIn(second).getAttribute("data-request-id");
     await cardIn(second).locator("[data-decision=approve-once]").click();
@@ -286,6 +320,7 @@ describe("Tandem Console in Chromium", () => {
     await newSession(page);
     await sendPrompt(page, "undo edit");
     const card = page.locator("[data-tool-call-id=call_undo_edit]");
+    await card.locator(".diff-add:has-text('+ ALPHA')").waitFor();
     await card.locator("[data-decision=approve-once]").click();
     await assistantText(page, "Edited tracked.txt.");
     await idle(page);
@@ -293,9 +328,14 @@ describe("Tandem Console in Chromium", () => {
     await page.click(".message.user .undo");
     await page.waitForSelector("[data-testid=undo-dialog]:not([hidden]) .undo-files li[data-path]");
     expect(await page.textContent("[data-testid=undo-dialog] .undo-files")).toContain("tracked.txt");
+    await shot(page, "undo-confirm");
     await page.click("[data-testid=confirm-undo]");
     await page.waitForSelector(".message.user", { state: "detached" });
     expect(readFileSync(inWorkdir("tracked.txt"), "utf8")).toBe("alpha\n");
+    // After a reload the rewound turn stays gone (the runtime's log keeps it, behind the rewind marker).
+    await page.reload();
+    await page.waitForFunction(() => document.body.dataset.sessionReady === location.hash.slice(4));
+    expect(await page.locator(".message").count()).toBe(0);
     await page.close();
   });
 
@@ -310,6 +350,8 @@ describe("Tandem Console in Chromium", () => {
     await running.stop();
     running = await startConsole();
     page = await openConsole();
+    await page.waitForSelector(`.session[data-session-id="${sessionId}"] .session-title:has-text("remember me")`).catch(() => undefined);
+    await shot(page, "sessions");
     await page.click(`.session[data-session-id="${sessionId}"]`);
     await page.waitForFunction((id) => document.body.dataset.sessionReady === id, sessionId);
     await page.waitForSelector(".message.user:has-text('remember me')");

@@ -61,7 +61,7 @@ export class ConversationView {
     switch (message.kind) {
       case "snapshot":
         this.element.replaceChildren();
-        for (const event of message.history) this.#onEvent(event, true);
+        for (const event of withRewindsApplied(message.history)) this.#onEvent(event, true);
         for (const pending of message.permissions) this.#onPermissionRequested(pending.requestId, pending.permissionRequest);
         for (const ask of message.asks) this.#onAsk(ask);
         if (message.usage) this.#onEvent(message.usage, false);
@@ -263,6 +263,23 @@ export class ConversationView {
     card.dataset.answered = "true";
     setChildren(card, h("div", { class: "ask-question" }, card.querySelector(".ask-question")?.textContent ?? ""), h("div", { class: "ask-answer" }, answer ? `Answered: ${answer}` : "Withdrawn"));
   }
+}
+
+/**
+ * The history as the conversation stands: the runtime keeps rewound events in the log and marks
+ * the rewind with `session.snapshot_rewind` (from `upToEventId` on, the events left the conversation).
+ */
+export function withRewindsApplied(history: readonly SessionEvent[]): SessionEvent[] {
+  const kept: SessionEvent[] = [];
+  for (const event of history) {
+    if (event.type !== "session.snapshot_rewind") {
+      kept.push(event);
+      continue;
+    }
+    const cut = kept.findIndex((earlier) => earlier.id === event.data.upToEventId);
+    if (cut >= 0) kept.length = cut;
+  }
+  return kept;
 }
 
 export function errorTypeOf(error: unknown): string {
