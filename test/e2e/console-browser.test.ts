@@ -224,6 +224,18 @@ describe("Tandem Console in Chromium", () => {
     await page.close();
   });
 
+  it("approve for session: the same command again runs without asking", async () => {
+    const page = await openConsole();
+    await newSession(page);
+    await sendPrompt(page, "approve for the session");
+    await page.locator("[data-tool-call-id=call_session_1] [data-decision=approve-for-session]").click();
+    await assistantText(page, "Both echoes ran.");
+    expect(await page.locator("[data-tool-call-id=call_session_2]").getAttribute("data-status")).toBe("done");
+    expect(await page.locator("[data-tool-call-id=call_session_2]").getAttribute("data-request-id")).toBeNull();
+    expect(await page.locator("[data-tool-call-id=call_session_2] .tool-result").textContent()).toContain("again");
+    await page.close();
+  });
+
   it("ask_user: the question with its choices; the picked answer reaches the model", async () => {
     const page = await openConsole();
     await newSession(page);
@@ -249,12 +261,17 @@ describe("Tandem Console in Chromium", () => {
     await page.fill("[data-testid=prompt]", "queued follow-up");
     await page.click("[data-testid=enqueue]");
     await page.waitForSelector(".queue .queued:has-text('queued follow-up')");
+    await page.fill("[data-testid=prompt]", "drop me");
+    await page.click("[data-testid=enqueue]");
+    await page.click(".queue .queued:has-text('drop me') .remove");
+    await page.waitForSelector(".queue .queued:has-text('drop me')", { state: "detached" });
     await shot(page, "steering-queue");
     await page.fill("[data-testid=prompt]", "please use metric units");
     await page.click("[data-testid=send]");
     await card.locator("[data-decision=approve-once]").click();
     await assistantText(page, "Switched to metric units.");
     await assistantText(page, "Queued follow-up answered.");
+    expect(await page.locator(".message.user:has-text('drop me')").count()).toBe(0);
     await page.waitForSelector(".queue .queued", { state: "detached" });
     expect(world.model.requests.every((request) => request.expectationError === undefined)).toBe(true);
     await page.close();
