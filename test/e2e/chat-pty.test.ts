@@ -77,6 +77,8 @@ it("asks before a shell command (n: it does not run), streams, Ctrl-C stops the 
 
   type("now wait\r");
   await seen("Assistant: ", 2);
+  // The turn runs once the model was asked (the step hangs until the turn is stopped).
+  await waitFor(() => (world?.model.requests.length ?? 0) >= 2, "the second model request");
   type("\x03");
   await seen("(stopping; Ctrl-C again to exit)");
   await seen("You: ", 3);
