@@ -100,6 +100,8 @@ async function main(): Promise<void> {
   session.on("session.idle", () => turn?.finish());
 
   const exit = async (code: number) => {
+    // Leaving must not wait on a runtime that does not stop.
+    setTimeout(() => process.exit(code), 5_000).unref();
     terminal.close();
     await client.stop().catch(() => undefined);
     await model?.stop().catch(() => undefined);
