@@ -1,35 +1,133 @@
 /**
- * The chat sample: a REPL on top of Tandem through our SDK. Uses whatever provider the runtime is
- * configured with (COPILOT_API_URL + GH_TOKEN, OPENAI_BASE_URL / OPENAI_API_KEY, …).
+ * The chat sample: a terminal REPL on top of Tandem through our SDK. Streams the answer, asks
+ * before side effects (y / n / a = always for this session), Ctrl-C stops the running turn and a
+ * second Ctrl-C (or one at the prompt) exits. `--resume [id]` goes on with a saved session.
+ * Without a configured provider it uses the testkit's scripted model, like the demo.
  *
- *   node examples/dist/chat.js
+ *   node examples/dist/chat.js [--resume [SESSION_ID]]
  */
-import { createInterface } from "node:readline/promises";
-import { CopilotClient, approveAll, type SessionEvent } from "@tandem/sdk";
+import { mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface, type Interface } from "node:readline/promises";
+import { fileURLToPath } from "node:url";
+import { CopilotClient, type CopilotSession, type PermissionRequest, type PermissionRequestResult } from "@tandem/sdk";
+import { ModelServer } from "@tandem/testkit";
 import { getWeather } from "./demo-tools.js";
 
-async function main(): Promise<void> {
-  const client = new CopilotClient();
-  const session = await client.createSession({ onPermissionRequest: approveAll, tools: [getWeather] });
-  session.on((event: SessionEvent) => {
-    let output: string | null = null;
-    if (event.type === "assistant.reasoning") output = `[reasoning: ${event.data.content}]`;
-    else if (event.type === "tool.execution_start") output = `[tool: ${event.data.toolName}]`;
-    if (output) console.log(`\x1b[34m${output}\x1b[0m`);
-  });
-  const terminal = createInterface({ input: process.stdin, output: process.stdout });
-  try {
-    for (;;) {
-      const input = await terminal.question("You: ").catch(() => "/exit");
-      if (input.trim() === "/exit") break;
-      if (!input.trim()) continue;
-      const reply = await session.sendAndWait({ prompt: input }, 300_000);
-      console.log(`\nAssistant: ${reply?.data.content ?? "(no reply)"}\n`);
-    }
-  } finally {
-    terminal.close();
-    await client.stop();
+const dim = (text: string) => `\x1b[2m${text}\x1b[0m`;
+const blue = (text: string) => `\x1b[34m${text}\x1b[0m`;
+
+/** What a permission request is about, in one line, and the key "always" remembers. */
+function describeRequest(request: PermissionRequest): { text: string; key: string } {
+  switch (request.kind) {
+    case "shell":
+      return { text: `run \`${request.fullCommandText}\``, key: `shell:${request.commands.map((command) => command.identifier).join("\n")}` };
+    case "write":
+      return { text: `write ${request.fileName}`, key: "write" };
+    case "read":
+      return { text: `read ${request.path}`, key: "read" };
+    case "url":
+      return { text: `fetch ${request.url}`, key: `url:${request.url}` };
+    case "mcp":
+      return { text: `call ${request.toolName} on ${request.serverName}`, key: `mcp:${request.serverName}:${request.toolName}` };
+    default:
+      return { text: request.kind, key: request.kind };
   }
+}
+
+/** Asks y / n / a before a side effect; "a" approves the same request for the rest of the session. */
+function permissionPrompt(terminal: Interface, approvedForSession: Set<string>) {
+  return async (request: PermissionRequest): Promise<PermissionRequestResult> => {
+    const { text, key } = describeRequest(request);
+    if (approvedForSession.has(key)) return { kind: "approved" };
+    for (;;) {
+      const answer = (await terminal.question(`\n\x1b[33mAllow the agent to ${text}? [y]es / [n]o / [a]lways this session: \x1b[0m`)).trim().toLowerCase();
+      if (answer === "y" || answer === "yes") return { kind: "approved" };
+      if (answer === "a" || answer === "always") {
+        approvedForSession.add(key);
+        return { kind: "approved" };
+      }
+      if (answer === "n" || answer === "no") return { kind: "denied-interactively-by-user" };
+    }
+  };
+}
+
+function readArgs(argv: string[]): { resume: boolean; sessionId?: string } {
+  const index = argv.indexOf("--resume");
+  if (index < 0) return { resume: false };
+  const next = argv[index + 1];
+  return { resume: true, sessionId: next && !next.startsWith("-") ? next : undefined };
+}
+
+async function main(): Promise<void> {
+  const args = readArgs(process.argv.slice(2));
+  const realProvider = process.env.COPILOT_API_URL ?? process.env.OPENAI_BASE_URL ?? (process.env.OPENAI_API_KEY ? "https://api.openai.com/v1" : undefined);
+  const env: Record<string, string | undefined> = { ...process.env };
+  let model: ModelServer | undefined;
+  if (!realProvider) {
+    model = new ModelServer();
+    model.loadScriptFile(fileURLToPath(new URL("../scripts/chat.yaml", import.meta.url)));
+    const { url } = await model.start();
+    // Scripted sessions live in their own folder, kept so that `--resume` finds them.
+    const home = join(tmpdir(), "tandem-chat-scripted");
+    mkdirSync(home, { recursive: true });
+    Object.assign(env, { COPILOT_API_URL: url, GH_TOKEN: "chat-token", COPILOT_HOME: home });
+    console.log(dim(`No model provider configured: using the testkit's scripted model at ${url}.`));
+  }
+
+  // Runtime logs stay out of the conversation (errors only, on the runtime's stderr).
+  const client = new CopilotClient({ env, logLevel: "error" });
+  const terminal = createInterface({ input: process.stdin, output: process.stdout });
+  const approvedForSession = new Set<string>();
+  const handlers = { onPermissionRequest: permissionPrompt(terminal, approvedForSession), tools: [getWeather], streaming: true };
+  await client.start();
+  let session: CopilotSession;
+  const resumeId = args.resume ? (args.sessionId ?? (await client.getLastSessionId())) : undefined;
+  if (args.resume && !resumeId) console.log(dim("No saved session to resume: starting a new one."));
+  session = resumeId ? await client.resumeSession(resumeId, handlers) : await client.createSession(handlers);
+  console.log(dim(`Session ${session.sessionId}${resumeId ? " resumed" : ""}. Ctrl-C stops a turn, a second Ctrl-C exits; /exit leaves.`));
+
+  let turn: { done: Promise<void>; finish: () => void } | undefined;
+  let interrupts = 0;
+  session.on("assistant.message_delta", (event) => process.stdout.write(event.data.deltaContent));
+  session.on("assistant.message", () => process.stdout.write("\n"));
+  session.on("tool.execution_start", (event) => console.log(blue(`[${event.data.toolName}] ${JSON.stringify(event.data.arguments)}`)));
+  session.on("tool.execution_complete", (event) => {
+    if (!event.data.success) console.log(dim(`[${event.data.error?.message ?? "failed"}]`));
+  });
+  session.on("session.error", (event) => console.log(`\x1b[31m${event.data.errorType}: ${event.data.message}\x1b[0m`));
+  session.on("session.idle", () => turn?.finish());
+
+  const exit = async (code: number) => {
+    // Leaving must not wait on a runtime that does not stop.
+    setTimeout(() => process.exit(code), 5_000).unref();
+    terminal.close();
+    await client.stop().catch(() => undefined);
+    await model?.stop().catch(() => undefined);
+    process.exit(code);
+  };
+  terminal.on("SIGINT", () => {
+    interrupts++;
+    if (!turn || interrupts > 1) return void exit(0);
+    console.log(dim("\n(stopping; Ctrl-C again to exit)"));
+    void session.abort().catch(() => undefined);
+  });
+
+  for (;;) {
+    interrupts = 0;
+    const input = await terminal.question("\x1b[1mYou:\x1b[0m ").catch(() => "/exit");
+    if (input.trim() === "/exit") break;
+    if (!input.trim()) continue;
+    let finish!: () => void;
+    const done = new Promise<void>((resolve) => (finish = resolve));
+    turn = { done, finish };
+    process.stdout.write("\x1b[1mAssistant:\x1b[0m ");
+    await session.send({ prompt: input });
+    await done;
+    turn = undefined;
+  }
+  await exit(0);
 }
 
 main().catch((error) => {

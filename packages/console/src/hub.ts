@@ -1,0 +1,305 @@
+import { randomUUID } from "node:crypto";
+import type { CopilotClient, CopilotSession, PermissionRequest, ReasoningEffort, SessionEvent } from "@tandem/sdk";
+import { approvalScopeFor, type ConsoleDecision } from "./decisions.js";
+
+/** A permission request the runtime is waiting on (from `permission.requested`). */
+export interface PendingPermission {
+  requestId: string;
+  permissionRequest: PermissionRequest;
+}
+
+/** An `ask_user` question waiting for the user's answer. */
+export interface PendingAsk {
+  id: string;
+  question: string;
+  choices?: string[];
+  allowFreeform?: boolean;
+}
+
+/** What the console streams to the tabs of one session. */
+export type ConsoleMessage =
+  | {
+      kind: "snapshot";
+      history: SessionEvent[];
+      permissions: PendingPermission[];
+      asks: PendingAsk[];
+      busy: boolean;
+      usage: SessionEvent | undefined;
+      model: string | undefined;
+    }
+  | { kind: "event"; event: SessionEvent }
+  | { kind: "ask"; ask: PendingAsk }
+  | { kind: "ask-answered"; id: string; answer: string }
+  | { kind: "permission-answered"; requestId: string; decision: ConsoleDecision };
+
+/** A listener of one session's console messages (one per open tab). */
+export type ConsoleListener = (message: ConsoleMessage) => void;
+
+/** Options for a new session, as the browser sends them. */
+export interface NewSessionOptions {
+  model?: string;
+  mode?: "interactive" | "plan" | "autopilot";
+  workingDirectory?: string;
+  reasoningEffort?: ReasoningEffort;
+}
+
+/** The answer to a request from a tab: done, or someone else answered first / nothing waits. */
+export type AnswerOutcome = "answered" | "already-answered";
+
+/** One session the console holds open, with the requests waiting for a tab's answer. */
+class OpenSession {
+  readonly listeners = new Set<ConsoleListener>();
+  readonly permissions = new Map<string, PendingPermission>();
+  readonly asks = new Map<string, PendingAsk & { resolve: (answer: { answer: string; wasFreeform: boolean }) => void }>();
+  busy = false;
+  usage: SessionEvent | undefined;
+  model: string | undefined;
+  session!: CopilotSession;
+
+  broadcast(message: ConsoleMessage): void {
+    for (const listener of this.listeners) listener(message);
+  }
+
+  /** Tracks what a tab opened later needs (pending requests, busy, usage), then fans the event out. */
+  onEvent(event: SessionEvent): void {
+    switch (event.type) {
+      case "permission.requested":
+        this.permissions.set(event.data.requestId, { requestId: event.data.requestId, permissionRequest: event.data.permissionRequest });
+        break;
+      case "permission.completed":
+        this.permissions.delete(event.data.requestId);
+        break;
+      case "assistant.turn_start":
+      case "user.message":
+        this.busy = true;
+        break;
+      case "session.idle":
+        this.busy = false;
+        this.cancelAsks();
+        break;
+      case "session.usage_info":
+        this.usage = event;
+        break;
+      case "session.start":
+        this.model = event.data.selectedModel ?? this.model;
+        break;
+      case "session.model_change":
+        this.model = event.data.newModel;
+        break;
+    }
+    this.broadcast({ kind: "event", event });
+  }
+
+  /** Questions left open when the turn ends (an abort) are withdrawn from every tab. */
+  cancelAsks(): void {
+    for (const ask of this.asks.values()) {
+      ask.resolve({ answer: "", wasFreeform: true });
+      this.broadcast({ kind: "ask-answered", id: ask.id, answer: "" });
+    }
+    this.asks.clear();
+  }
+}
+
+/**
+ * Holds the console's sessions on one {@link CopilotClient}: opens (creates or resumes) them,
+ * streams their events to every tab that watches, and settles permission requests and `ask_user`
+ * questions with the first tab's answer. Talks to the runtime through the SDK only.
+ */
+export class SessionHub {
+  readonly #client: CopilotClient;
+  readonly #defaultCwd: string;
+  readonly #open = new Map<string, Promise<OpenSession>>();
+  /** Sessions created here: listed before their first message is saved. */
+  readonly #created = new Map<string, { cwd: string; model: string | undefined; createdTime: string }>();
+
+  constructor(client: CopilotClient, defaultCwd: string) {
+    this.#client = client;
+    this.#defaultCwd = defaultCwd;
+  }
+
+  /** The SDK client (for server-scoped calls: models, sessions list). */
+  get client(): CopilotClient {
+    return this.#client;
+  }
+
+  /** Creates a session with git checkpoints on (undo to here) and streaming. */
+  async create(options: NewSessionOptions): Promise<string> {
+    const open = new OpenSession();
+    const session = await this.#client.createSession({
+      ...this.#handlers(open),
+      model: options.model || undefined,
+      reasoningEffort: options.reasoningEffort || undefined,
+      workingDirectory: options.workingDirectory || this.#defaultCwd,
+      streaming: true,
+      enableFileChangeTracking: true,
+    });
+    open.session = session;
+    open.model = options.model || undefined;
+    if (options.mode && options.mode !== "interactive") await session.rpc.mode.set({ mode: options.mode });
+    this.#open.set(session.sessionId, Promise.resolve(open));
+    this.#created.set(session.sessionId, { cwd: options.workingDirectory || this.#defaultCwd, model: open.model, createdTime: new Date().toISOString() });
+    return session.sessionId;
+  }
+
+  /** The open session, resuming it in the runtime on first use. */
+  async open(sessionId: string): Promise<OpenSession> {
+    let opening = this.#open.get(sessionId);
+    if (!opening) {
+      opening = (async () => {
+        const open = new OpenSession();
+        open.session = await this.#client.resumeSession(sessionId, { ...this.#handlers(open), streaming: true, enableFileChangeTracking: true });
+        return open;
+      })();
+      this.#open.set(sessionId, opening);
+      opening.catch(() => this.#open.delete(sessionId));
+    }
+    return opening;
+  }
+
+  /** The sessions this console created, with where they work. */
+  created(): ReadonlyMap<string, { cwd: string; model: string | undefined; createdTime: string }> {
+    return this.#created;
+  }
+
+  /** The model of a session the console has open, if known. */
+  async modelOf(sessionId: string): Promise<string | undefined> {
+    const opening = this.#open.get(sessionId);
+    return opening ? (await opening.catch(() => undefined))?.model : undefined;
+  }
+
+  /**
+   * Adds a tab: it gets a snapshot (history, pending requests, busy, usage) and then every live
+   * message. Events that arrive while the history is read are held and sent after it, once.
+   */
+  async watch(sessionId: string, listener: ConsoleListener): Promise<() => void> {
+    const open = await this.open(sessionId);
+    const held: ConsoleMessage[] = [];
+    let ready = false;
+    const relay: ConsoleListener = (message) => (ready ? listener(message) : held.push(message));
+    open.listeners.add(relay);
+    try {
+      const history = await open.session.getMessages();
+      if (!open.model) open.model = modelFromHistory(history);
+      const seen = new Set(history.map((event) => event.id));
+      listener({
+        kind: "snapshot",
+        history,
+        permissions: [...open.permissions.values()],
+        asks: [...open.asks.values()].map(({ resolve: _resolve, ...ask }) => ask),
+        busy: open.busy,
+        usage: open.usage,
+        model: open.model,
+      });
+      for (const message of held) if (message.kind !== "event" || !seen.has(message.event.id)) listener(message);
+      ready = true;
+    } catch (error) {
+      open.listeners.delete(relay);
+      throw error;
+    }
+    return () => open.listeners.delete(relay);
+  }
+
+  /** Sends a prompt; while the session works `immediate` steers the turn and `enqueue` queues it. */
+  async send(sessionId: string, prompt: string, mode: "immediate" | "enqueue" | undefined): Promise<string> {
+    const open = await this.open(sessionId);
+    open.busy = true;
+    return open.session.send({ prompt, mode });
+  }
+
+  /** Cancels the running turn. */
+  async abort(sessionId: string): Promise<void> {
+    await (await this.open(sessionId)).session.abort();
+  }
+
+  /**
+   * Answers a permission request with the 1.0 decision vocabulary. The first answer wins: a second
+   * tab's answer finds nothing waiting and gets `already-answered`.
+   */
+  async answerPermission(sessionId: string, requestId: string, decision: ConsoleDecision): Promise<AnswerOutcome> {
+    const open = await this.open(sessionId);
+    const pending = open.permissions.get(requestId);
+    if (!pending) return "already-answered";
+    open.permissions.delete(requestId);
+    open.broadcast({ kind: "permission-answered", requestId, decision });
+    const result =
+      decision === "approve-for-session"
+        ? { kind: decision, ...approvalScopeFor(pending.permissionRequest) }
+        : decision === "reject"
+          ? { kind: decision, feedback: "Denied in Tandem Console" }
+          : { kind: decision };
+    await open.session.rpc.permissions.handlePendingPermissionRequest({ requestId, result });
+    return "answered";
+  }
+
+  /** Answers an `ask_user` question; the first tab's answer wins. */
+  async answerAsk(sessionId: string, id: string, answer: string, wasFreeform: boolean): Promise<AnswerOutcome> {
+    const open = await this.open(sessionId);
+    const ask = open.asks.get(id);
+    if (!ask) return "already-answered";
+    open.asks.delete(id);
+    ask.resolve({ answer, wasFreeform });
+    open.broadcast({ kind: "ask-answered", id, answer });
+    return "answered";
+  }
+
+  /** The messages queued behind the running turn. */
+  async queue(sessionId: string) {
+    return (await this.open(sessionId)).session.rpc.queue.pendingItems();
+  }
+
+  /** Removes a queued message by its id. */
+  async removeQueued(sessionId: string, id: string): Promise<void> {
+    await (await this.open(sessionId)).session.rpc.queue.removeAt({ id });
+  }
+
+  /** The turns the session can be rewound to. */
+  async rewindPoints(sessionId: string) {
+    return (await this.open(sessionId)).session.rpc.history.listRewindPoints();
+  }
+
+  /** The files a rewind to `eventId` would restore. */
+  async previewRewind(sessionId: string, eventId: string) {
+    return (await this.open(sessionId)).session.rpc.history.previewRewind({ eventId });
+  }
+
+  /** Rewinds the conversation and the files to just before the user message `eventId`. */
+  async rewind(sessionId: string, eventId: string) {
+    return (await this.open(sessionId)).session.rpc.history.rewind({ eventId, mode: "conversation-and-files" });
+  }
+
+  /** Releases the session (if open) and deletes it from disk. */
+  async delete(sessionId: string): Promise<void> {
+    const opening = this.#open.get(sessionId);
+    this.#open.delete(sessionId);
+    this.#created.delete(sessionId);
+    const open = opening ? await opening.catch(() => undefined) : undefined;
+    if (open) {
+      open.cancelAsks();
+      await open.session.disconnect().catch(() => undefined);
+    }
+    await this.#client.deleteSession(sessionId);
+  }
+
+  #handlers(open: OpenSession) {
+    return {
+      // Every permission is left pending for a tab to answer (session.permissions.handlePendingPermissionRequest).
+      onPermissionRequest: () => ({ kind: "no-result" as const }),
+      onUserInputRequest: (request: { question: string; choices?: string[]; allowFreeform?: boolean }) =>
+        new Promise<{ answer: string; wasFreeform: boolean }>((resolve) => {
+          const ask: PendingAsk = { id: randomUUID(), question: request.question, choices: request.choices, allowFreeform: request.allowFreeform };
+          open.asks.set(ask.id, { ...ask, resolve });
+          open.broadcast({ kind: "ask", ask });
+        }),
+      onEvent: (event: SessionEvent) => open.onEvent(event),
+    };
+  }
+}
+
+function modelFromHistory(history: readonly SessionEvent[]): string | undefined {
+  let model: string | undefined;
+  for (const event of history) {
+    if (event.type === "session.start") model = event.data.selectedModel ?? model;
+    if (event.type === "session.model_change") model = event.data.newModel;
+  }
+  return model;
+}

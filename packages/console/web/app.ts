@@ -1,0 +1,281 @@
+/** Tandem Console, the browser app: sessions on the left, the open conversation on the right. */
+import { api, openStream } from "./api.js";
+import { ConversationView, errorMessageOf, errorTypeOf, type ConsoleMessage } from "./conversation.js";
+import { h, relativeTime, setChildren } from "./dom.js";
+
+interface SessionRow {
+  sessionId: string;
+  title: string;
+  cwd: string;
+  model: string;
+  modifiedTime: string;
+}
+
+interface ModelRow {
+  id: string;
+  name: string;
+  capabilities?: { supports?: { reasoningEffort?: boolean } };
+  supportedReasoningEfforts?: string[];
+}
+
+interface RewindPreview {
+  available: boolean;
+  reason?: string;
+  message?: string;
+  files: Array<{ path: string; changeType: string; linesAdded: number; linesRemoved: number }>;
+}
+
+const root = document.getElementById("app") as HTMLElement;
+const banner = h("div", { class: "banner", hidden: true, "data-testid": "provider-banner" });
+const sessionList = h("ul", { class: "session-list", "data-testid": "session-list" });
+const modelSelect = h("select", { name: "model", "data-testid": "model-select" });
+const modeSelect = h("select", { name: "mode" }, h("option", { value: "interactive" }, "Interactive"), h("option", { value: "plan" }, "Plan"), h("option", { value: "autopilot" }, "Autopilot"));
+const effortSelect = h("select", { name: "reasoningEffort", hidden: true }, h("option", { value: "" }, "Default effort"), ...["low", "medium", "high", "xhigh"].map((effort) => h("option", { value: effort }, effort)));
+const cwdInput = h("input", { name: "workingDirectory", type: "text", placeholder: "Working directory", "data-testid": "cwd-input" });
+const errorBar = h("div", { class: "error-bar", hidden: true, "data-testid": "error-bar" });
+const title = h("h1", { class: "title" }, "Tandem Console");
+const modelLabel = h("span", { class: "model-label", "data-testid": "model-label" });
+const intent = h("span", { class: "intent" });
+const meterFill = h("div", { class: "meter-fill" });
+const meter = h("div", { class: "meter", hidden: true, "data-testid": "context-meter", title: "Context window" }, h("div", { class: "meter-bar" }, meterFill), h("span", { class: "meter-text" }));
+const main = h("main", { class: "main" });
+const queueList = h("ul", { class: "queue", "data-testid": "queue" });
+const prompt = h("textarea", { class: "prompt", rows: 3, placeholder: "Message Tandem (Enter to send, Shift+Enter for a new line, Esc to stop)", "data-testid": "prompt" });
+const sendButton = h("button", { class: "send", "data-testid": "send" }, "Send");
+const queueButton = h("button", { class: "enqueue", hidden: true, "data-testid": "enqueue" }, "Queue");
+const stopButton = h("button", { class: "stop", disabled: true, "data-testid": "stop" }, "Stop");
+const dialog = h("div", { class: "dialog", hidden: true, "data-testid": "undo-dialog" });
+
+let models: ModelRow[] = [];
+let current: { view: ConversationView; source: EventSource; busy: boolean } | undefined;
+
+function showError(type: string, message: string): void {
+  setChildren(errorBar, h("strong", {}, type), ": ", message, h("button", { class: "dismiss", onclick: () => (errorBar.hidden = true) }, "×"));
+  errorBar.hidden = false;
+}
+
+async function guarded(action: () => Promise<unknown>): Promise<void> {
+  try {
+    await action();
+  } catch (error) {
+    showError(errorTypeOf(error), errorMessageOf(error));
+  }
+}
+
+async function loadSessions(): Promise<void> {
+  const { sessions } = await api<{ sessions: SessionRow[] }>("GET", "sessions");
+  setChildren(
+    sessionList,
+    ...sessions.map((session) => {
+      const remove = h("button", { class: "delete", title: "Delete this session", "data-testid": "delete-session" }, "Delete");
+      remove.addEventListener("click", (event) => {
+        event.stopPropagation();
+        if (remove.dataset.confirm !== "true") {
+          remove.dataset.confirm = "true";
+          remove.textContent = "Confirm delete";
+          return;
+        }
+        void guarded(async () => {
+          await api("DELETE", `sessions/${encodeURIComponent(session.sessionId)}`);
+          if (current?.view.sessionId === session.sessionId) location.hash = "";
+          await loadSessions();
+        });
+      });
+      return h(
+        "li",
+        {
+          class: `session${current?.view.sessionId === session.sessionId ? " active" : ""}`,
+          "data-session-id": session.sessionId,
+          onclick: () => (location.hash = `#/s/${session.sessionId}`),
+        },
+        h("div", { class: "session-title" }, session.title || "Untitled session"),
+        h("div", { class: "session-meta" }, session.cwd),
+        h("div", { class: "session-meta" }, [session.model, relativeTime(session.modifiedTime)].filter(Boolean).join(" · ")),
+        remove,
+      );
+    }),
+  );
+}
+
+function closeSession(): void {
+  current?.source.close();
+  current = undefined;
+  setChildren(main, h("div", { class: "empty" }, "Pick a session or start a new one."));
+}
+
+function setBusy(busy: boolean): void {
+  if (!current) return;
+  current.busy = busy;
+  document.body.dataset.busy = String(busy);
+  stopButton.disabled = !busy;
+  sendButton.textContent = busy ? "Steer" : "Send";
+  queueButton.hidden = !busy;
+}
+
+async function refreshQueue(): Promise<void> {
+  if (!current) return;
+  const sessionId = current.view.sessionId;
+  const queue = await api<{ items: Array<{ id: string; displayText: string }> }>("GET", `sessions/${encodeURIComponent(sessionId)}/queue`);
+  setChildren(
+    queueList,
+    ...queue.items.map((item) =>
+      h(
+        "li",
+        { class: "queued", "data-queue-id": item.id },
+        h("span", {}, item.displayText),
+        h("button", { class: "remove", onclick: () => void guarded(() => api("DELETE", `sessions/${encodeURIComponent(sessionId)}/queue/${encodeURIComponent(item.id)}`).then(refreshQueue)) }, "Remove"),
+      ),
+    ),
+  );
+}
+
+async function undoTo(eventId: string): Promise<void> {
+  if (!current) return;
+  const sessionId = current.view.sessionId;
+  const preview = await api<RewindPreview>("POST", `sessions/${encodeURIComponent(sessionId)}/rewind-preview`, { eventId });
+  const cancel = h("button", { class: "cancel", onclick: () => (dialog.hidden = true) }, "Cancel");
+  const confirm = h("button", { class: "confirm", "data-testid": "confirm-undo" }, "Undo");
+  confirm.addEventListener("click", () => {
+    dialog.hidden = true;
+    void guarded(async () => {
+      const result = await api<{ outcome: string; error?: string; restoredFiles: string[] }>("POST", `sessions/${encodeURIComponent(sessionId)}/rewind`, { eventId });
+      if (result.outcome !== "success") showError(result.outcome, result.error ?? "the rewind did not complete");
+      reopen();
+    });
+  });
+  const files = preview.files.length
+    ? h("ul", { class: "undo-files" }, ...preview.files.map((file) => h("li", { "data-path": file.path }, `${file.changeType} ${file.path} (+${file.linesAdded} −${file.linesRemoved})`)))
+    : h("p", {}, preview.available ? "No files change." : `Files cannot be restored: ${preview.message ?? preview.reason ?? "unavailable"}. Only the conversation is rewound.`);
+  setChildren(dialog, h("div", { class: "dialog-box" }, h("h2", {}, "Undo to here?"), h("p", {}, "This message and everything after it is removed, and these files are restored:"), files, h("div", { class: "dialog-actions" }, cancel, confirm)));
+  dialog.hidden = false;
+}
+
+function reopen(): void {
+  if (current) openSession(current.view.sessionId);
+}
+
+function openSession(sessionId: string): void {
+  current?.source.close();
+  title.textContent = "Tandem Console";
+  modelLabel.textContent = "";
+  meter.hidden = true;
+  queueList.replaceChildren();
+  const view = new ConversationView(sessionId, {
+    setBusy,
+    setTitle: (text) => {
+      title.textContent = text;
+      void loadSessions();
+    },
+    setModel: (model) => (modelLabel.textContent = model ?? ""),
+    setIntent: (text) => (intent.textContent = text),
+    setUsage: (used, limit) => {
+      meter.hidden = false;
+      meterFill.style.width = `${Math.min(100, Math.round((used / Math.max(1, limit)) * 100))}%`;
+      (meter.querySelector(".meter-text") as HTMLElement).textContent = `${used.toLocaleString()} / ${limit.toLocaleString()} tokens`;
+    },
+    showError,
+    refreshQueue: () => void guarded(refreshQueue),
+    reload: reopen,
+    undoTo: (eventId) => void guarded(() => undoTo(eventId)),
+  });
+  const source = openStream(sessionId, (message) => {
+    view.handle(message as ConsoleMessage);
+    if ((message as ConsoleMessage).kind === "snapshot") document.body.dataset.sessionReady = sessionId;
+  });
+  current = { view, source, busy: false };
+  document.body.dataset.sessionReady = "";
+  setBusy(false);
+  setChildren(main, view.element);
+  void loadSessions();
+}
+
+async function send(mode: "immediate" | "enqueue" | undefined): Promise<void> {
+  if (!current) return;
+  const text = prompt.value.trim();
+  if (!text) return;
+  prompt.value = "";
+  await api("POST", `sessions/${encodeURIComponent(current.view.sessionId)}/send`, { prompt: text, mode: current.busy ? (mode ?? "immediate") : undefined });
+}
+
+async function abort(): Promise<void> {
+  if (current?.busy) await api("POST", `sessions/${encodeURIComponent(current.view.sessionId)}/abort`);
+}
+
+async function createSession(event: Event): Promise<void> {
+  event.preventDefault();
+  const { sessionId } = await api<{ sessionId: string }>("POST", "sessions", {
+    model: modelSelect.value,
+    mode: modeSelect.value,
+    workingDirectory: cwdInput.value,
+    reasoningEffort: effortSelect.hidden ? undefined : effortSelect.value || undefined,
+  });
+  location.hash = `#/s/${sessionId}`;
+}
+
+function route(): void {
+  const match = /^#\/s\/(.+)$/.exec(location.hash);
+  if (match?.[1] && match[1] !== current?.view.sessionId) openSession(decodeURIComponent(match[1]));
+  if (!match && current) closeSession();
+}
+
+function layout(): void {
+  const newSession = h(
+    "form",
+    { class: "new-session", "data-testid": "new-session", onsubmit: (event: Event) => void guarded(() => createSession(event)) },
+    h("label", {}, "Model", modelSelect),
+    h("label", {}, "Mode", modeSelect),
+    effortSelect,
+    h("label", {}, "Working directory", cwdInput),
+    h("button", { type: "submit", "data-testid": "create-session" }, "New session"),
+  );
+  prompt.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && !event.shiftKey) {
+      event.preventDefault();
+      void guarded(() => send(undefined));
+    }
+  });
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape") void guarded(abort);
+  });
+  sendButton.addEventListener("click", () => void guarded(() => send("immediate")));
+  queueButton.addEventListener("click", () => void guarded(() => send("enqueue")));
+  stopButton.addEventListener("click", () => void guarded(abort));
+  modelSelect.addEventListener("change", () => {
+    const model = models.find((row) => row.id === modelSelect.value);
+    effortSelect.hidden = !(model?.capabilities?.supports?.reasoningEffort ?? false);
+  });
+  setChildren(
+    root,
+    h("aside", { class: "sidebar" }, h("div", { class: "brand" }, "Tandem Console"), banner, newSession, h("h2", {}, "Sessions"), sessionList),
+    h(
+      "section",
+      { class: "workspace" },
+      h("header", { class: "header" }, title, modelLabel, intent, meter),
+      errorBar,
+      main,
+      h("footer", { class: "composer" }, queueList, h("div", { class: "composer-row" }, prompt, h("div", { class: "composer-buttons" }, sendButton, queueButton, stopButton))),
+    ),
+    dialog,
+  );
+}
+
+async function start(): Promise<void> {
+  layout();
+  setChildren(main, h("div", { class: "empty" }, "Pick a session or start a new one."));
+  const info = await api<{ provider: { scripted: boolean; description: string }; defaultCwd: string }>("GET", "info");
+  cwdInput.value = info.defaultCwd;
+  if (info.provider.scripted) {
+    banner.textContent = info.provider.description;
+    banner.hidden = false;
+  }
+  const listed = await api<{ models: ModelRow[] }>("GET", "models");
+  models = listed.models;
+  setChildren(modelSelect, ...models.map((model) => h("option", { value: model.id }, model.name || model.id)));
+  modelSelect.dispatchEvent(new Event("change"));
+  await loadSessions();
+  window.addEventListener("hashchange", route);
+  route();
+  document.body.dataset.ready = "true";
+}
+
+void guarded(start);

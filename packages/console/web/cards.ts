@@ -1,0 +1,179 @@
+import type { PermissionRequest } from "@tandem/protocol";
+import { h, setChildren } from "./dom.js";
+
+/**
+ * A tool card's status. A card starts `pending` ("Preparing"): the runtime announces a tool before
+ * it asks for permission, so "Running" is shown only once the tool is approved or reports output
+ * (seed 004: never flash "Running" before "Waiting for permission").
+ */
+export type ToolStatus = "pending" | "waiting" | "running" | "done" | "failed" | "denied";
+
+const statusText: Record<ToolStatus, string> = {
+  pending: "Preparing",
+  waiting: "Waiting for permission",
+  running: "Running",
+  done: "Done",
+  failed: "Failed",
+  denied: "Denied",
+};
+
+/** The permission answers a card offers. */
+export type Decision = "approve-once" | "approve-for-session" | "reject";
+
+/** One tool call, live. */
+export class ToolCard {
+  readonly element: HTMLElement;
+  readonly #status: HTMLElement;
+  readonly #output: HTMLElement;
+  readonly #progress: HTMLElement;
+  readonly #result: HTMLElement;
+  readonly #permission: HTMLElement;
+  readonly #children: HTMLElement;
+  status: ToolStatus = "pending";
+
+  constructor(
+    readonly toolCallId: string,
+    readonly toolName: string,
+    args: unknown,
+  ) {
+    this.#status = h("span", { class: "tool-status" });
+    this.#output = h("pre", { class: "tool-output", hidden: true });
+    this.#progress = h("div", { class: "tool-progress" });
+    this.#result = h("div", { class: "tool-result" });
+    this.#permission = h("div", { class: "permission" });
+    this.#children = h("div", { class: "tool-children" });
+    const argsView = h("details", { class: "tool-args" }, h("summary", {}, summarizeArgs(toolName, args)), h("pre", {}, JSON.stringify(args, null, 2)));
+    this.element = h(
+      "div",
+      { class: "tool-card", "data-tool-call-id": toolCallId, "data-tool-name": toolName },
+      h("div", { class: "tool-head" }, h("span", { class: "tool-name" }, toolName), this.#status),
+      argsView,
+      diffFromArgs(toolName, args),
+      this.#permission,
+      this.#progress,
+      this.#output,
+      this.#result,
+      this.#children,
+    );
+    this.setStatus("pending");
+  }
+
+  /** Where sub-agent work started by this tool (a `task`) is shown. */
+  get children(): HTMLElement {
+    return this.#children;
+  }
+
+  setStatus(status: ToolStatus): void {
+    this.status = status;
+    this.element.dataset.status = status;
+    this.#status.textContent = statusText[status];
+  }
+
+  /** Output arrived: the tool runs (unless it is already finished). */
+  appendOutput(text: string): void {
+    this.#output.hidden = false;
+    this.#output.textContent += text;
+    if (this.status === "pending") this.setStatus("running");
+  }
+
+  progress(message: string): void {
+    this.#progress.textContent = message;
+    if (this.status === "pending") this.setStatus("running");
+  }
+
+  complete(success: boolean, content: string | undefined, error: string | undefined): void {
+    this.clearPermission();
+    const denied = !success && /denied|rejected/i.test(`${error ?? ""} ${content ?? ""}`);
+    this.setStatus(success ? "done" : denied ? "denied" : "failed");
+    const text = success ? content : (error ?? content);
+    if (text) setChildren(this.#result, h("pre", {}, text));
+  }
+
+  /** Shows the request on the card with the three answers. */
+  askPermission(request: PermissionRequest, answer: (decision: Decision) => void): void {
+    this.setStatus("waiting");
+    const button = (decision: Decision, label: string) => h("button", { class: `decision ${decision}`, "data-decision": decision, onclick: () => answer(decision) }, label);
+    setChildren(
+      this.#permission,
+      h("div", { class: "permission-title" }, permissionTitle(request)),
+      permissionDetails(request),
+      h("div", { class: "permission-actions" }, button("approve-once", "Approve once"), button("approve-for-session", "Approve for session"), button("reject", "Deny")),
+    );
+  }
+
+  /** The request was answered (here, in another tab, or by the runtime). */
+  permissionAnswered(approved: boolean): void {
+    this.clearPermission();
+    if (this.status === "waiting" || this.status === "pending") this.setStatus(approved ? "running" : "denied");
+  }
+
+  clearPermission(): void {
+    this.#permission.replaceChildren();
+  }
+}
+
+function summarizeArgs(toolName: string, args: unknown): string {
+  const record = (args ?? {}) as Record<string, unknown>;
+  const main = record.command ?? record.path ?? record.url ?? record.pattern ?? record.question ?? record.description;
+  return typeof main === "string" ? `${toolName}: ${main}` : `${toolName} arguments`;
+}
+
+/** A diff view for `edit` (old_str → new_str) and `create` (the new file). */
+function diffFromArgs(toolName: string, args: unknown): HTMLElement | null {
+  const record = (args ?? {}) as Record<string, unknown>;
+  if (toolName === "edit" && typeof record.old_str === "string" && typeof record.new_str === "string") {
+    return diffView(String(record.path ?? ""), record.old_str, record.new_str);
+  }
+  if (toolName === "create" && typeof record.file_text === "string") return diffView(String(record.path ?? ""), "", record.file_text);
+  return null;
+}
+
+function diffView(path: string, before: string, after: string): HTMLElement {
+  const lines = (text: string) => (text === "" ? [] : text.replace(/\n$/, "").split("\n"));
+  return h(
+    "div",
+    { class: "diff" },
+    h("div", { class: "diff-path" }, path),
+    ...lines(before).map((line) => h("div", { class: "diff-del" }, `- ${line}`)),
+    ...lines(after).map((line) => h("div", { class: "diff-add" }, `+ ${line}`)),
+  );
+}
+
+function permissionTitle(request: PermissionRequest): string {
+  switch (request.kind) {
+    case "shell":
+      return "Run this shell command?";
+    case "write":
+      return `Write ${request.fileName}?`;
+    case "read":
+      return `Read ${request.path}?`;
+    case "url":
+      return `Fetch ${request.url}?`;
+    case "mcp":
+      return `Call ${request.toolTitle || request.toolName} on MCP server ${request.serverName}?`;
+    case "memory":
+      return "Remember this fact?";
+    default:
+      return `Allow ${request.kind}?`;
+  }
+}
+
+function permissionDetails(request: PermissionRequest): HTMLElement {
+  switch (request.kind) {
+    case "shell":
+      return h(
+        "div",
+        {},
+        h("pre", { class: "permission-command" }, request.fullCommandText),
+        h("ul", { class: "permission-commands" }, ...request.commands.map((command) => h("li", {}, command.identifier, command.readOnly ? " (read-only)" : ""))),
+      );
+    case "write":
+      return h("pre", { class: "permission-diff" }, request.diff);
+    case "mcp":
+      return h("pre", {}, JSON.stringify(request.args ?? {}, null, 2));
+    case "memory":
+      return h("pre", {}, request.fact);
+    default:
+      return h("div", { class: "permission-intention" }, "intention" in request && typeof request.intention === "string" ? request.intention : "");
+  }
+}

@@ -1,0 +1,291 @@
+import type { PermissionRequest, SessionEvent } from "@tandem/protocol";
+import { api } from "./api.js";
+import { ToolCard, type Decision } from "./cards.js";
+import { h, setChildren } from "./dom.js";
+import { renderMarkdown } from "./markdown.js";
+
+interface PendingAsk {
+  id: string;
+  question: string;
+  choices?: string[];
+  allowFreeform?: boolean;
+}
+
+/** What the server streams (see the console's hub). */
+export type ConsoleMessage =
+  | {
+      kind: "snapshot";
+      history: SessionEvent[];
+      permissions: Array<{ requestId: string; permissionRequest: PermissionRequest }>;
+      asks: PendingAsk[];
+      busy: boolean;
+      usage: SessionEvent | undefined;
+      model: string | undefined;
+    }
+  | { kind: "event"; event: SessionEvent }
+  | { kind: "ask"; ask: PendingAsk }
+  | { kind: "ask-answered"; id: string; answer: string }
+  | { kind: "permission-answered"; requestId: string; decision: Decision }
+  | { kind: "error"; error: string; type: string };
+
+/** What the conversation tells the rest of the page. */
+export interface ConversationHost {
+  setBusy(busy: boolean): void;
+  setTitle(title: string): void;
+  setModel(model: string | undefined): void;
+  setIntent(intent: string): void;
+  setUsage(current: number, limit: number): void;
+  showError(type: string, message: string): void;
+  refreshQueue(): void;
+  /** The conversation was rewound: reopen the stream for the new history. */
+  reload(): void;
+  undoTo(eventId: string): void;
+}
+
+/** Renders one session's events: messages (streamed markdown), reasoning, tool cards, requests. */
+export class ConversationView {
+  readonly element = h("div", { class: "conversation", "data-testid": "conversation" });
+  readonly #messages = new Map<string, { element: HTMLElement; text: string; scheduled: boolean }>();
+  readonly #reasoning = new Map<string, HTMLElement>();
+  readonly #cards = new Map<string, ToolCard>();
+  /** Permission requests whose card has not been seen yet, or that have no tool call. */
+  readonly #permissionCards = new Map<string, ToolCard>();
+  readonly #asks = new Map<string, HTMLElement>();
+
+  constructor(
+    readonly sessionId: string,
+    readonly host: ConversationHost,
+  ) {}
+
+  handle(message: ConsoleMessage): void {
+    switch (message.kind) {
+      case "snapshot":
+        this.element.replaceChildren();
+        for (const event of withRewindsApplied(message.history)) this.#onEvent(event, true);
+        for (const pending of message.permissions) this.#onPermissionRequested(pending.requestId, pending.permissionRequest);
+        for (const ask of message.asks) this.#onAsk(ask);
+        if (message.usage) this.#onEvent(message.usage, false);
+        this.host.setModel(message.model);
+        this.host.setBusy(message.busy);
+        this.host.refreshQueue();
+        break;
+      case "event":
+        this.#onEvent(message.event, false);
+        break;
+      case "ask":
+        this.#onAsk(message.ask);
+        break;
+      case "ask-answered":
+        this.#onAskAnswered(message.id, message.answer);
+        break;
+      case "permission-answered":
+        this.#onPermissionDone(message.requestId, message.decision !== "reject");
+        break;
+      case "error":
+        this.host.showError(message.type, message.error);
+        break;
+    }
+    this.element.scrollTop = this.element.scrollHeight;
+  }
+
+  #onEvent(event: SessionEvent, replay: boolean): void {
+    switch (event.type) {
+      case "user.message": {
+        const undo = h("button", { class: "undo", title: "Restore the files and the conversation to just before this message", onclick: () => this.host.undoTo(event.id) }, "Undo to here");
+        this.element.append(h("div", { class: "message user", "data-event-id": event.id }, h("div", { class: "bubble" }, event.data.content ?? ""), undo));
+        if (!replay) this.host.setBusy(true);
+        break;
+      }
+      case "assistant.message_delta":
+        this.#messageText(event.data.messageId, (text) => text + event.data.deltaContent);
+        break;
+      case "assistant.message":
+        if (event.data.content || this.#messages.has(event.data.messageId)) this.#messageText(event.data.messageId, () => event.data.content, true);
+        break;
+      case "assistant.reasoning_delta":
+        this.#reasoningView(event.data.reasoningId).append(event.data.deltaContent);
+        break;
+      case "assistant.reasoning":
+        this.#reasoningView(event.data.reasoningId).textContent = event.data.content;
+        break;
+      case "assistant.intent":
+        this.host.setIntent(event.data.intent);
+        break;
+      case "tool.execution_start":
+        this.#toolStart(event.data.toolCallId, event.data.toolName, event.data.arguments, event.data.parentToolCallId);
+        break;
+      case "tool.execution_partial_result":
+        this.#cards.get(event.data.toolCallId)?.appendOutput(event.data.partialOutput);
+        break;
+      case "tool.execution_progress":
+        this.#cards.get(event.data.toolCallId)?.progress(event.data.progressMessage);
+        break;
+      case "tool.execution_complete":
+        this.#cards.get(event.data.toolCallId)?.complete(event.data.success, event.data.result?.content, event.data.error?.message);
+        break;
+      case "permission.requested":
+        this.#onPermissionRequested(event.data.requestId, event.data.permissionRequest);
+        break;
+      case "permission.completed":
+        this.#onPermissionDone(event.data.requestId, event.data.result.kind === "approved");
+        break;
+      case "session.error":
+        this.element.append(h("div", { class: "error", "data-error-type": event.data.errorType }, h("strong", {}, event.data.errorType), ": ", event.data.message));
+        break;
+      case "session.warning":
+        this.element.append(h("div", { class: "notice warning" }, event.data.message));
+        break;
+      case "abort":
+        this.element.append(h("div", { class: "notice aborted" }, `Stopped (${event.data.reason})`));
+        break;
+      case "session.idle":
+        this.host.setBusy(false);
+        this.host.setIntent("");
+        break;
+      case "session.title_changed":
+        this.host.setTitle(event.data.title);
+        break;
+      case "session.model_change":
+        this.host.setModel(event.data.newModel);
+        break;
+      case "session.usage_info":
+        this.host.setUsage(event.data.currentTokens, event.data.tokenLimit);
+        break;
+      case "pending_messages.modified":
+        this.host.refreshQueue();
+        break;
+      case "session.snapshot_rewind":
+        if (!replay) this.host.reload();
+        break;
+    }
+  }
+
+  #messageText(messageId: string, update: (text: string) => string, final = false): void {
+    let entry = this.#messages.get(messageId);
+    if (!entry) {
+      entry = { element: h("div", { class: "message assistant markdown", "data-message-id": messageId }), text: "", scheduled: false };
+      this.#messages.set(messageId, entry);
+      this.element.append(entry.element);
+    }
+    entry.text = update(entry.text);
+    if (final) {
+      entry.element.innerHTML = renderMarkdown(entry.text);
+      entry.element.dataset.complete = "true";
+      return;
+    }
+    // Re-render at most once per frame while deltas stream in.
+    if (entry.scheduled) return;
+    entry.scheduled = true;
+    const current = entry;
+    requestAnimationFrame(() => {
+      current.scheduled = false;
+      current.element.innerHTML = renderMarkdown(current.text);
+    });
+  }
+
+  #reasoningView(reasoningId: string): HTMLElement {
+    let body = this.#reasoning.get(reasoningId);
+    if (!body) {
+      body = h("div", { class: "reasoning-body" });
+      this.#reasoning.set(reasoningId, body);
+      this.element.append(h("details", { class: "reasoning" }, h("summary", {}, "Reasoning"), body));
+    }
+    return body;
+  }
+
+  #toolStart(toolCallId: string, toolName: string, args: unknown, parentToolCallId: string | undefined): void {
+    if (this.#cards.has(toolCallId)) return;
+    const card = new ToolCard(toolCallId, toolName, args);
+    this.#cards.set(toolCallId, card);
+    const parent = parentToolCallId ? this.#cards.get(parentToolCallId) : undefined;
+    (parent ? parent.children : this.element).append(card.element);
+  }
+
+  #onPermissionRequested(requestId: string, request: PermissionRequest): void {
+    let card = request.toolCallId ? this.#cards.get(request.toolCallId) : undefined;
+    if (!card) {
+      card = new ToolCard(request.toolCallId ?? requestId, request.kind, {});
+      this.element.append(card.element);
+    }
+    card.element.dataset.requestId = requestId;
+    this.#permissionCards.set(requestId, card);
+    card.askPermission(request, (decision) => void this.#answerPermission(requestId, decision));
+  }
+
+  async #answerPermission(requestId: string, decision: Decision): Promise<void> {
+    try {
+      await api("POST", `sessions/${encodeURIComponent(this.sessionId)}/permission`, { requestId, decision });
+    } catch (error) {
+      this.host.showError(errorTypeOf(error), errorMessageOf(error));
+    }
+  }
+
+  #onPermissionDone(requestId: string, approved: boolean): void {
+    const card = this.#permissionCards.get(requestId);
+    if (!card) return;
+    this.#permissionCards.delete(requestId);
+    card.permissionAnswered(approved);
+  }
+
+  #onAsk(ask: PendingAsk): void {
+    if (this.#asks.has(ask.id)) return;
+    const input = h("input", { type: "text", class: "ask-input", placeholder: "Your answer" });
+    const send = (answer: string, wasFreeform: boolean) =>
+      void api("POST", `sessions/${encodeURIComponent(this.sessionId)}/ask`, { id: ask.id, answer, wasFreeform }).catch((error: unknown) => this.host.showError(errorTypeOf(error), errorMessageOf(error)));
+    const freeform = ask.allowFreeform !== false || !ask.choices?.length;
+    const card = h(
+      "div",
+      { class: "ask-card", "data-ask-id": ask.id },
+      h("div", { class: "ask-question" }, ask.question),
+      h("div", { class: "ask-choices" }, ...(ask.choices ?? []).map((choice) => h("button", { class: "ask-choice", onclick: () => send(choice, false) }, choice))),
+      freeform
+        ? h(
+            "form",
+            {
+              class: "ask-freeform",
+              onsubmit: (event: Event) => {
+                event.preventDefault();
+                if (input.value.trim()) send(input.value, true);
+              },
+            },
+            input,
+            h("button", { type: "submit" }, "Answer"),
+          )
+        : null,
+    );
+    this.#asks.set(ask.id, card);
+    this.element.append(card);
+  }
+
+  #onAskAnswered(id: string, answer: string): void {
+    const card = this.#asks.get(id);
+    if (!card) return;
+    card.dataset.answered = "true";
+    setChildren(card, h("div", { class: "ask-question" }, card.querySelector(".ask-question")?.textContent ?? ""), h("div", { class: "ask-answer" }, answer ? `Answered: ${answer}` : "Withdrawn"));
+  }
+}
+
+/**
+ * The history as the conversation stands: the runtime keeps rewound events in the log and marks
+ * the rewind with `session.snapshot_rewind` (from `upToEventId` on, the events left the conversation).
+ */
+export function withRewindsApplied(history: readonly SessionEvent[]): SessionEvent[] {
+  const kept: SessionEvent[] = [];
+  for (const event of history) {
+    if (event.type !== "session.snapshot_rewind") {
+      kept.push(event);
+      continue;
+    }
+    const cut = kept.findIndex((earlier) => earlier.id === event.data.upToEventId);
+    if (cut >= 0) kept.length = cut;
+  }
+  return kept;
+}
+
+export function errorTypeOf(error: unknown): string {
+  return error && typeof error === "object" && "type" in error ? String((error as { type: unknown }).type) : error instanceof Error ? error.name : "Error";
+}
+
+export function errorMessageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,91 @@
+/**
+ * The terminal chat sample (`npm run chat`) under a real pseudo-terminal (`script`): keys go in,
+ * the screen is read back. It asks before a side effect (n: the command does not run), streams,
+ * Ctrl-C stops a running turn, Ctrl-C at the prompt exits, and `--resume` goes on with the last session.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, expect, it } from "vitest";
+import { startWorld, waitFor, type TestWorld } from "../helpers/harness.js";
+
+const chatJs = fileURLToPath(new URL("../../examples/dist/chat.js", import.meta.url));
+let world: TestWorld | undefined;
+let child: ChildProcess | undefined;
+let workdir: string | undefined;
+
+afterEach(async () => {
+  if (child && child.exitCode === null) child.kill("SIGKILL");
+  await world?.dispose();
+  if (workdir) rmSync(workdir, { recursive: true, force: true });
+});
+
+const plain = (text: string) => text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "").replace(/\r/g, "");
+const occurrences = (text: string, part: string) => text.split(part).length - 1;
+
+/** Starts the chat sample under `script` in the test's folder; returns helpers to type and read. */
+function startChat(args: string[]) {
+  if (!world || !workdir) throw new Error("no world");
+  const command = [process.execPath, chatJs, ...args].map((part) => JSON.stringify(part)).join(" ");
+  const started = spawn("script", ["-qfec", command, "/dev/null"], { cwd: workdir, env: { ...world.env, TERM: "xterm", COLUMNS: "200" }, stdio: ["pipe", "pipe", "pipe"] });
+  child = started;
+  const state = { screen: "" };
+  started.stdout?.on("data", (chunk: Buffer) => (state.screen += plain(chunk.toString())));
+  started.stderr?.on("data", (chunk: Buffer) => (state.screen += plain(chunk.toString())));
+  return {
+    state,
+    exited: new Promise<number | null>((resolve) => started.once("exit", (code) => resolve(code))),
+    type: (keys: string) => started.stdin?.write(keys),
+    seen: (part: string, count = 1) => waitFor(() => occurrences(state.screen, part) >= count, `${JSON.stringify(part)} ×${count} in:\n${state.screen}`, 20_000),
+  };
+}
+
+it("--resume goes on with the last session", async () => {
+  world = await startWorld(["chat-pty-resume"]);
+  workdir = mkdtempSync(join(tmpdir(), "tandem-chat-pty-"));
+  const first = startChat([]);
+  await first.seen("You: ");
+  first.type("remember this\r");
+  await first.seen("Assistant: First answer.");
+  await first.seen("You: ", 2);
+  first.type("/exit\r");
+  expect(await first.exited).toBe(0);
+
+  const second = startChat(["--resume"]);
+  await second.seen(" resumed.");
+  await second.seen("You: ");
+  second.type("and again\r");
+  await second.seen("Assistant: Second answer, after the resume.");
+  second.type("/exit\r");
+  expect(await second.exited).toBe(0);
+}, 60_000);
+
+it("asks before a shell command (n: it does not run), streams, Ctrl-C stops the turn, Ctrl-C at the prompt exits", async () => {
+  world = await startWorld(["chat-pty"]);
+  workdir = mkdtempSync(join(tmpdir(), "tandem-chat-pty-"));
+  const { type, seen, exited, state } = startChat([]);
+  await seen("You: ");
+  type("write the file\r");
+  await seen("Allow the agent to run `echo pty > pty.txt`?");
+  type("n\r");
+  await seen("[Rejected by user]");
+  await seen("You: ", 2);
+  expect(existsSync(join(workdir, "pty.txt"))).toBe(false);
+  expect(state.screen).toContain("Assistant: Let me write the file.");
+
+  type("now wait\r");
+  await seen("Assistant: ", 2);
+  // The turn runs once the model was asked (the step hangs until the turn is stopped).
+  await waitFor(() => (world?.model.requests.length ?? 0) >= 2, "the second model request");
+  type("\x03");
+  await seen("(stopping; Ctrl-C again to exit)");
+  await seen("You: ", 3);
+  type("and now?\r");
+  await seen("Assistant: Back after the stop.");
+  await seen("You: ", 4);
+
+  type("\x03");
+  expect(await exited).toBe(0);
+}, 60_000);
