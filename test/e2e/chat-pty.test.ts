@@ -42,7 +42,8 @@ function startChat(args: string[]) {
   };
 }
 
-it("--resume goes on with the last session", async () => {
+// One run in about thirty hung at exit (not reproduced since): retried once rather than failing CI.
+it("--resume goes on with the last session", { timeout: 60_000, retry: 1 }, async () => {
   world = await startWorld(["chat-pty-resume"]);
   workdir = mkdtempSync(join(tmpdir(), "tandem-chat-pty-"));
   const first = startChat([]);
@@ -60,8 +61,7 @@ it("--resume goes on with the last session", async () => {
   await second.seen("Assistant: Second answer, after the resume.");
   second.type("/exit\r");
   expect(await second.exited).toBe(0);
-  // One run in about thirty hung at exit (not reproduced since): retried once rather than failing CI; see the closing note.
-}, { timeout: 60_000, retry: 1 });
+});
 
 it("asks before a shell command (n: it does not run), streams, Ctrl-C stops the turn, Ctrl-C at the prompt exits", async () => {
   world = await startWorld(["chat-pty"]);
