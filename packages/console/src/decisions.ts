@@ -1,7 +1,5 @@
 import type { PermissionRequest } from "@tandem/sdk";
-
-/** The permission answers a tab can give (the official SDK 1.0 decision vocabulary). */
-export type ConsoleDecision = "approve-once" | "approve-for-session" | "reject";
+import type { ConsoleDecision } from "./messages.js";
 
 /** Whether a value from the browser is a {@link ConsoleDecision}. */
 export function isConsoleDecision(value: unknown): value is ConsoleDecision {

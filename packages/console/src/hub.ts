@@ -1,36 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { CopilotClient, CopilotSession, PermissionRequest, ReasoningEffort, SessionEvent } from "@tandem/sdk";
-import { approvalScopeFor, type ConsoleDecision } from "./decisions.js";
-
-/** A permission request the runtime is waiting on (from `permission.requested`). */
-export interface PendingPermission {
-  requestId: string;
-  permissionRequest: PermissionRequest;
-}
-
-/** An `ask_user` question waiting for the user's answer. */
-export interface PendingAsk {
-  id: string;
-  question: string;
-  choices?: string[];
-  allowFreeform?: boolean;
-}
-
-/** What the console streams to the tabs of one session. */
-export type ConsoleMessage =
-  | {
-      kind: "snapshot";
-      history: SessionEvent[];
-      permissions: PendingPermission[];
-      asks: PendingAsk[];
-      busy: boolean;
-      usage: SessionEvent | undefined;
-      model: string | undefined;
-    }
-  | { kind: "event"; event: SessionEvent }
-  | { kind: "ask"; ask: PendingAsk }
-  | { kind: "ask-answered"; id: string; answer: string }
-  | { kind: "permission-answered"; requestId: string; decision: ConsoleDecision };
+import { approvalScopeFor } from "./decisions.js";
+import type { ConsoleDecision, ConsoleMessage, PendingAsk, PendingPermission } from "./messages.js";
 
 /** A listener of one session's console messages (one per open tab). */
 export type ConsoleListener = (message: ConsoleMessage) => void;

@@ -1,5 +1,6 @@
 import type { PermissionRequest } from "@tandem/protocol";
 import { h, setChildren } from "./dom.js";
+import type { ConsoleDecision } from "../src/messages.js";
 
 /**
  * A tool card's status. A card starts `pending` ("Preparing"): the runtime announces a tool before
@@ -18,7 +19,8 @@ const statusText: Record<ToolStatus, string> = {
 };
 
 /** The permission answers a card offers. */
-export type Decision = "approve-once" | "approve-for-session" | "reject";
+/** A tab's answer to a permission request (the server's vocabulary). */
+export type Decision = ConsoleDecision;
 
 /** One tool call, live. */
 export class ToolCard {

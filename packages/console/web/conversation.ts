@@ -1,32 +1,11 @@
 import type { PermissionRequest, SessionEvent } from "@tandem/protocol";
+import type { ConsoleMessage, PendingAsk } from "../src/messages.js";
 import { api } from "./api.js";
 import { ToolCard, type Decision } from "./cards.js";
 import { h, setChildren } from "./dom.js";
 import { renderMarkdown } from "./markdown.js";
 
-interface PendingAsk {
-  id: string;
-  question: string;
-  choices?: string[];
-  allowFreeform?: boolean;
-}
-
-/** What the server streams (see the console's hub). */
-export type ConsoleMessage =
-  | {
-      kind: "snapshot";
-      history: SessionEvent[];
-      permissions: Array<{ requestId: string; permissionRequest: PermissionRequest }>;
-      asks: PendingAsk[];
-      busy: boolean;
-      usage: SessionEvent | undefined;
-      model: string | undefined;
-    }
-  | { kind: "event"; event: SessionEvent }
-  | { kind: "ask"; ask: PendingAsk }
-  | { kind: "ask-answered"; id: string; answer: string }
-  | { kind: "permission-answered"; requestId: string; decision: Decision }
-  | { kind: "error"; error: string; type: string };
+export type { ConsoleMessage } from "../src/messages.js";
 
 /** What the conversation tells the rest of the page. */
 export interface ConversationHost {
