@@ -60,6 +60,12 @@ export class ToolCard {
     this.setStatus("pending");
   }
 
+  /** A sub-agent runs this tool's work (a `task`): its name goes in the card's head. */
+  setAgent(name: string): void {
+    this.element.dataset.agent = name;
+    this.element.querySelector(".tool-head .tool-name")?.append(h("span", { class: "tool-agent" }, ` → ${name}`));
+  }
+
   /** Where sub-agent work started by this tool (a `task`) is shown. */
   get children(): HTMLElement {
     return this.#children;
