@@ -60,9 +60,24 @@ export class ToolCard {
     this.setStatus("pending");
   }
 
+  /** The tool is an MCP server's (from `tool.execution_start`). */
+  setMcp(serverName: string, toolName: string): void {
+    this.element.dataset.mcpServer = serverName;
+    this.element.dataset.mcpTool = toolName;
+  }
+
+  /** Whether this card is the call of `toolName` on MCP server `serverName`. */
+  isMcpTool(serverName: string, toolName: string): boolean {
+    const { mcpServer, mcpTool } = this.element.dataset;
+    if (mcpServer !== undefined && mcpServer !== serverName) return false;
+    // The request names the tool as the server does or as the model saw it (`server-tool`).
+    return [mcpTool, this.toolName].includes(toolName) || this.toolName === `${serverName}-${toolName}`;
+  }
+
   /** A sub-agent runs this tool's work (a `task`): its name goes in the card's head. */
   setAgent(name: string): void {
     this.element.dataset.agent = name;
+    if (this.status === "pending") this.setStatus("running");
     this.element.querySelector(".tool-head .tool-name")?.append(h("span", { class: "tool-agent" }, ` → ${name}`));
   }
 

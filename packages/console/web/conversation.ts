@@ -140,6 +140,7 @@ export class ConversationView {
         break;
       case "tool.execution_start":
         this.#toolStart(event.data.toolCallId, event.data.toolName, event.data.arguments, event.data.parentToolCallId);
+        if (event.data.mcpServerName) this.#cards.get(event.data.toolCallId)?.setMcp(event.data.mcpServerName, event.data.mcpToolName ?? event.data.toolName);
         break;
       case "tool.execution_partial_result":
         this.#cards.get(event.data.toolCallId)?.appendOutput(event.data.partialOutput);
@@ -231,7 +232,7 @@ export class ConversationView {
   }
 
   #onPermissionRequested(requestId: string, request: PermissionRequest): void {
-    let card = request.toolCallId ? this.#cards.get(request.toolCallId) : undefined;
+    let card = request.toolCallId ? this.#cards.get(request.toolCallId) : request.kind === "mcp" ? this.#mcpCard(request.serverName, request.toolName) : undefined;
     if (!card) {
       card = new ToolCard(request.toolCallId ?? requestId, request.kind, {});
       this.element.append(card.element);
@@ -284,6 +285,11 @@ export class ConversationView {
     );
     this.#asks.set(ask.id, card);
     this.element.append(card);
+  }
+
+  /** MCP permission requests carry no toolCallId (as the reference's): the latest card of that server's tool still preparing. */
+  #mcpCard(serverName: string, toolName: string): ToolCard | undefined {
+    return [...this.#cards.values()].reverse().find((card) => card.status === "pending" && card.isMcpTool(serverName, toolName));
   }
 
   /** The id of the user message after `message` (the turn after it), if any. */
