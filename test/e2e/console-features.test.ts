@@ -258,4 +258,50 @@ describe("Tandem Console in Chromium: the second round", () => {
     await newSession(page);
     await page.waitForFunction(() => document.querySelector<HTMLElement>("[data-testid=workspace-panel]")?.hidden === true);
   });
+
+  it("permission views per kind: every shell sub-command, the write's diff, the URL; the intent line says what the tool does", async () => {
+    const page = await harness.openConsole();
+    await newSession(page);
+    await sendPrompt(page, "show every kind");
+    const shell = page.locator("[data-tool-call-id=call_kind_shell]");
+    await shell.locator("[data-decision=approve-once]").waitFor();
+    expect(await page.textContent(".intent")).toBe("Write one.txt and list");
+    expect(await shell.locator(".permission-commands li").evaluateAll((items) => items.map((item) => (item as HTMLElement).dataset.command))).toEqual(["echo one > one.txt", "ls -a"]);
+    await shell.locator("[data-decision=approve-once]").click();
+
+    const write = page.locator("[data-tool-call-id=call_kind_write]");
+    await write.locator("[data-decision=approve-once]").waitFor();
+    expect(await write.locator(".permission-title").textContent()).toContain("created.txt");
+    expect(await write.locator(".permission-diff .diff-add").allTextContents()).toEqual(["+hello", "+world"]);
+    await shot(page, "permission-write");
+    await write.locator("[data-decision=approve-once]").click();
+
+    const url = page.locator("[data-tool-call-id=call_kind_url]");
+    await url.locator("[data-decision=reject]").waitFor();
+    expect(await url.locator(".permission-title").textContent()).toBe("Fetch https://example.invalid/page?");
+    expect(await url.locator(".permission-field code").textContent()).toBe("https://example.invalid/page");
+    await url.locator("[data-decision=reject]").click();
+    await assistantText(page, "Every kind was asked.");
+    expect(readFileSync(harness.inWorkdir("created.txt"), "utf8")).toBe("hello\nworld\n");
+    expect(await url.getAttribute("data-status")).toBe("denied");
+    await idle(page);
+    expect(await page.textContent(".intent")).toBe("");
+  });
+
+  it("delete: asks to confirm, then the session leaves the list and the page", async () => {
+    const page = await harness.openConsole();
+    const sessionId = await newSession(page);
+    await sendPrompt(page, "delete me later");
+    await assistantText(page, "Noted.");
+    await idle(page);
+    const row = page.locator(`.session[data-session-id="${sessionId}"]`);
+    await row.locator("[data-testid=delete-session]").click();
+    expect(await row.locator("[data-testid=delete-session]").textContent()).toBe("Confirm delete");
+    await row.locator("[data-testid=delete-session]").click();
+    await row.waitFor({ state: "detached" });
+    await page.waitForFunction(() => location.hash === "");
+    await page.reload();
+    await page.waitForSelector("body[data-ready=true]");
+    expect(await page.locator(`.session[data-session-id="${sessionId}"]`).count()).toBe(0);
+  });
 });

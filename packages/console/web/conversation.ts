@@ -39,6 +39,8 @@ export class ConversationView {
   /** Open forms and plans by request id. */
   readonly #requests = new Map<string, HTMLElement>();
   #turnUsage: TurnUsage | undefined;
+  /** The agent said what it is doing this turn (`assistant.intent`). */
+  #reportedIntent = false;
 
   constructor(
     readonly sessionId: string,
@@ -136,11 +138,14 @@ export class ConversationView {
         this.#reasoningView(event.data.reasoningId).textContent = event.data.content;
         break;
       case "assistant.intent":
+        this.#reportedIntent = true;
         this.host.setIntent(event.data.intent);
         break;
       case "tool.execution_start":
         this.#toolStart(event.data.toolCallId, event.data.toolName, event.data.arguments, event.data.parentToolCallId);
         if (event.data.mcpServerName) this.#cards.get(event.data.toolCallId)?.setMcp(event.data.mcpServerName, event.data.mcpToolName ?? event.data.toolName);
+        // Without an intent from the agent (`assistant.intent`), the line says what the main agent's tool does.
+        if (!replay && !this.#reportedIntent && !event.data.parentToolCallId) this.host.setIntent(toolIntent(event.data.toolName, event.data.arguments));
         break;
       case "tool.execution_partial_result":
         this.#cards.get(event.data.toolCallId)?.appendOutput(event.data.partialOutput);
@@ -168,6 +173,7 @@ export class ConversationView {
         break;
       case "session.idle":
         this.host.setBusy(false);
+        this.#reportedIntent = false;
         this.host.setIntent("");
         break;
       case "session.title_changed":
@@ -350,6 +356,12 @@ export function withRewindsApplied(history: readonly SessionEvent[]): SessionEve
     if (cut >= 0) kept.length = cut;
   }
   return kept;
+}
+
+/** A tool's intent line: its `description` argument when it has one (bash does), else its name. */
+function toolIntent(toolName: string, args: unknown): string {
+  const description = args && typeof args === "object" ? (args as Record<string, unknown>).description : undefined;
+  return typeof description === "string" && description ? description : `Running ${toolName}`;
 }
 
 export function errorTypeOf(error: unknown): string {
