@@ -80,9 +80,10 @@ describe("Tandem Console in Chromium: the second round", () => {
     const task = page.locator("[data-tool-call-id=call_console_task]");
     const nested = task.locator(".tool-children [data-tool-call-id=call_console_sub_view]");
     // The sub-agent's read asks for permission on its card, inside the task card, which runs meanwhile.
-    await nested.locator("[data-decision=approve-once]").click();
+    await nested.locator("[data-decision=approve-once]").waitFor();
     expect(await task.getAttribute("data-status")).toBe("running");
     await shot(page, "subagent");
+    await nested.locator("[data-decision=approve-once]").click();
     await assistantText(page, "The sub-agent read it.");
     expect(await nested.getAttribute("data-tool-name")).toBe("view");
     expect(await nested.getAttribute("data-status")).toBe("done");
