@@ -111,7 +111,7 @@ describe("Tandem Console in Chromium: the second round", () => {
     expect(lastRequestBody().reasoning_effort).toBe("high");
   });
 
-  it("plan exit: the plan is shown with the four choices; picking one with feedback leaves plan mode and implements", async () => {
+  it("plan exit: the plan is shown with the four choices; picking one with feedback (in a tab opened later) leaves plan mode and implements", async () => {
     const page = await harness.openConsole();
     await page.selectOption("select[name=mode]", "plan");
     await newSession(page);
@@ -126,9 +126,26 @@ describe("Tandem Console in Chromium: the second round", () => {
     expect(await card.locator(".plan-action.recommended").getAttribute("data-action")).toBe("autopilot");
     await card.locator(".plan-feedback").fill("keep it small");
     await shot(page, "plan-exit");
-    await card.locator("[data-action=interactive]").click();
+    // A tab opened now gets the pending plan in its snapshot (the request event is ephemeral); it answers first.
+    const sessionId = await page.evaluate(() => location.hash.slice(4));
+    const second = await harness.openConsole(`#/s/${sessionId}`);
+    const secondCard = second.locator(".request-card.plan-exit");
+    await secondCard.locator("[data-action=interactive]").waitFor();
+    await secondCard.locator(".plan-feedback").fill("keep it small");
+    await secondCard.locator("[data-action=interactive]").click();
     await assistantText(page, "Implementing it, small.");
     await page.waitForSelector(".request-card.plan-exit[data-answered=true]");
+    // The first tab's late answer finds nothing waiting.
+    const requestId = await card.getAttribute("data-request-id");
+    const late = await page.evaluate(
+      async ({ id, request }) => {
+        const token = document.querySelector<HTMLMetaElement>('meta[name="tandem-token"]')?.content ?? "";
+        const response = await fetch(`/api/sessions/${id}/plan-exit`, { method: "POST", headers: { "x-tandem-token": token, "content-type": "application/json" }, body: JSON.stringify({ requestId: request, approved: false }) });
+        return response.status;
+      },
+      { id: sessionId, request: requestId },
+    );
+    expect(late).toBe(409);
     expect(await page.textContent("[data-testid=mode-label]")).toBe("interactive");
     expect(requestText(lastRequestBody())).toContain("The user approved the plan");
   });
