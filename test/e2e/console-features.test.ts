@@ -5,7 +5,7 @@
  * effort, mode), the plan-exit choices, an MCP server's elicitation form, fork, slash commands
  * and the worktree view. Real console, real runtime, real MCP server, system Chromium.
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { defaultModels } from "@tandem/testkit";
@@ -102,13 +102,18 @@ describe("Tandem Console in Chromium: the second round", () => {
     await page.selectOption("[data-testid=effort-select]", "high");
     await page.selectOption("select[name=mode]", "autopilot");
     expect(await page.inputValue("[data-testid=cwd-input]")).toBe(harness.workdir);
+    const folder = harness.inWorkdir("sub");
+    mkdirSync(folder, { recursive: true });
+    await page.fill("[data-testid=cwd-input]", folder);
     await shot(page, "new-session");
-    await newSession(page);
+    const sessionId = await newSession(page);
+    expect(await page.textContent(`.session[data-session-id="${sessionId}"] .session-meta`)).toBe(folder);
     expect(await page.textContent("[data-testid=model-label]")).toBe("o-think");
     expect(await page.textContent("[data-testid=mode-label]")).toBe("autopilot");
     await sendPrompt(page, "which effort");
     await assistantText(page, "Thinking hard.");
     expect(lastRequestBody().reasoning_effort).toBe("high");
+    expect(requestText(lastRequestBody())).toContain(folder);
   });
 
   it("plan exit: the plan is shown with the four choices; picking one with feedback (in a tab opened later) leaves plan mode and implements", async () => {
