@@ -133,6 +133,7 @@ describe("Tandem Console in Chromium", () => {
     const ask = page.locator(".ask-card");
     await ask.locator(".ask-question:has-text('Which color?')").waitFor();
     expect(await ask.locator(".ask-choice").allTextContents()).toEqual(["red", "blue"]);
+    expect(await page.textContent("[data-tool-call-id=call_ask] .tool-status")).toBe("Waiting for your answer");
     await shot(page, "ask-user");
     await ask.locator(".ask-choice:has-text('blue')").click();
     await assistantText(page, "You picked blue.");

@@ -125,6 +125,7 @@ describe("Tandem Console in Chromium: the second round", () => {
     const card = page.locator(".request-card.plan-exit");
     await card.waitFor();
     expect(await card.locator(".request-message").textContent()).toBe("Fix the bug in two steps");
+    expect(await page.textContent("[data-tool-name=exit_plan_mode] .tool-status")).toBe("Waiting for your answer");
     expect(await card.locator(".plan-content h1").textContent()).toBe("Plan");
     expect(await card.locator(".plan-content li").allTextContents()).toEqual(["Reproduce the bug", "Fix it and add a test"]);
     expect(await card.locator(".plan-action").evaluateAll((buttons) => buttons.map((button) => (button as HTMLElement).dataset.action))).toEqual(["interactive", "autopilot", "autopilot_fleet", "exit_only"]);

@@ -7,11 +7,12 @@ import type { ConsoleDecision } from "../src/messages.js";
  * it asks for permission, so "Running" is shown only once the tool is approved or reports output
  * (seed 004: never flash "Running" before "Waiting for permission").
  */
-export type ToolStatus = "pending" | "waiting" | "running" | "done" | "failed" | "denied";
+export type ToolStatus = "pending" | "waiting" | "asking" | "running" | "done" | "failed" | "denied";
 
 const statusText: Record<ToolStatus, string> = {
   pending: "Preparing",
   waiting: "Waiting for permission",
+  asking: "Waiting for your answer",
   running: "Running",
   done: "Done",
   failed: "Failed",

@@ -263,8 +263,15 @@ export class ConversationView {
     card.permissionAnswered(approved);
   }
 
+  /** The card of the tool that asks the user (`ask_user`, `exit_plan_mode`) says it waits for the answer. */
+  #markAsking(toolName: string): void {
+    const card = [...this.#cards.values()].reverse().find((candidate) => candidate.toolName === toolName && candidate.status === "pending");
+    card?.setStatus("asking");
+  }
+
   #onAsk(ask: PendingAsk): void {
     if (this.#asks.has(ask.id)) return;
+    this.#markAsking("ask_user");
     const input = h("input", { type: "text", class: "ask-input", placeholder: "Your answer" });
     const send = (answer: string, wasFreeform: boolean) =>
       void api("POST", `sessions/${encodeURIComponent(this.sessionId)}/ask`, { id: ask.id, answer, wasFreeform }).catch((error: unknown) => this.host.showError(errorTypeOf(error), errorMessageOf(error)));
@@ -314,6 +321,7 @@ export class ConversationView {
 
   #onPlanExit(request: PendingPlanExit): void {
     if (this.#requests.has(request.requestId)) return;
+    this.#markAsking("exit_plan_mode");
     const card = planExitCard(request, (answer) => void this.#answerRequest("plan-exit", { requestId: request.requestId, ...answer }));
     this.#requests.set(request.requestId, card);
     this.element.append(card);
