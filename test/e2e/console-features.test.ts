@@ -279,8 +279,14 @@ describe("Tandem Console in Chromium: the second round", () => {
     expect(readFileSync(harness.inWorkdir("tracked.txt"), "utf8")).toBe("alpha\n");
     // A session without isolation shows no worktree view.
     await page.uncheck("[data-testid=worktree-isolation]");
-    await newSession(page);
+    const plainId = await newSession(page);
     await page.waitForFunction(() => document.querySelector<HTMLElement>("[data-testid=workspace-panel]")?.hidden === true);
+    // Nor is the user's working tree diffed for it.
+    const plain = await page.evaluate(async (id) => {
+      const token = document.querySelector<HTMLMetaElement>('meta[name="tandem-token"]')?.content ?? "";
+      return (await fetch(`/api/sessions/${id}/workspace`, { headers: { "x-tandem-token": token } })).json();
+    }, plainId);
+    expect(plain).toMatchObject({ workspace: { branch: "main" }, diff: null });
   });
 
   it("permission views per kind: every shell sub-command, the write's diff, the URL; the intent line says what the tool does", async () => {

@@ -159,8 +159,10 @@ async function startConsole(world: TestWorld, workdir: string, extraArgs: string
 
 /** Creates a session from the form and waits until its stream is open. */
 export async function newSession(page: Page): Promise<string> {
+  const before = await page.evaluate(() => location.hash);
   await page.click("[data-testid=create-session]");
-  await page.waitForFunction(() => /^#\/s\/./.test(location.hash) && document.body.dataset.sessionReady === location.hash.slice(4));
+  // A session already open satisfies "ready" at once: wait for the new one.
+  await page.waitForFunction((previous) => /^#\/s\/./.test(location.hash) && location.hash !== previous && document.body.dataset.sessionReady === location.hash.slice(4), before);
   return page.evaluate(() => location.hash.slice(4));
 }
 

@@ -293,12 +293,16 @@ export class SessionHub {
     return (await this.open(sessionId)).session.rpc.commands.list();
   }
 
-  /** The session's workspace (folder, branch) and, for an isolated session, its diff against the base. */
+  /**
+   * The session's workspace (folder, branch) and, for a session isolated in its own worktree (on
+   * branch `tandem/<sessionId>`), its diff against the branch it came from. Other sessions get no
+   * diff: it would be the user's whole working tree, on every turn.
+   */
   async workspace(sessionId: string) {
     const { session } = await this.open(sessionId);
     const { workspace } = await session.rpc.workspaces.getWorkspace();
-    const diff = await session.rpc.workspaces.diff({ mode: "branch" });
-    return { workspace, diff };
+    if (workspace?.branch !== `tandem/${sessionId}`) return { workspace, diff: null };
+    return { workspace, diff: await session.rpc.workspaces.diff({ mode: "branch" }) };
   }
 
   /** The messages queued behind the running turn. */

@@ -4,7 +4,8 @@ import { h, setChildren } from "./dom.js";
 
 interface WorkspaceAnswer {
   workspace: { cwd?: string; branch?: string; git_root?: string } | null;
-  diff: { mode: string; isFallback: boolean; baseBranch?: string; changes: Array<{ path: string; diff: string; changeType: string }> };
+  /** Only for a session in its own worktree. */
+  diff: { mode: string; isFallback: boolean; baseBranch?: string; changes: Array<{ path: string; diff: string; changeType: string }> } | null;
 }
 
 /** Shown only for a session that works in its own `git worktree` (the runtime's `branch` diff). */
@@ -18,7 +19,7 @@ export class WorkspacePanel {
     const answer = await api<WorkspaceAnswer>("GET", `sessions/${encodeURIComponent(sessionId)}/workspace`);
     if (this.#sessionId !== sessionId) return;
     const { workspace, diff } = answer;
-    if (diff.mode !== "branch" || diff.isFallback || !workspace?.branch) {
+    if (!diff || diff.mode !== "branch" || diff.isFallback || !workspace?.branch) {
       this.element.hidden = true;
       return;
     }
