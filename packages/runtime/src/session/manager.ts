@@ -1,18 +1,18 @@
 import { randomUUID } from "node:crypto";
 import { stat } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { ReasoningEffort, type AgentMode, type SessionCreateParams, type SessionEvent, type SessionLifecycleEvent, type SessionMetadata, type SessionResumeParams } from "@tandem/protocol";
 import { ErrorCodes, errorMessage, invalidParams, sessionNotFound, TandemError } from "../errors.js";
 import { persistenceFailed } from "../store/persistence-error.js";
 import type { Logger } from "../log.js";
 import type { RetryPolicy } from "../loop/retry.js";
 import type { ModelClient } from "../providers/types.js";
-import type { SessionStore } from "../store/session-store.js";
+import type { SessionStore } from "../store/types.js";
 import { validateToolConfig } from "../tools/registry.js";
 import type { ClientPort } from "./client-port.js";
 import { registrationOf } from "./clients.js";
 import { SessionEmitter, type RestoredEvents } from "./emitter.js";
-import { replaySession, ResumePointRecorder, resumePointFileName } from "./resume-point.js";
+import { replaySession, ResumePointRecorder } from "./resume-point.js";
 import { createSessionWorktree } from "../checkpoints/worktree.js";
 import { Session, type SessionServices } from "./session.js";
 import { compactionSettings } from "../compaction/config.js";
@@ -333,7 +333,8 @@ export class SessionManager {
     const workspacePath = await store.createSessionDir(sessionId);
     const emitter = new SessionEmitter(sessionId, store.openEventLog(sessionId), restored?.lastEventId ?? null, () => this.scheduleUpdated(sessionId));
     if (restored) emitter.restorePersisted(restored.events);
-    const resumePoints = new ResumePointRecorder(emitter.log, this.resumePointPath(sessionId), this.options.logger);
+    const files = store.files(sessionId);
+    const resumePoints = new ResumePointRecorder(emitter.log, files, this.options.logger);
     emitter.addListener((event) => resumePoints.observe(event));
     this.resumePoints.set(sessionId, resumePoints);
     this.options.observeSession?.(sessionId, emitter);
@@ -342,6 +343,7 @@ export class SessionManager {
       config,
       workingDirectory,
       workspacePath,
+      files,
       model: config.model ?? restored?.model ?? this.options.defaultModel,
       emitter,
       services: this.sessionServices(sessionId),
@@ -361,10 +363,10 @@ export class SessionManager {
     const { sessionId } = params;
     const { store, logger } = this.options;
     if (!(await store.exists(sessionId))) throw sessionNotFound(sessionId);
-    const replay = await replaySession(store.eventsPath(sessionId), this.resumePointPath(sessionId), logger);
+    const replay = await replaySession(store.openEventLog(sessionId), store.files(sessionId), logger);
     const { count, skippedLines, approveAll, excluded, end } = replay;
     if (skippedLines > 0) logger.warn(`session ${sessionId}: ${skippedLines} unreadable line(s) skipped while resuming`);
-    if (replay.resumedFrom !== undefined) logger.debug(`session ${sessionId}: resumed from its resume point at byte ${replay.resumedFrom} (${replay.bytesRead} bytes read)`);
+    if (replay.resumedFrom !== undefined) logger.debug(`session ${sessionId}: resumed from its resume point at position ${replay.resumedFrom} (${replay.bytesRead} bytes read)`);
     const rebuilt = replay.history.finish();
     const workspace = await store.readWorkspace(sessionId);
     const workingDirectory = await checkDirectory(params.workingDirectory ?? rebuilt.cwd ?? workspace?.cwd);
@@ -382,10 +384,6 @@ export class SessionManager {
       selectedAgent: rebuilt.selectedAgent,
       messages: rebuilt.messages,
     });
-  }
-
-  private resumePointPath(sessionId: string): string {
-    return join(this.options.store.sessionDir(sessionId), resumePointFileName);
   }
 
   private sessionServices(sessionId: string): SessionServices {
