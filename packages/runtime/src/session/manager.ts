@@ -7,7 +7,7 @@ import { persistenceFailed } from "../store/persistence-error.js";
 import type { Logger } from "../log.js";
 import type { RetryPolicy } from "../loop/retry.js";
 import type { ModelClient } from "../providers/types.js";
-import type { SessionStore } from "../store/types.js";
+import type { SessionEventLog, SessionStore } from "../store/types.js";
 import { validateToolConfig } from "../tools/registry.js";
 import type { ClientPort } from "./client-port.js";
 import { registrationOf } from "./clients.js";
@@ -317,6 +317,8 @@ export class SessionManager {
     restored:
       | {
           events: RestoredEvents;
+          /** The log the replay read (it continues where the replay saw the log end). */
+          log: SessionEventLog;
           lastEventId: string | null;
           startTime: Date;
           summary?: string;
@@ -331,7 +333,7 @@ export class SessionManager {
   ): Promise<Session> {
     const { store } = this.options;
     const workspacePath = await store.createSessionDir(sessionId);
-    const emitter = new SessionEmitter(sessionId, store.openEventLog(sessionId), restored?.lastEventId ?? null, () => this.scheduleUpdated(sessionId));
+    const emitter = new SessionEmitter(sessionId, restored?.log ?? store.openEventLog(sessionId), restored?.lastEventId ?? null, () => this.scheduleUpdated(sessionId));
     if (restored) emitter.restorePersisted(restored.events);
     const files = store.files(sessionId);
     const resumePoints = new ResumePointRecorder(emitter.log, files, this.options.logger);
@@ -363,7 +365,8 @@ export class SessionManager {
     const { sessionId } = params;
     const { store, logger } = this.options;
     if (!(await store.exists(sessionId))) throw sessionNotFound(sessionId);
-    const replay = await replaySession(store.openEventLog(sessionId), store.files(sessionId), logger);
+    const log = store.openEventLog(sessionId);
+    const replay = await replaySession(log, store.files(sessionId), logger);
     const { count, skippedLines, approveAll, excluded, end } = replay;
     if (skippedLines > 0) logger.warn(`session ${sessionId}: ${skippedLines} unreadable line(s) skipped while resuming`);
     if (replay.resumedFrom !== undefined) logger.debug(`session ${sessionId}: resumed from its resume point at position ${replay.resumedFrom} (${replay.bytesRead} bytes read)`);
@@ -374,6 +377,7 @@ export class SessionManager {
     const reasoningEffort = params.reasoningEffort ?? ReasoningEffort.safeParse(rebuilt.reasoningEffort).data;
     return this.open(sessionId, { ...params, ...(reasoningEffort ? { reasoningEffort } : {}) }, workingDirectory, {
       events: { count, end, excluded },
+      log,
       lastEventId: rebuilt.lastEventId,
       startTime: new Date(rebuilt.startTime ?? workspace?.created_at ?? Date.now()),
       summary: workspace?.summary ?? rebuilt.firstPrompt,
