@@ -4,6 +4,7 @@ import type { Logger } from "../../log.js";
 import { endOfLog } from "../event-log-pages.js";
 import { persistenceFailed, type PersistenceOperation } from "../persistence-error.js";
 import type { EventLogObserver, LogPage, LogPosition, LogRange, LogScan, SessionEventLog } from "../types.js";
+import { batchFields } from "./event-fields.js";
 import { sequenceConflictState } from "./migrations.js";
 
 /** How long appended events may wait before they are written (sooner when many). */
@@ -203,7 +204,8 @@ export class PgEventLog implements SessionEventLog {
       while (this.pending.length > 0) {
         const batch = this.pending.slice(0, maxBatchEvents);
         const expected: number = this.lastSeq;
-        const result = await this.pool.query<{ last: string }>("SELECT tandem_append_events($1, $2, $3::json[]) AS last", [this.sessionId, expected, batch]);
+        const { ids, types } = batchFields(batch);
+        const result = await this.pool.query<{ last: string }>("SELECT tandem_append_events($1, $2, $3::json[], $4::text[], $5::text[]) AS last", [this.sessionId, expected, batch, ids, types]);
         this.lastSeq = Number(result.rows[0]?.last);
         this.pending = this.pending.slice(batch.length);
       }

@@ -5,6 +5,7 @@ import type { Logger } from "../../log.js";
 import { persistenceFailed } from "../persistence-error.js";
 import { assertSessionId } from "../safe-path.js";
 import type { SessionEventLog, SessionFiles, SessionStore, StoredSessionInfo, WorkspaceInfo } from "../types.js";
+import { batchFields } from "./event-fields.js";
 import { PgEventLog } from "./pg-event-log.js";
 import { PgSessionFiles } from "./pg-session-files.js";
 
@@ -116,7 +117,8 @@ export class PgSessionStore implements SessionStore {
   /** Writes a new session's whole log in one transaction (a session that has events conflicts). */
   async writeEvents(sessionId: string, lines: readonly string[]): Promise<void> {
     assertSessionId(sessionId);
-    await this.pool.query("SELECT tandem_append_events($1, 0, $2::json[])", [sessionId, lines]).catch((error: unknown) => {
+    const { ids, types } = batchFields(lines);
+    await this.pool.query("SELECT tandem_append_events($1, 0, $2::json[], $3::text[], $4::text[])", [sessionId, lines, ids, types]).catch((error: unknown) => {
       throw persistenceFailed(`${this.database} session ${sessionId} events`, error);
     });
   }
