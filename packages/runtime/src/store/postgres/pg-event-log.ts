@@ -140,10 +140,7 @@ export class PgEventLog implements SessionEventLog {
 
   /** The log has no unreadable entries, so `excluded` is empty here. */
   async arrayBytes(end: number, _excluded: readonly LogRange[], pending: readonly string[], prefix: string, suffix: string): Promise<Buffer> {
-    const { rows } = await this.pool.query<{ body: string | null }>(
-      "SELECT string_agg(body::text, ',' ORDER BY seq) AS body FROM events WHERE session_id = $1 AND seq <= $2",
-      [this.sessionId, end],
-    );
+    const rows = await this.query<{ body: string | null }>("SELECT string_agg(body::text, ',' ORDER BY seq) AS body FROM events WHERE session_id = $1 AND seq <= $2", [this.sessionId, end]);
     const stored = rows[0]?.body ?? "";
     const parts = stored === "" ? [...pending] : [stored, ...pending];
     return Buffer.from(`${prefix}${parts.join(",")}${suffix}`);
@@ -187,12 +184,21 @@ export class PgEventLog implements SessionEventLog {
   }
 
   private async lastStoredSeq(): Promise<number> {
-    const { rows } = await this.pool.query<{ last_seq: string }>("SELECT last_seq FROM sessions WHERE id = $1", [this.sessionId]);
+    const rows = await this.query<{ last_seq: string }>("SELECT last_seq FROM sessions WHERE id = $1", [this.sessionId]);
     return Number(rows[0]?.last_seq ?? 0);
   }
 
-  private async rows(sql: string, values: unknown[]): Promise<Array<{ seq: string; body: string }>> {
-    return (await this.pool.query<{ seq: string; body: string }>(sql, values)).rows;
+  private rows(sql: string, values: unknown[]): Promise<Array<{ seq: string; body: string }>> {
+    return this.query<{ seq: string; body: string }>(sql, values);
+  }
+
+  /** A read; a database error becomes `PersistenceFailed` naming the log. */
+  private async query<T extends Record<string, unknown>>(sql: string, values: unknown[]): Promise<T[]> {
+    try {
+      return (await this.pool.query<T>(sql, values)).rows;
+    } catch (error) {
+      throw persistenceFailed(this.location, error, "read");
+    }
   }
 
   /** One write of what is pending, in batches (run inside the `writing` chain, never concurrently). */

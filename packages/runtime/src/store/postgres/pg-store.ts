@@ -62,18 +62,24 @@ export class PgSessionStore implements SessionStore {
 
   async exists(sessionId: string): Promise<boolean> {
     assertSessionId(sessionId);
-    const { rows } = await this.pool.query("SELECT 1 FROM sessions WHERE id = $1 AND (last_seq > 0 OR has_workspace)", [sessionId]);
+    const { rows } = await this.pool.query("SELECT 1 FROM sessions WHERE id = $1 AND (last_seq > 0 OR has_workspace)", [sessionId]).catch((error: unknown) => {
+      throw persistenceFailed(this.workspaceFilePath(sessionId), error, "read");
+    });
     return rows.length > 0;
   }
 
   async list(): Promise<StoredSessionInfo[]> {
-    const { rows } = await this.pool.query<SessionRow>("SELECT * FROM sessions WHERE has_workspace AND last_seq > 0 ORDER BY modified_at DESC");
+    const { rows } = await this.pool.query<SessionRow>("SELECT * FROM sessions WHERE has_workspace AND last_seq > 0 ORDER BY modified_at DESC").catch((error: unknown) => {
+      throw persistenceFailed(`${this.database} sessions`, error, "read");
+    });
     return rows.map((row) => ({ sessionId: row.id, workspace: workspaceOf(row), modifiedTime: row.modified_at }));
   }
 
   async delete(sessionId: string): Promise<boolean> {
     assertSessionId(sessionId);
-    const { rowCount } = await this.pool.query("DELETE FROM sessions WHERE id = $1 AND (last_seq > 0 OR has_workspace)", [sessionId]);
+    const { rowCount } = await this.pool.query("DELETE FROM sessions WHERE id = $1 AND (last_seq > 0 OR has_workspace)", [sessionId]).catch((error: unknown) => {
+      throw persistenceFailed(this.workspaceFilePath(sessionId), error, "delete");
+    });
     // The local folder (worktree, checkpoint index) goes with it; best effort, as it is per machine.
     await rm(this.sessionDir(sessionId), { recursive: true, force: true }).catch((error: unknown) => this.logger.warn(`could not remove ${this.sessionDir(sessionId)}`, error));
     return (rowCount ?? 0) > 0;
