@@ -1,3 +1,4 @@
+import { stat } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { Logger, stderrSink } from "../log.js";
 
@@ -23,6 +24,10 @@ export async function runStoreCommand(argv: readonly string[], env: NodeJS.Proce
   const url = values.store ?? (env.TANDEM_STORE_URL || undefined);
   if (positionals[0] !== "import" || positionals.length !== 1 || !values.from || !url) {
     err.write(usage);
+    return 2;
+  }
+  if (!(await stat(values.from).catch(() => undefined))?.isDirectory()) {
+    err.write(`tandem store: ${values.from} is not a folder (pass a Tandem home or its session-state folder)\n`);
     return 2;
   }
   const logger = new Logger("warning", stderrSink, "text");
