@@ -25,7 +25,7 @@ type QueueItem = { id: string; messageId?: string; kind: string; displayText: st
 const typed = (events: SessionEvent[], type: string) => (events as unknown as Loose[]).filter((event) => event.type === type);
 
 /** A session whose first turn runs `slow_job`, held until `release()`. */
-async function openHeld(variant: (typeof clientVariants)[number]) {
+async function openHeld(variant: (typeof clientVariants)[number], config: Record<string, unknown> = {}) {
   world ??= await startWorld(["slash-commands-queue", "slash-commands-queue-after"]);
   const client = variant.make(world.env);
   clients.push(client);
@@ -35,6 +35,7 @@ async function openHeld(variant: (typeof clientVariants)[number]) {
   const session = await client.createSession({
     onPermissionRequest: variant.approveAll,
     tools: [{ name: "slow_job", description: "A slow job", parameters: { type: "object", properties: {} }, handler: async () => ((jobStarted = true), await held, "done") }],
+    ...config,
   });
   const events: SessionEvent[] = [];
   session.on((event) => events.push(event));
@@ -129,6 +130,34 @@ describe.each(clientVariants)("slash commands sent during a turn ($sdk)", (varia
     expect(eventsOf(events, "session.mode_changed")).toEqual([]);
     expect(eventsOf(events, "session.model_change")).toEqual([]);
     expect(await queue.pendingItems()).toEqual([]);
+  });
+});
+
+describe.each(clientVariants.filter((variant) => variant.sdk !== "official SDK 0.2.0"))("an application's command sent during a turn ($sdk)", (variant) => {
+  it("runs in the application after the turn; one the application answers before its turn leaves the queue unrun", async () => {
+    const calls: string[] = [];
+    const { client, session, events, release } = await openHeld(variant, {
+      commands: [{ name: "deploy", description: "Deploys", handler: ({ command }: { command: string }) => void calls.push(command) }],
+    });
+    await session.send({ prompt: "/deploy now" });
+    await session.send({ prompt: "/deploy early" });
+    const [now, early] = typed(events, "command.queued").map((event) => event.data.requestId as string);
+    expect((await queueOf(client, session).pendingItems()).map((item) => item.id)).toEqual([now, early]);
+    // Seed 001: the application ran "/deploy early" itself.
+    const rpc = (session as unknown as V1Session).rpc;
+    expect(await rpc.commands.respondToQueuedCommand({ requestId: early!, result: { handled: true } })).toEqual({ success: true });
+    await waitFor(() => typed(events, "command.completed").length === 1, "the answered command to complete");
+    expect(typed(events, "command.completed")[0]!.data.requestId).toBe(early);
+    expect((await queueOf(client, session).pendingItems()).map((item) => item.id)).toEqual([now]);
+    expect(calls).toEqual([]);
+
+    release();
+    await waitFor(() => typed(events, "command.completed").length === 2, "the queued command to run");
+    await idleAfter(events, 0);
+    expect(calls).toEqual(["/deploy now"]);
+    const types = (events as unknown as Loose[]).map((event) => (event.type === "assistant.message" ? `reply:${String(event.data.content)}` : event.type));
+    expect(types.indexOf("reply:Job finished.")).toBeLessThan(types.lastIndexOf("command.completed"));
+    expect(eventsOf(events, "session.warning")).toEqual([]);
   });
 });
 
