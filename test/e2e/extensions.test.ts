@@ -229,7 +229,7 @@ describe("failing extensions", () => {
 const record = process.env.EXT_RECORDS + "/hang-" + process.env.SESSION_ID + ".pid";
 writeFileSync(record + ".tmp", String(process.pid));
 renameSync(record + ".tmp", record);
-process.on("SIGTERM", () => {});
+process.on("SIGTERM", () => writeFileSync(process.env.EXT_RECORDS + "/hang-" + process.env.SESSION_ID + ".sigterm", String(Date.now())));
 setInterval(() => {}, 1000);
 `,
     );
@@ -243,7 +243,11 @@ setInterval(() => {}, 1000);
     expect(warnings.map((warning) => warning.data.message)).toEqual(["Extension project:hang did not call joinSession() within 500 ms; stopping it"]);
     const pid = pidOf(records, "hang", session.sessionId)!;
     expect(pid).toBeGreaterThan(0);
-    // SIGTERM is ignored: SIGKILL follows 5 s later.
+    // SIGTERM first: it survives it (it ignores it)…
+    const sigterm = join(records, `hang-${session.sessionId}.sigterm`);
+    await waitFor(() => existsSync(sigterm), "the SIGTERM to arrive");
+    expect(isAlive(pid)).toBe(true);
+    // …then SIGKILL, after the grace period.
     await waitFor(() => !isAlive(pid), "the hanging extension to be killed", 10_000);
   });
 });
