@@ -64,6 +64,14 @@ const attribute = (span: OtlpSpan, key: string) => {
   return value.stringValue ?? (value.intValue === undefined ? undefined : Number(value.intValue));
 };
 
+/** Every span the receiver got. */
+const spansOf = (received: Received[]): OtlpSpan[] =>
+  received
+    .filter((item) => item.path === "/v1/traces")
+    .flatMap((item) => item.body.resourceSpans ?? [])
+    .flatMap((resource) => resource.scopeSpans)
+    .flatMap((scope) => scope.spans);
+
 let world: TestWorld | undefined;
 let stopClient: (() => Promise<unknown>) | undefined;
 let receiver: Server | undefined;
@@ -168,12 +176,7 @@ describe("telemetry of failures", () => {
     const byok = await client.createSession({ onPermissionRequest: approveAll, model: "byok-model", provider: { type: "openai", baseUrl: failing.url, apiKey: "sk-test" } });
     await expect(byok.sendAndWait({ prompt: "fail please" })).rejects.toThrow(/upstream exploded/);
 
-    const allSpans = () =>
-      otlp.received
-        .filter((item) => item.path === "/v1/traces")
-        .flatMap((item) => item.body.resourceSpans ?? [])
-        .flatMap((resource) => resource.scopeSpans)
-        .flatMap((scope) => scope.spans);
+    const allSpans = () => spansOf(otlp.received);
     const durationPoints = () =>
       otlp.received
         .filter((item) => item.path === "/v1/metrics")
@@ -220,12 +223,7 @@ describe("telemetry of a sub-agent", () => {
       tools: [{ name: "get_secret", description: "Reads the secret", parameters: { type: "object", properties: {} }, handler: () => "denied" }],
     });
     await session.sendAndWait({ prompt: "Please delegate finding the config" });
-    const allSpans = () =>
-      otlp.received
-        .filter((item) => item.path === "/v1/traces")
-        .flatMap((item) => item.body.resourceSpans ?? [])
-        .flatMap((resource) => resource.scopeSpans)
-        .flatMap((scope) => scope.spans);
+    const allSpans = () => spansOf(otlp.received);
     await waitFor(() => allSpans().filter((span) => span.name === "invoke_agent tandem").length >= 4 && allSpans().some((span) => span.name === "execute_tool task"), "the turn and task spans");
     const task = allSpans().find((span) => span.name === "execute_tool task")!;
     const turns = allSpans().filter((span) => span.name === "invoke_agent tandem");
