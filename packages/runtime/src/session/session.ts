@@ -441,6 +441,7 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
   /**
    * Queues a user message and returns its id; the loop runs in the background. After a failed
    * write, first writes what is held and refuses the message (`PersistenceFailed`) if it cannot.
+   * `placement: "next"` puts it before the messages waiting (a slash command's own task).
    */
   async send(params: SessionSendParams, placement: "last" | "next" = "last"): Promise<string> {
     if (this.persistence.failed) await this.persistence.ensureWritable();
