@@ -233,14 +233,15 @@ process.on("SIGTERM", () => writeFileSync(process.env.EXT_RECORDS + "/hang-" + p
 setInterval(() => {}, 1000);
 `,
     );
-    const client = await start(["plain-reply"], records, { TANDEM_EXTENSION_JOIN_TIMEOUT_MS: "500" });
+    // Long enough for Node to start it and install its SIGTERM handler on a loaded machine.
+    const client = await start(["plain-reply"], records, { TANDEM_EXTENSION_JOIN_TIMEOUT_MS: "2000" });
     const session = await client.createSession({ onPermissionRequest: approveAll, workingDirectory: repo });
     const events: SessionEvent[] = [];
     session.on((event) => events.push(event));
     const reply = await session.sendAndWait({ prompt: "hello" }, 30_000);
     expect(reply?.data.content).toBe("Hello from the scripted model.");
     const warnings = eventsOf(events, "session.warning");
-    expect(warnings.map((warning) => warning.data.message)).toEqual(["Extension project:hang did not call joinSession() within 500 ms; stopping it"]);
+    expect(warnings.map((warning) => warning.data.message)).toEqual(["Extension project:hang did not call joinSession() within 2000 ms; stopping it"]);
     const pid = pidOf(records, "hang", session.sessionId)!;
     expect(pid).toBeGreaterThan(0);
     // SIGTERM first: it survives it (it ignores it)…
