@@ -161,6 +161,29 @@ describe.each(clientVariants.filter((variant) => variant.sdk !== "official SDK 0
   });
 });
 
+describe("1.0.x's stopProcessingQueue", () => {
+  it("an application that answers its command with stopProcessingQueue holds what waits until the next send", async () => {
+    const variant = clientVariants.find((candidate) => candidate.make === officialV1Client)!;
+    const { client, session, events, release } = await openHeld(variant, { commands: [{ name: "pause", handler: () => new Promise(() => undefined) }] });
+    const modelBefore = (await session.rpc.model.getCurrent()).modelId;
+    await session.send({ prompt: "/pause" });
+    await session.send({ prompt: "/model gpt-after-pause" });
+    const [pause] = typed(events, "command.queued").map((event) => event.data.requestId as string);
+    release();
+    await waitFor(() => typed(events, "command.execute").length === 1, "/pause to run in the application");
+    const rpc = (session as unknown as V1Session).rpc;
+    expect(await rpc.commands.respondToQueuedCommand({ requestId: pause!, result: { handled: true, stopProcessingQueue: true } })).toEqual({ success: true });
+    await idleAfter(events, 0);
+    expect((await queueOf(client, session).pendingItems()).map((item) => item.displayText)).toEqual(["/model gpt-after-pause"]);
+    expect((await session.rpc.model.getCurrent()).modelId).toBe(modelBefore);
+
+    // The next send lets the queue go on: what waited runs first.
+    await session.send({ prompt: "/model gpt-final" });
+    await waitFor(() => typed(events, "command.completed").length === 3, "the held and the new command to run");
+    expect(eventsOf(events, "session.model_change").map((event) => event.data.newModel)).toEqual(["gpt-after-pause", "gpt-final"]);
+  });
+});
+
 describe("a queued /plan with a task (@tandem/sdk)", () => {
   it("plans the task before the messages queued after it", async () => {
     const variant = clientVariants.find((candidate) => candidate.sdk === "@tandem/sdk")!;

@@ -23,6 +23,8 @@ export interface CommandHost extends CommandSession {
 /** How a client answered a command it was handed (`handlePendingCommand` or `respondToQueuedCommand`). */
 export interface CommandAnswer {
   error?: string;
+  /** 1.0.x `respondToQueuedCommand`: the queue waits for the next send before it goes on. */
+  stopProcessingQueue?: boolean;
 }
 
 /** Who runs a command: the runtime (a built-in) or the client that registered it. */
@@ -43,8 +45,9 @@ type FailureReport = "warning" | "caller";
  * in its turn and is closed by `command.completed` (same `requestId`; also when it is removed or
  * aborted). A failure is a `session.warning` (`warningType: "command"`); `session.idle` follows
  * when nothing else waits. An application that answers the `requestId` before the command's turn
- * (`session.respondToQueuedCommand`) ran it itself: it leaves the queue. Unknown `/words` are
- * ordinary prompts.
+ * (`session.respondToQueuedCommand`) ran it itself: it leaves the queue. An answer with 1.0.x's
+ * `stopProcessingQueue` holds what still waits until the next send. Unknown `/words` are ordinary
+ * prompts.
  *
  * @example
  * const requestId = commands.runPrompt(session, "/compact");
@@ -136,7 +139,7 @@ export class SlashCommands {
     const command: QueuedCommand = {
       text,
       run: async () => {
-        if (state !== "waiting") return;
+        if (state !== "waiting") return undefined;
         state = "running";
         try {
           const output = target.builtin
@@ -146,6 +149,8 @@ export class SlashCommands {
         } catch (error) {
           finish({ error });
         }
+        const stop = await answer?.promise.then((settled) => settled.stopProcessingQueue === true, () => false);
+        return stop ? "pause" : undefined;
       },
       cancel: () => {
         if (state !== "waiting") return;

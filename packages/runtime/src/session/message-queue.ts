@@ -17,8 +17,8 @@ export interface QueuedMessage {
 export interface QueuedCommand {
   /** The command as sent (`/model gpt-5`). */
   readonly text: string;
-  /** Runs it; resolves once it is done (never rejects). */
-  run(): Promise<void>;
+  /** Runs it; resolves once it is done (never rejects), with "pause" when the queue should wait for the next send. */
+  run(): Promise<"pause" | undefined>;
   /** It leaves the queue without running (removed, cleared, aborted). */
   cancel(): void;
 }

@@ -543,7 +543,9 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
         if (next.source === undefined) this.pendingMessages.changed();
         if (next.command) {
           this.runningCommand = true;
-          await next.command.run().finally(() => (this.runningCommand = false));
+          const outcome = await next.command.run().finally(() => (this.runningCommand = false));
+          // 1.0.x `stopProcessingQueue`: what still waits runs with the next send.
+          if (outcome === "pause") break;
         }
         aborted = next.command ? false : (await this.answer(next)) === "aborted";
         // Steering that arrived after the last model call of that run is answered next.
