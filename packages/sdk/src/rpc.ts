@@ -190,6 +190,14 @@ export function createSessionRpc(connection: MessageConnection, sessionId: strin
       read: sessionCall(connection, sessionId, SessionEventLogRead),
       tail: sessionCall(connection, sessionId, SessionEventLogTail),
     },
+    /** @experimental Slash commands (1.0.x `session.commands.*`). */
+    commands: {
+      list: sessionCall(connection, sessionId, SessionCommandsList),
+      invoke: sessionCall(connection, sessionId, SessionCommandsInvoke),
+      execute: sessionCall(connection, sessionId, SessionCommandsExecute),
+      handlePendingCommand: sessionCall(connection, sessionId, SessionCommandsHandlePendingCommand),
+      respondToQueuedCommand: sessionCall(connection, sessionId, SessionCommandsRespondToQueuedCommand),
+    },
     /** @experimental */
     queue: {
       pendingItems: sessionCall(connection, sessionId, SessionQueuePendingItems),
@@ -228,14 +236,6 @@ export function createSessionRpc(connection: MessageConnection, sessionId: strin
     ui: {
       handlePendingElicitation: sessionCall(connection, sessionId, SessionUiHandlePendingElicitation),
       handlePendingExitPlanMode: sessionCall(connection, sessionId, SessionUiHandlePendingExitPlanMode),
-    },
-    /** @experimental Slash commands (the official SDK 1.0.x's `session.commands.*`). */
-    commands: {
-      list: sessionCall(connection, sessionId, SessionCommandsList),
-      invoke: sessionCall(connection, sessionId, SessionCommandsInvoke),
-      execute: sessionCall(connection, sessionId, SessionCommandsExecute),
-      handlePendingCommand: sessionCall(connection, sessionId, SessionCommandsHandlePendingCommand),
-      respondToQueuedCommand: sessionCall(connection, sessionId, SessionCommandsRespondToQueuedCommand),
     },
     /** Tandem: answers to `exit_plan_mode.requested` (the `onExitPlanModeRequest` handler uses it). */
     exitPlanMode: { handlePendingRequest: sessionCall(connection, sessionId, SessionExitPlanModeHandlePendingRequest) },
