@@ -1,5 +1,6 @@
 /**
- * The chat sample: a terminal REPL on top of Tandem through our SDK. Streams the answer, asks
+ * The chat sample: a terminal REPL on top of Tandem through our SDK. Streams the answer as basic
+ * markdown (headings, lists, code, emphasis), keeps what is typed while the agent works, asks
  * before side effects (y / n / a = always for this session), Ctrl-C stops the running turn and a
  * second Ctrl-C (or one at the prompt) exits. `--resume [id]` goes on with a saved session.
  * Without a configured provider it uses the testkit's scripted model, like the demo.
@@ -14,6 +15,7 @@ import { fileURLToPath } from "node:url";
 import { CopilotClient, type CopilotSession, type PermissionRequest, type PermissionRequestResult } from "@tandem/sdk";
 import { ModelServer } from "@tandem/testkit";
 import { getWeather } from "./demo-tools.js";
+import { TerminalMarkdown } from "./terminal-markdown.js";
 
 const dim = (text: string) => `\x1b[2m${text}\x1b[0m`;
 const blue = (text: string) => `\x1b[34m${text}\x1b[0m`;
@@ -36,13 +38,54 @@ function describeRequest(request: PermissionRequest): { text: string; key: strin
   }
 }
 
+/**
+ * The lines the user types. readline drops a line typed while no question waits (while the agent
+ * works), so every line is kept here until a prompt takes it: what was typed ahead is not lost.
+ */
+class TypedLines {
+  readonly #queued: string[] = [];
+  #waiting: ((line: string | undefined) => void) | undefined;
+  #closed = false;
+
+  constructor(private readonly terminal: Interface) {
+    terminal.on("line", (line: string) => {
+      const waiting = this.#waiting;
+      this.#waiting = undefined;
+      if (waiting) waiting(line);
+      else this.#queued.push(line);
+    });
+    terminal.on("close", () => {
+      this.#closed = true;
+      this.#waiting?.(undefined);
+    });
+  }
+
+  /**
+   * Shows `prompt` and resolves with the next line (undefined once input is closed). With `fresh`,
+   * lines typed before the prompt stay queued for later (a permission answer must be typed after the question).
+   */
+  next(prompt: string, fresh = false): Promise<string | undefined> {
+    const queued = fresh ? undefined : this.#queued.shift();
+    if (queued !== undefined) {
+      process.stdout.write(`${prompt}${queued}\n`);
+      return Promise.resolve(queued);
+    }
+    if (this.#closed) return Promise.resolve(undefined);
+    this.terminal.setPrompt(prompt);
+    this.terminal.prompt();
+    return new Promise((resolve) => (this.#waiting = resolve));
+  }
+}
+
 /** Asks y / n / a before a side effect; "a" approves the same request for the rest of the session. */
-function permissionPrompt(terminal: Interface, approvedForSession: Set<string>) {
+function permissionPrompt(lines: TypedLines, approvedForSession: Set<string>) {
   return async (request: PermissionRequest): Promise<PermissionRequestResult> => {
     const { text, key } = describeRequest(request);
     if (approvedForSession.has(key)) return { kind: "approved" };
     for (;;) {
-      const answer = (await terminal.question(`\n\x1b[33mAllow the agent to ${text}? [y]es / [n]o / [a]lways this session: \x1b[0m`)).trim().toLowerCase();
+      const line = await lines.next(`\n\x1b[33mAllow the agent to ${text}? [y]es / [n]o / [a]lways this session: \x1b[0m`, true);
+      if (line === undefined) return { kind: "denied-interactively-by-user" };
+      const answer = line.trim().toLowerCase();
       if (answer === "y" || answer === "yes") return { kind: "approved" };
       if (answer === "a" || answer === "always") {
         approvedForSession.add(key);
@@ -80,7 +123,8 @@ async function main(): Promise<void> {
   const client = new CopilotClient({ env, logLevel: "error" });
   const terminal = createInterface({ input: process.stdin, output: process.stdout });
   const approvedForSession = new Set<string>();
-  const handlers = { onPermissionRequest: permissionPrompt(terminal, approvedForSession), tools: [getWeather], streaming: true };
+  const lines = new TypedLines(terminal);
+  const handlers = { onPermissionRequest: permissionPrompt(lines, approvedForSession), tools: [getWeather], streaming: true };
   await client.start();
   let session: CopilotSession;
   const resumeId = args.resume ? (args.sessionId ?? (await client.getLastSessionId())) : undefined;
@@ -90,8 +134,16 @@ async function main(): Promise<void> {
 
   let turn: { done: Promise<void>; finish: () => void } | undefined;
   let interrupts = 0;
-  session.on("assistant.message_delta", (event) => process.stdout.write(event.data.deltaContent));
-  session.on("assistant.message", () => process.stdout.write("\n"));
+  const markdown = new TerminalMarkdown();
+  const streamed = new Set<string>();
+  session.on("assistant.message_delta", (event) => {
+    streamed.add(event.data.messageId);
+    process.stdout.write(markdown.push(event.data.deltaContent));
+  });
+  session.on("assistant.message", (event) => {
+    const unstreamed = streamed.delete(event.data.messageId) ? "" : markdown.push(event.data.content);
+    process.stdout.write(`${unstreamed}${markdown.end()}\n`);
+  });
   session.on("tool.execution_start", (event) => console.log(blue(`[${event.data.toolName}] ${JSON.stringify(event.data.arguments)}`)));
   session.on("tool.execution_complete", (event) => {
     if (!event.data.success) console.log(dim(`[${event.data.error?.message ?? "failed"}]`));
@@ -116,7 +168,7 @@ async function main(): Promise<void> {
 
   for (;;) {
     interrupts = 0;
-    const input = await terminal.question("\x1b[1mYou:\x1b[0m ").catch(() => "/exit");
+    const input = (await lines.next("\x1b[1mYou:\x1b[0m ")) ?? "/exit";
     if (input.trim() === "/exit") break;
     if (!input.trim()) continue;
     let finish!: () => void;

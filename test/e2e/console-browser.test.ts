@@ -4,65 +4,15 @@
  * against the real console server (a child process) driving the real runtime through @tandem/sdk,
  * with the scripted model. Without Chromium these tests fail and say why (never a silent pass).
  */
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { get as httpGet } from "node:http";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { parseScript } from "@tandem/testkit";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { existsSync, readFileSync } from "node:fs";
+import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { scriptsDir, startWorld, type TestWorld } from "../helpers/harness.js";
+import { assistantText, ConsoleHarness, idle, newSession, sendPrompt, shot } from "../helpers/console-browser.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
-const consoleBin = fileURLToPath(new URL("../../packages/console/bin/tandem-console.js", import.meta.url));
-const gitEnv = { GIT_CONFIG_NOSYSTEM: "1", GIT_AUTHOR_NAME: "User", GIT_AUTHOR_EMAIL: "user@example.com", GIT_COMMITTER_NAME: "User", GIT_COMMITTER_EMAIL: "user@example.com" };
-
-/** A running console: its URL (with the token) and its process. */
-interface RunningConsole {
-  url: string;
-  process: ChildProcess;
-  stop(): Promise<void>;
-}
-
-let world: TestWorld;
-let workdir: string;
-let profileDir: string;
-let browser: BrowserContext;
-let running: RunningConsole;
-const openPages: Page[] = [];
-
-/** Starts `tandem-console` and reads the URL it prints. */
-async function startConsole(): Promise<RunningConsole> {
-  const child = spawn(process.execPath, [consoleBin, "--cwd", workdir], { env: { ...world.env, ...gitEnv }, stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the console printed no URL: ${output}`)), 20_000);
-    const read = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /Tandem Console: (http:\/\/\S+)/.exec(output);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    };
-    child.stdout?.on("data", read);
-    child.stderr?.on("data", read);
-    child.once("exit", (code) => reject(new Error(`the console exited (${code}): ${output}`)));
-  });
-  return {
-    url,
-    process: child,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once("exit", () => resolve());
-        child.kill("SIGTERM");
-      }),
-  };
-}
+let harness: ConsoleHarness;
+const openConsole = (hash = "") => harness.openConsole(hash);
+const inWorkdir = (name: string) => harness.inWorkdir(name);
 
 /** A GET with a forged Host header (fetch does not let one set it): DNS rebinding. */
 function statusWithHost(url: string, host: string): Promise<number> {
@@ -75,78 +25,18 @@ function statusWithHost(url: string, host: string): Promise<number> {
   });
 }
 
-function makeGitRepository(): string {
-  const dir = mkdtempSync(join(tmpdir(), "tandem-console-work-"));
-  const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, env: { ...process.env, ...gitEnv }, encoding: "utf8" });
-  git("init", "-q", "-b", "main");
-  writeFileSync(join(dir, "tracked.txt"), "alpha\n");
-  git("add", "-A");
-  git("commit", "-q", "-m", "initial");
-  return dir;
-}
-
-/** Opens the console in a new tab and waits until the app has loaded. */
-async function openConsole(hash = ""): Promise<Page> {
-  const page = await browser.newPage();
-  openPages.push(page);
-  await page.goto(running.url + hash);
-  await page.waitForSelector("body[data-ready=true]");
-  return page;
-}
-
-/** Creates a session from the form and waits until its stream is open. */
-async function newSession(page: Page): Promise<string> {
-  await page.click("[data-testid=create-session]");
-  await page.waitForFunction(() => /^#\/s\/./.test(location.hash) && document.body.dataset.sessionReady === location.hash.slice(4));
-  return page.evaluate(() => location.hash.slice(4));
-}
-
-async function sendPrompt(page: Page, text: string): Promise<void> {
-  await page.fill("[data-testid=prompt]", text);
-  await page.press("[data-testid=prompt]", "Enter");
-}
-
-/** With TANDEM_CONSOLE_SCREENSHOTS=1 the tests also take the README's screenshots (docs/console/). */
-const screenshotDir = fileURLToPath(new URL("../../docs/console/", import.meta.url));
-async function shot(page: Page, name: string): Promise<void> {
-  if (process.env.TANDEM_CONSOLE_SCREENSHOTS !== "1") return;
-  await page.screenshot({ path: join(screenshotDir, `${name}.png`) });
-}
-
-const assistantText = (page: Page, text: string) => page.waitForSelector(`.message.assistant[data-complete=true]:has-text(${JSON.stringify(text)})`);
-const idle = (page: Page) => page.waitForSelector("body[data-busy=false]");
-const inWorkdir = (name: string) => join(workdir, name);
-
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is not installed at ${CHROMIUM}: the console's browser tests need it (apt-get install -y chromium; .ci/run installs it).`);
-  }
-  workdir = makeGitRepository();
-  world = await startWorld([]);
-  const path = join(scriptsDir, "console-browser.yaml");
-  for (const document of readFileSync(path, "utf8").replaceAll("__WORKDIR__", workdir).split(/^---$/m)) world.model.addScript(parseScript(document, path));
-  running = await startConsole();
-  profileDir = mkdtempSync(join(tmpdir(), "tandem-console-chromium-"));
-  browser = await chromium.launchPersistentContext(profileDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });
+  harness = await ConsoleHarness.start({ scripts: ["console-browser"] });
 }, 60_000);
 
-// A failed test leaves no tab behind (each holds an event stream, and Chromium allows 6 connections per host).
-afterEach(async () => {
-  for (const page of openPages.splice(0)) await page.close().catch(() => undefined);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await running?.stop();
-  await world?.dispose();
-  if (workdir) rmSync(workdir, { recursive: true, force: true });
-  if (profileDir) rmSync(profileDir, { recursive: true, force: true });
-});
+// A failed test leaves no tab behind.
+afterEach(() => harness.closePages());
+afterAll(() => harness?.dispose());
 
 describe("Tandem Console in Chromium", () => {
   it("needs the access token for the page, the assets, the API and the event stream (401 without, 403 with a wrong one)", async () => {
-    const base = running.url.replace(/\?token=.*$/, "");
-    const token = new URL(running.url).searchParams.get("token") ?? "";
+    const base = harness.running.url.replace(/\?token=.*$/, "");
+    const token = new URL(harness.running.url).searchParams.get("token") ?? "";
     expect(token.length).toBeGreaterThanOrEqual(40);
     for (const path of ["", "app.js", "api/sessions", "api/models", "api/sessions/x/stream"]) {
       expect((await fetch(base + path)).status, path).toBe(401);
@@ -154,9 +44,9 @@ describe("Tandem Console in Chromium", () => {
     }
     expect((await fetch(`${base}api/sessions`, { method: "POST", body: "{}" })).status).toBe(401);
     expect(await statusWithHost(`${base}api/sessions?token=${token}`, "evil.example")).toBe(403);
-    const page = await browser.newPage();
+    const page = await harness.browser.newPage();
     expect((await page.goto(base))?.status()).toBe(401);
-    expect((await page.goto(running.url))?.status()).toBe(200);
+    expect((await page.goto(harness.running.url))?.status()).toBe(200);
     await page.close();
   });
 
@@ -243,6 +133,7 @@ describe("Tandem Console in Chromium", () => {
     const ask = page.locator(".ask-card");
     await ask.locator(".ask-question:has-text('Which color?')").waitFor();
     expect(await ask.locator(".ask-choice").allTextContents()).toEqual(["red", "blue"]);
+    expect(await page.textContent("[data-tool-call-id=call_ask] .tool-status")).toBe("Waiting for your answer");
     await shot(page, "ask-user");
     await ask.locator(".ask-choice:has-text('blue')").click();
     await assistantText(page, "You picked blue.");
@@ -273,7 +164,7 @@ describe("Tandem Console in Chromium", () => {
     await assistantText(page, "Queued follow-up answered.");
     expect(await page.locator(".message.user:has-text('drop me')").count()).toBe(0);
     await page.waitForSelector(".queue .queued", { state: "detached" });
-    expect(world.model.requests.every((request) => request.expectationError === undefined)).toBe(true);
+    expect(harness.world.model.requests.every((request) => request.expectationError === undefined)).toBe(true);
     await page.close();
   });
 
@@ -364,8 +255,7 @@ describe("Tandem Console in Chromium", () => {
     await idle(page);
     await page.close();
 
-    await running.stop();
-    running = await startConsole();
+    await harness.restartConsole();
     page = await openConsole();
     await page.waitForSelector(`.session[data-session-id="${sessionId}"] .session-title:has-text("remember me")`).catch(() => undefined);
     await shot(page, "sessions");

@@ -59,3 +59,27 @@ it("fills in an MCP server's form with onElicitationRequest", async () => {
   expect((await session.rpc.mcp.list()).servers[0]?.status).toBe("disabled");
   expect(await session.rpc.skills.list()).toEqual({ skills: [] });
 });
+
+it("lists and runs slash commands through session.rpc.commands (the 1.0.x names)", async () => {
+  world = await startWorld([]);
+  client = new CopilotClient({ env: world.env, logLevel: "error" });
+  const session = await client.createSession({ onPermissionRequest: () => ({ kind: "approved" }) });
+  const { commands } = await session.rpc.commands.list();
+  expect(commands.map((command) => command.name)).toEqual(expect.arrayContaining(["compact", "plan", "fleet", "model", "agent"]));
+  expect(await session.rpc.commands.execute({ commandName: "plan" })).toEqual({});
+  expect(await session.rpc.mode.get()).toEqual({ mode: "plan" });
+});
+
+it("answers exit_plan_mode.requested with session.rpc.ui.handlePendingExitPlanMode when no handler is set", async () => {
+  world = await startWorld(["plan-mode"]);
+  client = new CopilotClient({ env: world.env, logLevel: "error" });
+  const session = await client.createSession({ onPermissionRequest: () => ({ kind: "approved" }) });
+  await session.rpc.mode.set({ mode: "plan" });
+  const answers: unknown[] = [];
+  session.on("exit_plan_mode.requested", (event) => {
+    void session.rpc.ui.handlePendingExitPlanMode({ requestId: event.data.requestId, response: { approved: true, selectedAction: "exit_only" } }).then((answer) => answers.push(answer));
+  });
+  await session.sendAndWait({ prompt: "Plan the fix" });
+  expect(answers).toEqual([{ success: true }]);
+  expect(await session.rpc.mode.get()).toEqual({ mode: "interactive" });
+});

@@ -1,13 +1,13 @@
 /**
- * `tandem-console [--port N] [--cwd DIR]`: starts the runtime through @tandem/sdk, serves the
+ * `tandem-console [--port N] [--cwd DIR] [--mcp-config FILE]`: starts the runtime through @tandem/sdk, serves the
  * console on 127.0.0.1 and prints its URL (with the access token). Opens nothing by itself.
  * Without a configured provider it starts the testkit's scripted model and says so.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { CopilotClient } from "@tandem/sdk";
+import { CopilotClient, type MCPServerConfig } from "@tandem/sdk";
 import { ModelServer } from "@tandem/testkit";
 import { newAccessToken } from "./auth.js";
 import { SessionHub } from "./hub.js";
@@ -16,6 +16,8 @@ import { startConsoleServer, type ProviderInfo } from "./server.js";
 interface ConsoleArgs {
   port: number;
   cwd: string;
+  /** A JSON file `{ "mcpServers": { name: config } }`: MCP servers for every session. */
+  mcpConfig?: string;
 }
 
 function parseArgs(argv: string[]): ConsoleArgs {
@@ -29,14 +31,26 @@ function parseArgs(argv: string[]): ConsoleArgs {
     } else if (flag === "--cwd" && value !== undefined) {
       args.cwd = resolve(value);
       index++;
+    } else if (flag === "--mcp-config" && value !== undefined) {
+      args.mcpConfig = resolve(value);
+      index++;
     } else if (flag === "--help" || flag === "-h") {
-      process.stdout.write("usage: tandem-console [--port N] [--cwd DIR]\n");
+      process.stdout.write("usage: tandem-console [--port N] [--cwd DIR] [--mcp-config FILE]\n");
       process.exit(0);
     } else {
       throw new Error(`unknown argument: ${flag}`);
     }
   }
   return args;
+}
+
+/** The MCP servers of `--mcp-config` (the file's `mcpServers` object). */
+function readMcpConfig(path: string | undefined): Record<string, MCPServerConfig> | undefined {
+  if (!path) return undefined;
+  const parsed: unknown = JSON.parse(readFileSync(path, "utf8"));
+  const servers = parsed && typeof parsed === "object" ? (parsed as { mcpServers?: unknown }).mcpServers : undefined;
+  if (!servers || typeof servers !== "object" || Array.isArray(servers)) throw new Error(`${path}: expected { "mcpServers": { "<name>": { ... } } }`);
+  return servers as Record<string, MCPServerConfig>;
 }
 
 /** The configured provider, as the runtime reads it from the environment. */
@@ -47,6 +61,7 @@ function configuredProvider(env: NodeJS.ProcessEnv): string | undefined {
 /** Starts everything; resolves once the URL is printed. */
 export async function main(argv: string[]): Promise<void> {
   const args = parseArgs(argv);
+  const mcpServers = readMcpConfig(args.mcpConfig);
   const env: Record<string, string | undefined> = { ...process.env };
   let model: ModelServer | undefined;
   let scratchHome: string | undefined;
@@ -65,7 +80,7 @@ export async function main(argv: string[]): Promise<void> {
   }
   const client = new CopilotClient({ env, logLevel: "error", cwd: args.cwd });
   await client.start();
-  const hub = new SessionHub(client, args.cwd);
+  const hub = new SessionHub(client, args.cwd, mcpServers);
   const webDir = fileURLToPath(new URL("./web/", import.meta.url));
   const { server, url } = await startConsoleServer({ hub, token: newAccessToken(), webDir, provider, defaultCwd: args.cwd, port: args.port });
   if (provider.scripted) process.stdout.write(`${provider.description}\n`);

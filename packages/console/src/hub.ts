@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import type { CopilotClient, CopilotSession, PermissionRequest, ReasoningEffort, SessionEvent } from "@tandem/sdk";
+import type { CopilotClient, CopilotSession, ElicitationResult, MCPServerConfig, ReasoningEffort, SessionEvent } from "@tandem/sdk";
 import { approvalScopeFor } from "./decisions.js";
-import type { ConsoleDecision, ConsoleMessage, PendingAsk, PendingPermission } from "./messages.js";
+import type { ConsoleDecision, ConsoleMessage, PendingAsk, PendingElicitation, PendingPermission, PendingPlanExit, TurnUsage } from "./messages.js";
 
 /** A listener of one session's console messages (one per open tab). */
 export type ConsoleListener = (message: ConsoleMessage) => void;
@@ -12,7 +12,16 @@ export interface NewSessionOptions {
   mode?: "interactive" | "plan" | "autopilot";
   workingDirectory?: string;
   reasoningEffort?: ReasoningEffort;
+  /** Work in a `git worktree` of its own, on branch `tandem/<sessionId>`. */
+  worktreeIsolation?: boolean;
 }
+
+/** The answer to a plan (the official 1.0.x `handlePendingExitPlanMode` response). */
+export type PlanExitAnswer = {
+  approved: boolean;
+  selectedAction?: string;
+  feedback?: string;
+};
 
 /** The answer to a request from a tab: done, or someone else answered first / nothing waits. */
 export type AnswerOutcome = "answered" | "already-answered";
@@ -22,9 +31,13 @@ class OpenSession {
   readonly listeners = new Set<ConsoleListener>();
   readonly permissions = new Map<string, PendingPermission>();
   readonly asks = new Map<string, PendingAsk & { resolve: (answer: { answer: string; wasFreeform: boolean }) => void }>();
+  readonly elicitations = new Map<string, PendingElicitation>();
+  readonly planExits = new Map<string, PendingPlanExit>();
   busy = false;
   usage: SessionEvent | undefined;
+  turnUsage: TurnUsage | undefined;
   model: string | undefined;
+  mode: string | undefined;
   session!: CopilotSession;
 
   broadcast(message: ConsoleMessage): void {
@@ -40,9 +53,34 @@ class OpenSession {
       case "permission.completed":
         this.permissions.delete(event.data.requestId);
         break;
-      case "assistant.turn_start":
       case "user.message":
+        this.turnUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, modelCalls: 0 };
         this.busy = true;
+        break;
+      case "assistant.turn_start":
+        this.busy = true;
+        break;
+      case "assistant.usage":
+        this.turnUsage = addUsage(this.turnUsage, event.data);
+        break;
+      case "elicitation.requested": {
+        const { requestId, message, elicitationSource, mode, requestedSchema } = event.data;
+        this.elicitations.set(requestId, { requestId, message, source: elicitationSource, mode, requestedSchema: requestedSchema as PendingElicitation["requestedSchema"] });
+        break;
+      }
+      case "elicitation.completed":
+        this.elicitations.delete(event.data.requestId);
+        break;
+      case "exit_plan_mode.requested": {
+        const { requestId, summary, planContent, actions, recommendedAction } = event.data;
+        this.planExits.set(requestId, { requestId, summary, planContent, actions, recommendedAction });
+        break;
+      }
+      case "exit_plan_mode.completed":
+        this.planExits.delete(event.data.requestId);
+        break;
+      case "session.mode_changed":
+        this.mode = event.data.newMode;
         break;
       case "session.idle":
         this.busy = false;
@@ -79,13 +117,16 @@ class OpenSession {
 export class SessionHub {
   readonly #client: CopilotClient;
   readonly #defaultCwd: string;
+  readonly #mcpServers: Record<string, MCPServerConfig> | undefined;
   readonly #open = new Map<string, Promise<OpenSession>>();
   /** Sessions created here: listed before their first message is saved. */
   readonly #created = new Map<string, { cwd: string; model: string | undefined; createdTime: string }>();
 
-  constructor(client: CopilotClient, defaultCwd: string) {
+  /** `mcpServers` are given to every session the console creates or resumes. */
+  constructor(client: CopilotClient, defaultCwd: string, mcpServers?: Record<string, MCPServerConfig>) {
     this.#client = client;
     this.#defaultCwd = defaultCwd;
+    this.#mcpServers = mcpServers;
   }
 
   /** The SDK client (for server-scoped calls: models, sessions list). */
@@ -101,11 +142,13 @@ export class SessionHub {
       model: options.model || undefined,
       reasoningEffort: options.reasoningEffort || undefined,
       workingDirectory: options.workingDirectory || this.#defaultCwd,
+      worktreeIsolation: options.worktreeIsolation || undefined,
       streaming: true,
       enableFileChangeTracking: true,
     });
     open.session = session;
     open.model = options.model || undefined;
+    open.mode = options.mode ?? "interactive";
     if (options.mode && options.mode !== "interactive") await session.rpc.mode.set({ mode: options.mode });
     this.#open.set(session.sessionId, Promise.resolve(open));
     this.#created.set(session.sessionId, { cwd: options.workingDirectory || this.#defaultCwd, model: open.model, createdTime: new Date().toISOString() });
@@ -119,6 +162,7 @@ export class SessionHub {
       opening = (async () => {
         const open = new OpenSession();
         open.session = await this.#client.resumeSession(sessionId, { ...this.#handlers(open), streaming: true, enableFileChangeTracking: true });
+        open.mode = (await open.session.rpc.mode.get()).mode;
         return open;
       })();
       this.#open.set(sessionId, opening);
@@ -159,7 +203,11 @@ export class SessionHub {
         asks: [...open.asks.values()].map(({ resolve: _resolve, ...ask }) => ask),
         busy: open.busy,
         usage: open.usage,
+        turnUsage: open.turnUsage,
         model: open.model,
+        mode: open.mode,
+        elicitations: [...open.elicitations.values()],
+        planExits: [...open.planExits.values()],
       });
       for (const message of held) if (message.kind !== "event" || !seen.has(message.event.id)) listener(message);
       ready = true;
@@ -213,6 +261,50 @@ export class SessionHub {
     return "answered";
   }
 
+  /**
+   * Answers an MCP server's form (`session.ui.handlePendingElicitation`); the first tab's answer
+   * wins. The form's values were checked against its schema in the page; the runtime checks their types.
+   */
+  async answerElicitation(sessionId: string, requestId: string, result: ElicitationResult): Promise<AnswerOutcome> {
+    const open = await this.open(sessionId);
+    if (!open.elicitations.delete(requestId)) return "already-answered";
+    await open.session.rpc.ui.handlePendingElicitation({ requestId, result });
+    return "answered";
+  }
+
+  /** Answers the agent's plan (`session.ui.handlePendingExitPlanMode`); the first tab's answer wins. */
+  async answerPlanExit(sessionId: string, requestId: string, response: PlanExitAnswer): Promise<AnswerOutcome> {
+    const open = await this.open(sessionId);
+    if (!open.planExits.delete(requestId)) return "already-answered";
+    await open.session.rpc.ui.handlePendingExitPlanMode({ requestId, response });
+    return "answered";
+  }
+
+  /** A new session with the history before `toEventId` (all of it without one): `sessions.fork`. */
+  async fork(sessionId: string, toEventId: string | undefined): Promise<string> {
+    const source = this.#created.get(sessionId);
+    const { sessionId: forkId } = await this.#client.rpc.sessions.fork({ sessionId, ...(toEventId ? { toEventId } : {}) });
+    if (source) this.#created.set(forkId, { ...source, createdTime: new Date().toISOString() });
+    return forkId;
+  }
+
+  /** The slash commands the session offers (`session.commands.list`). */
+  async commands(sessionId: string) {
+    return (await this.open(sessionId)).session.rpc.commands.list();
+  }
+
+  /**
+   * The session's workspace (folder, branch) and, for a session isolated in its own worktree (on
+   * branch `tandem/<sessionId>`), its diff against the branch it came from. Other sessions get no
+   * diff: it would be the user's whole working tree, on every turn.
+   */
+  async workspace(sessionId: string) {
+    const { session } = await this.open(sessionId);
+    const { workspace } = await session.rpc.workspaces.getWorkspace();
+    if (workspace?.branch !== `tandem/${sessionId}`) return { workspace, diff: null };
+    return { workspace, diff: await session.rpc.workspaces.diff({ mode: "branch" }) };
+  }
+
   /** The messages queued behind the running turn. */
   async queue(sessionId: string) {
     return (await this.open(sessionId)).session.rpc.queue.pendingItems();
@@ -262,8 +354,19 @@ export class SessionHub {
           open.broadcast({ kind: "ask", ask });
         }),
       onEvent: (event: SessionEvent) => open.onEvent(event),
+      ...(this.#mcpServers ? { mcpServers: this.#mcpServers } : {}),
     };
   }
+}
+
+function addUsage(total: TurnUsage | undefined, usage: { inputTokens?: number; outputTokens?: number; cacheReadTokens?: number }): TurnUsage {
+  const base = total ?? { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, modelCalls: 0 };
+  return {
+    inputTokens: base.inputTokens + (usage.inputTokens ?? 0),
+    outputTokens: base.outputTokens + (usage.outputTokens ?? 0),
+    cacheReadTokens: base.cacheReadTokens + (usage.cacheReadTokens ?? 0),
+    modelCalls: base.modelCalls + 1,
+  };
 }
 
 function modelFromHistory(history: readonly SessionEvent[]): string | undefined {

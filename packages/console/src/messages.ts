@@ -19,6 +19,32 @@ export interface PendingAsk {
   allowFreeform?: boolean;
 }
 
+/** A form an MCP server asks the user to fill in (from `elicitation.requested`). */
+export interface PendingElicitation {
+  requestId: string;
+  message: string;
+  source?: string;
+  mode?: string;
+  requestedSchema?: { type: "object"; properties: Record<string, unknown>; required?: string[] };
+}
+
+/** The agent's plan, waiting for the user's choice (from `exit_plan_mode.requested`). */
+export interface PendingPlanExit {
+  requestId: string;
+  summary: string;
+  planContent: string;
+  actions: string[];
+  recommendedAction: string;
+}
+
+/** Tokens of the current (or last) turn, summed over its `assistant.usage` events. */
+export interface TurnUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  modelCalls: number;
+}
+
 /** What the console streams to the tabs of one session. */
 export type ConsoleMessage =
   | {
@@ -28,7 +54,11 @@ export type ConsoleMessage =
       asks: PendingAsk[];
       busy: boolean;
       usage: SessionEvent | undefined;
+      turnUsage: TurnUsage | undefined;
       model: string | undefined;
+      mode: string | undefined;
+      elicitations: PendingElicitation[];
+      planExits: PendingPlanExit[];
     }
   | { kind: "event"; event: SessionEvent }
   | { kind: "ask"; ask: PendingAsk }

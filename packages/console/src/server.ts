@@ -36,7 +36,11 @@ class HttpError extends Error {
   }
 }
 
-const staticFiles: Record<string, string> = { "/app.js": "text/javascript; charset=utf-8", "/app.css": "text/css; charset=utf-8" };
+const staticFiles: Record<string, string> = {
+  "/app.js": "text/javascript; charset=utf-8",
+  "/highlighter.js": "text/javascript; charset=utf-8",
+  "/app.css": "text/css; charset=utf-8",
+};
 
 /**
  * The console's HTTP server on 127.0.0.1: the page and its assets, a JSON API and one SSE stream
@@ -102,6 +106,7 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
           mode: body.mode === "plan" || body.mode === "autopilot" ? body.mode : "interactive",
           workingDirectory: optionalString(body.workingDirectory),
           reasoningEffort: optionalString(body.reasoningEffort) as never,
+          worktreeIsolation: body.worktreeIsolation === true,
         });
         return sendJson(response, 200, { sessionId });
       }
@@ -114,6 +119,8 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     if (action === "stream" && method === "GET") return stream(response, id);
     if (method === "GET" && action === "queue") return sendJson(response, 200, await hub.queue(id));
     if (method === "GET" && action === "rewind-points") return sendJson(response, 200, await hub.rewindPoints(id));
+    if (method === "GET" && action === "commands") return sendJson(response, 200, await hub.commands(id));
+    if (method === "GET" && action === "workspace") return sendJson(response, 200, await hub.workspace(id));
     if (method === "DELETE" && action === "queue" && extra) {
       await hub.removeQueued(id, extra);
       return sendJson(response, 200, { ok: true });
@@ -142,6 +149,26 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
         const outcome = await hub.answerAsk(id, askId, body.answer, body.wasFreeform === true);
         return sendJson(response, outcome === "answered" ? 200 : 409, { outcome });
       }
+      case "elicitation": {
+        const requestId = optionalString(body.requestId);
+        const action = body.action;
+        if (!requestId || (action !== "accept" && action !== "decline" && action !== "cancel")) throw new HttpError(400, "requestId and an action (accept, decline, cancel) are required");
+        if (action === "accept" && !isFormContent(body.content)) throw new HttpError(400, "content must be an object of strings, numbers, booleans and string lists");
+        const outcome = await hub.answerElicitation(id, requestId, action === "accept" ? { action, content: body.content as never } : { action });
+        return sendJson(response, outcome === "answered" ? 200 : 409, { outcome });
+      }
+      case "plan-exit": {
+        const requestId = optionalString(body.requestId);
+        if (!requestId || typeof body.approved !== "boolean") throw new HttpError(400, "requestId and approved are required");
+        const outcome = await hub.answerPlanExit(id, requestId, {
+          approved: body.approved,
+          ...(optionalString(body.selectedAction) ? { selectedAction: optionalString(body.selectedAction) } : {}),
+          ...(optionalString(body.feedback) ? { feedback: optionalString(body.feedback) } : {}),
+        });
+        return sendJson(response, outcome === "answered" ? 200 : 409, { outcome });
+      }
+      case "fork":
+        return sendJson(response, 200, { sessionId: await hub.fork(id, optionalString(body.eventId)) });
       case "rewind-preview": {
         const eventId = optionalString(body.eventId);
         if (!eventId) throw new HttpError(400, "eventId is required");
@@ -221,6 +248,14 @@ async function readJson(request: IncomingMessage): Promise<Record<string, unknow
     // fall through
   }
   throw new HttpError(400, "the body must be a JSON object");
+}
+
+/** An elicitation answer's content: field values as the MCP spec allows them. */
+function isFormContent(value: unknown): boolean {
+  if (!value || typeof value !== "object" || Array.isArray(value)) return false;
+  return Object.values(value).every(
+    (field) => ["string", "number", "boolean"].includes(typeof field) || (Array.isArray(field) && field.every((item) => typeof item === "string")),
+  );
 }
 
 function optionalString(value: unknown): string | undefined {

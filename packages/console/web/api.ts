@@ -2,6 +2,9 @@
 
 const token = document.querySelector<HTMLMetaElement>('meta[name="tandem-token"]')?.content ?? "";
 
+/** The page's access token (for URLs that cannot carry the header: the event stream, the highlighter). */
+export const accessToken = token;
+
 /** An API call that failed: the HTTP status and the error's type as the server named it. */
 export class ApiError extends Error {
   constructor(

@@ -2,6 +2,9 @@
 import { api, openStream } from "./api.js";
 import { ConversationView, errorMessageOf, errorTypeOf, type ConsoleMessage } from "./conversation.js";
 import { h, relativeTime, setChildren } from "./dom.js";
+import type { TurnUsage } from "../src/messages.js";
+import { SlashMenu, type SlashCommand } from "./slash.js";
+import { WorkspacePanel } from "./workspace.js";
 
 interface SessionRow {
   sessionId: string;
@@ -30,11 +33,15 @@ const banner = h("div", { class: "banner", hidden: true, "data-testid": "provide
 const sessionList = h("ul", { class: "session-list", "data-testid": "session-list" });
 const modelSelect = h("select", { name: "model", "data-testid": "model-select" });
 const modeSelect = h("select", { name: "mode" }, h("option", { value: "interactive" }, "Interactive"), h("option", { value: "plan" }, "Plan"), h("option", { value: "autopilot" }, "Autopilot"));
-const effortSelect = h("select", { name: "reasoningEffort", hidden: true }, h("option", { value: "" }, "Default effort"), ...["low", "medium", "high", "xhigh"].map((effort) => h("option", { value: effort }, effort)));
+const effortSelect = h("select", { name: "reasoningEffort", "data-testid": "effort-select" });
+const effortLabel = h("label", { hidden: true, "data-testid": "effort-label" }, "Reasoning effort", effortSelect);
+const worktreeBox = h("input", { type: "checkbox", name: "worktreeIsolation", "data-testid": "worktree-isolation" });
 const cwdInput = h("input", { name: "workingDirectory", type: "text", placeholder: "Working directory", "data-testid": "cwd-input" });
 const errorBar = h("div", { class: "error-bar", hidden: true, "data-testid": "error-bar" });
 const title = h("h1", { class: "title" }, "Tandem Console");
 const modelLabel = h("span", { class: "model-label", "data-testid": "model-label" });
+const modeLabel = h("span", { class: "mode-label", "data-testid": "mode-label" });
+const turnUsageLabel = h("span", { class: "turn-usage", hidden: true, "data-testid": "turn-usage", title: "Tokens of this turn (all its model calls)" });
 const intent = h("span", { class: "intent" });
 const meterFill = h("div", { class: "meter-fill" });
 const meter = h("div", { class: "meter", hidden: true, "data-testid": "context-meter", title: "Context window" }, h("div", { class: "meter-bar" }, meterFill), h("span", { class: "meter-text" }));
@@ -45,6 +52,8 @@ const sendButton = h("button", { class: "send", "data-testid": "send" }, "Send")
 const queueButton = h("button", { class: "enqueue", hidden: true, "data-testid": "enqueue" }, "Queue");
 const stopButton = h("button", { class: "stop", disabled: true, "data-testid": "stop" }, "Stop");
 const dialog = h("div", { class: "dialog", hidden: true, "data-testid": "undo-dialog" });
+const slashMenu = new SlashMenu(prompt);
+const workspacePanel = new WorkspacePanel();
 
 let models: ModelRow[] = [];
 let current: { view: ConversationView; source: EventSource; busy: boolean } | undefined;
@@ -100,6 +109,7 @@ async function loadSessions(): Promise<void> {
 function closeSession(): void {
   current?.source.close();
   current = undefined;
+  workspacePanel.hide();
   setChildren(main, h("div", { class: "empty" }, "Pick a session or start a new one."));
 }
 
@@ -110,6 +120,28 @@ function setBusy(busy: boolean): void {
   stopButton.disabled = !busy;
   sendButton.textContent = busy ? "Steer" : "Send";
   queueButton.hidden = !busy;
+  if (!busy) {
+    const sessionId = current.view.sessionId;
+    void workspacePanel.load(sessionId).catch(() => undefined);
+  }
+}
+
+function showTurnUsage(usage: TurnUsage | undefined): void {
+  turnUsageLabel.hidden = !usage;
+  if (!usage) return;
+  const cached = usage.cacheReadTokens ? ` (${usage.cacheReadTokens.toLocaleString()} cached)` : "";
+  turnUsageLabel.textContent = `This turn: ${usage.inputTokens.toLocaleString()} in${cached} · ${usage.outputTokens.toLocaleString()} out · ${usage.modelCalls} model call${usage.modelCalls === 1 ? "" : "s"}`;
+}
+
+async function forkSession(toEventId: string | undefined): Promise<void> {
+  if (!current) return;
+  const { sessionId } = await api<{ sessionId: string }>("POST", `sessions/${encodeURIComponent(current.view.sessionId)}/fork`, toEventId ? { eventId: toEventId } : {});
+  location.hash = `#/s/${sessionId}`;
+}
+
+async function loadCommands(sessionId: string): Promise<void> {
+  const { commands } = await api<{ commands: SlashCommand[] }>("GET", `sessions/${encodeURIComponent(sessionId)}/commands`);
+  if (current?.view.sessionId === sessionId) slashMenu.setCommands(commands);
 }
 
 async function refreshQueue(): Promise<void> {
@@ -158,7 +190,11 @@ function openSession(sessionId: string): void {
   current?.source.close();
   title.textContent = "Tandem Console";
   modelLabel.textContent = "";
+  modeLabel.textContent = "";
   meter.hidden = true;
+  showTurnUsage(undefined);
+  workspacePanel.hide();
+  slashMenu.setCommands([]);
   queueList.replaceChildren();
   const view = new ConversationView(sessionId, {
     setBusy,
@@ -173,6 +209,12 @@ function openSession(sessionId: string): void {
       meterFill.style.width = `${Math.min(100, Math.round((used / Math.max(1, limit)) * 100))}%`;
       (meter.querySelector(".meter-text") as HTMLElement).textContent = `${used.toLocaleString()} / ${limit.toLocaleString()} tokens`;
     },
+    setTurnUsage: showTurnUsage,
+    setMode: (mode) => {
+      modeLabel.textContent = mode ?? "";
+      modeLabel.dataset.mode = mode ?? "";
+    },
+    fork: (toEventId) => void guarded(() => forkSession(toEventId)),
     showError,
     refreshQueue: () => void guarded(refreshQueue),
     reload: reopen,
@@ -187,6 +229,7 @@ function openSession(sessionId: string): void {
   setBusy(false);
   setChildren(main, view.element);
   void loadSessions();
+  void guarded(() => loadCommands(sessionId));
 }
 
 async function send(mode: "immediate" | "enqueue" | undefined): Promise<void> {
@@ -194,6 +237,7 @@ async function send(mode: "immediate" | "enqueue" | undefined): Promise<void> {
   const text = prompt.value.trim();
   if (!text) return;
   prompt.value = "";
+  slashMenu.hide();
   await api("POST", `sessions/${encodeURIComponent(current.view.sessionId)}/send`, { prompt: text, mode: current.busy ? (mode ?? "immediate") : undefined });
 }
 
@@ -207,7 +251,8 @@ async function createSession(event: Event): Promise<void> {
     model: modelSelect.value,
     mode: modeSelect.value,
     workingDirectory: cwdInput.value,
-    reasoningEffort: effortSelect.hidden ? undefined : effortSelect.value || undefined,
+    reasoningEffort: effortLabel.hidden ? undefined : effortSelect.value || undefined,
+    worktreeIsolation: worktreeBox.checked,
   });
   location.hash = `#/s/${sessionId}`;
 }
@@ -224,11 +269,13 @@ function layout(): void {
     { class: "new-session", "data-testid": "new-session", onsubmit: (event: Event) => void guarded(() => createSession(event)) },
     h("label", {}, "Model", modelSelect),
     h("label", {}, "Mode", modeSelect),
-    effortSelect,
+    effortLabel,
     h("label", {}, "Working directory", cwdInput),
+    h("label", { class: "checkbox" }, worktreeBox, "Isolate in a git worktree (own branch)"),
     h("button", { type: "submit", "data-testid": "create-session" }, "New session"),
   );
   prompt.addEventListener("keydown", (event) => {
+    if (slashMenu.handleKey(event)) return;
     if (event.key === "Enter" && !event.shiftKey) {
       event.preventDefault();
       void guarded(() => send(undefined));
@@ -240,9 +287,13 @@ function layout(): void {
   sendButton.addEventListener("click", () => void guarded(() => send("immediate")));
   queueButton.addEventListener("click", () => void guarded(() => send("enqueue")));
   stopButton.addEventListener("click", () => void guarded(abort));
+  // Reasoning effort only for a model that supports it, with the efforts it lists.
   modelSelect.addEventListener("change", () => {
     const model = models.find((row) => row.id === modelSelect.value);
-    effortSelect.hidden = !(model?.capabilities?.supports?.reasoningEffort ?? false);
+    const supported = model?.capabilities?.supports?.reasoningEffort ?? false;
+    effortLabel.hidden = !supported;
+    const efforts = model?.supportedReasoningEfforts?.length ? model.supportedReasoningEfforts : ["low", "medium", "high"];
+    setChildren(effortSelect, h("option", { value: "" }, "Default"), ...efforts.map((effort) => h("option", { value: effort }, effort)));
   });
   setChildren(
     root,
@@ -250,10 +301,10 @@ function layout(): void {
     h(
       "section",
       { class: "workspace" },
-      h("header", { class: "header" }, title, modelLabel, intent, meter),
+      h("header", { class: "header" }, title, modelLabel, modeLabel, intent, turnUsageLabel, meter),
       errorBar,
-      main,
-      h("footer", { class: "composer" }, queueList, h("div", { class: "composer-row" }, prompt, h("div", { class: "composer-buttons" }, sendButton, queueButton, stopButton))),
+      h("div", { class: "main-column" }, workspacePanel.element, main),
+      h("footer", { class: "composer" }, queueList, slashMenu.element, h("div", { class: "composer-row" }, prompt, h("div", { class: "composer-buttons" }, sendButton, queueButton, stopButton))),
     ),
     dialog,
   );

@@ -7,11 +7,12 @@ import type { ConsoleDecision } from "../src/messages.js";
  * it asks for permission, so "Running" is shown only once the tool is approved or reports output
  * (seed 004: never flash "Running" before "Waiting for permission").
  */
-export type ToolStatus = "pending" | "waiting" | "running" | "done" | "failed" | "denied";
+export type ToolStatus = "pending" | "waiting" | "asking" | "running" | "done" | "failed" | "denied";
 
 const statusText: Record<ToolStatus, string> = {
   pending: "Preparing",
   waiting: "Waiting for permission",
+  asking: "Waiting for your answer",
   running: "Running",
   done: "Done",
   failed: "Failed",
@@ -58,6 +59,27 @@ export class ToolCard {
       this.#children,
     );
     this.setStatus("pending");
+  }
+
+  /** The tool is an MCP server's (from `tool.execution_start`). */
+  setMcp(serverName: string, toolName: string): void {
+    this.element.dataset.mcpServer = serverName;
+    this.element.dataset.mcpTool = toolName;
+  }
+
+  /** Whether this card is the call of `toolName` on MCP server `serverName`. */
+  isMcpTool(serverName: string, toolName: string): boolean {
+    const { mcpServer, mcpTool } = this.element.dataset;
+    if (mcpServer !== undefined && mcpServer !== serverName) return false;
+    // The request names the tool as the server does or as the model saw it (`server-tool`).
+    return [mcpTool, this.toolName].includes(toolName) || this.toolName === `${serverName}-${toolName}`;
+  }
+
+  /** A sub-agent runs this tool's work (a `task`): its name goes in the card's head. */
+  setAgent(name: string): void {
+    this.element.dataset.agent = name;
+    if (this.status === "pending") this.setStatus("running");
+    this.element.querySelector(".tool-head .tool-name")?.append(h("span", { class: "tool-agent" }, ` → ${name}`));
   }
 
   /** Where sub-agent work started by this tool (a `task`) is shown. */
@@ -160,22 +182,46 @@ function permissionTitle(request: PermissionRequest): string {
   }
 }
 
+/** What is asked, per kind: every sub-command of a shell line, a write's diff, the path, the URL, the MCP server and tool. */
 function permissionDetails(request: PermissionRequest): HTMLElement {
+  const intention = "intention" in request && typeof request.intention === "string" && request.intention ? h("div", { class: "permission-intention" }, request.intention) : null;
+  const field = (label: string, value: string) => h("div", { class: "permission-field" }, h("span", { class: "permission-label" }, label), h("code", {}, value));
   switch (request.kind) {
     case "shell":
       return h(
         "div",
         {},
+        intention,
         h("pre", { class: "permission-command" }, request.fullCommandText),
-        h("ul", { class: "permission-commands" }, ...request.commands.map((command) => h("li", {}, command.identifier, command.readOnly ? " (read-only)" : ""))),
+        h("ul", { class: "permission-commands" }, ...request.commands.map((command) => h("li", { "data-command": command.identifier }, h("code", {}, command.identifier), command.readOnly ? " (read-only)" : ""))),
+        request.possiblePaths.length ? field("Paths", request.possiblePaths.join(", ")) : null,
+        request.hasWriteFileRedirection ? h("div", { class: "permission-warning" }, "Writes to a file (redirection)") : null,
       );
     case "write":
-      return h("pre", { class: "permission-diff" }, request.diff);
+      return h("div", {}, intention, field("File", request.fileName), unifiedDiffView(request.diff));
+    case "read":
+      return h("div", {}, intention, field("Path", request.path));
+    case "url":
+      return h("div", {}, intention, field("URL", request.url));
     case "mcp":
-      return h("pre", {}, JSON.stringify(request.args ?? {}, null, 2));
+      return h(
+        "div",
+        {},
+        field("Server", request.serverName),
+        field("Tool", request.toolTitle || request.toolName),
+        request.readOnly ? h("div", { class: "permission-intention" }, "The server marks this tool read-only.") : null,
+        h("pre", { class: "permission-args" }, JSON.stringify(request.args ?? {}, null, 2)),
+      );
     case "memory":
       return h("pre", {}, request.fact);
     default:
-      return h("div", { class: "permission-intention" }, "intention" in request && typeof request.intention === "string" ? request.intention : "");
+      return h("div", {}, intention);
   }
+}
+
+/** A unified diff, line by line: additions green, removals red, headers dim. */
+function unifiedDiffView(diff: string): HTMLElement {
+  const lineClass = (line: string) =>
+    line.startsWith("+++") || line.startsWith("---") || line.startsWith("@@") || line.startsWith("diff ") || line.startsWith("index ") ? "diff-context" : line.startsWith("+") ? "diff-add" : line.startsWith("-") ? "diff-del" : "diff-context";
+  return h("div", { class: "diff permission-diff" }, ...diff.replace(/\n$/, "").split("\n").map((line) => h("div", { class: lineClass(line) }, line)));
 }

@@ -1,9 +1,10 @@
 import type { PermissionRequest, SessionEvent } from "@tandem/protocol";
-import type { ConsoleMessage, PendingAsk } from "../src/messages.js";
-import { api } from "./api.js";
+import type { ConsoleMessage, PendingAsk, PendingElicitation, PendingPlanExit, TurnUsage } from "../src/messages.js";
+import { accessToken, api } from "./api.js";
 import { ToolCard, type Decision } from "./cards.js";
 import { h, setChildren } from "./dom.js";
-import { renderMarkdown } from "./markdown.js";
+import { highlightCode, renderMarkdown } from "./markdown.js";
+import { elicitationCard, planExitCard, settleRequestCard, type ElicitationAnswer, type PlanExitAnswer } from "./requests.js";
 
 export type { ConsoleMessage } from "../src/messages.js";
 
@@ -14,6 +15,11 @@ export interface ConversationHost {
   setModel(model: string | undefined): void;
   setIntent(intent: string): void;
   setUsage(current: number, limit: number): void;
+  /** The tokens of the running (or last) turn, summed over its model calls. */
+  setTurnUsage(usage: TurnUsage | undefined): void;
+  setMode(mode: string | undefined): void;
+  /** Forks the session keeping the history before `toEventId` (all of it when undefined). */
+  fork(toEventId: string | undefined): void;
   showError(type: string, message: string): void;
   refreshQueue(): void;
   /** The conversation was rewound: reopen the stream for the new history. */
@@ -30,6 +36,11 @@ export class ConversationView {
   /** Permission requests whose card has not been seen yet, or that have no tool call. */
   readonly #permissionCards = new Map<string, ToolCard>();
   readonly #asks = new Map<string, HTMLElement>();
+  /** Open forms and plans by request id. */
+  readonly #requests = new Map<string, HTMLElement>();
+  #turnUsage: TurnUsage | undefined;
+  /** The agent said what it is doing this turn (`assistant.intent`). */
+  #reportedIntent = false;
 
   constructor(
     readonly sessionId: string,
@@ -43,8 +54,13 @@ export class ConversationView {
         for (const event of withRewindsApplied(message.history)) this.#onEvent(event, true);
         for (const pending of message.permissions) this.#onPermissionRequested(pending.requestId, pending.permissionRequest);
         for (const ask of message.asks) this.#onAsk(ask);
+        for (const form of message.elicitations) this.#onElicitation(form);
+        for (const plan of message.planExits) this.#onPlanExit(plan);
         if (message.usage) this.#onEvent(message.usage, false);
+        this.#turnUsage = message.turnUsage;
+        this.host.setTurnUsage(message.turnUsage);
         this.host.setModel(message.model);
+        this.host.setMode(message.mode);
         this.host.setBusy(message.busy);
         this.host.refreshQueue();
         break;
@@ -71,10 +87,44 @@ export class ConversationView {
     switch (event.type) {
       case "user.message": {
         const undo = h("button", { class: "undo", title: "Restore the files and the conversation to just before this message", onclick: () => this.host.undoTo(event.id) }, "Undo to here");
-        this.element.append(h("div", { class: "message user", "data-event-id": event.id }, h("div", { class: "bubble" }, event.data.content ?? ""), undo));
-        if (!replay) this.host.setBusy(true);
+        const message = h("div", { class: "message user", "data-event-id": event.id }, h("div", { class: "bubble" }, event.data.content ?? ""));
+        const fork = h("button", { class: "fork", title: "A new session with the conversation up to the end of this turn", onclick: () => this.host.fork(this.#nextTurnId(message)) }, "Fork from here");
+        message.append(h("div", { class: "message-actions" }, fork, undo));
+        this.element.append(message);
+        if (!replay) {
+          this.host.setBusy(true);
+          this.#turnUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, modelCalls: 0 };
+          this.host.setTurnUsage(this.#turnUsage);
+        }
         break;
       }
+      case "assistant.usage": {
+        const base = this.#turnUsage ?? { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, modelCalls: 0 };
+        this.#turnUsage = {
+          inputTokens: base.inputTokens + (event.data.inputTokens ?? 0),
+          outputTokens: base.outputTokens + (event.data.outputTokens ?? 0),
+          cacheReadTokens: base.cacheReadTokens + (event.data.cacheReadTokens ?? 0),
+          modelCalls: base.modelCalls + 1,
+        };
+        this.host.setTurnUsage(this.#turnUsage);
+        break;
+      }
+      case "elicitation.requested":
+        this.#onElicitation({ ...event.data, source: event.data.elicitationSource, requestedSchema: event.data.requestedSchema as PendingElicitation["requestedSchema"] });
+        break;
+      case "exit_plan_mode.requested":
+        this.#onPlanExit(event.data);
+        break;
+      case "elicitation.completed":
+      case "exit_plan_mode.completed":
+        this.#onRequestDone(event.data.requestId, event.type === "elicitation.completed" ? "Form answered" : "Plan answered");
+        break;
+      case "session.mode_changed":
+        this.host.setMode(event.data.newMode);
+        break;
+      case "subagent.started":
+        this.#cards.get(event.data.toolCallId)?.setAgent(event.data.agentDisplayName || event.data.agentName);
+        break;
       case "assistant.message_delta":
         this.#messageText(event.data.messageId, (text) => text + event.data.deltaContent);
         break;
@@ -88,10 +138,14 @@ export class ConversationView {
         this.#reasoningView(event.data.reasoningId).textContent = event.data.content;
         break;
       case "assistant.intent":
+        this.#reportedIntent = true;
         this.host.setIntent(event.data.intent);
         break;
       case "tool.execution_start":
         this.#toolStart(event.data.toolCallId, event.data.toolName, event.data.arguments, event.data.parentToolCallId);
+        if (event.data.mcpServerName) this.#cards.get(event.data.toolCallId)?.setMcp(event.data.mcpServerName, event.data.mcpToolName ?? event.data.toolName);
+        // Without an intent from the agent (`assistant.intent`), the line says what the main agent's tool does.
+        if (!replay && !this.#reportedIntent && !event.data.parentToolCallId) this.host.setIntent(toolIntent(event.data.toolName, event.data.arguments));
         break;
       case "tool.execution_partial_result":
         this.#cards.get(event.data.toolCallId)?.appendOutput(event.data.partialOutput);
@@ -119,6 +173,7 @@ export class ConversationView {
         break;
       case "session.idle":
         this.host.setBusy(false);
+        this.#reportedIntent = false;
         this.host.setIntent("");
         break;
       case "session.title_changed":
@@ -150,6 +205,7 @@ export class ConversationView {
     if (final) {
       entry.element.innerHTML = renderMarkdown(entry.text);
       entry.element.dataset.complete = "true";
+      highlightCode(entry.element, accessToken);
       return;
     }
     // Re-render at most once per frame while deltas stream in.
@@ -159,6 +215,7 @@ export class ConversationView {
     requestAnimationFrame(() => {
       current.scheduled = false;
       current.element.innerHTML = renderMarkdown(current.text);
+      highlightCode(current.element, accessToken);
     });
   }
 
@@ -181,7 +238,7 @@ export class ConversationView {
   }
 
   #onPermissionRequested(requestId: string, request: PermissionRequest): void {
-    let card = request.toolCallId ? this.#cards.get(request.toolCallId) : undefined;
+    let card = request.toolCallId ? this.#cards.get(request.toolCallId) : request.kind === "mcp" ? this.#mcpCard(request.serverName, request.toolName) : undefined;
     if (!card) {
       card = new ToolCard(request.toolCallId ?? requestId, request.kind, {});
       this.element.append(card.element);
@@ -206,8 +263,15 @@ export class ConversationView {
     card.permissionAnswered(approved);
   }
 
+  /** The card of the tool that asks the user (`ask_user`, `exit_plan_mode`) says it waits for the answer. */
+  #markAsking(toolName: string): void {
+    const card = [...this.#cards.values()].reverse().find((candidate) => candidate.toolName === toolName && candidate.status === "pending");
+    card?.setStatus("asking");
+  }
+
   #onAsk(ask: PendingAsk): void {
     if (this.#asks.has(ask.id)) return;
+    this.#markAsking("ask_user");
     const input = h("input", { type: "text", class: "ask-input", placeholder: "Your answer" });
     const send = (answer: string, wasFreeform: boolean) =>
       void api("POST", `sessions/${encodeURIComponent(this.sessionId)}/ask`, { id: ask.id, answer, wasFreeform }).catch((error: unknown) => this.host.showError(errorTypeOf(error), errorMessageOf(error)));
@@ -236,6 +300,47 @@ export class ConversationView {
     this.element.append(card);
   }
 
+  /** MCP permission requests carry no toolCallId (as the reference's): the latest card of that server's tool still preparing. */
+  #mcpCard(serverName: string, toolName: string): ToolCard | undefined {
+    return [...this.#cards.values()].reverse().find((card) => card.status === "pending" && card.isMcpTool(serverName, toolName));
+  }
+
+  /** The id of the user message after `message` (the turn after it), if any. */
+  #nextTurnId(message: HTMLElement): string | undefined {
+    let next = message.nextElementSibling;
+    while (next && !next.matches(".message.user")) next = next.nextElementSibling;
+    return (next as HTMLElement | null)?.dataset.eventId;
+  }
+
+  #onElicitation(request: PendingElicitation): void {
+    if (this.#requests.has(request.requestId)) return;
+    const card = elicitationCard(request, (answer) => void this.#answerRequest("elicitation", { requestId: request.requestId, ...answer }));
+    this.#requests.set(request.requestId, card);
+    this.element.append(card);
+  }
+
+  #onPlanExit(request: PendingPlanExit): void {
+    if (this.#requests.has(request.requestId)) return;
+    this.#markAsking("exit_plan_mode");
+    const card = planExitCard(request, (answer) => void this.#answerRequest("plan-exit", { requestId: request.requestId, ...answer }));
+    this.#requests.set(request.requestId, card);
+    this.element.append(card);
+  }
+
+  async #answerRequest(kind: "elicitation" | "plan-exit", body: { requestId: string } & (ElicitationAnswer | PlanExitAnswer)): Promise<void> {
+    try {
+      await api("POST", `sessions/${encodeURIComponent(this.sessionId)}/${kind}`, body);
+    } catch (error) {
+      this.host.showError(errorTypeOf(error), errorMessageOf(error));
+    }
+  }
+
+  #onRequestDone(requestId: string, text: string): void {
+    const card = this.#requests.get(requestId);
+    if (!card || card.dataset.answered) return;
+    settleRequestCard(card, text);
+  }
+
   #onAskAnswered(id: string, answer: string): void {
     const card = this.#asks.get(id);
     if (!card) return;
@@ -259,6 +364,12 @@ export function withRewindsApplied(history: readonly SessionEvent[]): SessionEve
     if (cut >= 0) kept.length = cut;
   }
   return kept;
+}
+
+/** A tool's intent line: its `description` argument when it has one (bash does), else its name. */
+function toolIntent(toolName: string, args: unknown): string {
+  const description = args && typeof args === "object" ? (args as Record<string, unknown>).description : undefined;
+  return typeof description === "string" && description ? description : `Running ${toolName}`;
 }
 
 export function errorTypeOf(error: unknown): string {

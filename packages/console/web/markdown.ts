@@ -14,3 +14,20 @@ markdown.renderer.rules.link_open = (tokens, index, options, env, self) => {
 export function renderMarkdown(text: string): string {
   return markdown.render(text);
 }
+
+type Highlighter = typeof import("./highlighter.js");
+let highlighter: Promise<Highlighter> | undefined;
+
+/**
+ * Highlights the code blocks under `root`. The highlighter is a separate module, fetched (with the
+ * page's token) on the first code block, so answers without code never load it.
+ */
+export function highlightCode(root: HTMLElement, token: string): void {
+  if (!root.querySelector("pre code")) return;
+  // A computed URL: esbuild leaves the import alone, and the token rides along like on app.js.
+  const url = `/highlighter.js?token=${encodeURIComponent(token)}`;
+  highlighter ??= import(/* @vite-ignore */ url) as Promise<Highlighter>;
+  void highlighter.then((module) => {
+    for (const block of root.querySelectorAll<HTMLElement>("pre code:not([data-highlighted])")) module.highlightBlock(block);
+  });
+}

@@ -39,6 +39,7 @@ import {
   SessionSkillsReload,
   SessionToolsHandlePendingToolCall,
   SessionUiHandlePendingElicitation,
+  SessionUiHandlePendingExitPlanMode,
   SessionWorkspaceCreateFile,
   SessionWorkspaceListFiles,
   SessionWorkspaceReadFile,
@@ -228,8 +229,14 @@ export function createSessionRpc(connection: MessageConnection, sessionId: strin
       disable: sessionCall(connection, sessionId, SessionSkillsDisable),
       reload: sessionCall(connection, sessionId, SessionSkillsReload),
     },
-    /** Tandem: answers to `elicitation.requested` (the `onElicitationRequest` handler uses it). */
-    ui: { handlePendingElicitation: sessionCall(connection, sessionId, SessionUiHandlePendingElicitation) },
+    /**
+     * Answers to `elicitation.requested` (Tandem; the `onElicitationRequest` handler uses it) and, by
+     * the official 1.0.x name, to `exit_plan_mode.requested` when no `onExitPlanModeRequest` handler is set.
+     */
+    ui: {
+      handlePendingElicitation: sessionCall(connection, sessionId, SessionUiHandlePendingElicitation),
+      handlePendingExitPlanMode: sessionCall(connection, sessionId, SessionUiHandlePendingExitPlanMode),
+    },
     /** Tandem: answers to `exit_plan_mode.requested` (the `onExitPlanModeRequest` handler uses it). */
     exitPlanMode: { handlePendingRequest: sessionCall(connection, sessionId, SessionExitPlanModeHandlePendingRequest) },
     tools: { handlePendingToolCall: sessionCall(connection, sessionId, SessionToolsHandlePendingToolCall) },
