@@ -8,6 +8,7 @@ import { retryPolicyFromEnv } from "./loop/retry.js";
 import { ConnectionPool } from "./providers/chat-completions/connections.js";
 import { assertDefaultProviderUsable, createModelClient, describeDefaultProvider, type ProviderEnvironment } from "./providers/resolve.js";
 import { ClientConnection } from "./server/connection.js";
+import type { RequestingClient } from "./server/requesting-client.js";
 import { ExtensionHost } from "./extensions/host.js";
 import { SlashCommands } from "./commands/slash-commands.js";
 import { LoggedModelClient } from "./providers/logged-client.js";
@@ -141,7 +142,7 @@ export class Runtime {
   }
 
   /** Handles one request from a client. */
-  dispatch(method: string, params: unknown, client: ClientConnection): Promise<unknown> {
+  dispatch(method: string, params: unknown, client: RequestingClient): Promise<unknown> {
     if (this.shuttingDown) return Promise.reject(new TandemError(ErrorCodes.ShuttingDown, `The runtime is shutting down (runtime.shutdown was called); ${method} was not run`));
     return this.dispatcher.dispatch(method, params, client);
   }
@@ -197,7 +198,7 @@ export class Runtime {
    * later requests are refused. The process exits once the asking client has gone (the SDK closes
    * right after the answer, so it is never cut off), or after a short grace.
    */
-  async shutdownOnRequest(client: ClientConnection): Promise<void> {
+  async shutdownOnRequest(client: RequestingClient): Promise<void> {
     this.shuttingDown = true;
     await this.extensions.stopAll();
     await this.sessions.shutdownAll();

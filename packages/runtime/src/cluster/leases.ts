@@ -10,7 +10,9 @@ export interface Lease {
 }
 
 /** The outcome of {@link SessionLeases.acquire}: the lease, or who holds it now. */
-export type AcquireResult = { lease: Lease; heldBy?: undefined } | { lease?: undefined; heldBy: { nodeId: string; expiresAt: Date } };
+export type AcquireResult =
+  | { lease: Lease; heldBy?: undefined; /** The node that held the lease before and died (it expired; it was not released). */ takenOverFrom?: string }
+  | { lease?: undefined; heldBy: { nodeId: string; expiresAt: Date }; takenOverFrom?: undefined };
 
 /** What {@link SessionLeases} is built with. */
 export interface SessionLeasesOptions {
@@ -28,6 +30,7 @@ export interface SessionLeasesOptions {
 
 /** Lease time is the database's clock, so nodes with skewed clocks still agree. */
 const acquireSql = `
+  WITH previous AS (SELECT node_id, expires_at FROM session_leases WHERE session_id = $1)
   INSERT INTO session_leases (session_id, node_id, expires_at, epoch)
   VALUES ($1, $2, clock_timestamp() + $3 * interval '1 millisecond', 1)
   ON CONFLICT (session_id) DO UPDATE
@@ -36,7 +39,8 @@ const acquireSql = `
         epoch = CASE WHEN session_leases.node_id = EXCLUDED.node_id AND session_leases.expires_at > clock_timestamp()
                      THEN session_leases.epoch ELSE session_leases.epoch + 1 END
     WHERE session_leases.node_id = EXCLUDED.node_id OR session_leases.expires_at <= clock_timestamp()
-  RETURNING epoch`;
+  RETURNING epoch,
+    (SELECT node_id FROM previous WHERE previous.expires_at <> '-infinity' AND previous.expires_at <= clock_timestamp()) AS expired_node`;
 
 const renewSql = `
   UPDATE session_leases AS lease
@@ -127,12 +131,12 @@ export class SessionLeases {
    */
   async acquire(sessionId: string): Promise<AcquireResult> {
     const { db, nodeId, ttlMs } = this.options;
-    const { rows } = await db.query<{ epoch: string }>(acquireSql, [sessionId, nodeId, ttlMs]);
+    const { rows } = await db.query<{ epoch: string; expired_node: string | null }>(acquireSql, [sessionId, nodeId, ttlMs]);
     const row = rows[0];
     if (row) {
       const lease: Lease = { sessionId, nodeId, epoch: Number(row.epoch) };
       this.held.set(sessionId, lease);
-      return { lease };
+      return row.expired_node !== null && row.expired_node !== nodeId ? { lease, takenOverFrom: row.expired_node } : { lease };
     }
     this.held.delete(sessionId);
     const holder = await this.holder(sessionId);

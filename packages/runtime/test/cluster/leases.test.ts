@@ -73,6 +73,7 @@ describe.skipIf(!started.server)("session leases (real PostgreSQL, two pools rac
     await sleep(400); // a "paused" node-a: no renewal, the lease expires
     const taken = await b.acquire("fenced");
     expect(taken.lease?.epoch).toBe(first.lease!.epoch + 1);
+    expect(taken.takenOverFrom).toBe("node-a");
     const refused = await append(poolA, first.lease!, "a2").catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(TandemError);
     expect((refused as TandemError).code).toBe(ErrorCodes.LeaseLost);
@@ -169,5 +170,6 @@ describe.skipIf(!started.server)("session leases (real PostgreSQL, two pools rac
     await a.release("released");
     const taken = await b.acquire("released");
     expect(taken.lease?.epoch).toBe(first.epoch + 1);
+    expect(taken.takenOverFrom).toBeUndefined();
   });
 });

@@ -1,0 +1,241 @@
+import { ErrorCodes, TandemError } from "../errors.js";
+import type { Logger } from "../log.js";
+import type { RequestingClient } from "../server/requesting-client.js";
+import type { SessionLeases } from "./leases.js";
+import type { NodeBus } from "./node-bus.js";
+import { clusterMethods, type RemoteDelivery } from "./remote-client.js";
+
+/** What the router needs from this node's runtime. */
+export interface RouterHost {
+  /** Whether the session is open (its loop runs) on this node. */
+  isLive(sessionId: string): boolean;
+  /** A client connected to this node, by id. */
+  findClient(clientId: number): RequestingClient | undefined;
+  /** Runs a request here, without routing. */
+  runLocal(method: string, params: unknown, client: RequestingClient): Promise<unknown>;
+}
+
+/** What {@link ClusterRouter} is built with. */
+export interface ClusterRouterOptions {
+  nodeId: string;
+  bus: NodeBus;
+  leases: SessionLeases;
+  isAlive(nodeId: string): Promise<boolean>;
+  host: RouterHost;
+  logger: Logger;
+  /** The lease TTL: how long a dead owner's lease may take to expire. */
+  ttlMs: number;
+}
+
+/** A session running on another node that clients of this node are attached to. */
+interface RemoteAttachment {
+  owner: string;
+  /** Each attached client with the params it opened the session with (to attach it again elsewhere). */
+  clients: Map<RequestingClient, Record<string, unknown>>;
+}
+
+/** The thrown error when another node won the lease: the request is routed there instead. */
+export function ownedElsewhere(sessionId: string, ownerNode: string): TandemError {
+  return new TandemError(ErrorCodes.SessionBusy, `Session ${sessionId} runs on node ${ownerNode}`, { sessionId, ownerNode });
+}
+
+/** Methods that open a session for the calling client. */
+const openingMethods: ReadonlySet<string> = new Set(["session.resume"]);
+/** Methods after which the calling client is no longer attached. */
+const leavingMethods: ReadonlySet<string> = new Set(["session.destroy", "session.detach", "session.delete"]);
+
+/**
+ * Any node serves any client: a request for a session whose lease another node holds is forwarded
+ * to that node over the bus (which runs it for a {@link RemoteClient} standing for our client, and
+ * sends the session's events back in order); requests nobody holds a lease for run here (opening
+ * the session takes the lease). When the owner dies, attached clients and the next request wait
+ * for its lease to expire and the session opens here (or on whichever node won the lease, where
+ * our clients are attached again).
+ */
+export class ClusterRouter {
+  private readonly attachments = new Map<string, RemoteAttachment>();
+  private readonly watchedClients = new WeakSet<RequestingClient>();
+  private readonly takingOver = new Map<string, Promise<void>>();
+  private watchTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: ClusterRouterOptions) {}
+
+  /** Starts watching the owners of sessions our clients are attached to. */
+  start(): void {
+    this.watchTimer = setInterval(() => void this.watchOwners(), Math.max(100, Math.floor(this.options.ttlMs / 3)));
+    this.watchTimer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.watchTimer);
+  }
+
+  /** Sessions of other nodes our clients are attached to. */
+  get remoteSessionCount(): number {
+    return this.attachments.size;
+  }
+
+  /** Routes a client's request: here, or to the node that runs its session. */
+  async dispatch(method: string, params: unknown, client: RequestingClient): Promise<unknown> {
+    const sessionId = sessionIdOf(params);
+    if (sessionId === undefined || method === "session.create") return this.options.host.runLocal(method, params, client);
+    for (let attempt = 0; ; attempt++) {
+      await this.takingOver.get(sessionId);
+      if (this.options.host.isLive(sessionId)) return this.options.host.runLocal(method, params, client);
+      const holder = await this.options.leases.holder(sessionId);
+      if (!holder || holder.nodeId === this.options.nodeId) {
+        const attachment = this.attachments.get(sessionId);
+        if (attachment && !openingMethods.has(method)) await this.openHere(sessionId, attachment);
+        try {
+          return await this.options.host.runLocal(method, params, client);
+        } catch (error) {
+          // Another node won the lease while we opened it: go there.
+          if (isOwnedElsewhere(error) && attempt < 3) continue;
+          throw error;
+        }
+      }
+      try {
+        const result = await this.options.bus.request(holder.nodeId, clusterMethods.rpc, { method, params, clientId: client.id, isCurrentClient: client.isCurrentClient });
+        this.afterForward(method, sessionId, params, client, holder.nodeId);
+        return result;
+      } catch (error) {
+        if (!isNodeGone(error) || attempt >= 3) throw error;
+        this.options.logger.info(`session ${sessionId}: node ${holder.nodeId} is gone; waiting for its lease to expire`);
+        await this.waitForLease(sessionId, holder.nodeId);
+      }
+    }
+  }
+
+  /** Bus messages for our clients from the nodes that run their sessions. */
+  async handleBus(method: string, params: unknown): Promise<unknown> {
+    if (method === clusterMethods.deliver) {
+      const { clientId, items } = params as { clientId: number; items: RemoteDelivery[] };
+      const client = this.options.host.findClient(clientId);
+      if (!client?.isOpen) return null;
+      for (const item of items) {
+        if (item.kind === "event") client.deliverSessionEvent(item.sessionId, item.json, item.type);
+        else client.sendNotification(item.method, item.params);
+      }
+      return null;
+    }
+    if (method === clusterMethods.clientRequest) {
+      const { clientId, method: clientMethod, params: clientParams } = params as { clientId: number; method: string; params: unknown };
+      const client = this.options.host.findClient(clientId);
+      if (!client?.isOpen) throw new TandemError(ErrorCodes.UnknownRequest, `Client ${clientId} is no longer connected to node ${this.options.nodeId}`, { clientId });
+      return client.sendRequest(clientMethod, clientParams);
+    }
+    throw new TandemError(ErrorCodes.MethodNotFound, `Unhandled cluster method ${method}`);
+  }
+
+  private afterForward(method: string, sessionId: string, params: unknown, client: RequestingClient, owner: string): void {
+    if (openingMethods.has(method)) {
+      const attachment = this.attachments.get(sessionId) ?? { owner, clients: new Map() };
+      attachment.owner = owner;
+      attachment.clients.set(client, { ...(params as Record<string, unknown>) });
+      this.attachments.set(sessionId, attachment);
+      this.watchClient(client);
+      return;
+    }
+    if (!leavingMethods.has(method)) return;
+    const attachment = this.attachments.get(sessionId);
+    if (!attachment) return;
+    if (method === "session.delete") attachment.clients.clear();
+    else attachment.clients.delete(client);
+    if (attachment.clients.size === 0) this.attachments.delete(sessionId);
+  }
+
+  /** A client of ours that goes away leaves the sessions of other nodes too. */
+  private watchClient(client: RequestingClient): void {
+    if (this.watchedClients.has(client)) return;
+    this.watchedClients.add(client);
+    client.onClose(() => {
+      const owners = new Set<string>();
+      for (const [sessionId, attachment] of this.attachments) {
+        if (!attachment.clients.delete(client)) continue;
+        owners.add(attachment.owner);
+        if (attachment.clients.size === 0) this.attachments.delete(sessionId);
+      }
+      for (const owner of owners) {
+        void this.options.bus.notify(owner, clusterMethods.clientClosed, { clientId: client.id }).catch(() => undefined);
+      }
+    });
+  }
+
+  /** Waits until `deadNode`'s lease on the session expired (or another node holds it). */
+  private async waitForLease(sessionId: string, deadNode: string): Promise<void> {
+    const deadline = Date.now() + this.options.ttlMs + 5000;
+    while (Date.now() < deadline) {
+      const holder = await this.options.leases.holder(sessionId);
+      if (!holder || holder.nodeId !== deadNode) return;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(250, Math.max(20, holder.expiresAt.getTime() - Date.now()))));
+    }
+  }
+
+  /** The session's owner died: our attached clients follow it to wherever it runs next (here when free). */
+  private async watchOwners(): Promise<void> {
+    for (const [sessionId, attachment] of this.attachments) {
+      if (this.takingOver.has(sessionId)) continue;
+      const alive = await this.options.isAlive(attachment.owner).catch(() => true);
+      if (alive) continue;
+      const takeover = this.followSession(sessionId, attachment).finally(() => this.takingOver.delete(sessionId));
+      this.takingOver.set(sessionId, takeover);
+    }
+  }
+
+  private async followSession(sessionId: string, attachment: RemoteAttachment): Promise<void> {
+    const deadOwner = attachment.owner;
+    try {
+      await this.waitForLease(sessionId, deadOwner);
+      const holder = await this.options.leases.holder(sessionId);
+      if (holder && holder.nodeId !== this.options.nodeId && holder.nodeId !== deadOwner) {
+        await this.attachAt(sessionId, attachment, holder.nodeId);
+        return;
+      }
+      await this.openHere(sessionId, attachment);
+    } catch (error) {
+      if (isOwnedElsewhere(error)) {
+        const owner = (error as TandemError).data?.ownerNode;
+        if (typeof owner === "string") await this.attachAt(sessionId, attachment, owner).catch((inner: unknown) => this.options.logger.warn(`session ${sessionId}: could not follow it to ${owner}`, inner));
+        return;
+      }
+      this.options.logger.warn(`session ${sessionId}: could not take it over from ${deadOwner}`, error);
+    }
+  }
+
+  /** Opens the session here (taking its lease) for every client of ours attached to it. */
+  private async openHere(sessionId: string, attachment: RemoteAttachment): Promise<void> {
+    for (const [client, params] of attachment.clients) {
+      if (!client.isOpen) continue;
+      await this.options.host.runLocal("session.resume", { ...params, sessionId, disableResume: true }, client);
+    }
+    if (this.attachments.get(sessionId) === attachment) this.attachments.delete(sessionId);
+  }
+
+  /** Attaches our clients again at the session's new owner. */
+  private async attachAt(sessionId: string, attachment: RemoteAttachment, owner: string): Promise<void> {
+    attachment.owner = owner;
+    for (const [client, params] of attachment.clients) {
+      if (!client.isOpen) continue;
+      await this.options.bus.request(owner, clusterMethods.rpc, {
+        method: "session.resume",
+        params: { ...params, sessionId, disableResume: true },
+        clientId: client.id,
+        isCurrentClient: client.isCurrentClient,
+      });
+    }
+  }
+}
+
+function sessionIdOf(params: unknown): string | undefined {
+  if (typeof params !== "object" || params === null) return undefined;
+  const sessionId = (params as { sessionId?: unknown }).sessionId;
+  return typeof sessionId === "string" && sessionId !== "" ? sessionId : undefined;
+}
+
+function isNodeGone(error: unknown): boolean {
+  return error instanceof TandemError && error.code === ErrorCodes.NodeUnreachable && error.data?.reason === "gone";
+}
+
+function isOwnedElsewhere(error: unknown): boolean {
+  return error instanceof TandemError && error.code === ErrorCodes.SessionBusy && typeof error.data?.ownerNode === "string";
+}
