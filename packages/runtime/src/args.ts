@@ -20,6 +20,8 @@ export interface RuntimeArgs {
   autoLogin: boolean;
   sdkProtocolVersion: 2 | 3;
   home?: string;
+  /** `--store <url>`: a `postgres://` session store (default: the files under the home folder; also `TANDEM_STORE_URL`). */
+  store?: string;
   help: boolean;
   version: boolean;
   /**
@@ -50,6 +52,7 @@ const flags = {
   "no-auto-login": { type: "boolean" },
   "sdk-protocol-version": { type: "string" },
   home: { type: "string" },
+  store: { type: "string" },
   "session-idle-timeout": { type: "string" },
   remote: { type: "boolean" },
   help: { type: "boolean", short: "h" },
@@ -73,6 +76,7 @@ const valueErrors: Partial<Record<keyof typeof flags, string>> = {
   "connection-token-env": "--connection-token-env needs an environment variable name",
   "sdk-protocol-version": "--sdk-protocol-version must be 2 or 3",
   home: "--home needs a folder",
+  store: "--store needs a postgres:// URL",
   "session-idle-timeout": "--session-idle-timeout needs a whole number of seconds (0 = never)",
 };
 
@@ -127,6 +131,8 @@ export function parseArgs(argv: readonly string[]): RuntimeArgs {
   if (connectionTokenEnv !== undefined) args.connectionTokenEnv = connectionTokenEnv;
   const home = text("home");
   if (home !== undefined) args.home = home;
+  const store = text("store");
+  if (store !== undefined) args.store = check("store", store, /^postgres(ql)?:\/\//i.test(store));
   // The last of --exit-with-parent / --no-exit-with-parent wins.
   const exitFlags = argv.filter((arg) => arg === "--exit-with-parent" || arg === "--no-exit-with-parent");
   if (exitFlags.length > 0) args.exitWithParent = exitFlags.at(-1) === "--exit-with-parent";
@@ -158,6 +164,7 @@ function parseFlags(argv: readonly string[]): FlagValues {
 export const helpText = `tandem — an open agent runtime speaking the Copilot SDK protocol (JSON-RPC 2.0)
 
 Usage: tandem [--stdio | --port <n>] [options]
+       tandem store import --from <home or session-state folder> --store <postgres://…>
 
 Transport
   --stdio                     serve JSON-RPC on stdin/stdout
@@ -187,6 +194,7 @@ Options
   --no-auto-login             accepted; Tandem never uses a stored interactive login
   --sdk-protocol-version <n>  2 or 3 (default 3)
   --home <dir>                state folder (default $COPILOT_HOME, $TANDEM_HOME or ~/.tandem)
+  --store <url>               keep sessions in PostgreSQL (postgres://…; default $TANDEM_STORE_URL, else files)
   --session-idle-timeout <s>  accepted (whole seconds); idle sessions are not released yet
   --no-auto-update, --remote  accepted for compatibility (no effect)
   --help, --version

@@ -10,6 +10,7 @@ import { maxMessageBytesFromEnv } from "./server/message-reader.js";
 import { pingResult } from "./server/ping.js";
 import { outboundLimitsFromEnv } from "./server/writer.js";
 import type { Runtime } from "./runtime.js";
+import type { SessionStore } from "./store/types.js";
 import { tuneV8 } from "./v8-tuning.js";
 import { runtimeVersion } from "./version.js";
 
@@ -24,6 +25,11 @@ import { runtimeVersion } from "./version.js";
  * only pinged stays at Node's own footprint.
  */
 export async function main(argv: readonly string[]): Promise<void> {
+  if (argv[0] === "store") {
+    const { runStoreCommand } = await import("./store/store-command.js");
+    process.exitCode = await runStoreCommand(argv.slice(1), process.env, process.stdout, process.stderr);
+    return;
+  }
   let args: RuntimeArgs;
   let maxMessageBytes: number;
   try {
@@ -59,7 +65,15 @@ export async function main(argv: readonly string[]): Promise<void> {
   for (const warning of tcpCheck.warnings) process.stderr.write(`tandem: warning: ${warning}\n`);
   tuneV8(process.execArgv);
   const logger = new Logger(args.logLevel, args.logFile ? fileSink(args.logFile) : stderrSink, args.logFormat);
-  const loader = new RuntimeLoader(args, logger, maxMessageBytes);
+  let store: SessionStore | undefined;
+  try {
+    store = await openConfiguredStore(args, process.env, logger);
+  } catch (error) {
+    process.stderr.write(`tandem: ${(error as Error).message}\n`);
+    process.exitCode = 1;
+    return;
+  }
+  const loader = new RuntimeLoader(args, logger, maxMessageBytes, store);
   installShutdown(loader, logger);
 
   if (args.stdio) {
@@ -110,6 +124,7 @@ class RuntimeLoader {
     private readonly args: RuntimeArgs,
     private readonly logger: Logger,
     private readonly maxMessageBytes: number,
+    private readonly store: SessionStore | undefined,
   ) {}
 
   serve(input: NodeJS.ReadableStream, output: NodeJS.WritableStream): ClientConnection {
@@ -128,7 +143,7 @@ class RuntimeLoader {
   load(): Promise<Runtime> {
     const started = performance.now();
     this.runtime ??= import("./runtime.js").then(({ Runtime }) => {
-      const runtime = new Runtime({ args: this.args, env: process.env, logger: this.logger, exit: () => void exitAfterShutdown(this, 0) });
+      const runtime = new Runtime({ args: this.args, env: process.env, logger: this.logger, exit: () => void exitAfterShutdown(this, 0), ...(this.store ? { store: this.store } : {}) });
       this.logger.debug(`runtime loaded in ${Math.round(performance.now() - started)} ms`);
       for (const client of this.waiting) runtime.adopt(client);
       this.waiting.clear();
@@ -140,6 +155,7 @@ class RuntimeLoader {
 
   async shutdown(): Promise<void> {
     if (this.runtime) await (await this.runtime).shutdown();
+    else await this.store?.close();
   }
 
   private async dispatch(method: string, params: unknown, client: ClientConnection): Promise<unknown> {
@@ -148,6 +164,19 @@ class RuntimeLoader {
     const runtime = this.loaded ?? (await this.load());
     return runtime.dispatch(method, params, client);
   }
+}
+
+/**
+ * The store `--store` / `TANDEM_STORE_URL` names, opened (connected, schema migrated) before the
+ * runtime serves anything; undefined for the default file store. Loads the PostgreSQL module (and
+ * the `pg` driver) only then, so the file store's start-up is unchanged.
+ */
+async function openConfiguredStore(args: RuntimeArgs, env: NodeJS.ProcessEnv, logger: Logger): Promise<SessionStore | undefined> {
+  const url = args.store ?? (env.TANDEM_STORE_URL || undefined);
+  if (url === undefined) return undefined;
+  const { openPostgresStore } = await import("./store/postgres/open.js");
+  const { resolveHome } = await import("./store/session-store.js");
+  return openPostgresStore({ url, home: resolveHome(env, args.home), logger });
 }
 
 let exiting = false;

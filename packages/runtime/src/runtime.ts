@@ -17,7 +17,8 @@ import { telemetryConfigFromEnv } from "./telemetry/config.js";
 import { LazyTelemetry, type Telemetry } from "./telemetry/telemetry.js";
 import { Dispatcher } from "./server/dispatch.js";
 import { SessionManager } from "./session/manager.js";
-import { resolveHome, SessionStore } from "./store/session-store.js";
+import { FileSessionStore, resolveHome } from "./store/session-store.js";
+import type { SessionStore } from "./store/types.js";
 import { runtimeVersion } from "./version.js";
 import { compactionTimeoutFromEnv } from "./compaction/session-compaction.js";
 import { promptLimitOf } from "./compaction/window.js";
@@ -29,6 +30,8 @@ export interface RuntimeOptions {
   logger: Logger;
   /** Ends the process (after `runtime.shutdown`); without it the process is left to its client. */
   exit?: () => void;
+  /** The session store opened at start (`--store`); the file store under the home folder when absent. */
+  store?: SessionStore;
 }
 
 /** How long the runtime waits, after answering `runtime.shutdown`, for the client to go before it exits anyway. */
@@ -73,7 +76,7 @@ export class Runtime {
     const telemetryConfig = telemetryConfigFromEnv(env);
     const telemetry = telemetryConfig ? new LazyTelemetry(telemetryConfig, runtimeVersion, (message, error) => logger.warn(message, error)) : undefined;
     this.telemetry = telemetry;
-    this.store = new SessionStore(resolveHome(env, args.home), logger);
+    this.store = options.store ?? new FileSessionStore(resolveHome(env, args.home), logger);
     this.sessions = new SessionManager({
       store: this.store,
       logger,
@@ -216,6 +219,7 @@ export class Runtime {
     await this.sessions.shutdownAll();
     this.modelConnections.close();
     await this.telemetry?.shutdown();
+    await this.store.close().catch((error: unknown) => this.options.logger.warn("could not close the session store", error));
     for (const client of this.connections) client.dispose();
   }
 

@@ -1,6 +1,6 @@
-import { appendFile, mkdir, readdir } from "node:fs/promises";
-import { join } from "node:path";
-import { persistenceFailed, writeFileAtomic } from "../store/persistence-error.js";
+import type { SessionFiles } from "../store/types.js";
+
+const folder = "checkpoints";
 
 /** What one checkpoint file records. */
 export interface CheckpointRecord {
@@ -19,24 +19,27 @@ export interface Checkpoint {
   number: number;
   /** The file name inside the checkpoints folder (`NNN-<slug>.md`). */
   file: string;
+  /** Where it is (a path in the file store). */
   path: string;
 }
 
 /**
- * The numbered summaries of a session, readable by people: `<workspace>/checkpoints/NNN-<slug>.md`
+ * The numbered summaries of a session, readable by people: `checkpoints/NNN-<slug>.md` (session files)
  * plus `index.md` listing them. Numbers follow the highest file present (a file a crash left
  * without its event is skipped, never overwritten). Writes are serialised, so a sub-agent
  * compacting at the same time as the main loop gets the next number.
  *
  * @example
- * const checkpoint = await store.write({ title: "Fix the login bug", summary, ... });
+ * const checkpoint = await new CheckpointStore(store.files(sessionId)).write({ title: "Fix the login bug", summary, ... });
  */
 export class CheckpointStore {
-  readonly dir: string;
   private chain: Promise<unknown> = Promise.resolve();
 
-  constructor(workspacePath: string) {
-    this.dir = join(workspacePath, "checkpoints");
+  constructor(private readonly files: SessionFiles) {}
+
+  /** Where the checkpoints are (a folder in the file store). */
+  get dir(): string {
+    return this.files.location(folder);
   }
 
   /** Writes the next checkpoint file and its index line; fails with `PersistenceFailed`. */
@@ -47,26 +50,20 @@ export class CheckpointStore {
   }
 
   private async writeNext(record: CheckpointRecord): Promise<Checkpoint> {
-    await mkdir(this.dir, { recursive: true }).catch((error: unknown) => {
-      throw persistenceFailed(this.dir, error, "open");
-    });
     const number = (await this.highestNumber()) + 1;
     const file = `${String(number).padStart(3, "0")}-${slugOf(record.title)}.md`;
-    const path = join(this.dir, file);
+    const name = `${folder}/${file}`;
     const written = new Date().toISOString();
-    await writeFileAtomic(path, renderCheckpoint(number, written, record));
-    const indexPath = join(this.dir, "index.md");
+    await this.files.write(name, renderCheckpoint(number, written, record));
     const header = number === 1 ? "# Checkpoints\n\nWhat the agent remembers of the compacted parts of this session, newest last.\n\n" : "";
     const agent = record.agentName ? ` (sub-agent ${record.agentName})` : "";
     const line = `- [${String(number).padStart(3, "0")}](${file}) ${written}${agent}: ${record.messagesSummarized} messages summarized, ${record.preCompactionTokens} → ${record.postCompactionTokens} tokens\n`;
-    await appendFile(indexPath, header + line).catch((error: unknown) => {
-      throw persistenceFailed(indexPath, error, "write");
-    });
-    return { number, file, path };
+    await this.files.append(`${folder}/index.md`, header + line);
+    return { number, file, path: this.files.location(name) };
   }
 
   private async highestNumber(): Promise<number> {
-    const names = await readdir(this.dir).catch(() => [] as string[]);
+    const names = await this.files.list(folder);
     let highest = 0;
     for (const name of names) {
       const match = /^(\d{3,})-.*\.md$/.exec(name);

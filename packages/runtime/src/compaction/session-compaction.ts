@@ -1,5 +1,6 @@
 import type { SessionCreateParams } from "@tandem/protocol";
 import type { Logger } from "../log.js";
+import type { SessionFiles } from "../store/types.js";
 import { CheckpointStore } from "./checkpoints.js";
 import { SessionCompactor, type CompactionHost, type CompactorOptions } from "./compactor.js";
 import { compactionSettings } from "./config.js";
@@ -29,7 +30,7 @@ export function compactionTimeoutFromEnv(env: NodeJS.ProcessEnv): number {
  * run (same settings and window source; checkpoints numbered in one folder).
  *
  * @example
- * const compaction = new SessionCompaction(config, workspacePath, services, logger);
+ * const compaction = new SessionCompaction(config, store.files(sessionId), services, logger);
  * const compactor = compaction.create(session);
  */
 export class SessionCompaction {
@@ -39,11 +40,11 @@ export class SessionCompaction {
 
   constructor(
     config: SessionCreateParams,
-    workspacePath: string,
+    files: SessionFiles,
     private readonly services: CompactionServices,
     private readonly logger: Logger,
   ) {
-    this.checkpoints = new CheckpointStore(workspacePath);
+    this.checkpoints = new CheckpointStore(files);
     this.configure(config);
   }
 

@@ -1,8 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { ephemeralEventTypes, type SessionEvent, type SessionEventData, type SessionEventOf, type SessionEventType } from "@tandem/protocol";
-import type { EventLog } from "../store/event-log.js";
-import { eventsArrayBytes, type ByteRange } from "../store/event-lines.js";
 import { persistenceFailed } from "../store/persistence-error.js";
+import type { LogRange, SessionEventLog } from "../store/types.js";
 
 /** Receives every event of a session, already serialised (once) to JSON, with its type. */
 export interface EventSink {
@@ -13,10 +12,10 @@ export interface EventSink {
 export interface RestoredEvents {
   /** How many readable events. */
   count: number;
-  /** The offset past the last complete line read. */
+  /** The log position past the last complete entry read. */
   end: number;
   /** Unreadable or blank lines, left out of the events (sorted). */
-  excluded: readonly ByteRange[];
+  excluded: readonly LogRange[];
 }
 
 /** A listener inside the runtime (sub-systems and tests), called synchronously. */
@@ -72,8 +71,8 @@ export class SessionEmitter implements EventEmitterPort {
 
   constructor(
     readonly sessionId: string,
-    /** The session's events file (its write failures are watched by `SessionPersistence`). */
-    readonly log: EventLog,
+    /** The session's event log (its write failures are watched by `SessionPersistence`). */
+    readonly log: SessionEventLog,
     private lastEventId: string | null,
     private readonly onPersisted: () => void = () => undefined,
   ) {}
@@ -150,8 +149,8 @@ export class SessionEmitter implements EventEmitterPort {
    */
   async persistedArrayBytes(prefix = "[", suffix = "]"): Promise<Buffer> {
     const { endOffset, pending } = await this.log.position();
-    return eventsArrayBytes(this.log.path, endOffset ?? this.restored.end, this.restored.excluded, pending, prefix, suffix).catch((error: unknown) => {
-      throw persistenceFailed(this.log.path, error, "read");
+    return this.log.arrayBytes(endOffset ?? this.restored.end, this.restored.excluded, pending, prefix, suffix).catch((error: unknown) => {
+      throw persistenceFailed(this.log.location, error, "read");
     });
   }
 

@@ -1,7 +1,7 @@
 import type { SessionEvent } from "@tandem/protocol";
 import { eventLogPageLimits } from "@tandem/protocol";
 import { invalidParams } from "../errors.js";
-import { decodeCursor, encodeCursor, endOfLog, readLogPage, tailPosition, type LogPosition } from "../store/event-log-pages.js";
+import { decodeCursor, encodeCursor, endOfLog, type LogPosition } from "../store/event-log-pages.js";
 import type { SessionEmitter } from "./emitter.js";
 
 /** The `session.eventLog.read` params Tandem reads. */
@@ -17,8 +17,8 @@ export interface EventLogReadParams {
 }
 
 /**
- * `session.eventLog.read` / `tail` over a session's `events.jsonl`: pages are read from the file
- * by byte-offset cursors, so a session of 100,000 events is paged without holding it in memory,
+ * `session.eventLog.read` / `tail` over a session's event log: pages are read from the store by
+ * cursors naming opaque log positions (byte offsets in the file store, sequence numbers in PostgreSQL), so a session of 100,000 events is paged without holding it in memory,
  * and cursors stay valid across a runtime restart. Ephemeral events are never stored, so only
  * those emitted while a forward read waits at the tail (`waitMs`) are delivered.
  *
@@ -31,13 +31,13 @@ export async function readEventLog(emitter: SessionEmitter, params: EventLogRead
   // Without a filter no line needs parsing.
   const acceptLine = accept ? (line: string) => accept(JSON.parse(line) as SessionEvent) : () => true;
   await emitter.log.flush();
-  let page = await readLogPage(emitter.log.path, position, max, acceptLine);
+  let page = await emitter.log.readPage(position, max, acceptLine);
   let lines = page.lines;
   const waitMs = Math.min(params.waitMs ?? 0, eventLogPageLimits.maxWaitMs);
   if (position.direction === "forward" && lines.length === 0 && !page.hasMore && waitMs > 0) {
     const seen = await nextEvents(emitter, waitMs);
     await emitter.log.flush();
-    page = await readLogPage(emitter.log.path, page.next, max, acceptLine);
+    page = await emitter.log.readPage(page.next, max, acceptLine);
     const acceptEvent = accept ?? (() => true);
     lines = interleave(page.lines, seen, acceptEvent, (event) => params.includeEphemeral !== false && acceptEvent(event));
   }
@@ -47,7 +47,7 @@ export async function readEventLog(emitter: SessionEmitter, params: EventLogRead
 /** `session.eventLog.tail`: a cursor past the last persisted event. */
 export async function eventLogTail(emitter: SessionEmitter): Promise<{ cursor: string }> {
   await emitter.log.flush();
-  return { cursor: encodeCursor(await tailPosition(emitter.log.path)) };
+  return { cursor: encodeCursor(await emitter.log.tail()) };
 }
 
 function startPosition(params: EventLogReadParams): LogPosition {

@@ -1,8 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { readFile } from "node:fs/promises";
 import { invalidParams, sessionNotFound } from "../errors.js";
-import { writeFileAtomic } from "../store/persistence-error.js";
-import type { SessionStore } from "../store/session-store.js";
+import type { SessionStore } from "../store/types.js";
 import { summaryOf } from "./user-message.js";
 
 /**
@@ -49,15 +47,14 @@ export async function forkSession(host: ForkHost, params: { sessionId: string; t
   const name = params.name?.trim();
   if (name !== undefined && (name.length === 0 || name.length > 100)) throw invalidParams("The fork's name must be 1–100 characters", { name: params.name });
   await host.flushSource(params.sessionId);
-  const lines = historyBefore(await readFile(store.eventsPath(params.sessionId), "utf8"), params.toEventId);
+  const lines = historyBefore(await readLog(store, params.sessionId), params.toEventId);
   const sessionId = randomUUID();
   const forked = lines.map((line) => renameStart(line, sessionId));
   const source = await store.readWorkspace(params.sessionId);
   const now = new Date().toISOString();
   const firstPrompt = firstPromptOf(forked);
   await store.createSessionDir(sessionId);
-  const eventsPath = store.eventsPath(sessionId);
-  await writeFileAtomic(eventsPath, forked.length > 0 ? `${forked.join("\n")}\n` : "");
+  await store.writeEvents(sessionId, forked);
   await store.writeWorkspace({
     id: sessionId,
     cwd: source?.cwd ?? "",
@@ -69,6 +66,15 @@ export async function forkSession(host: ForkHost, params: { sessionId: string; t
     ...(name !== undefined ? { name } : {}),
   });
   return name !== undefined ? { sessionId, name } : { sessionId };
+}
+
+/** The whole persisted log of a session as text, one event per line. */
+async function readLog(store: SessionStore, sessionId: string): Promise<string> {
+  const lines: string[] = [];
+  await store.openEventLog(sessionId).scan(0, (line) => {
+    lines.push(line);
+  });
+  return lines.join("\n");
 }
 
 /** A `session.start` line with the new session's id; other lines unchanged. */

@@ -1,18 +1,18 @@
 import { randomUUID } from "node:crypto";
 import { stat } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { ReasoningEffort, type AgentMode, type SessionCreateParams, type SessionEvent, type SessionLifecycleEvent, type SessionMetadata, type SessionResumeParams } from "@tandem/protocol";
 import { ErrorCodes, errorMessage, invalidParams, sessionNotFound, TandemError } from "../errors.js";
 import { persistenceFailed } from "../store/persistence-error.js";
 import type { Logger } from "../log.js";
 import type { RetryPolicy } from "../loop/retry.js";
 import type { ModelClient } from "../providers/types.js";
-import type { SessionStore } from "../store/session-store.js";
+import type { SessionEventLog, SessionStore } from "../store/types.js";
 import { validateToolConfig } from "../tools/registry.js";
 import type { ClientPort } from "./client-port.js";
 import { registrationOf } from "./clients.js";
 import { SessionEmitter, type RestoredEvents } from "./emitter.js";
-import { replaySession, ResumePointRecorder, resumePointFileName } from "./resume-point.js";
+import { replaySession, ResumePointRecorder } from "./resume-point.js";
 import { createSessionWorktree } from "../checkpoints/worktree.js";
 import { Session, type SessionServices } from "./session.js";
 import { compactionSettings } from "../compaction/config.js";
@@ -317,6 +317,8 @@ export class SessionManager {
     restored:
       | {
           events: RestoredEvents;
+          /** The log the replay read (it continues where the replay saw the log end). */
+          log: SessionEventLog;
           lastEventId: string | null;
           startTime: Date;
           summary?: string;
@@ -331,9 +333,10 @@ export class SessionManager {
   ): Promise<Session> {
     const { store } = this.options;
     const workspacePath = await store.createSessionDir(sessionId);
-    const emitter = new SessionEmitter(sessionId, store.openEventLog(sessionId), restored?.lastEventId ?? null, () => this.scheduleUpdated(sessionId));
+    const emitter = new SessionEmitter(sessionId, restored?.log ?? store.openEventLog(sessionId), restored?.lastEventId ?? null, () => this.scheduleUpdated(sessionId));
     if (restored) emitter.restorePersisted(restored.events);
-    const resumePoints = new ResumePointRecorder(emitter.log, this.resumePointPath(sessionId), this.options.logger);
+    const files = store.files(sessionId);
+    const resumePoints = new ResumePointRecorder(emitter.log, files, this.options.logger);
     emitter.addListener((event) => resumePoints.observe(event));
     this.resumePoints.set(sessionId, resumePoints);
     this.options.observeSession?.(sessionId, emitter);
@@ -342,6 +345,7 @@ export class SessionManager {
       config,
       workingDirectory,
       workspacePath,
+      files,
       model: config.model ?? restored?.model ?? this.options.defaultModel,
       emitter,
       services: this.sessionServices(sessionId),
@@ -361,10 +365,11 @@ export class SessionManager {
     const { sessionId } = params;
     const { store, logger } = this.options;
     if (!(await store.exists(sessionId))) throw sessionNotFound(sessionId);
-    const replay = await replaySession(store.eventsPath(sessionId), this.resumePointPath(sessionId), logger);
+    const log = store.openEventLog(sessionId);
+    const replay = await replaySession(log, store.files(sessionId), logger);
     const { count, skippedLines, approveAll, excluded, end } = replay;
     if (skippedLines > 0) logger.warn(`session ${sessionId}: ${skippedLines} unreadable line(s) skipped while resuming`);
-    if (replay.resumedFrom !== undefined) logger.debug(`session ${sessionId}: resumed from its resume point at byte ${replay.resumedFrom} (${replay.bytesRead} bytes read)`);
+    if (replay.resumedFrom !== undefined) logger.debug(`session ${sessionId}: resumed from its resume point at position ${replay.resumedFrom} (${replay.bytesRead} bytes read)`);
     const rebuilt = replay.history.finish();
     const workspace = await store.readWorkspace(sessionId);
     const workingDirectory = await checkDirectory(params.workingDirectory ?? rebuilt.cwd ?? workspace?.cwd);
@@ -372,6 +377,7 @@ export class SessionManager {
     const reasoningEffort = params.reasoningEffort ?? ReasoningEffort.safeParse(rebuilt.reasoningEffort).data;
     return this.open(sessionId, { ...params, ...(reasoningEffort ? { reasoningEffort } : {}) }, workingDirectory, {
       events: { count, end, excluded },
+      log,
       lastEventId: rebuilt.lastEventId,
       startTime: new Date(rebuilt.startTime ?? workspace?.created_at ?? Date.now()),
       summary: workspace?.summary ?? rebuilt.firstPrompt,
@@ -382,10 +388,6 @@ export class SessionManager {
       selectedAgent: rebuilt.selectedAgent,
       messages: rebuilt.messages,
     });
-  }
-
-  private resumePointPath(sessionId: string): string {
-    return join(this.options.store.sessionDir(sessionId), resumePointFileName);
   }
 
   private sessionServices(sessionId: string): SessionServices {

@@ -1,6 +1,6 @@
 import { ErrorCodes, TandemError } from "../errors.js";
 import type { Logger } from "../log.js";
-import type { EventLog } from "../store/event-log.js";
+import type { SessionEventLog } from "../store/types.js";
 import type { SessionEmitter } from "./emitter.js";
 
 /** The `errorType` of the `session.error` a failed write produces. */
@@ -59,7 +59,7 @@ export class SessionPersistence {
    * `rewrite` (for side files) is run again before the session accepts messages.
    */
   fail(error: TandemError, rewrite?: () => Promise<void>): void {
-    const path = typeof error.data?.path === "string" ? error.data.path : this.log.path;
+    const path = typeof error.data?.path === "string" ? error.data.path : this.log.location;
     if (rewrite) this.rewrites.set(path, rewrite);
     if (this.failure) return;
     this.failure = error;
@@ -84,7 +84,7 @@ export class SessionPersistence {
     return this.recovering;
   }
 
-  private get log(): EventLog {
+  private get log(): SessionEventLog {
     return this.host.emitter.log;
   }
 

@@ -26,15 +26,12 @@
  *   ranges and appends the lines not yet written (see `EventLog.position`). Ephemeral events were
  *   never part of it and still are not.
  */
-import { readFile, open, stat } from "node:fs/promises";
 import type { SessionEvent } from "@tandem/protocol";
 import type { Logger } from "../log.js";
-import type { EventLog } from "../store/event-log.js";
-import { forEachLine, type ByteRange } from "../store/event-lines.js";
-import { writeFileAtomic } from "../store/persistence-error.js";
+import type { LogRange as ByteRange, SessionEventLog, SessionFiles } from "../store/types.js";
 import { HistoryRebuilder, type HistorySnapshot } from "./history.js";
 
-/** The resume point's file name, in the session's folder. */
+/** The resume point's file name among the session's files. */
 export const resumePointFileName = "resume-point.json";
 const resumePointVersion = 1;
 
@@ -50,7 +47,7 @@ interface ReplayData {
 /** The content of `resume-point.json`. */
 export interface ResumePoint {
   version: number;
-  /** The byte range of the `session.compaction_complete` line the state is right after. */
+  /** The log range of the `session.compaction_complete` entry the state is right after (bytes in the file store). */
   lineStart: number;
   offset: number;
   eventId: string;
@@ -74,13 +71,13 @@ export class SessionReplay {
   private lineNumber = 0;
 
   constructor(
-    private readonly path: string,
+    private readonly log: SessionEventLog,
     private readonly logger: Logger,
   ) {}
 
   /** A replay that continues from a resume point. */
-  static fromPoint(path: string, logger: Logger, point: ResumePoint): SessionReplay {
-    const replay = new SessionReplay(path, logger);
+  static fromPoint(log: SessionEventLog, logger: Logger, point: ResumePoint): SessionReplay {
+    const replay = new SessionReplay(log, logger);
     replay.history = HistoryRebuilder.restore(point.state.history);
     replay.count = point.state.count;
     replay.skippedLines = point.state.skippedLines;
@@ -94,7 +91,7 @@ export class SessionReplay {
   /** Replays the lines from `this.end` on; with `untilEventId`, stops right after that event's line (returns its range). */
   async read(untilEventId?: string): Promise<ByteRange | undefined> {
     let found: ByteRange | undefined;
-    const scan = await forEachLine(this.path, this.end, (line, range) => {
+    const scan = await this.log.scan(this.end, (line, range) => {
       const event = this.take(line, range);
       if (untilEventId !== undefined && event?.id === untilEventId) {
         found = range;
@@ -107,7 +104,7 @@ export class SessionReplay {
     if (scan.tornBytes > 0) {
       // Cut off by the events log before its next append; never an event.
       this.skippedLines++;
-      this.logger.warn(`skipping unreadable ${this.where(this.lineNumber + 1, scan.end)} of ${this.path} (a torn last line of ${scan.tornBytes} bytes)`);
+      this.logger.warn(`skipping unreadable ${this.where(this.lineNumber + 1, scan.end)} of ${this.log.location} (a torn last line of ${scan.tornBytes} bytes)`);
     }
     return found;
   }
@@ -126,7 +123,7 @@ export class SessionReplay {
 
   /** Names a line in a warning: by number when the replay started at the file's start, else by offset. */
   private where(lineNumber: number, offset: number): string {
-    return this.resumedFrom === undefined ? `line ${lineNumber}` : `the line at byte ${offset}`;
+    return this.resumedFrom === undefined ? `line ${lineNumber}` : `the line at position ${offset}`;
   }
 
   private take(line: string, range: ByteRange): SessionEvent | undefined {
@@ -138,7 +135,7 @@ export class SessionReplay {
       this.excluded.push(range);
       if (line.trim() !== "") {
         this.skippedLines++;
-        this.logger.warn(`skipping unreadable ${this.where(this.lineNumber, range[0])} of ${this.path} (torn write?)`);
+        this.logger.warn(`skipping unreadable ${this.where(this.lineNumber, range[0])} of ${this.log.location} (torn write?)`);
       }
       return undefined;
     }
@@ -150,52 +147,44 @@ export class SessionReplay {
 }
 
 /**
- * Rebuilds a session from `eventsPath`: from its valid resume point when there is one (reading
- * only the lines after it), else from the start.
+ * Rebuilds a session from its event log: from its valid resume point when there is one (reading
+ * only the entries after it), else from the start.
  *
  * @example
- * const replay = await replaySession(store.eventsPath(id), join(store.sessionDir(id), resumePointFileName), logger);
+ * const replay = await replaySession(store.openEventLog(id), store.files(id), logger);
  * const rebuilt = replay.history.finish();
  */
-export async function replaySession(eventsPath: string, pointPath: string, logger: Logger): Promise<SessionReplay> {
-  const point = await readResumePoint(pointPath, eventsPath);
+export async function replaySession(log: SessionEventLog, files: SessionFiles, logger: Logger): Promise<SessionReplay> {
+  const point = await readResumePoint(files, log);
   if (point) {
-    const replay = SessionReplay.fromPoint(eventsPath, logger, point);
+    const replay = SessionReplay.fromPoint(log, logger, point);
     await replay.read();
     if (replay.history.unresolvedRewinds === 0) return replay;
-    logger.debug(`${eventsPath}: a rewind reaches before the resume point; reading the whole file`);
+    logger.debug(`${log.location}: a rewind reaches before the resume point; reading the whole log`);
   }
-  const replay = new SessionReplay(eventsPath, logger);
+  const replay = new SessionReplay(log, logger);
   await replay.read();
   return replay;
 }
 
-/** The resume point at `pointPath` when it is valid for `eventsPath` (see the module comment), else undefined. */
-export async function readResumePoint(pointPath: string, eventsPath: string): Promise<ResumePoint | undefined> {
+/** The session's resume point when it is valid for its event log (see the module comment), else undefined. */
+export async function readResumePoint(files: SessionFiles, log: SessionEventLog): Promise<ResumePoint | undefined> {
   let point: ResumePoint;
   try {
-    point = JSON.parse(await readFile(pointPath, "utf8")) as ResumePoint;
+    const text = await files.read(resumePointFileName);
+    if (text === undefined) return undefined;
+    point = JSON.parse(text) as ResumePoint;
   } catch {
     return undefined;
   }
   if (!isPointShape(point)) return undefined;
-  const size = await stat(eventsPath).then((info) => info.size, () => -1);
-  if (size < point.offset) return undefined;
-  const handle = await open(eventsPath, "r").catch(() => undefined);
-  if (!handle) return undefined;
   try {
-    const readStart = Math.max(0, point.lineStart - 1);
-    const bytes = Buffer.alloc(point.offset - readStart);
-    const { bytesRead } = await handle.read(bytes, 0, bytes.length, readStart);
-    if (bytesRead !== bytes.length || bytes[bytes.length - 1] !== 0x0a) return undefined;
-    if (point.lineStart > 0 && bytes[0] !== 0x0a) return undefined;
-    const line = bytes.toString("utf8", point.lineStart - readStart, bytes.length - 1);
+    const line = await log.entryAt([point.lineStart, point.offset]);
+    if (line === undefined) return undefined;
     const event = JSON.parse(line) as { id?: unknown; type?: unknown };
     return event.id === point.eventId && event.type === "session.compaction_complete" ? point : undefined;
   } catch {
     return undefined;
-  } finally {
-    await handle.close().catch(() => undefined);
   }
 }
 
@@ -227,15 +216,15 @@ function isPointShape(point: ResumePoint): boolean {
  * (or none), which resume handles.
  *
  * @example
- * const recorder = new ResumePointRecorder(log, pointPath, logger);
+ * const recorder = new ResumePointRecorder(log, store.files(id), logger);
  * emitter.addListener((event) => recorder.observe(event));
  */
 export class ResumePointRecorder {
   private work: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly log: EventLog,
-    private readonly pointPath: string,
+    private readonly log: SessionEventLog,
+    private readonly files: SessionFiles,
     private readonly logger: Logger,
   ) {}
 
@@ -244,7 +233,7 @@ export class ResumePointRecorder {
     if (event.type !== "session.compaction_complete") return;
     const data = event.data as { success?: boolean; parentToolCallId?: string; messagesRemoved?: number };
     if (!data.success || data.parentToolCallId || !data.messagesRemoved) return;
-    this.work = this.work.then(() => this.record(event.id)).catch((error: unknown) => this.logger.warn(`could not write ${this.pointPath}`, error));
+    this.work = this.work.then(() => this.record(event.id)).catch((error: unknown) => this.logger.warn(`could not write ${this.files.location(resumePointFileName)}`, error));
   }
 
   /** Resolves when the points queued so far are written (or given up). */
@@ -255,12 +244,12 @@ export class ResumePointRecorder {
   private async record(eventId: string): Promise<void> {
     await this.log.flush({ durable: true });
     if (this.log.failure) return;
-    const previous = await readResumePoint(this.pointPath, this.log.path);
-    const replay = previous ? SessionReplay.fromPoint(this.log.path, this.logger, previous) : new SessionReplay(this.log.path, this.logger);
+    const previous = await readResumePoint(this.files, this.log);
+    const replay = previous ? SessionReplay.fromPoint(this.log, this.logger, previous) : new SessionReplay(this.log, this.logger);
     const range = await replay.read(eventId);
     if (!range) return;
     // A rewind to before the previous point: its state cannot be continued from there.
     if (replay.history.unresolvedRewinds > 0) return;
-    await writeFileAtomic(this.pointPath, JSON.stringify(replay.point(range, eventId)));
+    await this.files.write(resumePointFileName, JSON.stringify(replay.point(range, eventId)));
   }
 }

@@ -19,6 +19,7 @@ import type { UserInputHost } from "./user-input.js";
 import { HookRunner, type HookHost } from "../hooks/hook-runner.js";
 import { errorMessage } from "../errors.js";
 import { SessionWorkspace } from "../plan/plan-file.js";
+import type { SessionFiles } from "../store/types.js";
 import type { SessionAgents } from "../agents/session-agents.js";
 import type { SessionSkills } from "../skills/session-skills.js";
 import { McpManager } from "../mcp/manager.js";
@@ -57,6 +58,8 @@ export interface SessionInit {
   config: SessionCreateParams;
   workingDirectory: string;
   workspacePath: string;
+  /** The session's plan, checkpoints, resume point and workspace files in the store. */
+  files: SessionFiles;
   model: string;
   emitter: SessionEmitter;
   services: SessionServices;
@@ -160,12 +163,12 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
     this.metrics = new SessionMetrics(init.startTime);
     this.turnEvents = new TurnEvents(init.emitter, init.summary !== undefined);
     this.hooks = new HookRunner(this, init.services.hookTimeoutMs);
-    this.workspace = new SessionWorkspace(init.workspacePath, init.emitter);
+    this.workspace = new SessionWorkspace(init.files, init.emitter);
     this.contexts = new ToolContexts(this);
     this.toolset = new SessionToolset(this);
     this.persistence = new SessionPersistence(this);
     this.history = new SessionHistory(this);
-    this.compaction = new SessionCompaction(init.config, init.workspacePath, init.services.compaction, init.services.logger);
+    this.compaction = new SessionCompaction(init.config, init.files, init.services.compaction, init.services.logger);
     this.context = this.compaction.create(this);
   }
 

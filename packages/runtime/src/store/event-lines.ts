@@ -1,20 +1,14 @@
 import { open } from "node:fs/promises";
+import type { LogRange, LogScan } from "./types.js";
 
 /** How much of the file is read at a time. */
 const chunkBytes = 1024 * 1024;
 
 /** A byte range `[start, end)` of the events file (a whole line with its newline). */
-export type ByteRange = readonly [start: number, end: number];
+export type ByteRange = LogRange;
 
 /** What a pass over the lines of an events file saw. */
-export interface LineScan {
-  /** The offset just past the last complete (newline-terminated) line. */
-  end: number;
-  /** Bytes read from the file. */
-  bytesRead: number;
-  /** Bytes after the last complete line (a torn last line); 0 when the pass stopped early. */
-  tornBytes: number;
-}
+export type LineScan = LogScan;
 
 /**
  * Calls `onLine` for every complete line of `path` from byte `start` on, in order, with the line's

@@ -1,4 +1,5 @@
 import { open, type FileHandle } from "node:fs/promises";
+import type { LogPage, LogPosition } from "./types.js";
 
 /** How many bytes of `events.jsonl` one page reads at most (a single longer event is still returned whole). */
 export const pageByteBudget = 1024 * 1024;
@@ -6,23 +7,7 @@ export const pageByteBudget = 1024 * 1024;
 /** The offset that stands for "the end of the file", whatever its size. */
 export const endOfLog = Number.MAX_SAFE_INTEGER;
 
-/** Where a read continues: a byte offset at a line start, and the direction of paging. */
-export interface LogPosition {
-  offset: number;
-  direction: "forward" | "backward";
-}
-
-/** One page of persisted events, as JSON text lines. */
-export interface LogPage {
-  /** The events' JSON text, oldest first. */
-  lines: string[];
-  /** Where the next page in the same direction starts. */
-  next: LogPosition;
-  /** More events lie beyond `next` in the read's direction. */
-  hasMore: boolean;
-  /** The position was not at a line start of the file (it was rewritten): the page starts at a boundary instead. */
-  expired: boolean;
-}
+export type { LogPage, LogPosition } from "./types.js";
 
 /** Opaque cursor text for a position (`f` or `b`, then the offset in base 36). */
 export function encodeCursor(position: LogPosition): string {

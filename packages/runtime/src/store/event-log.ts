@@ -1,22 +1,18 @@
 import { open, readFile, type FileHandle } from "node:fs/promises";
 import type { TandemError } from "../errors.js";
 import type { Logger } from "../log.js";
+import { eventsArrayBytes, forEachLine } from "./event-lines.js";
+import { readLogPage, tailPosition } from "./event-log-pages.js";
 import { persistenceFailed, type PersistenceOperation } from "./persistence-error.js";
+import type { EventLogObserver, LogPage, LogPosition, LogRange, LogScan, SessionEventLog } from "./types.js";
+
+export type { EventLogObserver } from "./types.js";
 
 /** How long appended lines may wait before they are written (they are written sooner when large). */
 const flushDelayMs = 5;
 const maxBufferedBytes = 256 * 1024;
 /** How much of the file's end is read at a time when looking for the end of its last line. */
 const tailChunkBytes = 64 * 1024;
-
-/** Told when the events file stops being writable. */
-export interface EventLogObserver {
-  /**
-   * A write, truncation or datasync failed (once per failure: not again for each failed retry).
-   * `error` is a `PersistenceFailed` {@link TandemError} naming the file and the OS error.
-   */
-  failed(error: TandemError): void;
-}
 
 /**
  * Append-only `events.jsonl` writer. Lines are buffered and written in batches off the event path;
@@ -46,7 +42,7 @@ export interface EventLogObserver {
  * await log.flush({ durable: true });
  * if (log.failure) console.error(`${log.heldLines} lines are held in memory`);
  */
-export class EventLog {
+export class EventLog implements SessionEventLog {
   /** Lines not yet on disk, oldest first (including those a failed write gave back). */
   private pending: string[] = [];
   private pendingBytes = 0;
@@ -70,6 +66,50 @@ export class EventLog {
     readonly path: string,
     private readonly logger: Logger,
   ) {}
+
+  /** The events file. */
+  get location(): string {
+    return this.path;
+  }
+
+  /** Calls `onLine` for every complete line from byte `start` on (see {@link forEachLine}); a missing file has none. */
+  async scan(start: number, onLine: (line: string, range: LogRange) => boolean | void): Promise<LogScan> {
+    return forEachLine(this.path, start, onLine);
+  }
+
+  /** The line at the byte range, when the file holds exactly one complete line there (preceded by a newline). */
+  async entryAt(range: LogRange): Promise<string | undefined> {
+    const [lineStart, offset] = range;
+    const handle = await open(this.path, "r").catch(() => undefined);
+    if (!handle) return undefined;
+    try {
+      const size = (await handle.stat()).size;
+      if (size < offset) return undefined;
+      const readStart = Math.max(0, lineStart - 1);
+      const bytes = Buffer.alloc(offset - readStart);
+      const { bytesRead } = await handle.read(bytes, 0, bytes.length, readStart);
+      if (bytesRead !== bytes.length || bytes[bytes.length - 1] !== 0x0a) return undefined;
+      if (lineStart > 0 && bytes[0] !== 0x0a) return undefined;
+      return bytes.toString("utf8", lineStart - readStart, bytes.length - 1);
+    } finally {
+      await handle.close().catch(() => undefined);
+    }
+  }
+
+  /** The file's bytes `[0, end)` and the pending lines as a JSON array (see {@link eventsArrayBytes}). */
+  arrayBytes(end: number, excluded: readonly LogRange[], pending: readonly string[], prefix: string, suffix: string): Promise<Buffer> {
+    return eventsArrayBytes(this.path, end, excluded, pending, prefix, suffix);
+  }
+
+  /** One page of the file's lines by byte-offset positions (see {@link readLogPage}). */
+  readPage(position: LogPosition, max: number, accept: (line: string) => boolean): Promise<LogPage> {
+    return readLogPage(this.path, position, max, accept);
+  }
+
+  /** The position just past the file's last complete line. */
+  tail(): Promise<LogPosition> {
+    return tailPosition(this.path);
+  }
 
   /** Adds an observer of write failures; returns a function that removes it. */
   watch(observer: EventLogObserver): () => void {

@@ -3,42 +3,28 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import type { Logger } from "../log.js";
 import { EventLog } from "./event-log.js";
+import { FileSessionFiles } from "./file-session-files.js";
 import { persistenceFailed, writeFileAtomic } from "./persistence-error.js";
 import { assertSessionId, isSafeSessionId } from "./safe-path.js";
+import type { SessionFiles, SessionStore, StoredSessionInfo, WorkspaceInfo } from "./types.js";
+
+export type { StoredSessionInfo, WorkspaceInfo } from "./types.js";
 
 /** Where Tandem keeps its state: `$COPILOT_HOME`, else `$TANDEM_HOME`, else `~/.tandem`. */
 export function resolveHome(env: NodeJS.ProcessEnv, override?: string): string {
   return override ?? env.COPILOT_HOME ?? env.TANDEM_HOME ?? join(homedir(), ".tandem");
 }
 
-/** The contents of a session's `workspace.yaml`. */
-export interface WorkspaceInfo {
-  id: string;
-  cwd: string;
-  summary_count: number;
-  created_at: string;
-  updated_at: string;
-  summary?: string;
-  model?: string;
-  /** The name the user gave the session (`session.name.set`). */
-  name?: string;
-}
-
-/** A persisted session as listing finds it. */
-export interface StoredSessionInfo {
-  sessionId: string;
-  workspace: WorkspaceInfo;
-  modifiedTime: Date;
-}
-
 /**
- * The on-disk layout: `<home>/session-state/<id>/{events.jsonl, workspace.yaml}`.
+ * The file store (the default): `<home>/session-state/<id>/{events.jsonl, workspace.yaml, plan.md,
+ * resume-point.json, checkpoints/, files/}`.
  *
  * @example
- * const store = new SessionStore("/home/me/.tandem", logger);
+ * const store = new FileSessionStore("/home/me/.tandem", logger);
  * const dir = await store.createSessionDir(id);
  */
-export class SessionStore {
+export class FileSessionStore implements SessionStore {
+  readonly kind = "file";
   readonly sessionsRoot: string;
 
   constructor(
@@ -72,6 +58,19 @@ export class SessionStore {
   openEventLog(sessionId: string): EventLog {
     return new EventLog(this.eventsPath(sessionId), this.logger);
   }
+
+  /** Writes a new session's whole `events.jsonl` (fork, import). */
+  async writeEvents(sessionId: string, lines: readonly string[]): Promise<void> {
+    await writeFileAtomic(this.eventsPath(sessionId), lines.length > 0 ? `${lines.join("\n")}\n` : "");
+  }
+
+  /** The session's plan, resume point, checkpoints and workspace files, in its folder. */
+  files(sessionId: string): SessionFiles {
+    return new FileSessionFiles(this.sessionDir(sessionId));
+  }
+
+  /** Nothing to release. */
+  async close(): Promise<void> {}
 
   /** Whether a session has an events file on disk. */
   async exists(sessionId: string): Promise<boolean> {

@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ErrorCodes } from "../../src/errors.js";
 import { Logger } from "../../src/log.js";
 import { EventLog, readEventsFile } from "../../src/store/event-log.js";
+import { FileSessionFiles } from "../../src/store/file-session-files.js";
 import { SessionEmitter } from "../../src/session/emitter.js";
 import { HistoryRebuilder } from "../../src/session/history.js";
 import { readResumePoint, replaySession, ResumePointRecorder, SessionReplay, type ResumePoint } from "../../src/session/resume-point.js";
@@ -31,7 +32,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 /** A session under way: the real emitter on a real events log, with the resume-point recorder the manager attaches. */
 function openSession(options: { record?: boolean } = {}) {
   const emitter = new SessionEmitter("s1", new EventLog(eventsPath, logger), null);
-  const recorder = new ResumePointRecorder(emitter.log, pointPath, logger);
+  const recorder = new ResumePointRecorder(emitter.log, new FileSessionFiles(dir), logger);
   if (options.record !== false) emitter.addListener((event) => recorder.observe(event));
   /** The JSON text of every persisted event, as the emitter sent it (what the old `getMessages` returned, joined). */
   const persisted: string[] = [];
@@ -61,7 +62,7 @@ function resumed(replay: SessionReplay) {
 }
 
 async function fullRead() {
-  const replay = new SessionReplay(eventsPath, logger);
+  const replay = new SessionReplay(new EventLog(eventsPath, logger), logger);
   await replay.read();
   return replay;
 }
@@ -89,7 +90,7 @@ describe("resume from a resume point", () => {
     expect(full.messages[0]?.content).toContain("<original_request>\npart 0\n</original_request>");
     expect(full).toMatchObject({ model: "model-a", mode: "plan", approveAll: true, firstPrompt: "part 0", cwd: "/work" });
 
-    const replay = await replaySession(eventsPath, pointPath, logger);
+    const replay = await replaySession(new EventLog(eventsPath, logger), new FileSessionFiles(dir), logger);
     expect(replay.resumedFrom).toBe(point.offset);
     expect(replay.bytesRead).toBe(statSync(eventsPath).size - point.offset);
     expect(resumed(replay)).toEqual(full);
@@ -98,7 +99,7 @@ describe("resume from a resume point", () => {
     const text = readFileSync(eventsPath);
     text.fill(0x78, 0, point.lineStart - 1);
     writeFileSync(eventsPath, text);
-    expect(resumed(await replaySession(eventsPath, pointPath, logger))).toEqual(full);
+    expect(resumed(await replaySession(new EventLog(eventsPath, logger), new FileSessionFiles(dir), logger))).toEqual(full);
     expect(resumed(await fullRead()).messages[0]?.content).not.toContain("<original_request>");
   });
 
@@ -118,8 +119,8 @@ describe("resume from a resume point", () => {
     for (const [name, content] of variants) {
       rmSync(pointPath, { force: true });
       if (content !== undefined) writeFileSync(pointPath, content);
-      expect(await readResumePoint(pointPath, eventsPath), name).toBeUndefined();
-      const replay = await replaySession(eventsPath, pointPath, logger);
+      expect(await readResumePoint(new FileSessionFiles(dir), new EventLog(eventsPath, logger)), name).toBeUndefined();
+      const replay = await replaySession(new EventLog(eventsPath, logger), new FileSessionFiles(dir), logger);
       expect(replay.resumedFrom, name).toBeUndefined();
       expect(resumed(replay), name).toEqual(full);
     }
@@ -140,7 +141,7 @@ describe("resume from a resume point", () => {
     writeFileSync(pointPath, older);
     const full = resumed(await fullRead());
     expect(full.messages[0]?.content).toContain("SUMMARY 2");
-    const replay = await replaySession(eventsPath, pointPath, logger);
+    const replay = await replaySession(new EventLog(eventsPath, logger), new FileSessionFiles(dir), logger);
     expect(replay.resumedFrom).toBe((JSON.parse(older) as ResumePoint).offset);
     expect(resumed(replay)).toEqual(full);
   });
@@ -154,9 +155,9 @@ describe("resume from a resume point", () => {
     session.emit("session.snapshot_rewind", { eventsRemoved: 3, upToEventId: start.id });
     await session.recorder.settled();
     await session.emitter.close();
-    expect(await readResumePoint(pointPath, eventsPath)).toBeDefined();
+    expect(await readResumePoint(new FileSessionFiles(dir), new EventLog(eventsPath, logger))).toBeDefined();
     const full = resumed(await fullRead());
-    const replay = await replaySession(eventsPath, pointPath, logger);
+    const replay = await replaySession(new EventLog(eventsPath, logger), new FileSessionFiles(dir), logger);
     expect(replay.resumedFrom).toBeUndefined();
     expect(resumed(replay)).toEqual(full);
   });
@@ -196,7 +197,7 @@ describe("getMessages from the events file", () => {
     writeFileSync(eventsPath, `${lines.join("\n")}{"type":"tool.exec`);
     const oldRead = await readEventsFile(eventsPath, logger, () => undefined);
 
-    const replay = await replaySession(eventsPath, pointPath, logger);
+    const replay = await replaySession(new EventLog(eventsPath, logger), new FileSessionFiles(dir), logger);
     expect(replay.count).toBe(oldRead.count);
     const reopened = new SessionEmitter("s1", new EventLog(eventsPath, logger), replay.history.finish().lastEventId);
     reopened.restorePersisted({ count: replay.count, end: replay.end, excluded: replay.excluded });

@@ -12,7 +12,7 @@ import { ErrorCodes, type TandemError } from "../../src/errors.js";
 import { SessionWorkspace } from "../../src/plan/plan-file.js";
 import { SessionEmitter } from "../../src/session/emitter.js";
 import { EventLog } from "../../src/store/event-log.js";
-import { SessionStore } from "../../src/store/session-store.js";
+import { FileSessionStore } from "../../src/store/session-store.js";
 import { fillDisk, tmpfsForFile } from "../../../../test/helpers/tmpfs.js";
 
 const disk = tmpfsForFile("64k", "the full-disk EventLog test");
@@ -74,13 +74,13 @@ it("on a full disk, cuts the partly written line, reports the failure once and h
 
 it("keeps the old workspace.yaml, plan and workspace file when the disk is full, failing with PersistenceFailed", async (context) => {
   const dir = disk.dirOrSkip(context);
-  const store = new SessionStore(join(dir, "home"), logger);
+  const store = new FileSessionStore(join(dir, "home"), logger);
   const sessionDir = await store.createSessionDir("s1");
   const info = { id: "s1", cwd: "/work", summary_count: 0, created_at: "then", updated_at: "then", summary: "the first prompt" };
   await store.writeWorkspace(info);
   const workspaceText = readFileSync(store.workspaceFilePath("s1"), "utf8");
   const emitter = new SessionEmitter("s1", new EventLog(join(sessionDir, "events.jsonl"), logger), null);
-  const workspace = new SessionWorkspace(sessionDir, emitter);
+  const workspace = new SessionWorkspace(store.files("s1"), emitter);
   await workspace.updatePlan("1. the old plan");
   await workspace.createFile("notes.md", "old notes");
   const filler = join(dir, "filler");
@@ -92,7 +92,7 @@ it("keeps the old workspace.yaml, plan and workspace file when the disk is full,
       workspace.updatePlan(big).catch((error: unknown) => error as TandemError),
       workspace.createFile("notes.md", big).catch((error: unknown) => error as TandemError),
     ]);
-    const paths = [store.workspaceFilePath("s1"), workspace.planPath, join(workspace.filesDir, "notes.md")];
+    const paths = [store.workspaceFilePath("s1"), workspace.planPath, join(sessionDir, "files", "notes.md")];
     failures.forEach((failure, index) => {
       expect(failure?.code).toBe(ErrorCodes.PersistenceFailed);
       expect(failure?.data).toMatchObject({ path: paths[index], code: "ENOSPC" });

@@ -1,0 +1,245 @@
+import type { Pool } from "pg";
+import { ErrorCodes, errorMessage, TandemError } from "../../errors.js";
+import type { Logger } from "../../log.js";
+import { endOfLog } from "../event-log-pages.js";
+import { persistenceFailed, type PersistenceOperation } from "../persistence-error.js";
+import type { EventLogObserver, LogPage, LogPosition, LogRange, LogScan, SessionEventLog } from "../types.js";
+import { sequenceConflictState } from "./migrations.js";
+
+/** How long appended events may wait before they are written (sooner when many). */
+const flushDelayMs = 5;
+const maxBatchEvents = 500;
+/** Rows read per query when scanning or paging. */
+const readChunkRows = 2000;
+
+/**
+ * Another writer appended to the session's log since this writer last saw it (or the session was
+ * deleted): the batch was not written, so the log never forks. A `PersistenceFailed` error with
+ * `data.reason: "sequence-conflict"`.
+ */
+export class EventSequenceConflict extends TandemError {
+  constructor(
+    readonly sessionId: string,
+    readonly expectedSeq: number,
+    readonly foundSeq: number | undefined,
+    message: string,
+  ) {
+    super(ErrorCodes.PersistenceFailed, message, { reason: "sequence-conflict", sessionId, expectedSeq, ...(foundSeq !== undefined ? { foundSeq } : {}) });
+    this.name = "EventSequenceConflict";
+  }
+}
+
+/**
+ * A session's event log in PostgreSQL: `events(session_id, seq, event_id, type, body json)`.
+ * Positions are sequence numbers (an entry occupies `[seq - 1, seq)`). Appends are batched (5 ms,
+ * or 500 events) and each batch is one call of `tandem_append_events`, one transaction that checks
+ * the log still ends where this writer last saw it: a duplicate or a gap is impossible, and a
+ * conflicting writer gets an {@link EventSequenceConflict}. Failures behave as the file log's:
+ * the batch stays in memory, in order, the observers hear of it once, and the next explicit
+ * `flush` retries.
+ *
+ * @example
+ * const log = new PgEventLog(pool, "s1", "postgres://db/tandem", logger);
+ * log.append(JSON.stringify(event));
+ * await log.flush();
+ */
+export class PgEventLog implements SessionEventLog {
+  private pending: string[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  /** The last sequence number this writer knows the log ends at (undefined until read or written). */
+  private lastSeq: number | undefined;
+  private currentFailure: TandemError | undefined;
+  private readonly observers = new Set<EventLogObserver>();
+  private writing: Promise<void> = Promise.resolve();
+  private closed = false;
+
+  constructor(
+    private readonly pool: Pool,
+    readonly sessionId: string,
+    /** The database, for messages (no password). */
+    private readonly database: string,
+    private readonly logger: Logger,
+  ) {}
+
+  get location(): string {
+    return `${this.database} session ${this.sessionId} events`;
+  }
+
+  get failure(): TandemError | undefined {
+    return this.currentFailure;
+  }
+
+  get heldLines(): number {
+    return this.pending.length;
+  }
+
+  watch(observer: EventLogObserver): () => void {
+    this.observers.add(observer);
+    return () => this.observers.delete(observer);
+  }
+
+  append(line: string): void {
+    if (this.closed) return;
+    this.pending.push(line);
+    if (this.currentFailure) return;
+    if (this.pending.length >= maxBatchEvents) {
+      void this.flush();
+      return;
+    }
+    this.timer ??= setTimeout(() => void this.flush(), flushDelayMs);
+  }
+
+  /** Writes what is queued; a committed transaction is durable, so `durable` asks nothing more. */
+  flush(_options: { durable?: boolean } = {}): Promise<void> {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    if (this.closed || (this.pending.length === 0 && !this.currentFailure)) return this.writing;
+    this.writing = this.writing.then(() => this.attempt());
+    return this.writing;
+  }
+
+  async close(): Promise<void> {
+    await this.flush();
+    this.closed = true;
+    if (this.currentFailure && this.pending.length > 0) {
+      this.logger.error(`${this.pending.length} event(s) of ${this.location} were never written and are lost: ${this.currentFailure.message}`);
+    }
+  }
+
+  position(): Promise<{ endOffset: number | undefined; pending: readonly string[] }> {
+    return this.writing.then(() => ({ endOffset: this.lastSeq, pending: [...this.pending] }));
+  }
+
+  async scan(start: number, onLine: (line: string, range: LogRange) => boolean | void): Promise<LogScan> {
+    let end = start;
+    let bytesRead = 0;
+    for (;;) {
+      const rows = await this.rows("SELECT seq, body::text AS body FROM events WHERE session_id = $1 AND seq > $2 ORDER BY seq LIMIT $3", [this.sessionId, end, readChunkRows]);
+      for (const row of rows) {
+        const seq = Number(row.seq);
+        bytesRead += row.body.length;
+        if (onLine(row.body, [seq - 1, seq]) === false) return { end: seq, bytesRead, tornBytes: 0 };
+        end = seq;
+      }
+      if (rows.length < readChunkRows) break;
+    }
+    // A reader that saw the whole log is where this writer continues (a later writer conflicts).
+    if (this.lastSeq === undefined && this.pending.length === 0) this.lastSeq = end;
+    return { end, bytesRead, tornBytes: 0 };
+  }
+
+  async entryAt(range: LogRange): Promise<string | undefined> {
+    const [start, end] = range;
+    if (end !== start + 1 || start < 0) return undefined;
+    const rows = await this.rows("SELECT seq, body::text AS body FROM events WHERE session_id = $1 AND seq = $2", [this.sessionId, end]);
+    return rows[0]?.body;
+  }
+
+  /** The log has no unreadable entries, so `excluded` is empty here. */
+  async arrayBytes(end: number, _excluded: readonly LogRange[], pending: readonly string[], prefix: string, suffix: string): Promise<Buffer> {
+    const { rows } = await this.pool.query<{ body: string | null }>(
+      "SELECT string_agg(body::text, ',' ORDER BY seq) AS body FROM events WHERE session_id = $1 AND seq <= $2",
+      [this.sessionId, end],
+    );
+    const stored = rows[0]?.body ?? "";
+    const parts = stored === "" ? [...pending] : [stored, ...pending];
+    return Buffer.from(`${prefix}${parts.join(",")}${suffix}`);
+  }
+
+  async readPage(position: LogPosition, max: number, accept: (line: string) => boolean): Promise<LogPage> {
+    const last = await this.lastStoredSeq();
+    const offset = position.offset === endOfLog ? last : position.offset;
+    const expired = !Number.isSafeInteger(offset) || offset < 0 || offset > last;
+    if (position.direction === "forward") return this.forwardPage(expired ? 0 : offset, last, max, accept, expired);
+    return this.backwardPage(expired ? last : offset, max, accept, expired);
+  }
+
+  async tail(): Promise<LogPosition> {
+    return { offset: await this.lastStoredSeq(), direction: "forward" };
+  }
+
+  private async forwardPage(start: number, last: number, max: number, accept: (line: string) => boolean, expired: boolean): Promise<LogPage> {
+    const lines: string[] = [];
+    let next = start;
+    // Bounded like the file log's byte budget: a filter that matches nothing still returns promptly.
+    const rows = await this.rows("SELECT seq, body::text AS body FROM events WHERE session_id = $1 AND seq > $2 ORDER BY seq LIMIT $3", [this.sessionId, start, readChunkRows]);
+    for (const row of rows) {
+      if (lines.length >= max) break;
+      if (accept(row.body)) lines.push(row.body);
+      next = Number(row.seq);
+    }
+    return { lines, next: { offset: next, direction: "forward" }, hasMore: next < last, expired };
+  }
+
+  private async backwardPage(end: number, max: number, accept: (line: string) => boolean, expired: boolean): Promise<LogPage> {
+    const newestFirst: string[] = [];
+    let next = end;
+    const rows = await this.rows("SELECT seq, body::text AS body FROM events WHERE session_id = $1 AND seq <= $2 ORDER BY seq DESC LIMIT $3", [this.sessionId, end, readChunkRows]);
+    for (const row of rows) {
+      if (newestFirst.length >= max) break;
+      if (accept(row.body)) newestFirst.push(row.body);
+      next = Number(row.seq) - 1;
+    }
+    return { lines: newestFirst.reverse(), next: { offset: next, direction: "backward" }, hasMore: next > 0, expired };
+  }
+
+  private async lastStoredSeq(): Promise<number> {
+    const { rows } = await this.pool.query<{ last_seq: string }>("SELECT last_seq FROM sessions WHERE id = $1", [this.sessionId]);
+    return Number(rows[0]?.last_seq ?? 0);
+  }
+
+  private async rows(sql: string, values: unknown[]): Promise<Array<{ seq: string; body: string }>> {
+    return (await this.pool.query<{ seq: string; body: string }>(sql, values)).rows;
+  }
+
+  /** One write of what is pending, in batches (run inside the `writing` chain, never concurrently). */
+  private async attempt(): Promise<void> {
+    let operation: PersistenceOperation = "read";
+    try {
+      if (this.lastSeq === undefined) this.lastSeq = await this.lastStoredSeq();
+      operation = "write";
+      while (this.pending.length > 0) {
+        const batch = this.pending.slice(0, maxBatchEvents);
+        const expected: number = this.lastSeq;
+        const result = await this.pool.query<{ last: string }>("SELECT tandem_append_events($1, $2, $3::json[]) AS last", [this.sessionId, expected, batch]);
+        this.lastSeq = Number(result.rows[0]?.last);
+        this.pending = this.pending.slice(batch.length);
+      }
+    } catch (error) {
+      this.fail(this.describe(error, operation));
+      return;
+    }
+    if (!this.currentFailure) return;
+    this.currentFailure = undefined;
+    if (this.pending.length > 0) this.timer ??= setTimeout(() => void this.flush(), flushDelayMs);
+  }
+
+  private describe(error: unknown, operation: PersistenceOperation): TandemError {
+    const state = (error as { code?: unknown }).code;
+    if (state === sequenceConflictState) {
+      const detail = Number((error as { detail?: unknown }).detail);
+      return new EventSequenceConflict(this.sessionId, this.lastSeq ?? 0, Number.isSafeInteger(detail) ? detail : undefined, `Could not append to ${this.location}: ${errorMessage(error)} (another writer appended to this session)`);
+    }
+    return persistenceFailed(this.location, error, operation);
+  }
+
+  private fail(error: TandemError): void {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    const first = this.currentFailure === undefined;
+    this.currentFailure = error;
+    this.logger.error(`${error.message} (${this.pending.length} event(s) held in memory)`);
+    if (!first) return;
+    for (const observer of this.observers) {
+      try {
+        observer.failed(error);
+      } catch (observerError) {
+        this.logger.error("an event-log failure observer threw", observerError);
+      }
+    }
+  }
+}

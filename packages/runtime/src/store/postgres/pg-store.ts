@@ -1,0 +1,145 @@
+import { mkdir, rm } from "node:fs/promises";
+import { join } from "node:path";
+import type { Pool } from "pg";
+import type { Logger } from "../../log.js";
+import { persistenceFailed } from "../persistence-error.js";
+import { assertSessionId } from "../safe-path.js";
+import type { SessionEventLog, SessionFiles, SessionStore, StoredSessionInfo, WorkspaceInfo } from "../types.js";
+import { PgEventLog } from "./pg-event-log.js";
+import { PgSessionFiles } from "./pg-session-files.js";
+
+/** A `sessions` row as read. */
+interface SessionRow {
+  id: string;
+  has_workspace: boolean;
+  cwd: string;
+  summary_count: number;
+  created_at: string;
+  updated_at: string;
+  summary: string | null;
+  model: string | null;
+  name: string | null;
+  modified_at: Date;
+}
+
+/**
+ * Sessions in PostgreSQL (see `migrations.ts` for the tables). The local folder
+ * `<home>/session-state/<id>` still holds what is per machine (a worktree, the git checkpoint
+ * index); the session's record — workspace info, events, plan, checkpoints, workspace files,
+ * resume point — is in the database.
+ *
+ * @example
+ * const store = await openPostgresStore({ url, home, logger }); // see open.ts
+ * const log = store.openEventLog(sessionId);
+ */
+export class PgSessionStore implements SessionStore {
+  readonly kind = "postgres";
+
+  constructor(
+    private readonly pool: Pool,
+    readonly home: string,
+    /** The database, for messages (no password). */
+    readonly database: string,
+    private readonly logger: Logger,
+  ) {}
+
+  sessionDir(sessionId: string): string {
+    assertSessionId(sessionId);
+    return join(this.home, "session-state", sessionId);
+  }
+
+  async createSessionDir(sessionId: string): Promise<string> {
+    const dir = this.sessionDir(sessionId);
+    await mkdir(dir, { recursive: true }).catch((error: unknown) => {
+      throw persistenceFailed(dir, error);
+    });
+    await this.pool.query("INSERT INTO sessions (id) VALUES ($1) ON CONFLICT (id) DO NOTHING", [sessionId]).catch((error: unknown) => {
+      throw persistenceFailed(this.workspaceFilePath(sessionId), error);
+    });
+    return dir;
+  }
+
+  async exists(sessionId: string): Promise<boolean> {
+    assertSessionId(sessionId);
+    const { rows } = await this.pool.query("SELECT 1 FROM sessions WHERE id = $1 AND (last_seq > 0 OR has_workspace)", [sessionId]);
+    return rows.length > 0;
+  }
+
+  async list(): Promise<StoredSessionInfo[]> {
+    const { rows } = await this.pool.query<SessionRow>("SELECT * FROM sessions WHERE has_workspace AND last_seq > 0 ORDER BY modified_at DESC");
+    return rows.map((row) => ({ sessionId: row.id, workspace: workspaceOf(row), modifiedTime: row.modified_at }));
+  }
+
+  async delete(sessionId: string): Promise<boolean> {
+    assertSessionId(sessionId);
+    const { rowCount } = await this.pool.query("DELETE FROM sessions WHERE id = $1 AND (last_seq > 0 OR has_workspace)", [sessionId]);
+    // The local folder (worktree, checkpoint index) goes with it; best effort, as it is per machine.
+    await rm(this.sessionDir(sessionId), { recursive: true, force: true }).catch((error: unknown) => this.logger.warn(`could not remove ${this.sessionDir(sessionId)}`, error));
+    return (rowCount ?? 0) > 0;
+  }
+
+  async writeWorkspace(info: WorkspaceInfo): Promise<void> {
+    assertSessionId(info.id);
+    await this.pool
+      .query(
+        `INSERT INTO sessions (id, has_workspace, cwd, summary_count, created_at, updated_at, summary, model, name)
+         VALUES ($1, true, $2, $3, $4, $5, $6, $7, $8)
+         ON CONFLICT (id) DO UPDATE SET has_workspace = true, cwd = EXCLUDED.cwd, summary_count = EXCLUDED.summary_count,
+           created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at, summary = EXCLUDED.summary, model = EXCLUDED.model, name = EXCLUDED.name`,
+        [info.id, info.cwd, info.summary_count, info.created_at, info.updated_at, info.summary ?? null, info.model ?? null, info.name ?? null],
+      )
+      .catch((error: unknown) => {
+        throw persistenceFailed(this.workspaceFilePath(info.id), error);
+      });
+  }
+
+  async readWorkspace(sessionId: string): Promise<WorkspaceInfo | undefined> {
+    assertSessionId(sessionId);
+    try {
+      const { rows } = await this.pool.query<SessionRow>("SELECT * FROM sessions WHERE id = $1 AND has_workspace", [sessionId]);
+      return rows[0] ? workspaceOf(rows[0]) : undefined;
+    } catch (error) {
+      this.logger.warn(`could not read the workspace info of session ${sessionId}`, error);
+      return undefined;
+    }
+  }
+
+  workspaceFilePath(sessionId: string): string {
+    return `${this.database} session ${sessionId} workspace`;
+  }
+
+  openEventLog(sessionId: string): SessionEventLog {
+    assertSessionId(sessionId);
+    return new PgEventLog(this.pool, sessionId, this.database, this.logger);
+  }
+
+  /** Writes a new session's whole log in one transaction (a session that has events conflicts). */
+  async writeEvents(sessionId: string, lines: readonly string[]): Promise<void> {
+    assertSessionId(sessionId);
+    await this.pool.query("SELECT tandem_append_events($1, 0, $2::json[])", [sessionId, lines]).catch((error: unknown) => {
+      throw persistenceFailed(`${this.database} session ${sessionId} events`, error);
+    });
+  }
+
+  files(sessionId: string): SessionFiles {
+    assertSessionId(sessionId);
+    return new PgSessionFiles(this.pool, sessionId, this.database);
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}
+
+function workspaceOf(row: SessionRow): WorkspaceInfo {
+  return {
+    id: row.id,
+    cwd: row.cwd,
+    summary_count: row.summary_count,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    ...(row.summary !== null ? { summary: row.summary } : {}),
+    ...(row.model !== null ? { model: row.model } : {}),
+    ...(row.name !== null ? { name: row.name } : {}),
+  };
+}
