@@ -23,6 +23,10 @@ export interface PostgresServer {
   createDatabase(name: string): Promise<string>;
   /** Stops the server (fast shutdown) and removes its directory. */
   stop(): Promise<void>;
+  /** Stops the server (`-m fast`: connections are cut), keeping its data: clients see the database go away. */
+  halt(): Promise<void>;
+  /** Starts a halted server again on the same port and data. */
+  restart(): Promise<void>;
 }
 
 /** Either a running server or the reason there is none. */
@@ -87,7 +91,8 @@ export async function startPostgres(): Promise<PostgresStart> {
     "-c full_page_writes=off",
     "-c max_connections=200",
   ].join(" ");
-  await runPg(join(bin, "pg_ctl"), ["-D", dataDir, "-o", options, "-l", join(dir, "server.log"), "-w", "-t", "60", "start"]);
+  const start = () => runPg(join(bin, "pg_ctl"), ["-D", dataDir, "-o", options, "-l", join(dir, "server.log"), "-w", "-t", "60", "start"]);
+  await start();
   const url = (database = "postgres"): string => `postgres://tandem@127.0.0.1:${port}/${database}`;
   const server: PostgresServer = {
     port,
@@ -96,6 +101,13 @@ export async function startPostgres(): Promise<PostgresStart> {
       if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`bad database name: ${name}`);
       await runPg(join(bin, "createdb"), ["-h", "127.0.0.1", "-p", String(port), "-U", "tandem", name]);
       return url(name);
+    },
+    async halt(): Promise<void> {
+      // Fast, not immediate: with synchronous_commit off an immediate stop loses the last commits.
+      await runPg(join(bin, "pg_ctl"), ["-D", dataDir, "-m", "fast", "-w", "stop"]);
+    },
+    async restart(): Promise<void> {
+      await start();
     },
     async stop(): Promise<void> {
       await runPg(join(bin, "pg_ctl"), ["-D", dataDir, "-m", "immediate", "-w", "stop"]).catch(() => undefined);
