@@ -8,7 +8,6 @@ import { NodeBus, type ListenConnection } from "./node-bus.js";
 import { NodeRegistry } from "./node-registry.js";
 import { clusterMethods, RemoteClients, type RemoteClient } from "./remote-client.js";
 import { ClusterRouter, ownedElsewhere } from "./router.js";
-import { ensureClusterSchema } from "./schema.js";
 
 /** How a node joins the cluster. */
 export interface ClusterConfig {
@@ -43,6 +42,12 @@ export interface Claim {
 
 /** The default lease TTL. */
 export const defaultLeaseTtlMs = 10_000;
+
+/** `TANDEM_LEASE_TTL_MS` (200 ms … 10 min), else {@link defaultLeaseTtlMs}. */
+export function leaseTtlFromEnv(env: NodeJS.ProcessEnv): number {
+  const value = Number(env.TANDEM_LEASE_TTL_MS);
+  return Number.isInteger(value) && value >= 200 && value <= 600_000 ? value : defaultLeaseTtlMs;
+}
 
 /**
  * One node of a cluster of runtimes sharing a PostgreSQL database: its leases, heartbeats, bus,
@@ -93,14 +98,13 @@ export class ClusterNode {
     this.bus.handle((method, params, from) => this.handleBus(method, params, from));
   }
 
-  /** Connects to the database, creates the cluster tables, registers the node and starts its timers. */
+  /** Connects to the database (its tables come with the store's migrations), registers the node and starts its timers. */
   static async start(config: ClusterConfig, host: ClusterHost, logger: Logger): Promise<ClusterNode> {
     const { default: pg } = await import("pg");
     const pool = new pg.Pool({ connectionString: config.url, max: 10, application_name: `tandem-cluster ${config.nodeId}` });
     pool.on("error", (error) => logger.warn("cluster database connection failed", error));
     const node = new ClusterNode(config, pool, pg, host, logger);
     try {
-      await ensureClusterSchema(pool);
       await node.registry.start();
       await node.bus.start();
       node.leases.start();

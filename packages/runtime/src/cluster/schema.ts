@@ -28,6 +28,28 @@ export const clusterSchemaStatements: readonly string[] = [
   `CREATE INDEX IF NOT EXISTS node_messages_target ON node_messages (target_node, id)`,
 ];
 
+/** The SQLSTATE of an append whose lease is not current (`tandem_append_events_fenced`). */
+export const leaseLostState = "TD002";
+
+/**
+ * Appends (see `tandem_append_events`) only while `p_node` holds the session's lease at `p_epoch`:
+ * the lease row is share-locked for the transaction, so a takeover waits for this append to commit
+ * and every append after the takeover is refused.
+ */
+export const fencedAppendFunction = `
+  CREATE OR REPLACE FUNCTION tandem_append_events_fenced(p_session text, p_expected bigint, p_events json[], p_node text, p_epoch bigint) RETURNS bigint
+  LANGUAGE plpgsql AS $$
+  BEGIN
+    PERFORM 1 FROM session_leases
+      WHERE session_id = p_session AND node_id = p_node AND epoch = p_epoch AND expires_at > clock_timestamp()
+      FOR SHARE;
+    IF NOT FOUND THEN
+      RAISE EXCEPTION 'node % no longer holds the lease of session % (epoch %)', p_node, p_session, p_epoch USING ERRCODE = '${leaseLostState}';
+    END IF;
+    RETURN tandem_append_events(p_session, p_expected, p_events);
+  END
+  $$`;
+
 /** Creates the cluster's tables when they are missing (for callers without the store's migrations). */
 export async function ensureClusterSchema(db: Queryable): Promise<void> {
   for (const statement of clusterSchemaStatements) await db.query(statement);

@@ -5,7 +5,7 @@ import type { Logger } from "../../log.js";
 import { persistenceFailed } from "../persistence-error.js";
 import { assertSessionId } from "../safe-path.js";
 import type { SessionEventLog, SessionFiles, SessionStore, StoredSessionInfo, WorkspaceInfo } from "../types.js";
-import { PgEventLog } from "./pg-event-log.js";
+import { PgEventLog, type AppendFence } from "./pg-event-log.js";
 import { PgSessionFiles } from "./pg-session-files.js";
 
 /** A `sessions` row as read. */
@@ -34,6 +34,8 @@ interface SessionRow {
  */
 export class PgSessionStore implements SessionStore {
   readonly kind = "postgres";
+  /** Cluster: set when this runtime is a node of a cluster; appends then carry its session leases. */
+  private fence: AppendFence | undefined;
 
   constructor(
     private readonly pool: Pool,
@@ -110,7 +112,12 @@ export class PgSessionStore implements SessionStore {
 
   openEventLog(sessionId: string): SessionEventLog {
     assertSessionId(sessionId);
-    return new PgEventLog(this.pool, sessionId, this.database, this.logger);
+    return new PgEventLog(this.pool, sessionId, this.database, this.logger, this.fence);
+  }
+
+  /** Cluster: from now on, event logs append only under this node's lease of their session. */
+  useLeases(fence: AppendFence): void {
+    this.fence = fence;
   }
 
   /** Writes a new session's whole log in one transaction (a session that has events conflicts). */

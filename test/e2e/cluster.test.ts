@@ -1,0 +1,155 @@
+/**
+ * Several runtime nodes on one PostgreSQL database (`--store` + `--node-id`): any node serves any
+ * session. A session created on node A runs there (A holds its lease); a client connected to node
+ * B resumes it, sends, sees its events in order, answers its permission request and runs its own
+ * custom tool for A's loop, and aborts it — every request travelling the node bus. Real runtime
+ * processes over TCP, the official SDK 0.2.0 as clients, the tables checked directly.
+ */
+import { approveAll, CopilotClient, type SessionEvent } from "@github/copilot-sdk";
+import pg from "pg";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { startWorld, waitFor, type TestWorld } from "../helpers/harness.js";
+import { startPostgres, type PostgresServer } from "../helpers/postgres.js";
+import { startTcpRuntime, type TcpRuntime } from "../helpers/tcp.js";
+
+const started = await startPostgres();
+if (started.skipped) console.warn(`cluster tests skipped: ${started.skipped}`);
+
+let server: PostgresServer;
+let databaseCounter = 0;
+let world: TestWorld | undefined;
+let url = "";
+const nodes: TcpRuntime[] = [];
+const clients: CopilotClient[] = [];
+
+beforeAll(() => {
+  if (started.server) server = started.server;
+});
+afterEach(async () => {
+  for (const client of clients.splice(0)) await client.forceStop().catch(() => undefined);
+  for (const node of nodes.splice(0)) await node.stop("SIGTERM");
+  await world?.dispose();
+  world = undefined;
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+async function query<T extends Record<string, unknown>>(sql: string, values: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<T>(sql, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** A fresh database and model server, and `count` nodes on them. */
+async function cluster(scripts: string[], nodeIds: string[], protocol = 2): Promise<TcpRuntime[]> {
+  url = await server.createDatabase(`cluster_${process.pid}_${++databaseCounter}`);
+  world = await startWorld(scripts, { TANDEM_STORE_URL: url, TANDEM_LEASE_TTL_MS: "1500" });
+  for (const nodeId of nodeIds) {
+    nodes.push(await startTcpRuntime(world.env, { args: ["--node-id", nodeId, "--sdk-protocol-version", String(protocol), "--log-level", "warning"] }));
+  }
+  return [...nodes];
+}
+
+function connectTo(node: TcpRuntime): CopilotClient {
+  const client = new CopilotClient({ cliUrl: node.cliUrl, logLevel: "error" });
+  clients.push(client);
+  return client;
+}
+
+async function leaseHolder(sessionId: string): Promise<string | undefined> {
+  const [row] = await query<{ node_id: string }>("SELECT node_id FROM session_leases WHERE session_id = $1 AND expires_at > clock_timestamp()", [sessionId]);
+  return row?.node_id;
+}
+
+describe.skipIf(!started.server)("cluster: a client on node B drives a session that runs on node A", () => {
+  it("sends from B: the loop runs on A, B sees the events in order without duplicates, answers the permission and runs its own tool", async () => {
+    const [nodeA, nodeB] = await cluster(["cluster-remote"], ["node-a", "node-b"]);
+    const onA = connectTo(nodeA!);
+    // A's client would refuse: the permission must be answered by B's client.
+    const permissionsOnA: unknown[] = [];
+    const sessionOnA = await onA.createSession({
+      onPermissionRequest: (request) => {
+        permissionsOnA.push(request);
+        return { kind: "denied-interactively-by-user" };
+      },
+    });
+    const sessionId = sessionOnA.sessionId;
+    expect(await leaseHolder(sessionId)).toBe("node-a");
+
+    const onB = connectTo(nodeB!);
+    const permissionsOnB: unknown[] = [];
+    const toolCallsOnB: unknown[] = [];
+    const sessionOnB = await onB.resumeSession(sessionId, {
+      onPermissionRequest: (request) => {
+        permissionsOnB.push(request);
+        return { kind: "approved" };
+      },
+      tools: [
+        {
+          name: "tool_b",
+          description: "A tool only B's client has",
+          parameters: { type: "object", properties: { what: { type: "string" } } },
+          handler: (args: unknown) => {
+            toolCallsOnB.push(args);
+            return "answer from B";
+          },
+        },
+      ],
+    });
+    const eventsOnB: SessionEvent[] = [];
+    sessionOnB.on((event) => eventsOnB.push(event));
+    const reply = await sessionOnB.sendAndWait({ prompt: "drive from b" }, 30_000);
+    expect(reply?.data.content).toBe("Done on both nodes.");
+    // The bash call and the custom tool each asked; B's client answered both.
+    expect(permissionsOnB.map((request) => (request as { kind: string }).kind)).toEqual(["shell", "custom-tool"]);
+    expect(permissionsOnA).toHaveLength(0);
+    expect(toolCallsOnB).toEqual([{ what: "b" }]);
+    // Still A's session: the loop ran there.
+    expect(await leaseHolder(sessionId)).toBe("node-a");
+
+    // B got the stored events in the stored order, each once, from its first one on.
+    const stored = await query<{ event_id: string; type: string }>("SELECT event_id, type FROM events WHERE session_id = $1 ORDER BY seq", [sessionId]);
+    const storedIds = stored.map((row) => row.event_id);
+    const seenIds = eventsOnB.map((event) => event.id);
+    expect(new Set(seenIds).size).toBe(seenIds.length);
+    const persistedSeen = seenIds.filter((id) => storedIds.includes(id));
+    const firstIndex = storedIds.indexOf(persistedSeen[0]!);
+    expect(persistedSeen).toEqual(storedIds.slice(firstIndex));
+    const types = eventsOnB.map((event) => event.type);
+    expect(types).toContain("tool.execution_complete");
+    expect(types.indexOf("user.message")).toBeLessThan(types.lastIndexOf("assistant.message"));
+    expect(types.at(-1)).toBe("session.idle");
+    // Nothing missing or reordered in between: every event's parentId is the event B saw before it.
+    for (let index = 1; index < eventsOnB.length; index++) expect(eventsOnB[index]!.parentId).toBe(eventsOnB[index - 1]!.id);
+  });
+
+  it("aborts from B a turn running on A", async () => {
+    const [nodeA, nodeB] = await cluster(["cluster-abort"], ["node-a", "node-b"]);
+    const sessionOnA = await connectTo(nodeA!).createSession({ onPermissionRequest: approveAll });
+    const sessionOnB = await connectTo(nodeB!).resumeSession(sessionOnA.sessionId, { onPermissionRequest: approveAll });
+    const eventsOnB: SessionEvent[] = [];
+    sessionOnB.on((event) => eventsOnB.push(event));
+    await sessionOnB.send({ prompt: "wait forever" });
+    await waitFor(() => world!.model.requests.length > 0, "the model call of the turn");
+    await sessionOnB.abort();
+    await waitFor(() => eventsOnB.some((event) => event.type === "session.idle"), "session.idle on B after the abort");
+    expect(eventsOnB.map((event) => event.type)).toContain("abort");
+    expect(await leaseHolder(sessionOnA.sessionId)).toBe("node-a");
+  });
+
+  it("a session created on B is B's; a node stopped cleanly releases its leases at once", async () => {
+    const [nodeA, nodeB] = await cluster(["cluster-abort"], ["node-a", "node-b"]);
+    const session = await connectTo(nodeB!).createSession({ onPermissionRequest: approveAll });
+    expect(await leaseHolder(session.sessionId)).toBe("node-b");
+    await nodeB!.stop("SIGTERM");
+    expect(await leaseHolder(session.sessionId)).toBeUndefined();
+    const [alive] = await query<{ count: string }>("SELECT count(*) FROM cluster_nodes WHERE node_id = 'node-b'");
+    expect(Number(alive?.count)).toBe(0);
+    expect(nodeA).toBeDefined();
+  });
+});
