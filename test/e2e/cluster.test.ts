@@ -124,6 +124,8 @@ describe.skipIf(!started.server)("cluster: a client on node B drives a session t
     expect(types).toContain("tool.execution_complete");
     expect(types.indexOf("user.message")).toBeLessThan(types.lastIndexOf("assistant.message"));
     expect(types.at(-1)).toBe("session.idle");
+    // The stored history reads the same through either node.
+    expect(await sessionOnB.getMessages()).toEqual(await sessionOnA.getMessages());
     // Nothing missing or reordered in between: every event's parentId is the event B saw before it.
     for (let index = 1; index < eventsOnB.length; index++) expect(eventsOnB[index]!.parentId).toBe(eventsOnB[index - 1]!.id);
   });

@@ -7,7 +7,7 @@ import { SessionLeases, type Lease } from "./leases.js";
 import { NodeBus, type ListenConnection } from "./node-bus.js";
 import { NodeRegistry } from "./node-registry.js";
 import { clusterMethods, RemoteClients, type RemoteClient } from "./remote-client.js";
-import { ClusterRouter, ownedElsewhere } from "./router.js";
+import { ClusterRouter, ownedElsewhere, wrapResult } from "./router.js";
 
 /** How a node joins the cluster. */
 export interface ClusterConfig {
@@ -64,6 +64,7 @@ export class ClusterNode {
   /** The bound health port, once listening. */
   healthPort: number | undefined;
   private readonly listeners: ListenConnection[] = [];
+  private originTimer: NodeJS.Timeout | undefined;
 
   private constructor(
     readonly config: ClusterConfig,
@@ -109,6 +110,7 @@ export class ClusterNode {
       await node.bus.start();
       node.leases.start();
       node.router.start();
+      node.watchOrigins();
       if (config.healthPort !== undefined) {
         node.healthServer = new HealthServer(node.health);
         node.healthPort = await node.healthServer.listen(config.healthPort, config.healthHost);
@@ -157,6 +159,7 @@ export class ClusterNode {
 
   /** Leaves the cluster: releases leases, stops timers and closes connections. */
   async stop(): Promise<void> {
+    clearInterval(this.originTimer);
     this.router.stop();
     this.leases.stop();
     await this.healthServer?.close();
@@ -165,6 +168,20 @@ export class ClusterNode {
     await this.registry.stop().catch(() => undefined);
     for (const listener of this.listeners.splice(0)) await listener.end().catch(() => undefined);
     await this.pool.end().catch(() => undefined);
+  }
+
+  /** Clients of a node that died are gone too: they leave the sessions here (their handlers with them). */
+  private watchOrigins(): void {
+    this.originTimer = setInterval(() => {
+      void (async () => {
+        for (const origin of this.remoteClients.originNodes()) {
+          if (await this.registry.isAlive(origin).catch(() => true)) continue;
+          this.logger.info(`node ${origin} is gone: its clients leave this node's sessions`);
+          this.remoteClients.closeNode(origin);
+        }
+      })();
+    }, Math.max(100, Math.floor(this.config.ttlMs / 3)));
+    this.originTimer.unref();
   }
 
   private async openListener(): Promise<ListenConnection> {
@@ -178,7 +195,7 @@ export class ClusterNode {
     if (method === clusterMethods.rpc) {
       const request = params as { method: string; params: unknown; clientId: number; isCurrentClient: boolean };
       const client = this.remoteClients.get(from, request.clientId, request.isCurrentClient);
-      return this.host.runLocal(request.method, request.params, client);
+      return wrapResult(await this.host.runLocal(request.method, request.params, client));
     }
     if (method === clusterMethods.clientClosed) {
       this.remoteClients.closeClient(from, (params as { clientId: number }).clientId);

@@ -1,6 +1,7 @@
 import { ErrorCodes, TandemError } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { RequestingClient } from "../server/requesting-client.js";
+import { PreSerializedJson } from "../server/writer.js";
 import type { SessionLeases } from "./leases.js";
 import type { NodeBus } from "./node-bus.js";
 import { clusterMethods, type RemoteDelivery } from "./remote-client.js";
@@ -97,7 +98,7 @@ export class ClusterRouter {
       try {
         const result = await this.options.bus.request(holder.nodeId, clusterMethods.rpc, { method, params, clientId: client.id, isCurrentClient: client.isCurrentClient });
         this.afterForward(method, sessionId, params, client, holder.nodeId);
-        return result;
+        return unwrapResult(result);
       } catch (error) {
         if (!isNodeGone(error) || attempt >= 3) throw error;
         this.options.logger.info(`session ${sessionId}: node ${holder.nodeId} is gone; waiting for its lease to expire`);
@@ -224,6 +225,21 @@ export class ClusterRouter {
       });
     }
   }
+}
+
+/** The key under which a pre-serialised result (stored events, as text) crosses the bus unparsed. */
+const preSerializedKey = "tandemPreSerializedJson";
+
+/** A result as it crosses the bus: pre-serialised JSON stays text (it is spliced in as it is at the edge). */
+export function wrapResult(result: unknown): unknown {
+  if (!(result instanceof PreSerializedJson)) return result ?? null;
+  return { [preSerializedKey]: typeof result.json === "string" ? result.json : result.json.toString("utf8") };
+}
+
+function unwrapResult(result: unknown): unknown {
+  if (typeof result !== "object" || result === null) return result;
+  const text = (result as Record<string, unknown>)[preSerializedKey];
+  return typeof text === "string" ? new PreSerializedJson(text) : result;
 }
 
 function sessionIdOf(params: unknown): string | undefined {
