@@ -11,6 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startWorld, waitFor, type TestWorld } from "../helpers/harness.js";
 import { startPostgres, type PostgresServer } from "../helpers/postgres.js";
 import { startTcpRuntime, type TcpRuntime } from "../helpers/tcp.js";
+import { createServer } from "node:net";
 
 const started = await startPostgres();
 if (started.skipped) console.warn(`cluster tests skipped: ${started.skipped}`);
@@ -46,13 +47,23 @@ async function query<T extends Record<string, unknown>>(sql: string, values: unk
 }
 
 /** A fresh database and model server, and `count` nodes on them. */
-async function cluster(scripts: string[], nodeIds: string[], protocol = 2): Promise<TcpRuntime[]> {
+async function cluster(scripts: string[], nodeIds: string[], protocol = 2, extraArgs: Record<string, string[]> = {}): Promise<TcpRuntime[]> {
   url = await server.createDatabase(`cluster_${process.pid}_${++databaseCounter}`);
   world = await startWorld(scripts, { TANDEM_STORE_URL: url, TANDEM_LEASE_TTL_MS: "1500" });
   for (const nodeId of nodeIds) {
-    nodes.push(await startTcpRuntime(world.env, { args: ["--node-id", nodeId, "--sdk-protocol-version", String(protocol), "--log-level", "warning"] }));
+    const args = ["--node-id", nodeId, "--sdk-protocol-version", String(protocol), "--log-level", "warning", ...(extraArgs[nodeId] ?? [])];
+    nodes.push(await startTcpRuntime(world.env, { args }));
   }
   return [...nodes];
+}
+
+async function freePort(): Promise<number> {
+  return await new Promise((resolve) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const address = probe.address();
+      probe.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+    });
+  });
 }
 
 function connectTo(node: TcpRuntime): CopilotClient {
@@ -153,5 +164,21 @@ describe.skipIf(!started.server)("cluster: a client on node B drives a session t
     const [alive] = await query<{ count: string }>("SELECT count(*) FROM cluster_nodes WHERE node_id = 'node-b'");
     expect(Number(alive?.count)).toBe(0);
     expect(nodeA).toBeDefined();
+  });
+
+  it("health: GET /healthz on --health-port and the cluster.health method report the node, the store and the sessions it owns", async () => {
+    const healthPort = await freePort();
+    const [nodeA, nodeB] = await cluster(["cluster-abort"], ["node-a", "node-b"], 3, { "node-a": ["--health-port", String(healthPort)] });
+    const probe = async () => {
+      const response = await fetch(`http://127.0.0.1:${healthPort}/healthz`);
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    };
+    expect(await probe()).toMatchObject({ status: 200, body: { ok: true, nodeId: "node-a", store: { reachable: true }, sessionsOwned: 0 } });
+    await connectTo(nodeA!).createSession({ onPermissionRequest: approveAll });
+    expect((await probe()).body.sessionsOwned).toBe(1);
+    const raw = await nodeB!.connect();
+    const answer = await raw.request("cluster.health", {});
+    raw.close();
+    expect(answer.result).toMatchObject({ ok: true, nodeId: "node-b", store: { reachable: true }, sessionsOwned: 0 });
   });
 });

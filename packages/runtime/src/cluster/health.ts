@@ -1,15 +1,10 @@
 import { createServer, type Server } from "node:http";
+import type { ClusterHealthReport } from "@tandem/protocol";
 import { errorMessage } from "../errors.js";
 import type { Queryable } from "./sql.js";
 
 /** What a health probe answers (`GET /healthz`, and the `cluster.health` JSON-RPC method). */
-export interface HealthReport {
-  ok: boolean;
-  nodeId: string;
-  store: { reachable: boolean; error?: string; latencyMs?: number };
-  /** Sessions whose lease this node holds (whose loop runs here). */
-  sessionsOwned: number;
-}
+export type HealthReport = ClusterHealthReport;
 
 /** What {@link HealthCheck} reads. */
 export interface HealthSources {

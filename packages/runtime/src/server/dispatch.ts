@@ -14,6 +14,7 @@ import { registerSessionLifecycleMethods } from "./handlers/session-lifecycle.js
 import { registerCompactionMethods } from "./handlers/compaction.js";
 import { registerCommandMethods } from "./handlers/commands.js";
 import { registerExtensionMethods } from "./handlers/extensions.js";
+import { registerClusterMethods } from "./handlers/cluster.js";
 
 type AnyToken = RequestToken<string, z.ZodType, z.ZodType>;
 
@@ -43,6 +44,7 @@ export class Dispatcher implements MethodTable {
     registerCompactionMethods(this, runtime);
     registerCommandMethods(this, runtime);
     registerExtensionMethods(this, runtime);
+    registerClusterMethods(this, runtime);
   }
 
   /**
