@@ -181,4 +181,39 @@ describe.skipIf(!started.server)("cluster: a client on node B drives a session t
     raw.close();
     expect(answer.result).toMatchObject({ ok: true, nodeId: "node-b", store: { reachable: true }, sessionsOwned: 0 });
   });
+
+  it("failover: A dies with a permission request pending on B's client; B takes the session over, the turn continues, the permission is asked again", { timeout: 60_000 }, async () => {
+    const [nodeA, nodeB] = await cluster(["cluster-permission-failover"], ["node-a", "node-b"]);
+    const sessionOnA = await connectTo(nodeA!).createSession({ onPermissionRequest: approveAll });
+    const asked: Array<{ commandText?: string; fullCommandText?: string }> = [];
+    let releaseFirst: () => void = () => undefined;
+    const sessionOnB = await connectTo(nodeB!).resumeSession(sessionOnA.sessionId, {
+      onPermissionRequest: async (request) => {
+        asked.push(request as { fullCommandText?: string });
+        // The first request is still unanswered when its node dies.
+        if (asked.length === 1) await new Promise<void>((resolve) => (releaseFirst = resolve));
+        return { kind: "approved" };
+      },
+    });
+    const eventsOnB: SessionEvent[] = [];
+    sessionOnB.on((event) => eventsOnB.push(event));
+    await sessionOnB.send({ prompt: "run the guarded command" });
+    await waitFor(() => asked.length === 1, "the permission request on B's client", 15_000);
+    const killedAt = Date.now();
+    await nodeA!.stop("SIGKILL");
+    await waitFor(() => eventsOnB.some((event) => event.type === "assistant.message" && (event.data as { content?: string }).content === "The guarded command ran after the failover."), "the turn finished on B", 30_000);
+    releaseFirst();
+    const takeoverMs = Date.now() - killedAt;
+    expect(asked).toHaveLength(2);
+    expect(JSON.stringify(asked[1])).toContain("echo guarded-ran");
+    const interrupted = eventsOnB.find((event) => event.type === "session.turn_interrupted");
+    expect(interrupted?.data).toMatchObject({ reason: "node_lost", previousNodeId: "node-a", nodeId: "node-b", interruptedToolCallIds: ["call_guarded_1"], continued: true });
+    expect(await leaseHolder(sessionOnA.sessionId)).toBe("node-b");
+    // What B's client saw: the interrupted call completed (failed, "interrupted") before the turn went on.
+    const interruptedResult = eventsOnB.find((event) => event.type === "tool.execution_complete" && (event.data as { toolCallId: string }).toolCallId === "call_guarded_1");
+    expect(interruptedResult?.data).toMatchObject({ success: false, error: { code: "interrupted" } });
+    const stored = await query<{ seq: string }>("SELECT seq FROM events WHERE session_id = $1 ORDER BY seq", [sessionOnA.sessionId]);
+    expect(stored.map((row) => Number(row.seq))).toEqual(stored.map((_, index) => index + 1));
+    console.log(`[failover] permission asked again on node-b ${takeoverMs} ms after node-a was killed (lease TTL 1500 ms)`);
+  });
 });
