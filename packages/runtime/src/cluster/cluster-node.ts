@@ -106,6 +106,8 @@ export class ClusterNode {
     pool.on("error", (error) => logger.warn("cluster database connection failed", error));
     const node = new ClusterNode(config, pool, pg, host, logger);
     try {
+      const expired = await node.leases.expirePreviousIncarnation();
+      if (expired > 0) logger.warn(`node id ${config.nodeId} still held ${expired} lease(s) from a previous process; they were expired (the sessions are taken over on their next use)`);
       await node.registry.start();
       await node.bus.start();
       node.leases.start();

@@ -135,8 +135,10 @@ export class SessionLeases {
     const row = rows[0];
     if (row) {
       const lease: Lease = { sessionId, nodeId, epoch: Number(row.epoch) };
+      // An expired lease of this node id that this process does not hold was a previous process's.
+      const diedHolder = row.expired_node !== null && (row.expired_node !== nodeId || !this.held.has(sessionId)) ? row.expired_node : undefined;
       this.held.set(sessionId, lease);
-      return row.expired_node !== null && row.expired_node !== nodeId ? { lease, takenOverFrom: row.expired_node } : { lease };
+      return diedHolder !== undefined ? { lease, takenOverFrom: diedHolder } : { lease };
     }
     this.held.delete(sessionId);
     const holder = await this.holder(sessionId);
@@ -153,6 +155,19 @@ export class SessionLeases {
     );
     const row = rows[0];
     return row ? { nodeId: row.node_id, expiresAt: new Date(row.expires_at) } : undefined;
+  }
+
+  /**
+   * At start: leases still held under this node id belong to a previous process with the same id
+   * (it died, or is wrongly still running): they are expired now, so taking them back is a
+   * takeover (new epoch, fenced) instead of a silent reuse.
+   */
+  async expirePreviousIncarnation(): Promise<number> {
+    const { rowCount } = await this.options.db.query(
+      "UPDATE session_leases SET expires_at = clock_timestamp() WHERE node_id = $1 AND expires_at > clock_timestamp()",
+      [this.options.nodeId],
+    );
+    return rowCount ?? 0;
   }
 
   /** Gives a lease up (the row stays, expired, so the epoch keeps growing). */

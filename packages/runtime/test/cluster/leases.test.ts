@@ -172,4 +172,17 @@ describe.skipIf(!started.server)("session leases (real PostgreSQL, two pools rac
     expect(taken.lease?.epoch).toBe(first.epoch + 1);
     expect(taken.takenOverFrom).toBeUndefined();
   });
+
+  it("a restarted process under the same node id expires its predecessor's leases: taking one back is a takeover with a new epoch", async () => {
+    const before = new SessionLeases({ db: poolA, nodeId: "node-r", ttlMs: 60_000 });
+    const old = (await before.acquire("restarted")).lease!;
+    const after = new SessionLeases({ db: poolB, nodeId: "node-r", ttlMs: 60_000 });
+    expect(await after.expirePreviousIncarnation()).toBe(1);
+    const taken = await after.acquire("restarted");
+    expect(taken.lease?.epoch).toBe(old.epoch + 1);
+    expect(taken.takenOverFrom).toBe("node-r");
+    await expect(append(poolA, old, "stale")).rejects.toMatchObject({ code: ErrorCodes.LeaseLost });
+    // Re-acquiring its own live lease is not a takeover.
+    expect((await after.acquire("restarted")).takenOverFrom).toBeUndefined();
+  });
 });
