@@ -7,7 +7,7 @@
  * then all sent at once, each a 5-turn tool loop. Measured: sessions created per second, model
  * turns per second, events written per second (rows of `events`, lines of `events.jsonl`).
  * Then the latency of one turn (fresh session, one-line answer, `send` → `session.idle`, median of
- * 15): file store, PostgreSQL, and PostgreSQL with the client on another node than the session's
+ * 25): file store, PostgreSQL, and PostgreSQL with the client on another node than the session's
  * (every request and event crossing the node bus): the added latency of the database path and of
  * the cross-node path.
  * @module
@@ -25,7 +25,7 @@ import { quantile } from "../lib/stats.mjs";
 
 const sessions = Number(process.env.BENCH_SCALE_SESSIONS ?? 60);
 const loopTurns = 5;
-const latencyTurns = 15;
+const latencyTurns = 25;
 
 /** The configurations, in table order. */
 const configurations = [

@@ -216,4 +216,29 @@ describe.skipIf(!started.server)("cluster: a client on node B drives a session t
     expect(stored.map((row) => Number(row.seq))).toEqual(stored.map((_, index) => index + 1));
     console.log(`[failover] permission asked again on node-b ${takeoverMs} ms after node-a was killed (lease TTL 1500 ms)`);
   });
+
+  it("protocol v3: A's loop calls a custom tool only B's client registered (broadcast request on B, its answer forwarded to A)", async () => {
+    const [nodeA, nodeB] = await cluster(["cluster-remote"], ["node-a", "node-b"], 3);
+    const sessionOnA = await connectTo(nodeA!).createSession({ onPermissionRequest: approveAll });
+    const toolCallsOnB: unknown[] = [];
+    const sessionOnB = await connectTo(nodeB!).resumeSession(sessionOnA.sessionId, {
+      onPermissionRequest: approveAll,
+      tools: [
+        {
+          name: "tool_b",
+          description: "A tool only B's client has",
+          parameters: { type: "object", properties: { what: { type: "string" } } },
+          handler: (args: unknown) => {
+            toolCallsOnB.push(args);
+            return "answer from B";
+          },
+        },
+      ],
+    });
+    const reply = await sessionOnB.sendAndWait({ prompt: "drive from b" }, 30_000);
+    expect(reply?.data.content).toBe("Done on both nodes.");
+    expect(toolCallsOnB).toEqual([{ what: "b" }]);
+    expect(await leaseHolder(sessionOnA.sessionId)).toBe("node-a");
+  });
 });
+
