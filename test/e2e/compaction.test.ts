@@ -10,8 +10,9 @@ import { join } from "node:path";
 import { CopilotClient, approveAll, type SessionEvent } from "@github/copilot-sdk";
 import { defaultModels, ModelServer, type Script } from "@tandem/testkit";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
-import { afterEach, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { scriptsDir, tandemBin, waitFor } from "../helpers/harness.js";
+import { startSuitePostgres, storeVariants } from "../helpers/stores.js";
 import { RawClient, type WireMessage } from "../helpers/raw-client.js";
 
 const windowTokens = 4096;
@@ -315,6 +316,57 @@ it("a resumed compacted session reads only the events after its last compaction 
   expect(all.filter((event) => event.type === "tool.execution_complete")).toHaveLength(40);
   expect(all.find((event) => event.type === "session.resume")?.data).toMatchObject({ eventCount });
 }, 120_000);
+
+const postgres = storeVariants(await startSuitePostgres());
+afterAll(() => postgres.stop());
+
+describe.skipIf(postgres.variants[1]!.skipped)("on the PostgreSQL store", () => {
+  it("checkpoints and the resume point are session files in the database; a resume in a new runtime reads only the events after the point", async () => {
+    await startTinyWorld("compaction-short", await postgres.variants[1]!.env());
+    const first = await tinySession();
+    const sessionId = first.sessionId;
+    await first.sendAndWait({ prompt: "read 40 chunks" }, 60_000);
+    const before = loopRequests().at(-1)!;
+    await first.destroy();
+    await clients[0]!.stop();
+    clients.length = 0;
+
+    const files = await postgres.query<{ name: string; content: string }>("SELECT name, content FROM session_files WHERE session_id = $1 ORDER BY name", [sessionId]);
+    const names = files.map((file) => file.name);
+    expect(names).toContain("checkpoints/index.md");
+    expect(names.some((name) => /^checkpoints\/001-read-40-chunks\.md$/.test(name))).toBe(true);
+    const point = JSON.parse(files.find((file) => file.name === "resume-point.json")!.content) as { lineStart: number; offset: number; eventId: string };
+    // Positions are sequence numbers: the point is right after the compaction's row.
+    expect(point.offset).toBe(point.lineStart + 1);
+    expect(await postgres.query("SELECT type, event_id FROM events WHERE session_id = $1 AND seq = $2", [sessionId, point.offset])).toEqual([{ type: "session.compaction_complete", event_id: point.eventId }]);
+    // Everything before the compaction becomes an unrelated event: only a resume that never reads
+    // it still knows the task and the turns the compaction kept.
+    const head = await postgres.query<{ seq: string; body: string }>("SELECT seq, body::text AS body FROM events WHERE session_id = $1 AND seq <= $2", [sessionId, point.lineStart]);
+    await postgres.query(`UPDATE events SET body = '{"type":"session.info","data":{"infoType":"test","message":"blank"},"id":"blank","timestamp":"2026-01-01T00:00:00.000Z","parentId":null}' WHERE session_id = $1 AND seq <= $2`, [sessionId, point.lineStart]);
+
+    const resumer = client();
+    await resumer.start();
+    await resumer.listModels();
+    const resumed = await resumer.resumeSession(sessionId, {
+      onPermissionRequest: approveAll,
+      tools: [readChunk],
+      model: "tiny-4k",
+      availableTools: ["read_chunk"],
+      systemMessage: { mode: "replace", content: "You are a test agent. Use read_chunk." },
+      infiniteSessions: { enabled: false },
+    });
+    for (const row of head) await postgres.query("UPDATE events SET body = $3::json WHERE session_id = $1 AND seq = $2", [sessionId, row.seq, row.body]);
+    await resumed.sendAndWait({ prompt: "continue please" }, 30_000);
+    const after = loopRequests().at(-1)!;
+    expect(after.messages[1]?.content).toMatch(/<conversation_summary checkpoint="\d+">/);
+    expect(after.messages[1]?.content).toMatch(/<original_request>[^]*read 40 chunks\n<\/original_request>/);
+    const kept = after.messages.slice(2, -1).map((message) => message.content);
+    expect(kept.length).toBeGreaterThan(0);
+    expect([...before.messages.slice(1).map((message) => message.content), "All chunks read: done."].slice(-kept.length)).toEqual(kept);
+    const all = await resumed.getMessages();
+    expect(all.filter((event) => event.type === "tool.execution_complete")).toHaveLength(40);
+  }, 120_000);
+});
 
 const overflow = { status: 400, type: "invalid_request_error", message: "This model's maximum context length is 3000 tokens. However, your messages resulted in 3200 tokens." };
 

@@ -159,6 +159,29 @@ describe.skipIf(!started.server)("PostgreSQL session store", () => {
     expect(prompts).toEqual(["one", "two", "four"]);
   }, 60_000);
 
+  it("two runtimes writing one session: the second writer's batch is refused (typed sequence conflict, -32007), the log never forks", async () => {
+    world = await startWorld(["many-replies"], await stores.variants[1]!.env());
+    const nodeA = start();
+    const { sessionId } = (await nodeA.request("session.create", {})).result as { sessionId: string };
+    await nodeA.request("session.send", { sessionId, prompt: "one" });
+    await nodeA.waitFor(isEvent("session.idle"));
+    // A second runtime opens the same session and appends (its session.resume) behind A's back.
+    const nodeB = start();
+    expect((await nodeB.request("session.resume", { sessionId })).error).toBeUndefined();
+    await nodeB.request("session.getMessages", { sessionId });
+    await nodeA.request("session.send", { sessionId, prompt: "two" });
+    const error = eventOf(await nodeA.waitFor((message) => isEvent("session.error")(message) && eventOf(message).data.errorType === "persistence", 20_000));
+    expect(String(error.data.message)).toMatch(/another writer appended/);
+    const refused = await nodeA.request("session.send", { sessionId, prompt: "three" });
+    expect(refused.error).toMatchObject({ code: -32007, data: { reason: "sequence-conflict" } });
+    await nodeA.close(true);
+    await nodeB.close(false);
+    await expectContiguous(sessionId);
+    const stored = await storedEvents(sessionId);
+    expect(stored.filter((row) => row.type === "user.message").map((row) => (JSON.parse(row.body) as WireEvent).data.content)).toEqual(["one"]);
+    expect(stored.some((row) => row.type === "session.resume")).toBe(true);
+  });
+
   it("a bad store URL or an unreachable database fails at start with a clear message and a non-zero exit", () => {
     const unreachable = spawnSync(process.execPath, [tandemBin, "--stdio", "--store", "postgres://tandem@127.0.0.1:1/nothing"], { encoding: "utf8", timeout: 30_000, input: "" });
     expect(unreachable.status).toBe(1);

@@ -13,11 +13,15 @@ import { join } from "node:path";
 import { CopilotClient as TandemClient, approveAll as tandemApproveAll } from "@tandem/sdk";
 import { parseScript } from "@tandem/testkit";
 import { CopilotClient as OfficialV1Client, RuntimeConnection, approveAll as v1ApproveAll } from "copilot-sdk-v1";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { scriptsDir, startWorld, tandemBin, type TestWorld } from "../helpers/harness.js";
+import { startSuitePostgres, storeVariants } from "../helpers/stores.js";
 
 let world: TestWorld | undefined;
 let workdir: string;
+/** Every test runs on the file store and on PostgreSQL. */
+const stores = storeVariants(await startSuitePostgres());
+afterAll(() => stores.stop());
 const stops: Array<() => Promise<unknown>> = [];
 
 beforeEach(() => {
@@ -96,11 +100,12 @@ function tandemClient(): TandemClient {
   return client;
 }
 
-describe("in a git repository", () => {
+describe.each(stores.variants)("$store store", (store) => {
+describe.skipIf(store.skipped)("in a git repository", () => {
   it("official SDK 1.0: three rewind points; the preview lists the files; a rewind restores them and drops turns 2–3 from the model's history; the user's HEAD, branches, index and stash are untouched", async () => {
     makeUserRepository();
     const before = { ...userRepositoryState(), status: git("status", "--porcelain", "--untracked-files=all") };
-    world = await startWorld([]);
+    world = await startWorld([], await store.env());
     loadTurns();
     const session = await v1Client().createSession({ workingDirectory: workdir, enableFileChangeTracking: true, onPermissionRequest: v1ApproveAll });
     const rewinds: unknown[] = [];
@@ -170,7 +175,7 @@ describe("in a git repository", () => {
 
   it("@tandem/sdk: a resume in a new runtime process keeps the rewound history and the tracking; truncate drops events without touching files", async () => {
     makeUserRepository();
-    world = await startWorld([]);
+    world = await startWorld([], await store.env());
     loadTurns();
     const first = tandemClient();
     const session = await first.createSession({ workingDirectory: workdir, enableFileChangeTracking: true, onPermissionRequest: tandemApproveAll });
@@ -207,7 +212,7 @@ describe("in a git repository", () => {
   it("@tandem/sdk with worktreeIsolation: the session works on its own branch in its own worktree; the workspace shows the branch and its diff", async () => {
     makeUserRepository();
     const before = { ...userRepositoryState(), status: git("status", "--porcelain", "--untracked-files=all") };
-    world = await startWorld(["plain-reply"]);
+    world = await startWorld(["plain-reply"], await store.env());
     const session = await tandemClient().createSession({ workingDirectory: workdir, worktreeIsolation: true, onPermissionRequest: tandemApproveAll });
     const { workspace } = await session.rpc.workspaces.getWorkspace();
     expect(workspace?.branch).toBe(`tandem/${session.sessionId}`);
@@ -238,7 +243,7 @@ describe("in a git repository", () => {
 
   it("without enableFileChangeTracking no checkpoint is taken: the repository gets no ref, and points rewind the conversation only", async () => {
     makeUserRepository();
-    world = await startWorld(["plain-reply"]);
+    world = await startWorld(["plain-reply"], await store.env());
     const session = await v1Client().createSession({ workingDirectory: workdir, onPermissionRequest: v1ApproveAll });
     await session.sendAndWait({ prompt: "Say hello" });
     const listed = await session.rpc.history.listRewindPoints();
@@ -249,11 +254,11 @@ describe("in a git repository", () => {
   });
 });
 
-describe("in a folder that is not a git repository", () => {
+describe.skipIf(store.skipped)("in a folder that is not a git repository", () => {
   it("official SDK 1.0: rewinds the conversation only, and the preview says so", async () => {
     writeFileSync(join(workdir, "a.txt"), "alpha\n");
     writeFileSync(join(workdir, "b.txt"), "bravo\n");
-    world = await startWorld([]);
+    world = await startWorld([], await store.env());
     loadTurns();
     const session = await v1Client().createSession({ workingDirectory: workdir, enableFileChangeTracking: true, onPermissionRequest: v1ApproveAll });
     for (const prompt of ["turn one", "turn two"]) await session.sendAndWait({ prompt });
@@ -278,4 +283,5 @@ describe("in a folder that is not a git repository", () => {
     expect(seen.some((text) => text.includes("turn one"))).toBe(true);
     expect(seen.some((text) => text.includes("turn two"))).toBe(false);
   });
+});
 });

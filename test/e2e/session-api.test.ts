@@ -8,8 +8,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CopilotClient as TandemClient } from "@tandem/sdk";
 import { CopilotClient as OfficialV1Client, RuntimeConnection } from "copilot-sdk-v1";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { startWorld, tandemBin, waitFor, type TestWorld } from "../helpers/harness.js";
+import { startSuitePostgres, storeVariants } from "../helpers/stores.js";
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- the two SDKs' session types differ; the tests use what both share. */
 type AnyEvent = { type: string; id: string; data: any; ephemeral?: boolean };
@@ -41,6 +42,9 @@ const variants: Array<{ sdk: string; make: (env: Record<string, string>) => AnyC
 
 let world: TestWorld | undefined;
 const clients: AnyClient[] = [];
+/** Every test runs on the file store and on PostgreSQL. */
+const stores = storeVariants(await startSuitePostgres());
+afterAll(() => stores.stop());
 
 afterEach(async () => {
   for (const client of clients.splice(0)) await client.stop().catch(() => undefined);
@@ -55,7 +59,8 @@ function eventsOf(session: AnySession): Promise<AnyEvent[]> {
 
 const weatherParameters = { type: "object", properties: { city: { type: "string" } } };
 
-describe.each(variants)("$sdk", ({ make }) => {
+describe.each(stores.variants)("$store store", (store) => {
+describe.skipIf(store.skipped).each(variants)("$sdk", ({ make }) => {
   function client(): AnyClient {
     const made = make(world!.env);
     clients.push(made);
@@ -77,7 +82,7 @@ describe.each(variants)("$sdk", ({ make }) => {
   }
 
   it("approve-for-session with a custom-tool scope is remembered: asked once, the tool runs in both rounds", async () => {
-    world = await startWorld(["session-api-tools"]);
+    world = await startWorld(["session-api-tools"], await store.env());
     const asked: unknown[] = [];
     const runs: string[] = [];
     const session = await client().createSession({
@@ -97,7 +102,7 @@ describe.each(variants)("$sdk", ({ make }) => {
   });
 
   it("setApproveAll approves without asking (permissions_changed, completions from host policy), and stays on after a restart and resume", async () => {
-    world = await startWorld(["session-api-tools"]);
+    world = await startWorld(["session-api-tools"], await store.env());
     const asked: unknown[] = [];
     const runs: string[] = [];
     const config = {
@@ -131,7 +136,7 @@ describe.each(variants)("$sdk", ({ make }) => {
   });
 
   it("session.name: get (the automatic title, then the set name), title_changed, persisted across a restart", async () => {
-    world = await startWorld(["session-api-chat"]);
+    world = await startWorld(["session-api-chat"], await store.env());
     const first = client();
     const session = await first.createSession({ onPermissionRequest: () => ({ kind: "approve-once" }) });
     expect(await session.rpc.name.get()).toEqual({ name: null });
@@ -145,12 +150,16 @@ describe.each(variants)("$sdk", ({ make }) => {
 
     const { session: resumed } = await restartAndResume(first, session.sessionId, { onPermissionRequest: () => ({ kind: "approve-once" }) });
     expect(await resumed.rpc.name.get()).toEqual({ name: "Release planning" });
-    const workspace = readFileSync(join(world.home, "session-state", session.sessionId, "workspace.yaml"), "utf8");
-    expect(workspace).toContain('name: "Release planning"');
+    if (store.store === "file") {
+      const workspace = readFileSync(join(world.home, "session-state", session.sessionId, "workspace.yaml"), "utf8");
+      expect(workspace).toContain('name: "Release planning"');
+    } else {
+      expect(await stores.query("SELECT name FROM sessions WHERE id = $1", [session.sessionId])).toEqual([{ name: "Release planning" }]);
+    }
   });
 
   it("session.queue: lists queued messages, removes one by id, and pending_messages.modified follows each change", async () => {
-    world = await startWorld(["session-api-queue"]);
+    world = await startWorld(["session-api-queue"], await store.env());
     let release: () => void = () => undefined;
     let jobStarted = false;
     const held = new Promise<void>((resolve) => (release = resolve));
@@ -184,7 +193,7 @@ describe.each(variants)("$sdk", ({ make }) => {
   });
 
   it("session.eventLog: bounded forward pages cover the persisted history, tail-first pages end with it, and a tail cursor works after a restart", async () => {
-    world = await startWorld(["session-api-chat"]);
+    world = await startWorld(["session-api-chat"], await store.env());
     const first = client();
     const session = await first.createSession({ onPermissionRequest: () => ({ kind: "approve-once" }) });
     await session.sendAndWait({ prompt: "chat about logs" }, 20_000);
@@ -235,7 +244,7 @@ describe.each(variants)("$sdk", ({ make }) => {
   });
 
   it("sessions.fork: a new session with the history before the chosen event, its own name, resumable; the source is unchanged", async () => {
-    world = await startWorld(["session-api-chat"]);
+    world = await startWorld(["session-api-chat"], await store.env());
     const fresh = client();
     const session = await fresh.createSession({ onPermissionRequest: () => ({ kind: "approve-once" }) });
     await session.sendAndWait({ prompt: "chat about forks" }, 20_000);
@@ -259,7 +268,7 @@ describe.each(variants)("$sdk", ({ make }) => {
   });
 
   it("session.options.update switches the model and narrows the tools; workspaces.createFile emits workspace_file_changed", async () => {
-    world = await startWorld(["session-api-chat"]);
+    world = await startWorld(["session-api-chat"], await store.env());
     const session = await client().createSession({ onPermissionRequest: () => ({ kind: "approve-once" }) });
     const events = recorder(session);
     expect(await session.rpc.options.update({ model: "gpt-other", availableTools: ["view"], clientName: "tests" })).toEqual({ success: true });
@@ -278,4 +287,5 @@ describe.each(variants)("$sdk", ({ make }) => {
     ]);
     expect(await session.rpc.workspaces.readFile({ path: "notes/todo.md" })).toEqual({ content: "two" });
   });
+});
 });

@@ -37,7 +37,7 @@ export const leaseLostState = "TD002";
  * and every append after the takeover is refused.
  */
 export const fencedAppendFunction = `
-  CREATE OR REPLACE FUNCTION tandem_append_events_fenced(p_session text, p_expected bigint, p_events json[], p_node text, p_epoch bigint) RETURNS bigint
+  CREATE OR REPLACE FUNCTION tandem_append_events_fenced(p_session text, p_expected bigint, p_events json[], p_ids text[], p_types text[], p_node text, p_epoch bigint) RETURNS bigint
   LANGUAGE plpgsql AS $$
   BEGIN
     PERFORM 1 FROM session_leases
@@ -46,7 +46,7 @@ export const fencedAppendFunction = `
     IF NOT FOUND THEN
       RAISE EXCEPTION 'node % no longer holds the lease of session % (epoch %)', p_node, p_session, p_epoch USING ERRCODE = '${leaseLostState}';
     END IF;
-    RETURN tandem_append_events(p_session, p_expected, p_events);
+    RETURN tandem_append_events(p_session, p_expected, p_events, p_ids, p_types);
   END
   $$`;
 

@@ -76,7 +76,10 @@ export interface EventLogObserver {
 /**
  * One session's append-only event log. Appends are buffered and written in batches off the event
  * path; a failed write keeps the unwritten entries in memory, in order, reports the failure once to
- * the observers and is retried by the next explicit `flush` (see `SessionPersistence`).
+ * the observers and is retried by the next explicit `flush` (see `SessionPersistence`). A log only
+ * read from (`scan`, `readPage`) needs no `close`. A writer continues where it last saw the log end
+ * (its last write, or a `scan` that reached the end): a store that can tell (PostgreSQL) refuses a
+ * batch when another writer appended in between, rather than forking the log.
  */
 export interface SessionEventLog {
   /** Names the log in messages (a path, or `postgres:…/<session id>`). */

@@ -5,6 +5,7 @@ import type { Logger } from "../../log.js";
 import { forEachLine } from "../event-lines.js";
 import { FileSessionFiles } from "../file-session-files.js";
 import { isSafeSessionId } from "../safe-path.js";
+import { batchFields } from "./event-fields.js";
 import { FileSessionStore } from "../session-store.js";
 
 /** What happened to one file-store session. */
@@ -84,7 +85,8 @@ async function importOne(pool: Pool, fileStore: FileSessionStore, dir: string, s
     let seq = 0;
     for (let start = 0; start < lines.length; start += eventsPerStatement) {
       const batch = lines.slice(start, start + eventsPerStatement);
-      const { rows } = await client.query<{ last: string }>("SELECT tandem_append_events($1, $2, $3::json[]) AS last", [sessionId, seq, batch]);
+      const { ids, types } = batchFields(batch);
+      const { rows } = await client.query<{ last: string }>("SELECT tandem_append_events($1, $2, $3::json[], $4::text[], $5::text[]) AS last", [sessionId, seq, batch, ids, types]);
       seq = Number(rows[0]?.last);
     }
     if (lines.length === 0) await client.query("INSERT INTO sessions (id) VALUES ($1) ON CONFLICT (id) DO NOTHING", [sessionId]);

@@ -53,7 +53,8 @@ export const migrations: readonly Migration[] = [
       );
       -- Appends a batch after the writer's last known sequence number, in one transaction: the
       -- session row is locked, and a writer whose last seq is not the log's gets ${sequenceConflictState}.
-      CREATE FUNCTION tandem_append_events(p_session text, p_expected bigint, p_events json[]) RETURNS bigint
+      -- Ids and types come from the writer: extracting them here (->>) fails on an escaped NUL in the text.
+      CREATE FUNCTION tandem_append_events(p_session text, p_expected bigint, p_events json[], p_ids text[], p_types text[]) RETURNS bigint
       LANGUAGE plpgsql AS $$
       DECLARE
         current_seq bigint;
@@ -66,8 +67,8 @@ export const migrations: readonly Migration[] = [
             USING ERRCODE = '${sequenceConflictState}', DETAIL = current_seq::text;
         END IF;
         INSERT INTO events (session_id, seq, event_id, type, body)
-          SELECT p_session, p_expected + t.ord, t.e ->> 'id', t.e ->> 'type', t.e
-          FROM unnest(p_events) WITH ORDINALITY AS t (e, ord);
+          SELECT p_session, p_expected + t.ord, t.id, t.type, t.e
+          FROM unnest(p_events, p_ids, p_types) WITH ORDINALITY AS t (e, id, type, ord);
         UPDATE sessions SET last_seq = p_expected + added, modified_at = now() WHERE id = p_session;
         RETURN p_expected + added;
       END

@@ -4,6 +4,7 @@ import type { Logger } from "../../log.js";
 import { endOfLog } from "../event-log-pages.js";
 import { persistenceFailed, type PersistenceOperation } from "../persistence-error.js";
 import type { EventLogObserver, LogPage, LogPosition, LogRange, LogScan, SessionEventLog } from "../types.js";
+import { batchFields } from "./event-fields.js";
 import { sequenceConflictState } from "./migrations.js";
 import { leaseLostState } from "../../cluster/schema.js";
 import { leaseLost } from "../../cluster/leases.js";
@@ -150,10 +151,7 @@ export class PgEventLog implements SessionEventLog {
 
   /** The log has no unreadable entries, so `excluded` is empty here. */
   async arrayBytes(end: number, _excluded: readonly LogRange[], pending: readonly string[], prefix: string, suffix: string): Promise<Buffer> {
-    const { rows } = await this.pool.query<{ body: string | null }>(
-      "SELECT string_agg(body::text, ',' ORDER BY seq) AS body FROM events WHERE session_id = $1 AND seq <= $2",
-      [this.sessionId, end],
-    );
+    const rows = await this.query<{ body: string | null }>("SELECT string_agg(body::text, ',' ORDER BY seq) AS body FROM events WHERE session_id = $1 AND seq <= $2", [this.sessionId, end]);
     const stored = rows[0]?.body ?? "";
     const parts = stored === "" ? [...pending] : [stored, ...pending];
     return Buffer.from(`${prefix}${parts.join(",")}${suffix}`);
@@ -197,12 +195,21 @@ export class PgEventLog implements SessionEventLog {
   }
 
   private async lastStoredSeq(): Promise<number> {
-    const { rows } = await this.pool.query<{ last_seq: string }>("SELECT last_seq FROM sessions WHERE id = $1", [this.sessionId]);
+    const rows = await this.query<{ last_seq: string }>("SELECT last_seq FROM sessions WHERE id = $1", [this.sessionId]);
     return Number(rows[0]?.last_seq ?? 0);
   }
 
-  private async rows(sql: string, values: unknown[]): Promise<Array<{ seq: string; body: string }>> {
-    return (await this.pool.query<{ seq: string; body: string }>(sql, values)).rows;
+  private rows(sql: string, values: unknown[]): Promise<Array<{ seq: string; body: string }>> {
+    return this.query<{ seq: string; body: string }>(sql, values);
+  }
+
+  /** A read; a database error becomes `PersistenceFailed` naming the log. */
+  private async query<T extends Record<string, unknown>>(sql: string, values: unknown[]): Promise<T[]> {
+    try {
+      return (await this.pool.query<T>(sql, values)).rows;
+    } catch (error) {
+      throw persistenceFailed(this.location, error, "read");
+    }
   }
 
   /** One write of what is pending, in batches (run inside the `writing` chain, never concurrently). */
@@ -228,10 +235,21 @@ export class PgEventLog implements SessionEventLog {
   }
 
   private async appendBatch(expected: number, batch: string[]): Promise<{ rows: Array<{ last: string }> }> {
-    if (!this.fence) return this.pool.query<{ last: string }>("SELECT tandem_append_events($1, $2, $3::json[]) AS last", [this.sessionId, expected, batch]);
+    const { ids, types } = batchFields(batch);
+    if (!this.fence) {
+      return this.pool.query<{ last: string }>("SELECT tandem_append_events($1, $2, $3::json[], $4::text[], $5::text[]) AS last", [this.sessionId, expected, batch, ids, types]);
+    }
     const lease = this.fence.leaseOf(this.sessionId);
     if (!lease) throw leaseLost(this.sessionId, this.fence.nodeId, "this node holds no lease on it");
-    return this.pool.query<{ last: string }>("SELECT tandem_append_events_fenced($1, $2, $3::json[], $4, $5) AS last", [this.sessionId, expected, batch, lease.nodeId, lease.epoch]);
+    return this.pool.query<{ last: string }>("SELECT tandem_append_events_fenced($1, $2, $3::json[], $4::text[], $5::text[], $6, $7) AS last", [
+      this.sessionId,
+      expected,
+      batch,
+      ids,
+      types,
+      lease.nodeId,
+      lease.epoch,
+    ]);
   }
 
   private describe(error: unknown, operation: PersistenceOperation): TandemError {

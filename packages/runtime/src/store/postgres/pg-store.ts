@@ -5,6 +5,7 @@ import type { Logger } from "../../log.js";
 import { persistenceFailed } from "../persistence-error.js";
 import { assertSessionId } from "../safe-path.js";
 import type { SessionEventLog, SessionFiles, SessionStore, StoredSessionInfo, WorkspaceInfo } from "../types.js";
+import { batchFields } from "./event-fields.js";
 import { PgEventLog, type AppendFence } from "./pg-event-log.js";
 import { PgSessionFiles } from "./pg-session-files.js";
 
@@ -63,18 +64,24 @@ export class PgSessionStore implements SessionStore {
 
   async exists(sessionId: string): Promise<boolean> {
     assertSessionId(sessionId);
-    const { rows } = await this.pool.query("SELECT 1 FROM sessions WHERE id = $1 AND (last_seq > 0 OR has_workspace)", [sessionId]);
+    const { rows } = await this.pool.query("SELECT 1 FROM sessions WHERE id = $1 AND (last_seq > 0 OR has_workspace)", [sessionId]).catch((error: unknown) => {
+      throw persistenceFailed(this.workspaceFilePath(sessionId), error, "read");
+    });
     return rows.length > 0;
   }
 
   async list(): Promise<StoredSessionInfo[]> {
-    const { rows } = await this.pool.query<SessionRow>("SELECT * FROM sessions WHERE has_workspace AND last_seq > 0 ORDER BY modified_at DESC");
+    const { rows } = await this.pool.query<SessionRow>("SELECT * FROM sessions WHERE has_workspace AND last_seq > 0 ORDER BY modified_at DESC").catch((error: unknown) => {
+      throw persistenceFailed(`${this.database} sessions`, error, "read");
+    });
     return rows.map((row) => ({ sessionId: row.id, workspace: workspaceOf(row), modifiedTime: row.modified_at }));
   }
 
   async delete(sessionId: string): Promise<boolean> {
     assertSessionId(sessionId);
-    const { rowCount } = await this.pool.query("DELETE FROM sessions WHERE id = $1 AND (last_seq > 0 OR has_workspace)", [sessionId]);
+    const { rowCount } = await this.pool.query("DELETE FROM sessions WHERE id = $1 AND (last_seq > 0 OR has_workspace)", [sessionId]).catch((error: unknown) => {
+      throw persistenceFailed(this.workspaceFilePath(sessionId), error, "delete");
+    });
     // The local folder (worktree, checkpoint index) goes with it; best effort, as it is per machine.
     await rm(this.sessionDir(sessionId), { recursive: true, force: true }).catch((error: unknown) => this.logger.warn(`could not remove ${this.sessionDir(sessionId)}`, error));
     return (rowCount ?? 0) > 0;
@@ -123,7 +130,8 @@ export class PgSessionStore implements SessionStore {
   /** Writes a new session's whole log in one transaction (a session that has events conflicts). */
   async writeEvents(sessionId: string, lines: readonly string[]): Promise<void> {
     assertSessionId(sessionId);
-    await this.pool.query("SELECT tandem_append_events($1, 0, $2::json[])", [sessionId, lines]).catch((error: unknown) => {
+    const { ids, types } = batchFields(lines);
+    await this.pool.query("SELECT tandem_append_events($1, 0, $2::json[], $3::text[], $4::text[])", [sessionId, lines, ids, types]).catch((error: unknown) => {
       throw persistenceFailed(`${this.database} session ${sessionId} events`, error);
     });
   }
