@@ -13,12 +13,15 @@ export const clusterSchemaStatements: readonly string[] = [
      epoch bigint NOT NULL
    )`,
   `CREATE INDEX IF NOT EXISTS session_leases_node ON session_leases (node_id)`,
-  `CREATE TABLE IF NOT EXISTS cluster_nodes (
+  // Heartbeats and node messages are unlogged: no WAL, so their commits never wait for a disk
+  // flush (they are only worth anything while the nodes that wrote them live; after a database
+  // crash the tables come back empty and nodes beat again). Leases stay logged: they fence appends.
+  `CREATE UNLOGGED TABLE IF NOT EXISTS cluster_nodes (
      node_id text PRIMARY KEY,
      started_at timestamptz NOT NULL DEFAULT clock_timestamp(),
      heartbeat_at timestamptz NOT NULL
    )`,
-  `CREATE TABLE IF NOT EXISTS node_messages (
+  `CREATE UNLOGGED TABLE IF NOT EXISTS node_messages (
      id bigserial PRIMARY KEY,
      target_node text NOT NULL,
      source_node text NOT NULL,
