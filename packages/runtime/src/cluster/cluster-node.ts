@@ -65,6 +65,8 @@ export class ClusterNode {
   healthPort: number | undefined;
   private readonly listeners: ListenConnection[] = [];
   private originTimer: NodeJS.Timeout | undefined;
+  /** Lease releases under way (awaited before the pool closes). */
+  private readonly releasing = new Set<Promise<void>>();
 
   private constructor(
     readonly config: ClusterConfig,
@@ -146,7 +148,9 @@ export class ClusterNode {
 
   /** The session closed here: its lease is released so another node can take it at once. */
   release(sessionId: string): void {
-    void this.leases.release(sessionId).catch((error: unknown) => this.logger.warn(`could not release the lease of session ${sessionId}: ${errorMessage(error)}`));
+    const releasing = this.leases.release(sessionId).catch((error: unknown) => this.logger.warn(`could not release the lease of session ${sessionId}: ${errorMessage(error)}`));
+    this.releasing.add(releasing);
+    void releasing.finally(() => this.releasing.delete(releasing));
   }
 
   /** The lease appends of a session must carry (undefined when this node does not hold it). */
@@ -167,6 +171,7 @@ export class ClusterNode {
     await this.healthServer?.close();
     await this.bus.stop();
     for (const sessionId of this.host.liveSessionIds()) await this.leases.release(sessionId).catch(() => undefined);
+    await Promise.all([...this.releasing]);
     await this.registry.stop().catch(() => undefined);
     for (const listener of this.listeners.splice(0)) await listener.end().catch(() => undefined);
     await this.pool.end().catch(() => undefined);
