@@ -96,7 +96,16 @@ export class ClusterNode {
       onError: (message, error) => logger.warn(message, error),
     });
     this.remoteClients = new RemoteClients(this.bus, logger, (client) => host.adoptRemote(client));
-    this.router = new ClusterRouter({ nodeId, bus: this.bus, leases: this.leases, isAlive: (target) => this.registry.isAlive(target), host, logger, ttlMs });
+    this.router = new ClusterRouter({
+      nodeId,
+      bus: this.bus,
+      leases: this.leases,
+      isAlive: (target) => this.registry.isAlive(target),
+      host,
+      logger,
+      ttlMs,
+      storedEventsAfter: (sessionId, knownIds) => this.storedEventsAfter(sessionId, knownIds),
+    });
     this.health = new HealthCheck({ nodeId, db: pool, sessionsOwned: () => this.leases.count });
     this.bus.handle((method, params, from) => this.handleBus(method, params, from));
   }
@@ -175,6 +184,18 @@ export class ClusterNode {
     await this.registry.stop().catch(() => undefined);
     for (const listener of this.listeners.splice(0)) await listener.end().catch(() => undefined);
     await this.pool.end().catch(() => undefined);
+  }
+
+  /** A session's stored events after the last of `knownIds` the log holds (none when it holds none of them). */
+  private async storedEventsAfter(sessionId: string, knownIds: readonly string[]): Promise<Array<{ json: string; type: string; id: string }>> {
+    if (knownIds.length === 0) return [];
+    const { rows } = await this.pool.query<{ body: string; type: string; event_id: string }>(
+      `WITH known AS (SELECT max(seq) AS seq FROM events WHERE session_id = $1 AND event_id = ANY($2::text[]))
+       SELECT body::text AS body, type, event_id FROM events, known
+        WHERE session_id = $1 AND known.seq IS NOT NULL AND events.seq > known.seq ORDER BY events.seq`,
+      [sessionId, [...knownIds]],
+    );
+    return rows.map((row) => ({ json: row.body, type: row.type, id: row.event_id }));
   }
 
   /** Clients of a node that died are gone too: they leave the sessions here (their handlers with them). */

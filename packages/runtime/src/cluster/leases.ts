@@ -216,8 +216,24 @@ export class SessionLeases {
     }
     for (const lease of leases) {
       if (renewed.has(lease.sessionId) || this.held.get(lease.sessionId) !== lease) continue;
+      if (await this.reclaim(lease)) continue;
       this.held.delete(lease.sessionId);
       this.options.onLost?.(lease.sessionId);
+    }
+  }
+
+  /**
+   * A lease that expired before its renewal (a slow database, a long pause) and that no other node
+   * took is taken again, under a new epoch (appends carry the new one from now on). Safe: had
+   * another node taken and written to the session meanwhile, the lease would be live and its, or
+   * the log's sequence check would refuse our next append.
+   */
+  private async reclaim(lease: Lease): Promise<boolean> {
+    try {
+      const result = await this.acquire(lease.sessionId);
+      return result.lease !== undefined;
+    } catch {
+      return false;
     }
   }
 }

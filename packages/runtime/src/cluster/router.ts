@@ -1,3 +1,4 @@
+import { ephemeralEventTypes, type SessionEventType } from "@tandem/protocol";
 import { ErrorCodes, TandemError } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { RequestingClient } from "../server/requesting-client.js";
@@ -26,6 +27,34 @@ export interface ClusterRouterOptions {
   logger: Logger;
   /** The lease TTL: how long a dead owner's lease may take to expire. */
   ttlMs: number;
+  /**
+   * The stored events of a session after the last of `knownIds` the log holds, in order (none when
+   * it holds none of them: the client cannot be placed).
+   */
+  storedEventsAfter(sessionId: string, knownIds: readonly string[]): Promise<Array<{ json: string; type: string; id: string }>>;
+}
+
+/** How many ids of relayed persisted events are remembered per session (catch-up point, duplicate filter). */
+const rememberedIds = 256;
+
+/** The ids of a session's persisted events this node's clients were sent, newest last. */
+class SeenEvents {
+  private readonly ids: string[] = [];
+  private readonly set = new Set<string>();
+
+  has(id: string): boolean {
+    return this.set.has(id);
+  }
+
+  add(id: string): void {
+    this.ids.push(id);
+    this.set.add(id);
+    if (this.ids.length > rememberedIds) this.set.delete(this.ids.shift()!);
+  }
+
+  recent(): readonly string[] {
+    return this.ids;
+  }
 }
 
 /** A session running on another node that clients of this node are attached to. */
@@ -57,6 +86,8 @@ export class ClusterRouter {
   private readonly attachments = new Map<string, RemoteAttachment>();
   private readonly watchedClients = new WeakSet<RequestingClient>();
   private readonly takingOver = new Map<string, Promise<void>>();
+  /** Per session of another node: the persisted events relayed to our clients (see {@link SeenEvents}). */
+  private readonly seen = new Map<string, SeenEvents>();
   private watchTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: ClusterRouterOptions) {}
@@ -114,8 +145,13 @@ export class ClusterRouter {
       const client = this.options.host.findClient(clientId);
       if (!client?.isOpen) return null;
       for (const item of items) {
-        if (item.kind === "event") client.deliverSessionEvent(item.sessionId, item.json, item.type);
-        else client.sendNotification(item.method, item.params);
+        if (item.kind === "notification") {
+          client.sendNotification(item.method, item.params);
+          continue;
+        }
+        // A catch-up after a failover may already have sent it.
+        if (this.alreadySent(item.sessionId, item.json, item.type)) continue;
+        client.deliverSessionEvent(item.sessionId, item.json, item.type);
       }
       return null;
     }
@@ -126,6 +162,34 @@ export class ClusterRouter {
       return client.sendRequest(clientMethod, clientParams);
     }
     throw new TandemError(ErrorCodes.MethodNotFound, `Unhandled cluster method ${method}`);
+  }
+
+  /** Records a relayed persisted event; true when this node's clients of the session were sent it already. */
+  private alreadySent(sessionId: string, json: string, type: string | undefined): boolean {
+    if (type === undefined || ephemeralEventTypes.has(type as SessionEventType)) return false;
+    const id = (JSON.parse(json) as { id?: unknown }).id;
+    if (typeof id !== "string") return false;
+    let seen = this.seen.get(sessionId);
+    if (!seen) this.seen.set(sessionId, (seen = new SeenEvents()));
+    if (seen.has(id)) return true;
+    seen.add(id);
+    return false;
+  }
+
+  /**
+   * After the owner died: our clients get the stored events they were not relayed (the dead node
+   * stored them, then died before sending them), in order, each once.
+   */
+  private async catchUp(sessionId: string, attachment: RemoteAttachment): Promise<void> {
+    const seen = this.seen.get(sessionId);
+    if (!seen) return;
+    const missed = await this.options.storedEventsAfter(sessionId, seen.recent());
+    for (const event of missed) {
+      if (seen.has(event.id)) continue;
+      seen.add(event.id);
+      for (const client of attachment.clients.keys()) if (client.isOpen) client.deliverSessionEvent(sessionId, event.json, event.type);
+    }
+    if (missed.length > 0) this.options.logger.info(`session ${sessionId}: ${missed.length} stored event(s) its dead owner had not relayed were sent to this node's clients`);
   }
 
   private afterForward(method: string, sessionId: string, params: unknown, client: RequestingClient, owner: string): void {
@@ -142,7 +206,12 @@ export class ClusterRouter {
     if (!attachment) return;
     if (method === "session.delete") attachment.clients.clear();
     else attachment.clients.delete(client);
-    if (attachment.clients.size === 0) this.attachments.delete(sessionId);
+    if (attachment.clients.size === 0) this.forget(sessionId);
+  }
+
+  private forget(sessionId: string): void {
+    this.attachments.delete(sessionId);
+    this.seen.delete(sessionId);
   }
 
   /** A client of ours that goes away leaves the sessions of other nodes too. */
@@ -154,7 +223,7 @@ export class ClusterRouter {
       for (const [sessionId, attachment] of this.attachments) {
         if (!attachment.clients.delete(client)) continue;
         owners.add(attachment.owner);
-        if (attachment.clients.size === 0) this.attachments.delete(sessionId);
+        if (attachment.clients.size === 0) this.forget(sessionId);
       }
       for (const owner of owners) {
         void this.options.bus.notify(owner, clusterMethods.clientClosed, { clientId: client.id }).catch(() => undefined);
@@ -187,6 +256,8 @@ export class ClusterRouter {
     const deadOwner = attachment.owner;
     try {
       await this.waitForLease(sessionId, deadOwner);
+      // The dead owner can append nothing more (its lease is gone): what it stored is final.
+      await this.catchUp(sessionId, attachment);
       const holder = await this.options.leases.holder(sessionId);
       if (holder && holder.nodeId !== this.options.nodeId && holder.nodeId !== deadOwner) {
         await this.attachAt(sessionId, attachment, holder.nodeId);
@@ -209,7 +280,7 @@ export class ClusterRouter {
       if (!client.isOpen) continue;
       await this.options.host.runLocal("session.resume", { ...params, sessionId, disableResume: true }, client);
     }
-    if (this.attachments.get(sessionId) === attachment) this.attachments.delete(sessionId);
+    if (this.attachments.get(sessionId) === attachment) this.forget(sessionId);
   }
 
   /** Attaches our clients again at the session's new owner. */

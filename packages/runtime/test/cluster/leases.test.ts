@@ -147,6 +147,18 @@ describe.skipIf(!started.server)("session leases (real PostgreSQL, two pools rac
     expect(refusals.count).toBeGreaterThan(0);
   });
 
+  it("a held lease that expired before its renewal and that nobody took is taken again under a new epoch", async () => {
+    const lost: string[] = [];
+    const a = new SessionLeases({ db: poolA, nodeId: "node-a", ttlMs: 200, onLost: (sessionId) => lost.push(sessionId) });
+    const first = (await a.acquire("lapsed")).lease!;
+    await sleep(300); // the renewal came too late
+    await a.renewNow();
+    expect(lost).toEqual([]);
+    expect(a.leaseOf("lapsed")?.epoch).toBe(first.epoch + 1);
+    await expect(append(poolA, first, "old epoch")).rejects.toMatchObject({ code: ErrorCodes.LeaseLost });
+    expect(await append(poolA, a.leaseOf("lapsed")!, "new epoch")).toBeGreaterThan(0);
+  });
+
   it("renews held leases on its timer, and reports a lease another node took as lost", async () => {
     const lost: string[] = [];
     const a = new SessionLeases({ db: poolA, nodeId: "node-a", ttlMs: 300, renewEveryMs: 60, onLost: (sessionId) => lost.push(sessionId) });
