@@ -139,7 +139,10 @@ export default {
         return { home, db, nodes, sessionConfig };
       };
 
-      for (const config of configurations) {
+      // Each run starts with another configuration: they share one database server, whose state
+      // (WAL volume, checkpoints) drifts over a run, so the order is rotated rather than fixed.
+      const order = configurations.map((_, index) => configurations[(index + ctx.runIndex) % configurations.length]);
+      for (const config of order) {
         const { home, db, nodes, sessionConfig } = await bring(config);
         // Warm every node (first create loads the runtime's lazy parts; first turn connects to the model).
         for (const [index, node] of nodes.entries()) await timedTurn(await node.client.createSession(sessionConfig), prompt("loop2", `scale-warm-${config.key}-${ctx.runIndex}-${index}`));
