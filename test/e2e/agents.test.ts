@@ -57,6 +57,9 @@ describe.each(clientVariants)("$sdk", ({ make }) => {
     expect(subMessages.map((message) => message.role)).toEqual(["system", "user"]);
     expect(subMessages[1]?.content).toBe("SUBTASK: find where the config lives");
     expect((subRequest?.body as ChatBody).tools?.map((tool) => tool.function.name)).not.toContain("task");
+    // Its system prompt is announced as a system.message of the sub-agent (issue 14: every injected prompt).
+    const subSystem = childEvents.filter((event) => (event.type as string) === "system.message").map((event) => event.data as { role: string; content: string });
+    expect(subSystem).toEqual([expect.objectContaining({ role: "system", content: subMessages[0]?.content })]);
   });
 
   it("runs a background agent and reads its result", async () => {

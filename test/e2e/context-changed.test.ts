@@ -1,7 +1,8 @@
 /**
  * `session.context_changed` (cwd, gitRoot, repository `owner/name` from the remote, branch): at
  * session start, and after a turn that changed them (a bash `git checkout -b`), and not after a
- * turn that changed nothing. `session.start` carries the same context.
+ * turn that changed nothing. `session.start` carries the same context. A session resumed in another
+ * process after its branch changed announces the new context; one whose context is unchanged does not.
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
@@ -59,5 +60,40 @@ describe.each([
     // The check runs once the turn is idle; give it a moment to (not) report.
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(contextEvents()).toHaveLength(before + 1);
+  });
+
+  it("on resume: announces a branch switched while the session was closed, and nothing when the context is unchanged", async () => {
+    const repo = realpathSync(mkdtempSync(join(tmpdir(), "tandem-ctx-")));
+    dirs.push(repo);
+    execFileSync("git", ["init", "-q", "-b", "main", repo]);
+    execFileSync("git", ["-C", repo, "remote", "add", "origin", "https://github.com/acme/widgets.git"]);
+    world = await startWorld(["context-branch"]);
+    const first = make(world.env);
+    clients.push(first);
+    const session = await first.createSession({ onPermissionRequest: approveAll, workingDirectory: repo });
+    const { sessionId } = session;
+    await first.stop();
+
+    const contextEvents = (events: SessionEvent[]) => events.filter((event) => (event.type as string) === "session.context_changed").map((event) => event.data);
+    // Unchanged: the resume announces nothing new.
+    const again = make(world.env);
+    clients.push(again);
+    const unchanged = await again.resumeSession(sessionId, { onPermissionRequest: approveAll });
+    const afterUnchanged = await unchanged.getMessages();
+    expect(contextEvents(afterUnchanged)).toHaveLength(1);
+    await again.stop();
+
+    execFileSync("git", ["-C", repo, "checkout", "-q", "-b", "release/2.0"]);
+    const third = make(world.env);
+    clients.push(third);
+    const resumed = await third.resumeSession(sessionId, { onPermissionRequest: approveAll });
+    const stored = await resumed.getMessages();
+    const types = stored.map((event) => event.type as string);
+    expect(contextEvents(stored)).toEqual([
+      { cwd: repo, gitRoot: repo, repository: "acme/widgets", branch: "main" },
+      { cwd: repo, gitRoot: repo, repository: "acme/widgets", branch: "release/2.0" },
+    ]);
+    // After the session.resume that reopened it.
+    expect(types.lastIndexOf("session.context_changed")).toBeGreaterThan(types.lastIndexOf("session.resume"));
   });
 });

@@ -1,5 +1,5 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,7 +23,11 @@ function npmEnv(): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.toLowerCase().startsWith("npm_")));
 }
 
-/** A small app: one session through our SDK, the official 0.2.0 (`cliPath`) and 1.0.x (`RuntimeConnection.forStdio`). */
+/**
+ * A small app: one session through our SDK, the official 0.2.0 (`cliPath`) and 1.0.x
+ * (`RuntimeConnection.forStdio`); then one whose extension (in `EXT_REPO`, outside the project)
+ * imports `@tandem/sdk/extension` without having it installed and registers `/greet`.
+ */
 const app = `
 import { createRequire } from "node:module";
 import { CopilotClient as TandemClient, approveAll as tandemApproveAll } from "@tandem/sdk";
@@ -42,6 +46,11 @@ async function converse(name, client, onPermissionRequest) {
 await converse("@tandem/sdk", new TandemClient({ logLevel: "error" }), tandemApproveAll);
 await converse("official 0.2.0", new OfficialClient({ cliPath: tandemBin, logLevel: "error" }), approveAll);
 await converse("official 1.0.x", new V1Client({ connection: RuntimeConnection.forStdio({ path: tandemBin }), logLevel: "error" }), v1ApproveAll);
+// An extension outside this project (nothing installed next to it) registers a slash command.
+const withExtension = new TandemClient({ logLevel: "error" });
+const extensionSession = await withExtension.createSession({ onPermissionRequest: tandemApproveAll, workingDirectory: process.env.EXT_REPO });
+await extensionSession.sendAndWait({ prompt: "/greet packed world" });
+await withExtension.stop();
 const runtime = await import("@tandem/runtime");
 console.log(JSON.stringify({ tandemBin, replies, runtimeVersion: runtime.runtimeVersion }));
 `;
@@ -102,7 +111,7 @@ describe("the packed packages in a fresh project outside the workspace", () => {
     }
   });
 
-  it("runs an app through our SDK and the official 0.2.0 and 1.0.x against the packed testkit's model server", async () => {
+  it("runs an app through our SDK and the official 0.2.0 and 1.0.x against the packed testkit's model server, and an extension with a command", async () => {
     copyFileSync(join(scriptsDir, "plain-reply.yaml"), join(project, "plain-reply.yaml"));
     writeFileSync(join(project, "app.mjs"), app);
     const server = spawn(join(project, "node_modules", ".bin", "tandem-testkit"), ["serve", "plain-reply.yaml"], { cwd: project, stdio: ["ignore", "pipe", "inherit"] });
@@ -119,7 +128,17 @@ describe("the packed packages in a fresh project outside the workspace", () => {
     });
     const home = join(root, "home");
     mkdirSync(home);
-    const env = { PATH: process.env.PATH ?? "", HOME: home, COPILOT_HOME: home, COPILOT_API_URL: modelUrl, GH_TOKEN: "test-token" };
+    const extRepo = join(root, "ext-repo");
+    const greeted = join(root, "greeted.txt");
+    mkdirSync(join(extRepo, ".github", "extensions", "greeter"), { recursive: true });
+    writeFileSync(
+      join(extRepo, ".github", "extensions", "greeter", "extension.mjs"),
+      `import { writeFileSync } from "node:fs";
+import { joinSession } from "@tandem/sdk/extension";
+await joinSession({ commands: [{ name: "greet", handler: ({ args }) => writeFileSync(${JSON.stringify(greeted)}, "hello " + args) }] });
+`,
+    );
+    const env = { PATH: process.env.PATH ?? "", HOME: home, COPILOT_HOME: home, COPILOT_API_URL: modelUrl, GH_TOKEN: "test-token", EXT_REPO: extRepo };
     const { stdout } = await run(process.execPath, ["app.mjs"], { cwd: project, env, timeout: 60_000 });
     const result = JSON.parse(stdout.trim().split("\n").at(-1) ?? "") as { tandemBin: string; replies: Record<string, string>; runtimeVersion: string };
 
@@ -130,5 +149,6 @@ describe("the packed packages in a fresh project outside the workspace", () => {
       "official 1.0.x": "Hello from the scripted model.",
     });
     expect(result.runtimeVersion).toBe("0.1.0");
+    expect(readFileSync(greeted, "utf8")).toBe("hello packed world");
   }, 90_000);
 });

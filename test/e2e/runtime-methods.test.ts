@@ -101,6 +101,23 @@ describe("server methods", () => {
     const session = await copilot.createSession({ onPermissionRequest: approveAll, provider: { type: "openai", baseUrl: url, apiKey: "sk-byok" } });
     expect((await session.sendAndWait({ prompt: "hi" }))?.data.content).toBe("Answered by the BYOK provider.");
   });
+
+  it("refuses session.resume of a session without its own provider when COPILOT_API_URL is set without a token", async () => {
+    world = await startWorld(["plain-reply"]);
+    const first = client();
+    const created = await first.createSession({ onPermissionRequest: approveAll });
+    await created.sendAndWait({ prompt: "hi" });
+    await first.stop();
+    const requestsBefore = world.model.requests.length;
+
+    const { GH_TOKEN: _token, ...withoutToken } = world.env;
+    const copilot = client({ env: withoutToken });
+    await expect(copilot.resumeSession(created.sessionId, { onPermissionRequest: approveAll })).rejects.toThrow(/COPILOT_API_URL is set \(http:\/\/127\.0\.0\.1:\d+\) but no GitHub token is/);
+    expect(world.model.requests).toHaveLength(requestsBefore);
+    // With its own provider it resumes.
+    const resumed = await copilot.resumeSession(created.sessionId, { onPermissionRequest: approveAll, provider: { type: "openai", baseUrl: "http://127.0.0.1:9/v1", apiKey: "sk-byok" } });
+    expect(resumed.sessionId).toBe(created.sessionId);
+  });
 });
 
 describe("session methods", () => {

@@ -91,25 +91,46 @@ describe.each([
   });
 });
 
-describe("commands through 1.0.x's session.commands.*", () => {
-  it("lists built-ins and the application's commands; invoke runs them (the application's in the application)", async () => {
-    const calls: Array<{ commandName: string; args: string }> = [];
-    const { session, events } = await open(officialV1Client, {}, {
-      commands: [{ name: "deploy", description: "Deploys", handler: (context: { commandName: string; args: string }) => void calls.push({ commandName: context.commandName, args: context.args }) }],
+describe.each([
+  { sdk: "official SDK 1.0.x", make: officialV1Client },
+  { sdk: "@tandem/sdk", make: tandemClient },
+])("an application's commands (1.0.x `commands`) and session.commands.* ($sdk)", ({ make }) => {
+  it("lists built-ins and the application's commands; invoke and messages run them in the application", async () => {
+    const calls: Array<Record<string, unknown>> = [];
+    const { session, events } = await open(make, {}, {
+      commands: [
+        { name: "deploy", description: "Deploys", handler: (context: Record<string, unknown>) => void calls.push({ ...context }) },
+        {
+          name: "broken",
+          handler: () => {
+            throw new Error("the deploy target is down");
+          },
+        },
+      ],
     });
     const v1 = session as unknown as V1Session;
     const { commands } = await v1.rpc.commands.list();
     expect(commands.map((command) => `${command.kind}:${command.name}`)).toEqual(
-      expect.arrayContaining(["builtin:compact", "builtin:plan", "builtin:fleet", "builtin:model", "builtin:agent", "builtin:clear", "client:deploy"]),
+      expect.arrayContaining(["builtin:compact", "builtin:plan", "builtin:fleet", "builtin:model", "builtin:agent", "builtin:clear", "client:deploy", "client:broken"]),
     );
+    expect(commands.find((command) => command.name === "deploy")).toMatchObject({ description: "Deploys", kind: "client" });
     expect(await v1.rpc.commands.invoke({ name: "/deploy", input: "production" })).toEqual({ kind: "completed" });
-    expect(calls).toEqual([{ commandName: "deploy", args: "production" }]);
+    expect(calls).toEqual([{ sessionId: session.sessionId, command: "/deploy production", commandName: "deploy", args: "production" }]);
     expect(await v1.rpc.commands.invoke({ name: "model", input: "" })).toEqual({ kind: "text", text: expect.stringContaining("Current model") });
+    await expect(v1.rpc.commands.invoke({ name: "broken", input: "" })).rejects.toThrow(/the deploy target is down/);
     // As a message: queued, run in the application, completed.
     await runCommand(session, events, "/deploy staging");
-    expect(calls.at(-1)).toEqual({ commandName: "deploy", args: "staging" });
+    expect(calls.at(-1)).toEqual({ sessionId: session.sessionId, command: "/deploy staging", commandName: "deploy", args: "staging" });
+    // A handler that throws: the command completes with a warning carrying its message.
+    await runCommand(session, events, "/broken now");
+    expect(eventsOf(events, "session.warning").map((event) => event.data)).toEqual([
+      expect.objectContaining({ warningType: "command", message: expect.stringContaining("the deploy target is down") }),
+    ]);
+    expect(world!.model.requests).toHaveLength(0);
   });
+});
 
+describe("seed 001's respondToQueuedCommand (official SDK 1.0.x)", () => {
   it("a queued command is answered with session.respondToQueuedCommand (seed 001's name)", async () => {
     let heard: ((requestId: string) => void) | undefined;
     const { client, session, events } = await open(officialV1Client, {}, {
@@ -126,15 +147,19 @@ describe("commands through 1.0.x's session.commands.*", () => {
   });
 });
 
-describe("a command an extension registers", () => {
-  it("runs in the extension (official SDK 1.0.x's joinSession), not in the application", async () => {
+describe.each([
+  { sdk: "official SDK 1.0.x", extensionSdk: pathToFileURL(join(fileURLToPath(new URL("../../node_modules/", import.meta.url)), "copilot-sdk-v1/dist/extension.js")).href },
+  // Resolved by the runtime for its extensions, without installing it.
+  { sdk: "@tandem/sdk", extensionSdk: "@tandem/sdk/extension" },
+])("a command an extension registers ($sdk)", ({ extensionSdk }) => {
+  it("runs in the extension (its joinSession), not in the application", async () => {
     const root = mkdtempSync(join(tmpdir(), "tandem-cmd-"));
     dirs.push(root);
     const repo = join(root, "repo");
     mkdirSync(join(repo, ".github", "extensions", "greeter"), { recursive: true });
     execFileSync("git", ["init", "-q", repo]);
     const record = join(root, "greeted.txt");
-    const sdk = pathToFileURL(join(fileURLToPath(new URL("../../node_modules/", import.meta.url)), "copilot-sdk-v1/dist/extension.js")).href;
+    const sdk = extensionSdk;
     writeFileSync(
       join(repo, ".github", "extensions", "greeter", "extension.mjs"),
       `import { writeFileSync } from "node:fs";

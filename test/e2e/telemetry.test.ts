@@ -7,7 +7,9 @@ import type { AddressInfo } from "node:net";
 import { CopilotClient, approveAll } from "@github/copilot-sdk";
 import { CopilotClient as V1Client, RuntimeConnection, approveAll as v1ApproveAll } from "copilot-sdk-v1";
 import { afterEach, describe, expect, it } from "vitest";
-import { startWorld, tandemBin, waitFor, type TestWorld } from "../helpers/harness.js";
+import { join } from "node:path";
+import { ModelServer } from "@tandem/testkit";
+import { scriptsDir, startWorld, tandemBin, waitFor, type TestWorld } from "../helpers/harness.js";
 
 interface Received {
   path: string;
@@ -26,10 +28,16 @@ interface OtlpSpan {
   attributes: OtlpAttribute[];
   startTimeUnixNano: string;
   endTimeUnixNano: string;
+  status?: { code?: number; message?: string };
+}
+interface OtlpMetric {
+  name: string;
+  unit: string;
+  histogram?: { dataPoints: Array<{ attributes: OtlpAttribute[]; count: string | number }> };
 }
 interface OtlpBody {
   resourceSpans?: Array<{ scopeSpans: Array<{ scope: { name: string }; spans: OtlpSpan[] }> }>;
-  resourceMetrics?: Array<{ scopeMetrics: Array<{ scope: { name: string }; metrics: Array<{ name: string; unit: string }> }> }>;
+  resourceMetrics?: Array<{ scopeMetrics: Array<{ scope: { name: string }; metrics: OtlpMetric[] }> }>;
 }
 
 /** A minimal OTLP/HTTP receiver: accepts `/v1/traces` and `/v1/metrics` and keeps what it got. */
@@ -56,14 +64,25 @@ const attribute = (span: OtlpSpan, key: string) => {
   return value.stringValue ?? (value.intValue === undefined ? undefined : Number(value.intValue));
 };
 
+/** Every span the receiver got. */
+const spansOf = (received: Received[]): OtlpSpan[] =>
+  received
+    .filter((item) => item.path === "/v1/traces")
+    .flatMap((item) => item.body.resourceSpans ?? [])
+    .flatMap((resource) => resource.scopeSpans)
+    .flatMap((scope) => scope.spans);
+
 let world: TestWorld | undefined;
 let stopClient: (() => Promise<unknown>) | undefined;
 let receiver: Server | undefined;
+let failingModel: ModelServer | undefined;
 
 afterEach(async () => {
   await stopClient?.();
   stopClient = undefined;
   receiver?.close();
+  await failingModel?.stop();
+  failingModel = undefined;
   await world?.dispose();
 });
 
@@ -131,6 +150,92 @@ describe.each(clients)("telemetry through $sdk", ({ converse }) => {
     expect(turns.map((turn) => turn.spanId)).toContain(tool.parentSpanId);
     for (const call of chats) expect(turns.map((turn) => turn.spanId)).toContain(call.parentSpanId);
     expect(metricNames()).toEqual(new Set(["gen_ai.client.operation.duration", "gen_ai.client.token.usage"]));
+  });
+});
+
+describe("telemetry of failures", () => {
+  it("marks a failed tool call and a failed model call (and its turn) as errors, with error.type on the spans and the duration metric", async () => {
+    world = await startWorld(["tool-throws"], { OTEL_METRIC_EXPORT_INTERVAL: "200", TANDEM_MAX_RETRIES: "0" });
+    failingModel = new ModelServer();
+    failingModel.loadScriptFile(join(scriptsDir, "server-error.yaml"));
+    const failing = await failingModel.start();
+    const otlp = await startReceiver();
+    receiver = otlp.server;
+    const client = new CopilotClient({ cliPath: tandemBin, env: world.env, logLevel: "error", telemetry: { otlpEndpoint: otlp.url } });
+    stopClient = () => client.stop();
+    const flaky = {
+      name: "flaky",
+      description: "Fails",
+      parameters: { type: "object", properties: {} },
+      handler: () => {
+        throw new Error("flaky broke");
+      },
+    };
+    const session = await client.createSession({ onPermissionRequest: approveAll, model: "gpt-test", tools: [flaky] });
+    await session.sendAndWait({ prompt: "call the flaky tool" });
+    const byok = await client.createSession({ onPermissionRequest: approveAll, model: "byok-model", provider: { type: "openai", baseUrl: failing.url, apiKey: "sk-test" } });
+    await expect(byok.sendAndWait({ prompt: "fail please" })).rejects.toThrow(/upstream exploded/);
+
+    const allSpans = () => spansOf(otlp.received);
+    const durationPoints = () =>
+      otlp.received
+        .filter((item) => item.path === "/v1/metrics")
+        .flatMap((item) => item.body.resourceMetrics ?? [])
+        .flatMap((resource) => resource.scopeMetrics)
+        .flatMap((scope) => scope.metrics)
+        .filter((metric) => metric.name === "gen_ai.client.operation.duration")
+        .flatMap((metric) => metric.histogram?.dataPoints ?? []);
+    const conversation = (span: OtlpSpan) => attribute(span, "gen_ai.conversation.id");
+    await waitFor(() => allSpans().some((span) => span.name === "chat byok-model"), "the failed model call's span");
+    await waitFor(() => allSpans().some((span) => span.name === "invoke_agent tandem" && conversation(span) === byok.sessionId), "the failed turn's span", 15_000);
+    await waitFor(() => durationPoints().some((point) => point.attributes.some((item) => item.key === "error.type")), "a duration point with error.type");
+
+    const tool = allSpans().find((span) => span.name === "execute_tool flaky")!;
+    expect(tool.status?.code).toBe(2); // ERROR
+    expect(attribute(tool, "error.type")).toBeTruthy();
+    const chat = allSpans().find((span) => span.name === "chat byok-model")!;
+    expect(chat.status?.code).toBe(2);
+    expect(attribute(chat, "error.type")).toBe("provider");
+    expect(attribute(chat, "http.response.status_code")).toBe(500);
+    expect(attribute(chat, "gen_ai.provider.name")).toBe("openai");
+    const failedTurn = allSpans().find((span) => span.name === "invoke_agent tandem" && conversation(span) === byok.sessionId)!;
+    expect(failedTurn.status?.code).toBe(2);
+    expect(attribute(failedTurn, "error.type")).toBeTruthy();
+    expect(chat.parentSpanId).toBe(failedTurn.spanId);
+    // The turn that went well is not an error.
+    const goodTurns = allSpans().filter((span) => span.name === "invoke_agent tandem" && conversation(span) === session.sessionId);
+    expect(goodTurns.length).toBeGreaterThan(0);
+    for (const turn of goodTurns) expect(turn.status?.code ?? 0).not.toBe(2);
+    const errored = durationPoints().find((point) => point.attributes.some((item) => item.key === "error.type"))!;
+    expect(errored.attributes).toEqual(expect.arrayContaining([{ key: "error.type", value: { stringValue: "provider" } }, { key: "gen_ai.request.model", value: { stringValue: "byok-model" } }]));
+  });
+});
+
+describe("telemetry of a sub-agent", () => {
+  it("puts the sub-agent's turns inside its task call, and the parent turn around both", async () => {
+    world = await startWorld(["agents-main", "agents-sub"], { OTEL_METRIC_EXPORT_INTERVAL: "200" });
+    const otlp = await startReceiver();
+    receiver = otlp.server;
+    const client = new CopilotClient({ cliPath: tandemBin, env: world.env, logLevel: "error", telemetry: { otlpEndpoint: otlp.url } });
+    stopClient = () => client.stop();
+    const session = await client.createSession({
+      onPermissionRequest: approveAll,
+      tools: [{ name: "get_secret", description: "Reads the secret", parameters: { type: "object", properties: {} }, handler: () => "denied" }],
+    });
+    await session.sendAndWait({ prompt: "Please delegate finding the config" });
+    const allSpans = () => spansOf(otlp.received);
+    await waitFor(() => allSpans().filter((span) => span.name === "invoke_agent tandem").length >= 4 && allSpans().some((span) => span.name === "execute_tool task"), "the turn and task spans");
+    const task = allSpans().find((span) => span.name === "execute_tool task")!;
+    const turns = allSpans().filter((span) => span.name === "invoke_agent tandem");
+    const subTurns = turns.filter((turn) => turn.parentSpanId === task.spanId);
+    expect(subTurns).toHaveLength(2);
+    const mainTurn = turns.find((turn) => turn.spanId === task.parentSpanId)!;
+    expect(mainTurn).toBeDefined();
+    // The parent turn lasted until its tool calls were done: the sub-agent's run included.
+    expect(BigInt(mainTurn.endTimeUnixNano) >= BigInt(task.endTimeUnixNano)).toBe(true);
+    for (const turn of subTurns) expect(BigInt(turn.endTimeUnixNano) <= BigInt(task.endTimeUnixNano)).toBe(true);
+    const secret = allSpans().find((span) => span.name === "execute_tool get_secret")!;
+    expect(subTurns.map((turn) => turn.spanId)).toContain(secret.parentSpanId);
   });
 });
 

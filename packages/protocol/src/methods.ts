@@ -20,7 +20,7 @@ import {
 import { SessionEventSchema } from "./events.js";
 import { defineNotification, defineRequest } from "./method.js";
 import { sessionApiRequests } from "./methods/session-api.js";
-import { commandRequests } from "./methods/commands.js";
+import { CommandRegistration, commandRequests } from "./methods/commands.js";
 import { extensionRequests } from "./methods/extensions.js";
 import { currentClientRequests, PingResultCurrent, SessionModeGetResultCurrent, SessionModeSetResultCurrent, SessionSkillsReloadResultCurrent } from "./methods/current.js";
 import { historyRequests } from "./methods/history.js";
@@ -142,6 +142,8 @@ const SessionConfigFields = {
   enableFileChangeTracking: z.boolean().optional(),
   /** Tandem: run the session in its own `git worktree` on branch `tandem/<sessionId>` (create only). */
   worktreeIsolation: z.boolean().optional(),
+  /** Slash commands this client runs (SDK 1.0.x `commands`): handed to it as `command.execute`. */
+  commands: z.array(CommandRegistration).optional(),
 };
 
 /** `session.create` params. Unknown fields are kept (loose) so newer clients never fail. */

@@ -52,6 +52,24 @@ describe("the runtime's entry bundle", () => {
     expect(sources.some((source) => /import\("\.\/exporter-[A-Z0-9]+\.js"\)/.test(source))).toBe(true);
   });
 
+  it.each([
+    { library: "diff (jsdiff)", marker: /function structuredPatch\(/ },
+    { library: "turndown", marker: /function TurndownService\(/ },
+    { library: "ignore", marker: /path should be a/ },
+    { library: "picomatch", marker: /picomatch\.makeRe\s*=/ },
+  ])("bundles $library in its own chunk, reached only through a dynamic import (issue 14: replaced pieces load lazily)", ({ marker }) => {
+    const chunks = readdirSync(bundleDir).filter((name) => name.endsWith(".js"));
+    const sources = new Map(chunks.map((name) => [name, readFileSync(join(bundleDir, name), "utf8")]));
+    const homes = chunks.filter((name) => marker.test(sources.get(name)!));
+    expect(homes).toHaveLength(1);
+    const home = homes[0]!;
+    const escaped = home.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    for (const [name, source] of sources) {
+      expect(source, `${name} imports ${home} statically`).not.toMatch(new RegExp(`(?:from|import)\\s*"\\./${escaped}"`));
+    }
+    expect([...sources.values()].some((source) => source.includes(`import("./${home}")`))).toBe(true);
+  });
+
   it("loads the bash parser (web-tree-sitter) only through a dynamic import, from its installed package", () => {
     const chunks = readdirSync(bundleDir).filter((name) => name.endsWith(".js"));
     const sources = chunks.map((name) => readFileSync(join(bundleDir, name), "utf8"));

@@ -15,8 +15,8 @@ const leaveToApplication: PermissionHandler = () => ({ kind: "no-result" });
 /**
  * Joins the runtime's foreground session from an extension: a process the runtime started from
  * `.github/extensions/<name>/extension.mjs` (or `<home>/extensions/<name>/extension.mjs`), with
- * `SESSION_ID` set and JSON-RPC on its stdin/stdout. The tools, hooks and handlers in `config` are
- * added to the session for as long as the extension runs; its settings are not (the session keeps
+ * `SESSION_ID` set and JSON-RPC on its stdin/stdout. The tools, hooks, slash commands and handlers
+ * in `config` are added to the session for as long as the extension runs; its settings are not (the session keeps
  * the application's).
  *
  * @example

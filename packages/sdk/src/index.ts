@@ -56,6 +56,7 @@ export type {
   SystemMessageReplaceConfig,
   SystemPromptSection,
 } from "./system-message.js";
+export type { CommandContext, CommandDefinition, CommandHandler } from "./commands.js";
 export type { TelemetryConfig, TraceContext, TraceContextProvider } from "./telemetry.js";
 export type { ServerRpc, SessionRpc } from "./rpc.js";
 export type {

@@ -8,6 +8,11 @@ import {
   SessionAgentList,
   SessionAgentReload,
   SessionAgentSelect,
+  SessionCommandsExecute,
+  SessionCommandsHandlePendingCommand,
+  SessionCommandsInvoke,
+  SessionCommandsList,
+  SessionCommandsRespondToQueuedCommand,
   SessionCompactionCompact,
   SessionExitPlanModeHandlePendingRequest,
   SessionFleetStart,
@@ -183,6 +188,14 @@ export function createSessionRpc(connection: MessageConnection, sessionId: strin
     eventLog: {
       read: sessionCall(connection, sessionId, SessionEventLogRead),
       tail: sessionCall(connection, sessionId, SessionEventLogTail),
+    },
+    /** @experimental Slash commands (1.0.x `session.commands.*`). */
+    commands: {
+      list: sessionCall(connection, sessionId, SessionCommandsList),
+      invoke: sessionCall(connection, sessionId, SessionCommandsInvoke),
+      execute: sessionCall(connection, sessionId, SessionCommandsExecute),
+      handlePendingCommand: sessionCall(connection, sessionId, SessionCommandsHandlePendingCommand),
+      respondToQueuedCommand: sessionCall(connection, sessionId, SessionCommandsRespondToQueuedCommand),
     },
     /** @experimental */
     queue: {

@@ -1,5 +1,6 @@
 import type { SessionEvent, SessionEventOf } from "@tandem/protocol";
 import type { MessageConnection } from "vscode-jsonrpc/node.js";
+import { runCommandAndRespond, type CommandDefinition, type CommandHandler } from "./commands.js";
 import { HandlerRegistry } from "./handler-registry.js";
 import { hookHandlerFor, type SessionHooks } from "./hooks.js";
 import {
@@ -40,6 +41,7 @@ export interface SessionHandlers {
   onEvent?: SessionEventHandler;
   onExitPlanModeRequest?: ExitPlanModeHandler;
   onElicitationRequest?: ElicitationHandler;
+  commands?: CommandDefinition[];
 }
 
 /** Arguments of a v2 `tool.call` request. */
@@ -60,6 +62,7 @@ export class SessionBackend {
   readonly events = new HandlerRegistry<SessionEvent>();
   workspacePath: string | undefined;
   readonly #toolHandlers = new Map<string, ToolHandler<any>>();
+  readonly #commandHandlers = new Map<string, CommandHandler>();
   #permissionHandler: PermissionHandler | undefined;
   #userInputHandler: UserInputHandler | undefined;
   #hooks: SessionHooks | undefined;
@@ -77,6 +80,7 @@ export class SessionBackend {
     readonly onDisconnected: () => void = () => {},
   ) {
     for (const tool of handlers.tools ?? []) this.#toolHandlers.set(tool.name, tool.handler);
+    for (const command of handlers.commands ?? []) this.#commandHandlers.set(command.name, command.handler);
     this.#permissionHandler = handlers.onPermissionRequest;
     this.#userInputHandler = handlers.onUserInputRequest;
     this.#hooks = handlers.hooks;
@@ -96,6 +100,7 @@ export class SessionBackend {
   release(): void {
     this.events.clear();
     this.#toolHandlers.clear();
+    this.#commandHandlers.clear();
     this.#permissionHandler = undefined;
     this.#userInputHandler = undefined;
     this.#hooks = undefined;
@@ -109,6 +114,8 @@ export class SessionBackend {
   dispatch(event: SessionEvent): void {
     if (event.type === "external_tool.requested") this.#onToolRequested(event);
     if (event.type === "permission.requested") this.#onPermissionRequested(event);
+    // Sent to the registering client alone: an unknown name is answered as an error (as 1.0.x does).
+    if (event.type === "command.execute") void runCommandAndRespond(this.rpc, this.sessionId, this.#commandHandlers, event);
     if (event.type === "elicitation.requested") this.#answer(event.data.requestId, this.#elicitationHandler, event.data, SessionUiHandlePendingElicitation.method, (result) => ({ result }));
     this.events.emit(event);
   }

@@ -1,5 +1,6 @@
 import type { SessionCreate, SessionResume } from "@tandem/protocol";
 import type { z } from "zod";
+import { toCommandRegistrations } from "./commands.js";
 import { hasHooks } from "./hooks.js";
 import type { SessionHandlers } from "./session-backend.js";
 import { splitSystemMessage } from "./system-message.js";
@@ -34,6 +35,7 @@ export function prepareSessionConfig(config: SessionConfig | ResumeSessionConfig
     onEvent: config.onEvent,
     onExitPlanModeRequest: config.onExitPlanModeRequest,
     onElicitationRequest: config.onElicitationRequest,
+    commands: config.commands,
   };
   const wire = {
     model: config.model,
@@ -65,6 +67,7 @@ export function prepareSessionConfig(config: SessionConfig | ResumeSessionConfig
     infiniteSessions: config.infiniteSessions,
     enableFileChangeTracking: config.enableFileChangeTracking,
     worktreeIsolation: config.worktreeIsolation,
+    commands: toCommandRegistrations(config.commands),
   } satisfies WithoutSessionId<SessionCreatePayload>;
   return { handlers, wire };
 }

@@ -16,6 +16,7 @@ import type {
   StatusGet,
 } from "@tandem/protocol";
 import type { z } from "zod";
+import type { CommandDefinition } from "./commands.js";
 import type { SessionHooks } from "./hooks.js";
 import type { PermissionHandler, UserInputHandler } from "./permissions.js";
 import type { SystemMessageConfig } from "./system-message.js";
@@ -259,6 +260,11 @@ export interface SessionConfig {
   enableFileChangeTracking?: boolean;
   /** Tandem: run the session in its own `git worktree` on branch `tandem/<sessionId>` (create only). */
   worktreeIsolation?: boolean;
+  /**
+   * Slash commands this application runs (1.0.x `commands`): the user runs one as `/name args`, as
+   * a message or through `session.commands.invoke`, and its `handler` runs here.
+   */
+  commands?: CommandDefinition[];
   /** Registered before `session.create` is sent, so it also sees the events emitted while creating. */
   onEvent?: SessionEventHandler;
 }

@@ -139,8 +139,8 @@ export class SubAgentFailed extends Error {
 
 /**
  * Runs a sub-agent to completion as a child loop and returns its final text. Emits
- * `subagent.started` and `subagent.completed` / `subagent.failed`; every event the child produces
- * carries `parentToolCallId`. Permissions, hooks and custom tools are the parent's.
+ * `subagent.started`, its system prompt as `system.message`, and `subagent.completed` /
+ * `subagent.failed`; every event the child produces carries `parentToolCallId`. Permissions, hooks and custom tools are the parent's.
  */
 export async function runSubAgent(
   parent: SubAgentParent,
@@ -154,6 +154,8 @@ export async function runSubAgent(
   let result: Awaited<ReturnType<typeof runAgentLoop>>;
   try {
     await run.mcp?.start();
+    // The sub-agent's own system prompt is injected into its model calls: announced like the main loop's.
+    run.emitter.emit("system.message", { role: "system", content: await run.systemPrompt() });
     result = await runAgentLoop(run, randomUUID(), request.signal);
   } finally {
     run.context.dispose();

@@ -8,8 +8,9 @@ export interface CommandSession {
   readonly busy: boolean;
   switchModel(modelId: string): void;
   setMode(mode: AgentMode): void;
-  send(params: { sessionId: string; prompt: string }): Promise<string>;
-  startFleet(prompt: string | undefined): Promise<string>;
+  /** `placement: "next"` puts the message before the others waiting (a command's own follow-up). */
+  send(params: { sessionId: string; prompt: string }, placement?: "last" | "next"): Promise<string>;
+  startFleet(prompt: string | undefined, placement?: "last" | "next"): Promise<string>;
   readonly sessionId: string;
   readonly context: { compactNow(): Promise<{ success: boolean; messagesRemoved: number; tokensRemoved: number }> };
   readonly agents: { readonly selected: { name: string } | undefined; customAgents(): Array<{ name: string }>; select(name: string): unknown; deselect(): void };
@@ -44,7 +45,7 @@ export const builtinCommands: readonly BuiltinCommand[] = [
     async run(session, args) {
       session.setMode("plan");
       if (!args) return done("Plan mode.");
-      await session.send({ sessionId: session.sessionId, prompt: args });
+      await session.send({ sessionId: session.sessionId, prompt: args }, "next");
       return done("Plan mode; planning the task.");
     },
   },
@@ -53,7 +54,7 @@ export const builtinCommands: readonly BuiltinCommand[] = [
     description: "Split the task into parts run by parallel sub-agents",
     allowDuringAgentExecution: false,
     async run(session, args) {
-      await session.startFleet(args || undefined);
+      await session.startFleet(args || undefined, "next");
       return done("Fleet started.");
     },
   },

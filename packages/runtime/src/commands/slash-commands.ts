@@ -3,8 +3,9 @@ import type { SlashCommandInfo, SlashCommandInvocationResult } from "@tandem/pro
 import { ErrorCodes, errorMessage, TandemError } from "../errors.js";
 import type { ClientNeed, ClientPort } from "../session/client-port.js";
 import type { EventEmitterPort } from "../session/emitter.js";
-import type { PendingRequests } from "../session/pending.js";
-import { builtinCommands, findBuiltin, normalizeName, parseSlashCommand, unknownCommand, type CommandSession } from "./builtins.js";
+import type { QueuedCommand } from "../session/message-queue.js";
+import { PendingAbandoned, type PendingRequests } from "../session/pending.js";
+import { builtinCommands, findBuiltin, normalizeName, parseSlashCommand, unknownCommand, type BuiltinCommand, type CommandSession } from "./builtins.js";
 
 /** What running commands needs of a session, beyond what the built-ins use. */
 export interface CommandHost extends CommandSession {
@@ -13,12 +14,24 @@ export interface CommandHost extends CommandSession {
   clientFor(need: ClientNeed): ClientPort | undefined;
   /** The commands the attached clients registered. */
   readonly clients: { commands(): Array<{ name: string; description?: string }> };
+  /** Queues a command behind the waiting messages; the session runs it in its turn. */
+  enqueueCommand(requestId: string, command: QueuedCommand): void;
+  /** `session.queue.*`: a command answered before its turn leaves the queue. */
+  readonly pendingMessages: { removeAt(id: string): boolean };
 }
 
 /** How a client answered a command it was handed (`handlePendingCommand` or `respondToQueuedCommand`). */
 export interface CommandAnswer {
   error?: string;
+  /** 1.0.x `respondToQueuedCommand`: the queue waits for the next send before it goes on. */
+  stopProcessingQueue?: boolean;
 }
+
+/** Who runs a command: the runtime (a built-in) or the client that registered it. */
+type CommandTarget = { builtin: BuiltinCommand; owner?: undefined } | { builtin?: undefined; owner: ClientPort };
+
+/** Where a queued command's failure goes: a `session.warning` (sent as a message) or the caller (`invoke`). */
+type FailureReport = "warning" | "caller";
 
 /**
  * Slash commands of a session: the built-ins (see `builtins.ts`) and the commands clients
@@ -26,13 +39,18 @@ export interface CommandAnswer {
  * client alone a `command.execute` event and waits for its `session.commands.handlePendingCommand`
  * (or `session.respondToQueuedCommand`).
  *
- * A user message that is a known command (`/model gpt-5`) is run instead of being sent to the
- * model, announced by `command.queued` and closed by `command.completed` (same `requestId`); a
- * failure is a `session.warning` (`warningType: "command"`); `session.idle` follows when no turn
- * runs. Unknown `/words` are ordinary prompts.
+ * A user message that is a known command (`/model gpt-5`) is not sent to the model: it is announced
+ * by `command.queued`, waits in the session's queue behind the running turn and the messages sent
+ * before it (listed by `session.queue.pendingItems` as `kind: "command"`, removable like them), runs
+ * in its turn and is closed by `command.completed` (same `requestId`; also when it is removed or
+ * aborted). A failure is a `session.warning` (`warningType: "command"`); `session.idle` follows
+ * when nothing else waits. An application that answers the `requestId` before the command's turn
+ * (`session.respondToQueuedCommand`) ran it itself: it leaves the queue. An answer with 1.0.x's
+ * `stopProcessingQueue` holds what still waits until the next send. Unknown `/words` are ordinary
+ * prompts.
  *
  * @example
- * const requestId = await commands.runPrompt(session, "/compact");
+ * const requestId = commands.runPrompt(session, "/compact");
  */
 export class SlashCommands {
   /** `session.commands.list`. */
@@ -50,38 +68,112 @@ export class SlashCommands {
     return listed;
   }
 
-  /** `session.commands.invoke`: runs a command now and answers with what it produced. */
+  /**
+   * `session.commands.invoke`: runs a command and answers with what it produced. A command that
+   * may run during a turn (`allowDuringAgentExecution`) runs at once; the others wait for their turn
+   * in the queue like a message.
+   */
   async invoke(session: CommandHost, name: string, args: string): Promise<SlashCommandInvocationResult> {
-    const builtin = findBuiltin(name);
-    if (builtin) return builtin.run(session, args);
-    const owner = session.clientFor({ kind: "command", name: normalizeName(name) });
-    if (!owner) throw unknownCommand(name);
-    const { requestId, promise } = session.pending.open<CommandAnswer>("command", undefined, normalizeName(name));
-    return this.runInClient(session, owner, requestId, promise, normalizeName(name), args);
+    const commandName = normalizeName(name);
+    const target = this.resolve(session, commandName);
+    if (!target) throw unknownCommand(name);
+    if (target.builtin?.allowDuringAgentExecution === false) {
+      return this.enqueue(session, `/${commandName}${args ? ` ${args}` : ""}`, commandName, args, target, "caller");
+    }
+    if (target.builtin) return target.builtin.run(session, args);
+    const { requestId, promise } = session.pending.open<CommandAnswer>("command", undefined, commandName);
+    return this.runInClient(session, target.owner, requestId, promise, commandName, args);
   }
 
   /**
-   * A user message: when it is a command the session knows, runs it (in the background, like a
-   * turn) and answers its `requestId`; otherwise undefined (the message goes to the model).
+   * A user message: when it is a command the session knows, queues it (see the class) and answers
+   * its `requestId`; otherwise undefined (the message goes to the model).
    */
   runPrompt(session: CommandHost, prompt: string): string | undefined {
     const parsed = parseSlashCommand(prompt);
     if (!parsed) return undefined;
-    const builtin = findBuiltin(parsed.name);
-    const owner = builtin ? undefined : session.clientFor({ kind: "command", name: parsed.name });
-    if (!builtin && !owner) return undefined;
-    const pending = owner ? session.pending.open<CommandAnswer>("command", undefined, parsed.name) : undefined;
-    const requestId = pending?.requestId ?? randomUUID();
-    session.emitter.emit("command.queued", { requestId, command: prompt.trim() });
-    const run = builtin ? builtin.run(session, parsed.args) : this.runInClient(session, owner!, requestId, pending!.promise, parsed.name, parsed.args);
-    void run
-      .catch((error: unknown) => session.emitter.emit("session.warning", { warningType: "command", message: `/${parsed.name} failed: ${errorMessage(error)}` }))
-      .finally(() => {
-        session.emitter.emit("command.completed", { requestId });
-        // A command that started no turn still ends the exchange (so `sendAndWait` returns).
-        if (!session.busy) session.emitter.emit("session.idle", {});
-      });
+    const target = this.resolve(session, parsed.name);
+    if (!target) return undefined;
+    let requestId = "";
+    void this.enqueue(session, prompt.trim(), parsed.name, parsed.args, target, "warning", (id) => (requestId = id)).catch(() => undefined);
     return requestId;
+  }
+
+  private resolve(session: CommandHost, commandName: string): CommandTarget | undefined {
+    const builtin = findBuiltin(commandName);
+    if (builtin) return { builtin };
+    const owner = session.clientFor({ kind: "command", name: commandName });
+    return owner ? { owner } : undefined;
+  }
+
+  /**
+   * Puts a command in the session's queue between `command.queued` and `command.completed`;
+   * resolves with its result once it ran, rejects when it failed or left the queue unrun.
+   */
+  private enqueue(
+    session: CommandHost,
+    text: string,
+    commandName: string,
+    args: string,
+    target: CommandTarget,
+    failures: FailureReport,
+    onQueued: (requestId: string) => void = () => undefined,
+  ): Promise<SlashCommandInvocationResult> {
+    // A registered command's request is open from the start: its client may answer it before its turn.
+    const answer = target.owner ? session.pending.open<CommandAnswer>("command", undefined, commandName) : undefined;
+    const requestId = answer?.requestId ?? randomUUID();
+    let state: "waiting" | "running" | "done" = "waiting";
+    let resolveResult!: (result: SlashCommandInvocationResult) => void;
+    let rejectResult!: (error: unknown) => void;
+    const result = new Promise<SlashCommandInvocationResult>((resolve, reject) => ((resolveResult = resolve), (rejectResult = reject)));
+    const finish = (outcome: { result: SlashCommandInvocationResult } | { error: unknown }): void => {
+      state = "done";
+      if ("error" in outcome && failures === "warning") {
+        const message = errorMessage(outcome.error);
+        session.emitter.emit("session.warning", { warningType: "command", message: message.startsWith(`/${commandName} `) ? message : `/${commandName} failed: ${message}` });
+      }
+      session.emitter.emit("command.completed", { requestId });
+      if ("error" in outcome) rejectResult(outcome.error);
+      else resolveResult(outcome.result);
+    };
+    const command: QueuedCommand = {
+      text,
+      run: async () => {
+        if (state !== "waiting") return undefined;
+        state = "running";
+        try {
+          const output = target.builtin
+            ? await target.builtin.run(session, args)
+            : await this.runInClient(session, target.owner, requestId, answer!.promise, commandName, args);
+          finish({ result: output });
+        } catch (error) {
+          finish({ error });
+        }
+        const stop = await answer?.promise.then((settled) => settled.stopProcessingQueue === true, () => false);
+        return stop ? "pause" : undefined;
+      },
+      cancel: () => {
+        if (state !== "waiting") return;
+        if (answer) session.pending.settle(requestId, "command", { error: "removed from the queue" });
+        state = "done";
+        session.emitter.emit("command.completed", { requestId });
+        rejectResult(new TandemError(ErrorCodes.SessionBusy, `/${commandName} left the queue before it ran (removed or aborted)`, { commandName, requestId }));
+      },
+    };
+    answer?.promise.then(
+      (early) => {
+        if (state !== "waiting") return;
+        // Answered before its turn: the application ran it (or declined it) itself.
+        state = "done";
+        session.pendingMessages.removeAt(requestId);
+        finish(early.error ? { error: new TandemError(ErrorCodes.InternalError, `/${commandName} failed: ${early.error}`, { commandName }) } : { result: { kind: "completed" } });
+      },
+      () => undefined,
+    );
+    session.emitter.emit("command.queued", { requestId, command: text });
+    onQueued(requestId);
+    session.enqueueCommand(requestId, command);
+    return result;
   }
 
   private async runInClient(
@@ -96,7 +188,9 @@ export class SlashCommands {
     // Only the registering client is told: another client would answer "Unknown command".
     const event = { id: randomUUID(), timestamp: new Date().toISOString(), parentId: null, ephemeral: true, type: "command.execute", data: { requestId, command, commandName, args } };
     owner.deliverSessionEvent(session.sessionId, JSON.stringify(event), "command.execute");
-    const { error } = await answer.catch((reason: unknown) => ({ error: `the client that registered it went away (${errorMessage(reason)})` }));
+    const { error } = await answer.catch((reason: unknown) => ({
+      error: reason instanceof PendingAbandoned && reason.reason === "aborted" ? "it was cancelled" : `the client that registered it went away (${errorMessage(reason)})`,
+    }));
     if (error) throw new TandemError(ErrorCodes.InternalError, `/${commandName} failed: ${error}`, { commandName });
     return { kind: "completed" };
   }

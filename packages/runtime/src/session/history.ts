@@ -1,4 +1,4 @@
-import type { AgentMode, SessionEvent } from "@tandem/protocol";
+import type { AgentMode, SessionContext, SessionEvent } from "@tandem/protocol";
 import { completeInterruptedCalls } from "../loop/agent-loop.js";
 import type { ConversationMessage, ModelToolCall } from "../loop/messages.js";
 import { skillContextMessage } from "../skills/loader.js";
@@ -24,6 +24,8 @@ export interface RebuiltSession {
   selectedAgent?: string;
   /** The working directory of the first `session.start`. */
   cwd?: string;
+  /** The context last announced (`session.start`, then `session.context_changed`). */
+  context?: SessionContext;
 }
 
 /** A {@link HistoryRebuilder}'s state as plain data (see `snapshot`). */
@@ -99,8 +101,12 @@ export class HistoryRebuilder {
       case "session.start":
         rebuilt.startTime = event.data.startTime;
         rebuilt.cwd ??= event.data.context?.cwd;
+        rebuilt.context = event.data.context ?? rebuilt.context;
         if (event.data.selectedModel) rebuilt.model = event.data.selectedModel;
         if (event.data.reasoningEffort) rebuilt.reasoningEffort = event.data.reasoningEffort;
+        break;
+      case "session.context_changed":
+        rebuilt.context = event.data;
         break;
       case "subagent.selected":
         rebuilt.selectedAgent = event.data.agentName;

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
-import { ReasoningEffort, type AgentMode, type SessionCreateParams, type SessionEvent, type SessionLifecycleEvent, type SessionMetadata, type SessionResumeParams } from "@tandem/protocol";
+import { ReasoningEffort, type AgentMode, type SessionContext, type SessionCreateParams, type SessionEvent, type SessionLifecycleEvent, type SessionMetadata, type SessionResumeParams } from "@tandem/protocol";
 import { ErrorCodes, errorMessage, invalidParams, sessionNotFound, TandemError } from "../errors.js";
 import { persistenceFailed } from "../store/persistence-error.js";
 import type { Logger } from "../log.js";
@@ -17,6 +17,7 @@ import { createSessionWorktree } from "../checkpoints/worktree.js";
 import { Session, type SessionServices } from "./session.js";
 import { compactionSettings } from "../compaction/config.js";
 import { ContextTracker } from "../context/context-tracker.js";
+import { sameContext } from "../context/git-context.js";
 import type { CompactionServices } from "../compaction/session-compaction.js";
 
 /** The shortest interval between two `session.updated` notifications of one session. */
@@ -66,6 +67,8 @@ export class SessionManager {
   private readonly updateScheduled = new Set<string>();
   /** Each live session's resume-point writer (awaited when the session is released). */
   private readonly resumePoints = new Map<string, ResumePointRecorder>();
+  /** The context a session loaded from disk last announced, to tell whether it changed while closed. */
+  private readonly lastContexts = new WeakMap<Session, SessionContext>();
   private foregroundId: string | undefined;
   /** Sessions opened by taking them over from a node that died, until their first client attached. */
   private readonly takenOver = new Map<string, string>();
@@ -130,6 +133,7 @@ export class SessionManager {
     compactionSettings(params);
     let session = this.live.get(sessionId);
     if (port.extensionId !== undefined) return this.joinAsExtension(session, params, port);
+    let changedContext: SessionContext | undefined;
     if (session) {
       session.attach(port, registrationOf(params));
       const merged = mergeConfig(session.config, params);
@@ -150,7 +154,10 @@ export class SessionManager {
       }
       await session.skills.load();
       session.attach(port, registrationOf(params));
-      await this.trackContext(session);
+      const context = await this.trackContext(session);
+      const last = this.lastContexts.get(session);
+      // Changed while the session was closed (a branch switched): announced after `session.resume`.
+      if (last && !sameContext(last, context)) changedContext = context;
     }
     if (!params.disableResume) {
       session.emitter.emit("session.resume", {
@@ -160,6 +167,7 @@ export class SessionManager {
         context: { cwd: session.workingDirectory },
       });
     }
+    if (changedContext) session.emitter.emit("session.context_changed", changedContext);
     if (session.name !== undefined) session.emitter.emit("session.title_changed", { title: session.name });
     else if (session.summary) session.emitter.emit("session.title_changed", { title: session.summary.split("\n")[0]?.slice(0, 60) ?? "" });
     await session.runStartHook("resume");
@@ -416,7 +424,7 @@ export class SessionManager {
     const workingDirectory = await checkDirectory(params.workingDirectory ?? rebuilt.cwd ?? workspace?.cwd);
     // A resume that names no reasoning effort keeps the one the session last used.
     const reasoningEffort = params.reasoningEffort ?? ReasoningEffort.safeParse(rebuilt.reasoningEffort).data;
-    return this.open(sessionId, { ...params, ...(reasoningEffort ? { reasoningEffort } : {}) }, workingDirectory, {
+    const session = await this.open(sessionId, { ...params, ...(reasoningEffort ? { reasoningEffort } : {}) }, workingDirectory, {
       events: { count, end, excluded },
       log,
       lastEventId: rebuilt.lastEventId,
@@ -429,6 +437,8 @@ export class SessionManager {
       selectedAgent: rebuilt.selectedAgent,
       messages: rebuilt.messages,
     });
+    if (rebuilt.context) this.lastContexts.set(session, rebuilt.context);
+    return session;
   }
 
   private sessionServices(sessionId: string): SessionServices {

@@ -11,21 +11,35 @@ export interface QueuedMessage {
   recordAs?: string;
   /** The agent mode when it was sent. */
   agentMode?: AgentMode;
+  /** Set for a slash command: run in its turn instead of being sent to the model. */
+  command?: QueuedCommand;
 }
 
-/** A queued message as `session.queue.pendingItems` reports it. */
+/** A slash command waiting in the queue (built by `commands/slash-commands.ts`). */
+export interface QueuedCommand {
+  /** The command as sent (`/model gpt-5`). */
+  readonly text: string;
+  /** Runs it; resolves once it is done (never rejects), with "pause" when the queue should wait for the next send. */
+  run(): Promise<"pause" | undefined>;
+  /** It leaves the queue without running (removed, cleared, aborted). */
+  cancel(): void;
+}
+
+/** A queued message or command as `session.queue.pendingItems` reports it. */
 export type PendingItem = {
   id: string;
-  messageId: string;
-  kind: "message";
+  /** Absent for commands (1.0.x: "present for message rows"). */
+  messageId?: string;
+  kind: "message" | "command";
   displayText: string;
   agentMode: string;
 };
 
 /**
  * The application's view of a session's waiting messages (`session.queue.*`): the queue of
- * `enqueue` sends and the steering of `immediate` sends not yet injected. Works on the session's
- * own arrays; messages the runtime adds itself (notifications) are neither listed nor removable.
+ * `enqueue` sends and slash commands, and the steering of `immediate` sends not yet injected.
+ * Works on the session's own arrays; messages the runtime adds itself (notifications) are neither
+ * listed nor removable. A removed command is cancelled (its `command.completed` is emitted).
  * Every change emits `pending_messages.modified`.
  */
 export class MessageQueueView {
@@ -41,8 +55,7 @@ export class MessageQueueView {
     return {
       items: this.queue.filter(isUsers).map((message) => ({
         id: message.messageId,
-        messageId: message.messageId,
-        kind: "message",
+        ...(message.command ? { kind: "command" as const } : { messageId: message.messageId, kind: "message" as const }),
         displayText: message.params.prompt,
         agentMode: message.agentMode ?? this.currentMode(),
       })),
@@ -55,7 +68,7 @@ export class MessageQueueView {
     for (const list of [this.queue, this.steering]) {
       const index = list.findIndex((message) => isUsers(message) && message.messageId === id);
       if (index === -1) continue;
-      list.splice(index, 1);
+      list.splice(index, 1)[0]!.command?.cancel();
       this.changed();
       return true;
     }
@@ -67,7 +80,7 @@ export class MessageQueueView {
     for (const list of [this.steering, this.queue]) {
       const index = findLastIndex(list, isUsers);
       if (index === -1) continue;
-      list.splice(index, 1);
+      list.splice(index, 1)[0]!.command?.cancel();
       this.changed();
       return true;
     }
@@ -77,8 +90,8 @@ export class MessageQueueView {
   /** Drops every waiting user message. */
   clear(): void {
     const before = this.queue.length + this.steering.length;
-    removeWhere(this.queue, isUsers);
-    removeWhere(this.steering, isUsers);
+    removeWhere(this.queue, isUsers).forEach(cancelCommand);
+    removeWhere(this.steering, isUsers).forEach(cancelCommand);
     if (this.queue.length + this.steering.length !== before) this.changed();
   }
 
@@ -86,6 +99,17 @@ export class MessageQueueView {
   changed(): void {
     this.emitter.emit("pending_messages.modified", {});
   }
+}
+
+/** Empties a queue (abort, halt), cancelling its commands; returns how many items it held. */
+export function dropAll(list: QueuedMessage[]): number {
+  const dropped = list.splice(0);
+  dropped.forEach(cancelCommand);
+  return dropped.length;
+}
+
+function cancelCommand(message: QueuedMessage): void {
+  message.command?.cancel();
 }
 
 function isUsers(message: QueuedMessage): boolean {
@@ -97,7 +121,10 @@ function findLastIndex<T>(list: readonly T[], predicate: (item: T) => boolean): 
   return -1;
 }
 
-function removeWhere<T>(list: T[], predicate: (item: T) => boolean): void {
+/** Removes the matching items; returns them. */
+function removeWhere<T>(list: T[], predicate: (item: T) => boolean): T[] {
+  const removed = list.filter(predicate);
   const kept = list.filter((item) => !predicate(item));
   list.splice(0, list.length, ...kept);
+  return removed;
 }

@@ -30,7 +30,7 @@ import { SessionToolset, type ToolsetHost } from "./toolset.js";
 import { SessionPersistence, type PersistenceHost } from "./persistence.js";
 import { SessionModelClient } from "./model-headers.js";
 import { SessionApprovals } from "../permissions/session-approvals.js";
-import { MessageQueueView, type QueuedMessage } from "./message-queue.js";
+import { dropAll, MessageQueueView, type QueuedCommand, type QueuedMessage } from "./message-queue.js";
 import { MAX_STORED_TRANSFORMED_CHARS, summaryOf, userConversationMessage, wrapPrompt } from "./user-message.js";
 import { modelAcceptsImages, prepareAttachments } from "./attachments.js";
 import { SessionHistory } from "../checkpoints/session-history.js";
@@ -137,6 +137,8 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
   /** Messages sent with `mode: "immediate"` while busy: injected before the next model call. */
   private readonly steering: QueuedMessage[] = [];
   private running: Promise<void> | undefined;
+  /** The loop is running a queued slash command (no turn). */
+  private runningCommand = false;
   private currentRun: AbortController | undefined;
   /** The run stopped because the session's files could not be written. */
   private haltedRun: AbortController | undefined;
@@ -442,11 +444,13 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
   /**
    * Queues a user message and returns its id; the loop runs in the background. After a failed
    * write, first writes what is held and refuses the message (`PersistenceFailed`) if it cannot.
+   * `placement: "next"` puts it before the messages waiting (a slash command's own task).
    */
-  async send(params: SessionSendParams): Promise<string> {
+  async send(params: SessionSendParams, placement: "last" | "next" = "last"): Promise<string> {
     if (this.persistence.failed) await this.persistence.ensureWritable();
     const messageId = randomUUID();
     if (params.mode === "immediate" && this.running) this.steering.push({ messageId, params, agentMode: this.mode });
+    else if (placement === "next") this.queue.unshift({ messageId, params, agentMode: this.mode });
     else this.queue.push({ messageId, params, agentMode: this.mode });
     this.pendingMessages.changed();
     this.running ??= this.drainQueue();
@@ -464,9 +468,19 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
     this.running ??= this.drainQueue();
   }
 
-  /** Whether the loop is running. */
+  /**
+   * Queues a slash command behind the waiting messages (`requestId` is its queue id); it runs in its
+   * turn, never alongside a running turn.
+   */
+  enqueueCommand(requestId: string, command: QueuedCommand): void {
+    this.queue.push({ messageId: requestId, params: { sessionId: this.sessionId, prompt: command.text }, agentMode: this.mode, command });
+    this.pendingMessages.changed();
+    this.running ??= this.drainQueue();
+  }
+
+  /** Whether the loop is running a turn (a queued command running alone may rewrite the history: `/clear`). */
   get busy(): boolean {
-    return this.running !== undefined;
+    return this.running !== undefined && !this.runningCommand;
   }
 
   /**
@@ -474,12 +488,12 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
    * sub-agents (the `task` tool), then merge their results. At most `maxConcurrentSubAgents` run at
    * once; each sub-agent's events carry its own `parentToolCallId`.
    */
-  startFleet(prompt: string | undefined): Promise<string> {
+  startFleet(prompt: string | undefined, placement: "last" | "next" = "last"): Promise<string> {
     const task = prompt?.trim() || "Continue with the current task.";
     return this.send({
       sessionId: this.sessionId,
       prompt: `${task}\n\n<fleet_instructions>\nWork as a fleet: split this into independent parts and hand each part to its own sub-agent with the task tool, calling task several times in one response so they run in parallel. When they are done, check their results and merge them into one answer.\n</fleet_instructions>`,
-    });
+    }, placement);
   }
 
   /** Switches the agent mode (`interactive`, `plan`, `autopilot`). */
@@ -492,17 +506,17 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
 
   /** Cancels the running turn and everything queued; resolves once the session is idle. */
   async abort(): Promise<void> {
-    this.queue.length = 0;
-    this.steering.length = 0;
+    dropAll(this.queue);
+    dropAll(this.steering);
     this.currentRun?.abort(new PendingAbandoned("aborted"));
+    // A command running in an application waits for its answer: stop waiting.
+    this.pending.abandonAll("aborted", "command");
     await this.running;
   }
 
   /** Stops the running turn and drops queued messages: the session's files cannot be written. */
   haltForPersistence(): number {
-    const dropped = this.queue.length + this.steering.length;
-    this.queue.length = 0;
-    this.steering.length = 0;
+    const dropped = dropAll(this.queue) + dropAll(this.steering);
     if (this.currentRun) {
       this.haltedRun = this.currentRun;
       this.currentRun.abort(new PendingAbandoned("aborted"));
@@ -540,7 +554,13 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
     try {
       for (let next = this.queue.shift(); next; next = this.queue.shift()) {
         if (next.source === undefined) this.pendingMessages.changed();
-        aborted = (await this.answer(next)) === "aborted";
+        if (next.command) {
+          this.runningCommand = true;
+          const outcome = await next.command.run().finally(() => (this.runningCommand = false));
+          // 1.0.x `stopProcessingQueue`: what still waits runs with the next send.
+          if (outcome === "pause") break;
+        }
+        aborted = next.command ? false : (await this.answer(next)) === "aborted";
         // Steering that arrived after the last model call of that run is answered next.
         this.queue.unshift(...this.steering.splice(0));
       }

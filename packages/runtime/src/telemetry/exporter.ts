@@ -1,7 +1,8 @@
 /**
  * OpenTelemetry export following the GenAI semantic conventions: an `invoke_agent tandem` span per
- * turn (`gen_ai.conversation.id` = the session), an `execute_tool {name}` span per tool call inside
- * it (`gen_ai.tool.name`, `gen_ai.tool.call.id`, `error.type` when it failed), a `chat {model}`
+ * turn (`gen_ai.conversation.id` = the session; `error.type` and an error status when the run failed
+ * — its `session.error` follows the turn's end; a sub-agent's turns sit inside its `task` tool
+ * span), an `execute_tool {name}` span per tool call inside it (`gen_ai.tool.name`, `gen_ai.tool.call.id`, `error.type` when it failed), a `chat {model}`
  * span per model call inside its turn (`gen_ai.operation.name`, `gen_ai.provider.name`, `gen_ai.request.model`,
  * `gen_ai.usage.input_tokens` / `output_tokens`, `gen_ai.response.finish_reasons`, `error.type`)
  * and the `gen_ai.client.operation.duration` (s) and `gen_ai.client.token.usage` histograms, sent
@@ -37,25 +38,60 @@ export function startTelemetry(config: TelemetryConfig, runtimeVersion: string):
   const duration = meter.createHistogram("gen_ai.client.operation.duration", { unit: "s", description: "GenAI operation duration" });
   const tokens = meter.createHistogram("gen_ai.client.token.usage", { unit: "{token}", description: "Measures number of input and output tokens used" });
 
+  /** Open turns, by session (main loop) or `session/parentToolCallId` (a sub-agent's loop). */
   const turns = new Map<string, Span>();
+  /** A main-loop turn that ended, held until its run's `session.error` (or idle, or next turn) says how it went. */
+  const closing = new Map<string, { span: Span; endTime: number }>();
   const tools = new Map<string, Span>();
   const time = (event: SessionEvent) => Date.parse(event.timestamp);
+  const parentToolCallIdOf = (event: SessionEvent) => (event.data as { parentToolCallId?: string }).parentToolCallId;
+  const turnKey = (sessionId: string, event: SessionEvent) => {
+    const parentToolCallId = parentToolCallIdOf(event);
+    return parentToolCallId ? `${sessionId}/${parentToolCallId}` : sessionId;
+  };
+  const settleTurn = (sessionId: string, failure?: { type: string; message: string }) => {
+    const ended = closing.get(sessionId);
+    if (!ended) return;
+    closing.delete(sessionId);
+    if (failure) {
+      ended.span.setAttribute("error.type", failure.type);
+      ended.span.setStatus({ code: SpanStatusCode.ERROR, message: failure.message });
+    }
+    ended.span.end(ended.endTime);
+  };
 
   return {
     recordSessionEvent(sessionId: string, event: SessionEvent): void {
       switch (event.type) {
         case "assistant.turn_start": {
+          const key = turnKey(sessionId, event);
           const attributes = { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "tandem", "gen_ai.conversation.id": sessionId };
-          turns.get(sessionId)?.end(time(event));
-          turns.set(sessionId, tracer.startSpan("invoke_agent tandem", { kind: SpanKind.INTERNAL, startTime: time(event), attributes }));
+          if (key === sessionId) settleTurn(sessionId);
+          turns.get(key)?.end(time(event));
+          // A sub-agent's turn belongs to the `task` call that runs it.
+          const task = key === sessionId ? undefined : tools.get(key);
+          const parent = task ? trace.setSpan(context.active(), task) : context.active();
+          turns.set(key, tracer.startSpan("invoke_agent tandem", { kind: SpanKind.INTERNAL, startTime: time(event), attributes }, parent));
           return;
         }
-        case "assistant.turn_end":
-          turns.get(sessionId)?.end(time(event));
-          turns.delete(sessionId);
+        case "assistant.turn_end": {
+          const key = turnKey(sessionId, event);
+          const span = turns.get(key);
+          turns.delete(key);
+          if (!span) return;
+          if (key === sessionId) closing.set(sessionId, { span, endTime: time(event) });
+          else span.end(time(event));
+          return;
+        }
+        case "session.error":
+          settleTurn(sessionId, { type: event.data.errorType, message: event.data.message });
+          return;
+        case "session.idle":
+          settleTurn(sessionId);
           return;
         case "tool.execution_start": {
-          const turn = turns.get(sessionId);
+          const parentToolCallId = parentToolCallIdOf(event);
+          const turn = (parentToolCallId ? turns.get(`${sessionId}/${parentToolCallId}`) : undefined) ?? turns.get(sessionId);
           const parent = turn ? trace.setSpan(context.active(), turn) : context.active();
           const attributes = { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": event.data.toolName, "gen_ai.tool.call.id": event.data.toolCallId, "gen_ai.conversation.id": sessionId };
           tools.set(`${sessionId}/${event.data.toolCallId}`, tracer.startSpan(`execute_tool ${event.data.toolName}`, { kind: SpanKind.INTERNAL, startTime: time(event), attributes }, parent));
@@ -102,6 +138,7 @@ export function startTelemetry(config: TelemetryConfig, runtimeVersion: string):
     },
     async shutdown(): Promise<void> {
       for (const span of [...tools.values(), ...turns.values()]) span.end();
+      for (const sessionId of [...closing.keys()]) settleTurn(sessionId);
       await Promise.allSettled([tracerProvider.shutdown(), meterProvider.shutdown()]);
     },
   };

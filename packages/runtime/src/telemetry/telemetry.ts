@@ -12,8 +12,8 @@ export interface Telemetry {
   shutdown(): Promise<void>;
 }
 
-/** The events that open or close a span. */
-const spannedEvents = new Set(["assistant.turn_start", "assistant.turn_end", "tool.execution_start", "tool.execution_complete"]);
+/** The events that open or close a span (a run's `session.error` or `session.idle` settles its last turn). */
+const spannedEvents = new Set(["assistant.turn_start", "assistant.turn_end", "tool.execution_start", "tool.execution_complete", "session.error", "session.idle"]);
 
 /**
  * Telemetry that loads the OpenTelemetry packages on first use (a dynamic import), so a runtime

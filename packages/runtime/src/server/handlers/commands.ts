@@ -23,8 +23,10 @@ export function registerCommandMethods(table: MethodTable, runtime: Runtime): vo
   table.on(SessionCommandsHandlePendingCommand, ({ sessionId, requestId, error }) => ({
     success: sessions.get(sessionId).pending.settle(requestId, "command", error ? { error } : {}),
   }));
-  const respond = ({ sessionId, requestId, result }: { sessionId: string; requestId: string; result: { handled: boolean } }) => ({
-    success: sessions.get(sessionId).pending.settle(requestId, "command", result.handled ? {} : { error: "the host did not run it" }),
+  const respond = ({ sessionId, requestId, result }: { sessionId: string; requestId: string; result: { handled: boolean; stopProcessingQueue?: boolean } }) => ({
+    success: sessions
+      .get(sessionId)
+      .pending.settle(requestId, "command", result.handled ? { stopProcessingQueue: result.stopProcessingQueue === true } : { error: "the host did not run it" }),
   });
   table.on(SessionCommandsRespondToQueuedCommand, respond);
   table.on(SessionRespondToQueuedCommand, respond);

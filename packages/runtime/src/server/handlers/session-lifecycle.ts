@@ -13,6 +13,8 @@ export function registerSessionLifecycleMethods(table: MethodTable, runtime: Run
     return opened;
   });
   table.on(SessionResume, async (params, client) => {
+    // A session that will use the default provider is refused now, not at its first turn.
+    if (!params.provider && client.extensionId === undefined && !sessions.find(params.sessionId)?.config.provider) runtime.assertDefaultProviderUsable();
     const opened = await sessions.resume(params, client);
     if (client.extensionId === undefined) runtime.extensions.sessionOpened(opened.sessionId);
     return opened;
