@@ -241,5 +241,29 @@ describe.skipIf(!started.server)("cluster: a client on node B drives a session t
     expect(toolCallsOnB).toEqual([{ what: "b" }]);
     expect(await leaseHolder(sessionOnA.sessionId)).toBe("node-a");
   });
+
+  it("two clients of node B on one session of node A: each sees every event once", async () => {
+    const [nodeA, nodeB] = await cluster(["cluster-remote"], ["node-a", "node-b"], 3);
+    const sessionOnA = await connectTo(nodeA!).createSession({ onPermissionRequest: approveAll });
+    const tool = {
+      name: "tool_b",
+      description: "A tool B's clients have",
+      parameters: { type: "object", properties: { what: { type: "string" } } },
+      handler: () => "answer from B",
+    };
+    const first = await connectTo(nodeB!).resumeSession(sessionOnA.sessionId, { onPermissionRequest: approveAll, tools: [tool] });
+    const second = await connectTo(nodeB!).resumeSession(sessionOnA.sessionId, { onPermissionRequest: approveAll, tools: [tool] });
+    const seenByFirst: string[] = [];
+    const seenBySecond: string[] = [];
+    first.on((event) => seenByFirst.push(event.id));
+    second.on((event) => seenBySecond.push(event.id));
+    const reply = await first.sendAndWait({ prompt: "drive from b" }, 30_000);
+    expect(reply?.data.content).toBe("Done on both nodes.");
+    // Both streams settle on the same events (the last ones may still be on their way to either).
+    await waitFor(() => seenBySecond.at(-1) === seenByFirst.at(-1), "both clients' events", 5_000).catch(() => undefined);
+    expect(new Set(seenBySecond).size).toBe(seenBySecond.length);
+    // The second may also have seen its own resume's events, still on their way when the handlers were set.
+    expect(seenBySecond.slice(seenBySecond.indexOf(seenByFirst[0]!))).toEqual(seenByFirst);
+  });
 });
 

@@ -86,8 +86,8 @@ export class ClusterRouter {
   private readonly attachments = new Map<string, RemoteAttachment>();
   private readonly watchedClients = new WeakSet<RequestingClient>();
   private readonly takingOver = new Map<string, Promise<void>>();
-  /** Per session of another node: the persisted events relayed to our clients (see {@link SeenEvents}). */
-  private readonly seen = new Map<string, SeenEvents>();
+  /** Per session of another node and client of ours: the persisted events relayed to it (see {@link SeenEvents}). */
+  private readonly seen = new Map<string, Map<RequestingClient, SeenEvents>>();
   private watchTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: ClusterRouterOptions) {}
@@ -150,7 +150,7 @@ export class ClusterRouter {
           continue;
         }
         // A catch-up after a failover may already have sent it.
-        if (this.alreadySent(item.sessionId, item.json, item.type)) continue;
+        if (this.alreadySent(item.sessionId, client, item.json, item.type)) continue;
         client.deliverSessionEvent(item.sessionId, item.json, item.type);
       }
       return null;
@@ -164,32 +164,45 @@ export class ClusterRouter {
     throw new TandemError(ErrorCodes.MethodNotFound, `Unhandled cluster method ${method}`);
   }
 
-  /** Records a relayed persisted event; true when this node's clients of the session were sent it already. */
-  private alreadySent(sessionId: string, json: string, type: string | undefined): boolean {
+  /** The persisted events of a session relayed to one of our clients. */
+  private seenBy(sessionId: string, client: RequestingClient): SeenEvents {
+    let byClient = this.seen.get(sessionId);
+    if (!byClient) this.seen.set(sessionId, (byClient = new Map()));
+    let seen = byClient.get(client);
+    if (!seen) byClient.set(client, (seen = new SeenEvents()));
+    return seen;
+  }
+
+  /** Records a relayed persisted event; true when this client was sent it already. */
+  private alreadySent(sessionId: string, client: RequestingClient, json: string, type: string | undefined): boolean {
     if (type === undefined || ephemeralEventTypes.has(type as SessionEventType)) return false;
     const id = (JSON.parse(json) as { id?: unknown }).id;
     if (typeof id !== "string") return false;
-    let seen = this.seen.get(sessionId);
-    if (!seen) this.seen.set(sessionId, (seen = new SeenEvents()));
+    const seen = this.seenBy(sessionId, client);
     if (seen.has(id)) return true;
     seen.add(id);
     return false;
   }
 
   /**
-   * After the owner died: our clients get the stored events they were not relayed (the dead node
-   * stored them, then died before sending them), in order, each once.
+   * After the owner died: each of our clients gets the stored events it was not relayed (the dead
+   * node stored them, then died before sending them), in order, each once.
    */
   private async catchUp(sessionId: string, attachment: RemoteAttachment): Promise<void> {
-    const seen = this.seen.get(sessionId);
-    if (!seen) return;
-    const missed = await this.options.storedEventsAfter(sessionId, seen.recent());
-    for (const event of missed) {
-      if (seen.has(event.id)) continue;
-      seen.add(event.id);
-      for (const client of attachment.clients.keys()) if (client.isOpen) client.deliverSessionEvent(sessionId, event.json, event.type);
+    for (const client of attachment.clients.keys()) {
+      if (!client.isOpen) continue;
+      const seen = this.seen.get(sessionId)?.get(client);
+      if (!seen) continue;
+      const missed = await this.options.storedEventsAfter(sessionId, seen.recent());
+      let sent = 0;
+      for (const event of missed) {
+        if (seen.has(event.id)) continue;
+        seen.add(event.id);
+        client.deliverSessionEvent(sessionId, event.json, event.type);
+        sent++;
+      }
+      if (sent > 0) this.options.logger.info(`session ${sessionId}: ${sent} stored event(s) its dead owner had not relayed were sent to client ${client.id}`);
     }
-    if (missed.length > 0) this.options.logger.info(`session ${sessionId}: ${missed.length} stored event(s) its dead owner had not relayed were sent to this node's clients`);
   }
 
   private afterForward(method: string, sessionId: string, params: unknown, client: RequestingClient, owner: string): void {
@@ -206,6 +219,7 @@ export class ClusterRouter {
     if (!attachment) return;
     if (method === "session.delete") attachment.clients.clear();
     else attachment.clients.delete(client);
+    this.seen.get(sessionId)?.delete(client);
     if (attachment.clients.size === 0) this.forget(sessionId);
   }
 
@@ -222,6 +236,7 @@ export class ClusterRouter {
       const owners = new Set<string>();
       for (const [sessionId, attachment] of this.attachments) {
         if (!attachment.clients.delete(client)) continue;
+        this.seen.get(sessionId)?.delete(client);
         owners.add(attachment.owner);
         if (attachment.clients.size === 0) this.forget(sessionId);
       }
