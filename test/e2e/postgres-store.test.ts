@@ -215,6 +215,9 @@ describe.skipIf(!started.server)("PostgreSQL session store", () => {
     expect(firstRun.status).toBe(0);
     expect(firstRun.stdout).toMatch(/2 session\(s\) in .* 2 imported, 0 already imported, 0 differ, 0 failed; 1 unreadable line\(s\) skipped/);
     expect(firstRun.stdout).toContain(`imported         ${ids[1]}`);
+    const missing = spawnSync(process.execPath, [tandemBin, "store", "import", "--from", join(world.home, "nowhere"), "--store", url], { encoding: "utf8", timeout: 30_000 });
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toMatch(/nowhere is not a folder/);
     const secondRun = run();
     expect(secondRun.status).toBe(0);
     expect(secondRun.stdout).toMatch(/0 imported, 2 already imported/);

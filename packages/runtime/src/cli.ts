@@ -28,7 +28,8 @@ import { runtimeVersion } from "./version.js";
 export async function main(argv: readonly string[]): Promise<void> {
   if (argv[0] === "store") {
     const { runStoreCommand } = await import("./store/store-command.js");
-    process.exitCode = await runStoreCommand(argv.slice(1), process.env, process.stdout, process.stderr);
+    // The logger comes from here: a Logger made in the lazily loaded module would split log.js out of this entry's chunk.
+    process.exitCode = await runStoreCommand(argv.slice(1), { env: process.env, out: process.stdout, err: process.stderr, logger: new Logger("warning", stderrSink) });
     return;
   }
   let args: RuntimeArgs;

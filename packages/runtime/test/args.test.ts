@@ -55,3 +55,12 @@ describe("--log-format", () => {
   });
 });
 
+describe("--store", () => {
+  it("takes a postgres:// (or postgresql://) URL, is unset by default, and refuses anything else", () => {
+    expect(parseArgs([]).store).toBeUndefined();
+    expect(parseArgs(["--store", "postgres://me@db/tandem"]).store).toBe("postgres://me@db/tandem");
+    expect(parseArgs(["--store=postgresql://me@db:5433/tandem?sslmode=require"]).store).toBe("postgresql://me@db:5433/tandem?sslmode=require");
+    expect(() => parseArgs(["--store", "/var/lib/tandem"])).toThrow("--store needs a postgres:// URL");
+    expect(() => parseArgs(["--store"])).toThrow("--store needs a postgres:// URL");
+  });
+});

@@ -1,5 +1,6 @@
+import { stat } from "node:fs/promises";
 import { parseArgs } from "node:util";
-import { Logger, stderrSink } from "../log.js";
+import type { Logger } from "../log.js";
 
 const usage = "Usage: tandem store import --from <home or session-state folder> --store <postgres://…> (or TANDEM_STORE_URL)\n";
 
@@ -9,9 +10,10 @@ const usage = "Usage: tandem store import --from <home or session-state folder> 
  * database (imported now or before), 1 when some failed or differ, 2 for a usage error.
  *
  * @example
- * process.exitCode = await runStoreCommand(["import", "--from", home, "--store", url], process.env, process.stdout, process.stderr);
+ * process.exitCode = await runStoreCommand(["import", "--from", home, "--store", url], { env: process.env, out: process.stdout, err: process.stderr, logger });
  */
-export async function runStoreCommand(argv: readonly string[], env: NodeJS.ProcessEnv, out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
+export async function runStoreCommand(argv: readonly string[], io: { env: NodeJS.ProcessEnv; out: NodeJS.WritableStream; err: NodeJS.WritableStream; logger: Logger }): Promise<number> {
+  const { env, out, err, logger } = io;
   let values: { from?: string; store?: string };
   let positionals: string[];
   try {
@@ -25,7 +27,10 @@ export async function runStoreCommand(argv: readonly string[], env: NodeJS.Proce
     err.write(usage);
     return 2;
   }
-  const logger = new Logger("warning", stderrSink, "text");
+  if (!(await stat(values.from).catch(() => undefined))?.isDirectory()) {
+    err.write(`tandem store: ${values.from} is not a folder (pass a Tandem home or its session-state folder)\n`);
+    return 2;
+  }
   const { connectPostgres } = await import("./postgres/open.js");
   const { importFileSessions } = await import("./postgres/import-sessions.js");
   let connection: Awaited<ReturnType<typeof connectPostgres>>;

@@ -6,6 +6,8 @@ import { PgSessionStore } from "./pg-store.js";
 
 /** How long the start-up connection may take before the runtime gives up. */
 const connectTimeoutMs = 10_000;
+/** A query that hangs (a database that stopped answering) fails after this long, as a write to a dead disk would. */
+const queryTimeoutMs = 30_000;
 
 /** What opening the PostgreSQL store needs. */
 export interface PostgresStoreOptions {
@@ -65,7 +67,7 @@ export async function connectPostgres(options: Omit<PostgresStoreOptions, "home"
     throw storeError(`The session store URL is not a valid URL`, database);
   }
   const { default: pg } = await import("pg");
-  const pool: Pool = new pg.Pool({ connectionString: options.url, max: options.maxConnections ?? 10, connectionTimeoutMillis: connectTimeoutMs, idleTimeoutMillis: 30_000 });
+  const pool: Pool = new pg.Pool({ connectionString: options.url, max: options.maxConnections ?? 10, connectionTimeoutMillis: connectTimeoutMs, idleTimeoutMillis: 30_000, query_timeout: queryTimeoutMs });
   // An idle connection the server dropped (restart, failover) must not crash the runtime; the next query reconnects.
   pool.on("error", (error) => options.logger.warn(`PostgreSQL connection lost (${database}): ${error.message}`));
   try {

@@ -37,6 +37,8 @@ export class PgSessionStore implements SessionStore {
   readonly kind = "postgres";
   /** Cluster: set when this runtime is a node of a cluster; appends then carry its session leases. */
   private fence: AppendFence | undefined;
+  /** Each session's workspace writes, in call order (concurrent upserts on two connections could commit out of order). */
+  private readonly workspaceWrites = new Map<string, Promise<unknown>>();
 
   constructor(
     private readonly pool: Pool,
@@ -89,6 +91,17 @@ export class PgSessionStore implements SessionStore {
 
   async writeWorkspace(info: WorkspaceInfo): Promise<void> {
     assertSessionId(info.id);
+    const previous = this.workspaceWrites.get(info.id) ?? Promise.resolve();
+    const write = previous.catch(() => undefined).then(() => this.upsertWorkspace(info));
+    this.workspaceWrites.set(info.id, write);
+    try {
+      await write;
+    } finally {
+      if (this.workspaceWrites.get(info.id) === write) this.workspaceWrites.delete(info.id);
+    }
+  }
+
+  private async upsertWorkspace(info: WorkspaceInfo): Promise<void> {
     await this.pool
       .query(
         `INSERT INTO sessions (id, has_workspace, cwd, summary_count, created_at, updated_at, summary, model, name)
