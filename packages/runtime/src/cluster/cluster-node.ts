@@ -113,7 +113,8 @@ export class ClusterNode {
   /** Connects to the database (its tables come with the store's migrations), registers the node and starts its timers. */
   static async start(config: ClusterConfig, host: ClusterHost, logger: Logger): Promise<ClusterNode> {
     const { default: pg } = await import("pg");
-    const pool = new pg.Pool({ connectionString: config.url, max: 10, application_name: `tandem-cluster ${config.nodeId}` });
+    // A hung database fails a cluster query (a renewal, a bus message) instead of stalling it.
+    const pool = new pg.Pool({ connectionString: config.url, max: 10, application_name: `tandem-cluster ${config.nodeId}`, connectionTimeoutMillis: 10_000, query_timeout: 10_000 });
     pool.on("error", (error) => logger.warn("cluster database connection failed", error));
     const node = new ClusterNode(config, pool, pg, host, logger);
     try {
