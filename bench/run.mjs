@@ -140,7 +140,7 @@ function brief(metrics) {
 }
 
 function commandLine() {
-  const settings = ["BENCH_RUNS", "BENCH_SCENARIOS", "BENCH_REFERENCE", "BENCH_REFERENCE_CLI", "BENCH_SESSIONS", "BENCH_RESUME_EVENTS", "BENCH_TANDEM_DIR", "BENCH_TANDEM_NODE_OPTIONS"]
+  const settings = ["BENCH_RUNS", "BENCH_SCENARIOS", "BENCH_REFERENCE", "BENCH_REFERENCE_CLI", "BENCH_SESSIONS", "BENCH_RESUME_EVENTS", "BENCH_SCALE_SESSIONS", "BENCH_TANDEM_DIR", "BENCH_TANDEM_NODE_OPTIONS"]
     .filter((name) => process.env[name])
     .map((name) => `${name}=${process.env[name]}`);
   return [...settings, "npm run bench"].join(" ");

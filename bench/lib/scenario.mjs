@@ -36,7 +36,7 @@
 
 /** @returns {Promise<Scenario[]>} every scenario, in order */
 export async function loadScenarios() {
-  const names = ["s1-cold-start", "s2-session-create", "s3-one-turn", "s4-tool-loop", "s5-streaming", "s6-concurrent", "s7-resume", "s8-memory", "s9-long-session"];
+  const names = ["s1-cold-start", "s2-session-create", "s3-one-turn", "s4-tool-loop", "s5-streaming", "s6-concurrent", "s7-resume", "s8-memory", "s9-long-session", "s10-scale"];
   const modules = await Promise.all(names.map((name) => import(`../scenarios/${name}.mjs`)));
   return modules.map((module) => module.default);
 }

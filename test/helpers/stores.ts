@@ -48,7 +48,8 @@ export function storeVariants(started: PostgresStart | undefined): StoreVariants
       ...(started?.skipped ? { skipped: started.skipped } : {}),
       env: async () => {
         url = await (await server()).createDatabase(`t${process.pid}_${++databaseCounter}`);
-        return { TANDEM_STORE_URL: url };
+        // Short leases: a runtime killed mid-test gives its sessions up to the next one quickly.
+        return { TANDEM_STORE_URL: url, TANDEM_LEASE_TTL_MS: "1000" };
       },
     },
   ];

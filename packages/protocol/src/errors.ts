@@ -33,6 +33,13 @@ export const ErrorCodes = {
   Unauthenticated: -32008,
   /** The runtime is shutting down (`runtime.shutdown` was called): it takes no more requests. */
   ShuttingDown: -32000,
+  /**
+   * Cluster: this node no longer holds the session's lease (it expired, or another node took the
+   * session over); its writes to the session are refused. `data` carries `sessionId` and `nodeId`.
+   */
+  LeaseLost: -32012,
+  /** Cluster: the node that runs the session did not answer (gone, or timed out); `data` carries `nodeId`. */
+  NodeUnreachable: -32013,
 } as const;
 
 /** One of {@link ErrorCodes}. */

@@ -64,6 +64,21 @@ export const eventDataSchemas = {
   "session.info": z.looseObject({ infoType: z.string(), message: z.string(), url: optionalString }),
   "session.warning": z.looseObject({ warningType: z.string(), message: z.string(), url: optionalString }),
   "session.title_changed": z.looseObject({ title: z.string() }),
+  /**
+   * Tandem (cluster): the node running the session died mid-turn and another node took it over.
+   * Tool calls left without a result were answered "interrupted" (their ids are listed; their
+   * `tool.execution_complete` follows with `error.code: "interrupted"`), pending permission
+   * requests were dropped (asked again if the model calls the tool again), and the turn continues
+   * on `nodeId`. The 1.0.x protocol has no event for this (`abort` carries only user reasons).
+   */
+  "session.turn_interrupted": z.looseObject({
+    reason: z.literal("node_lost"),
+    previousNodeId: z.string(),
+    nodeId: z.string(),
+    interruptedToolCallIds: z.array(z.string()),
+    /** Whether the turn continues (the runtime asked the model again). */
+    continued: z.boolean(),
+  }),
   "session.context_changed": SessionContext,
   "session.model_change": z.looseObject({ previousModel: optionalString, newModel: z.string(), reasoningEffort: optionalString }),
   "session.mode_changed": z.looseObject({ previousMode: z.string(), newMode: z.string() }),

@@ -169,3 +169,4 @@ export {
   WorkspacesCheckpoint,
   workspacesRequests,
 } from "./methods/workspaces.js";
+export { ClusterHealth, ClusterHealthReport } from "./cluster.js";

@@ -22,6 +22,10 @@ export interface RuntimeArgs {
   home?: string;
   /** `--store <url>`: a `postgres://` session store (default: the files under the home folder; also `TANDEM_STORE_URL`). */
   store?: string;
+  /** `--node-id <id>`: this runtime's name in a cluster (with `--store`; default hostname-pid). */
+  nodeId?: string;
+  /** `--health-port <n>`: serve `GET /healthz` for load balancers on this port (with `--store`; 0 = a free port). */
+  healthPort?: number;
   help: boolean;
   version: boolean;
   /**
@@ -53,6 +57,8 @@ const flags = {
   "sdk-protocol-version": { type: "string" },
   home: { type: "string" },
   store: { type: "string" },
+  "node-id": { type: "string" },
+  "health-port": { type: "string" },
   "session-idle-timeout": { type: "string" },
   remote: { type: "boolean" },
   help: { type: "boolean", short: "h" },
@@ -77,6 +83,8 @@ const valueErrors: Partial<Record<keyof typeof flags, string>> = {
   "sdk-protocol-version": "--sdk-protocol-version must be 2 or 3",
   home: "--home needs a folder",
   store: "--store needs a postgres:// URL",
+  "node-id": "--node-id needs a name (letters, digits, . _ : -; at most 100 characters)",
+  "health-port": "--health-port needs a port number (0-65535)",
   "session-idle-timeout": "--session-idle-timeout needs a whole number of seconds (0 = never)",
 };
 
@@ -133,6 +141,13 @@ export function parseArgs(argv: readonly string[]): RuntimeArgs {
   if (home !== undefined) args.home = home;
   const store = text("store");
   if (store !== undefined) args.store = check("store", store, /^postgres(ql)?:\/\//i.test(store));
+  const nodeId = text("node-id");
+  if (nodeId !== undefined) args.nodeId = check("node-id", nodeId, /^[A-Za-z0-9._:-]{1,100}$/.test(nodeId));
+  const healthPort = text("health-port");
+  if (healthPort !== undefined) {
+    const value = Number(healthPort);
+    args.healthPort = check("health-port", value, Number.isInteger(value) && value >= 0 && value <= 65535);
+  }
   // The last of --exit-with-parent / --no-exit-with-parent wins.
   const exitFlags = argv.filter((arg) => arg === "--exit-with-parent" || arg === "--no-exit-with-parent");
   if (exitFlags.length > 0) args.exitWithParent = exitFlags.at(-1) === "--exit-with-parent";
@@ -194,7 +209,10 @@ Options
   --no-auto-login             accepted; Tandem never uses a stored interactive login
   --sdk-protocol-version <n>  2 or 3 (default 3)
   --home <dir>                state folder (default $COPILOT_HOME, $TANDEM_HOME or ~/.tandem)
-  --store <url>               keep sessions in PostgreSQL (postgres://…; default $TANDEM_STORE_URL, else files)
+  --store <url>               keep sessions in PostgreSQL (postgres://…; default $TANDEM_STORE_URL, else files);
+                              runtimes on one database form a cluster: any node serves any session
+  --node-id <id>              this node's name in the cluster (default $TANDEM_NODE_ID, else hostname-pid)
+  --health-port <n>           with --store: GET /healthz on this port (200 ok, 503 store unreachable)
   --session-idle-timeout <s>  accepted (whole seconds); idle sessions are not released yet
   --no-auto-update, --remote  accepted for compatibility (no effect)
   --help, --version

@@ -1,4 +1,5 @@
 import { createServer, type Socket } from "node:net";
+import { hostname } from "node:os";
 import { helpText, parseArgs, type RuntimeArgs } from "./args.js";
 import { fileSink, Logger, stderrSink } from "./log.js";
 import { checkTcpStartup, TcpAccessGate } from "./server/access.js";
@@ -76,6 +77,16 @@ export async function main(argv: readonly string[]): Promise<void> {
   }
   const loader = new RuntimeLoader(args, logger, maxMessageBytes, store);
   installShutdown(loader, logger);
+  if (store?.kind === "postgres") {
+    try {
+      await joinCluster(loader, args, logger);
+    } catch (error) {
+      process.stderr.write(`tandem: could not join the cluster: ${(error as Error).message}\n`);
+      await loader.shutdown().catch(() => undefined);
+      process.exitCode = 1;
+      return;
+    }
+  }
 
   if (args.stdio) {
     const client = loader.serve(process.stdin, process.stdout);
@@ -178,6 +189,19 @@ async function openConfiguredStore(args: RuntimeArgs, env: NodeJS.ProcessEnv, lo
   const { openPostgresStore } = await import("./store/postgres/open.js");
   const { resolveHome } = await import("./store/session-store.js");
   return openPostgresStore({ url, home: resolveHome(env, args.home), logger });
+}
+
+/**
+ * With a PostgreSQL store this runtime is a cluster node: it loads at once (other nodes may
+ * forward requests to it before any client of its own connects) and joins.
+ */
+async function joinCluster(loader: RuntimeLoader, args: RuntimeArgs, logger: Logger): Promise<void> {
+  const runtime = await loader.load();
+  const { leaseTtlFromEnv } = await import("./cluster/cluster-node.js");
+  const url = args.store ?? process.env.TANDEM_STORE_URL ?? "";
+  const nodeId = args.nodeId ?? (process.env.TANDEM_NODE_ID || `${hostname()}-${process.pid}`);
+  const node = await runtime.joinCluster({ url, nodeId, ttlMs: leaseTtlFromEnv(process.env), healthHost: args.host, ...(args.healthPort !== undefined ? { healthPort: args.healthPort } : {}) });
+  if (node.healthPort !== undefined) logger.info(`health endpoint on ${args.host}:${node.healthPort}/healthz`);
 }
 
 let exiting = false;

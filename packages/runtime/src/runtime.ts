@@ -8,6 +8,7 @@ import { retryPolicyFromEnv } from "./loop/retry.js";
 import { ConnectionPool } from "./providers/chat-completions/connections.js";
 import { assertDefaultProviderUsable, createModelClient, describeDefaultProvider, type ProviderEnvironment } from "./providers/resolve.js";
 import { ClientConnection } from "./server/connection.js";
+import type { RequestingClient } from "./server/requesting-client.js";
 import { ExtensionHost } from "./extensions/host.js";
 import { SlashCommands } from "./commands/slash-commands.js";
 import { LoggedModelClient } from "./providers/logged-client.js";
@@ -21,6 +22,9 @@ import type { SessionStore } from "./store/types.js";
 import { runtimeVersion } from "./version.js";
 import { compactionTimeoutFromEnv } from "./compaction/session-compaction.js";
 import { promptLimitOf } from "./compaction/window.js";
+import type { ClusterConfig, ClusterNode } from "./cluster/cluster-node.js";
+import type { AppendFence } from "./store/postgres/pg-event-log.js";
+import { continueAfterTakeover } from "./cluster/takeover.js";
 
 /** What the runtime is started with. */
 export interface RuntimeOptions {
@@ -67,6 +71,8 @@ export class Runtime {
   private shuttingDown = false;
   /** The default provider's model list once it was read (context windows for compaction). */
   private modelsRead: ModelInfo[] | undefined;
+  /** This runtime as a node of a cluster (`--store postgres://…`), once joined. */
+  private clusterNode: ClusterNode | undefined;
 
   constructor(private readonly options: RuntimeOptions) {
     const { args, env, logger } = options;
@@ -102,6 +108,12 @@ export class Runtime {
           telemetry ? (record, startTime) => telemetry.recordModelCall(record, startTime, sessionId) : undefined,
         ),
       broadcastLifecycle: (event) => this.broadcastLifecycle(event),
+      claim: async (sessionId) => (this.clusterNode ? this.clusterNode.claim(sessionId) : {}),
+      released: (sessionId) => this.clusterNode?.release(sessionId),
+      tookOver: async (session, fromNode) => {
+        const nodeId = this.clusterNode?.nodeId ?? "";
+        if (continueAfterTakeover(session, fromNode, nodeId)) logger.info(`session ${session.sessionId}: taken over from node ${fromNode} mid-turn; the turn continues here`);
+      },
       ...(telemetry ? { observeSession: (sessionId: string, emitter: SessionEmitter) => telemetry.observeSession(sessionId, emitter) } : {}),
     });
     this.dispatcher = new Dispatcher(this);
@@ -143,10 +155,45 @@ export class Runtime {
     return this.options.logger;
   }
 
-  /** Handles one request from a client. */
-  dispatch(method: string, params: unknown, client: ClientConnection): Promise<unknown> {
+  /** Handles one request from a client (in a cluster, possibly by forwarding it to the node running its session). */
+  dispatch(method: string, params: unknown, client: RequestingClient): Promise<unknown> {
+    if (this.clusterNode) return this.clusterNode.dispatch(method, params, client);
+    return this.dispatchHere(method, params, client);
+  }
+
+  /** Handles one request on this node. */
+  private dispatchHere(method: string, params: unknown, client: RequestingClient): Promise<unknown> {
     if (this.shuttingDown) return Promise.reject(new TandemError(ErrorCodes.ShuttingDown, `The runtime is shutting down (runtime.shutdown was called); ${method} was not run`));
     return this.dispatcher.dispatch(method, params, client);
+  }
+
+  /** This runtime as a cluster node, when it joined one. */
+  get cluster(): ClusterNode | undefined {
+    return this.clusterNode;
+  }
+
+  /**
+   * Joins the cluster of runtimes sharing this PostgreSQL database: heartbeats, session leases
+   * (appends then carry this node's lease), the node bus and the health endpoint.
+   */
+  async joinCluster(config: ClusterConfig): Promise<ClusterNode> {
+    const { ClusterNode } = await import("./cluster/cluster-node.js");
+    const node = await ClusterNode.start(
+      config,
+      {
+        isLive: (sessionId) => this.sessions.find(sessionId) !== undefined,
+        liveSessionIds: () => this.sessions.liveSessions().map((session) => session.sessionId),
+        findClient: (clientId) => [...this.connections].find((client) => client.id === clientId),
+        runLocal: (method, params, client) => this.dispatchHere(method, params, client),
+        adoptRemote: (client) => client.onClose(() => void this.sessions.detachAll(client).catch((error) => this.options.logger.error("failed to release sessions of a remote client", error))),
+        lostSession: (sessionId) => this.sessions.evict(sessionId),
+      },
+      this.options.logger,
+    );
+    const store = this.store as SessionStore & { useLeases?: (fence: AppendFence) => void };
+    store.useLeases?.(node.leases);
+    this.clusterNode = node;
+    return node;
   }
 
   /** Takes over a client connection (opened by the entry module, possibly before the runtime loaded). */
@@ -200,7 +247,7 @@ export class Runtime {
    * later requests are refused. The process exits once the asking client has gone (the SDK closes
    * right after the answer, so it is never cut off), or after a short grace.
    */
-  async shutdownOnRequest(client: ClientConnection): Promise<void> {
+  async shutdownOnRequest(client: RequestingClient): Promise<void> {
     this.shuttingDown = true;
     await this.extensions.stopAll();
     await this.sessions.shutdownAll();
@@ -216,6 +263,7 @@ export class Runtime {
   async shutdown(): Promise<void> {
     await this.extensions.stopAll();
     await this.sessions.shutdownAll();
+    await this.clusterNode?.stop().catch((error: unknown) => this.options.logger.warn("could not leave the cluster cleanly", error));
     this.modelConnections.close();
     await this.telemetry?.shutdown();
     await this.store.close().catch((error: unknown) => this.options.logger.warn("could not close the session store", error));

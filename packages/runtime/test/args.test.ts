@@ -44,6 +44,15 @@ describe("--log-format", () => {
     expect(parseArgs(["--log-format", "json"]).logFormat).toBe("json");
     expect(() => parseArgs(["--log-format", "xml"])).toThrow("--log-format must be one of text, json");
   });
+
+  it("reads a cluster node's --node-id and --health-port, and refuses bad ones", () => {
+    expect(parseArgs(["--store", "postgres://db/t", "--node-id", "node-1", "--health-port", "8081"])).toMatchObject({ store: "postgres://db/t", nodeId: "node-1", healthPort: 8081 });
+    expect(parseArgs([]).nodeId).toBeUndefined();
+    expect(() => parseArgs(["--node-id", "has space"])).toThrow("--node-id needs a name");
+    expect(() => parseArgs(["--node-id", "x".repeat(101)])).toThrow("--node-id needs a name");
+    expect(() => parseArgs(["--health-port", "70000"])).toThrow("--health-port needs a port number");
+    expect(() => parseArgs(["--health-port"])).toThrow("--health-port needs a port number");
+  });
 });
 
 describe("--store", () => {

@@ -3,7 +3,7 @@ import { ErrorCodes } from "@tandem/protocol/errors";
 import { z } from "zod";
 import { invalidParams, TandemError } from "../errors.js";
 import type { Runtime } from "../runtime.js";
-import type { ClientConnection } from "./connection.js";
+import type { RequestingClient } from "./requesting-client.js";
 import { registerHistoryMethods } from "./handlers/history.js";
 import { registerPendingAnswerMethods } from "./handlers/pending-answers.js";
 import { registerServerMethods } from "./handlers/server.js";
@@ -14,11 +14,12 @@ import { registerSessionLifecycleMethods } from "./handlers/session-lifecycle.js
 import { registerCompactionMethods } from "./handlers/compaction.js";
 import { registerCommandMethods } from "./handlers/commands.js";
 import { registerExtensionMethods } from "./handlers/extensions.js";
+import { registerClusterMethods } from "./handlers/cluster.js";
 
 type AnyToken = RequestToken<string, z.ZodType, z.ZodType>;
 
 /** A method's handler: its validated params and the calling client in, its result out. */
-export type Handler<T extends AnyToken> = (params: z.infer<T["params"]>, client: ClientConnection) => Promise<z.infer<T["result"]>> | z.infer<T["result"]>;
+export type Handler<T extends AnyToken> = (params: z.infer<T["params"]>, client: RequestingClient) => Promise<z.infer<T["result"]>> | z.infer<T["result"]>;
 
 /** Where method handlers are registered (one per request token). */
 export interface MethodTable {
@@ -30,7 +31,7 @@ export interface MethodTable {
  * in `handlers/`, one file per area of the protocol.
  */
 export class Dispatcher implements MethodTable {
-  private readonly handlers = new Map<string, { token: AnyToken; handle: (params: unknown, client: ClientConnection) => unknown }>();
+  private readonly handlers = new Map<string, { token: AnyToken; handle: (params: unknown, client: RequestingClient) => unknown }>();
 
   constructor(runtime: Runtime) {
     registerServerMethods(this, runtime);
@@ -43,6 +44,7 @@ export class Dispatcher implements MethodTable {
     registerCompactionMethods(this, runtime);
     registerCommandMethods(this, runtime);
     registerExtensionMethods(this, runtime);
+    registerClusterMethods(this, runtime);
   }
 
   /**
@@ -50,7 +52,7 @@ export class Dispatcher implements MethodTable {
    * (unknown, or in the protocol but not implemented by Tandem) answers -32601 `Unhandled method
    * <name>`, as the reference runtime does: the official SDKs test for it (e.g. to fall back).
    */
-  async dispatch(method: string, params: unknown, client: ClientConnection): Promise<unknown> {
+  async dispatch(method: string, params: unknown, client: RequestingClient): Promise<unknown> {
     const entry = this.handlers.get(method);
     if (!entry) throw new TandemError(ErrorCodes.MethodNotFound, `Unhandled method ${method}`);
     const parsed = entry.token.params.safeParse(params ?? undefined);
@@ -60,6 +62,6 @@ export class Dispatcher implements MethodTable {
 
   /** Registers the handler of one method. */
   on<T extends AnyToken>(token: T, handle: Handler<T>): void {
-    this.handlers.set(token.method, { token, handle: handle as (params: unknown, client: ClientConnection) => unknown });
+    this.handlers.set(token.method, { token, handle: handle as (params: unknown, client: RequestingClient) => unknown });
   }
 }

@@ -46,6 +46,15 @@ export interface SessionManagerOptions {
   broadcastLifecycle(event: SessionLifecycleEvent): void;
   /** Called with each session's emitter when the session opens (telemetry listens to its events). */
   observeSession?(sessionId: string, emitter: SessionEmitter): void;
+  /**
+   * Cluster: takes the session's lease before it opens here (throws when another node runs it);
+   * `takenOverFrom` names the node that ran it and died.
+   */
+  claim?(sessionId: string): Promise<{ takenOverFrom?: string }>;
+  /** Cluster: the session is no longer open here (its lease can go). */
+  released?(sessionId: string): void;
+  /** Cluster: a session taken over from a node that died was opened and its clients attached. */
+  tookOver?(session: Session, fromNode: string): Promise<void>;
 }
 
 /**
@@ -61,6 +70,8 @@ export class SessionManager {
   /** The context a session loaded from disk last announced, to tell whether it changed while closed. */
   private readonly lastContexts = new WeakMap<Session, SessionContext>();
   private foregroundId: string | undefined;
+  /** Sessions opened by taking them over from a node that died, until their first client attached. */
+  private readonly takenOver = new Map<string, string>();
 
   constructor(private readonly options: SessionManagerOptions) {}
 
@@ -103,6 +114,9 @@ export class SessionManager {
       await session.runStartHook("new");
       this.options.broadcastLifecycle({ type: "session.created", sessionId, metadata: this.lifecycleMetadata(session) });
       return this.opened(session, false);
+    } catch (error) {
+      if (!this.live.has(sessionId)) this.options.released?.(sessionId);
+      throw error;
     } finally {
       this.opening.delete(sessionId);
     }
@@ -132,6 +146,9 @@ export class SessionManager {
       this.opening.set(sessionId, pending);
       try {
         session = await pending;
+      } catch (error) {
+        if (!this.live.has(sessionId)) this.options.released?.(sessionId);
+        throw error;
       } finally {
         this.opening.delete(sessionId);
       }
@@ -155,6 +172,11 @@ export class SessionManager {
     else if (session.summary) session.emitter.emit("session.title_changed", { title: session.summary.split("\n")[0]?.slice(0, 60) ?? "" });
     await session.runStartHook("resume");
     await session.reportContextUsage().catch((error: unknown) => this.options.logger.warn("could not measure the resumed history", error));
+    const takenOverFrom = this.takenOver.get(sessionId);
+    if (takenOverFrom !== undefined) {
+      this.takenOver.delete(sessionId);
+      await this.options.tookOver?.(session, takenOverFrom);
+    }
     return this.opened(session, true);
   }
 
@@ -177,6 +199,7 @@ export class SessionManager {
   /** Checks a new session's config and opens it (the id must not be on disk yet). */
   private async openNew(sessionId: string, params: SessionCreateParams): Promise<Session> {
     if (await this.options.store.exists(sessionId)) throw sessionExists(sessionId);
+    await this.options.claim?.(sessionId);
     const requestedDirectory = await checkDirectory(params.workingDirectory);
     validateToolConfig(params);
     compactionSettings(params);
@@ -198,7 +221,7 @@ export class SessionManager {
     const session = this.live.get(sessionId);
     if (!session) return;
     this.live.delete(sessionId);
-    await session.shutdown();
+    await session.shutdown().finally(() => this.options.released?.(sessionId));
     await this.resumePoints.get(sessionId)?.settled();
     this.resumePoints.delete(sessionId);
     const lostEvents = session.emitter.log.failure;
@@ -244,6 +267,20 @@ export class SessionManager {
     session.detach(port);
   }
 
+  /**
+   * Cluster: this node lost the session's lease (another node runs it now): the session leaves
+   * memory without writing anything more (its appends would be refused).
+   */
+  evict(sessionId: string): void {
+    const session = this.live.get(sessionId);
+    if (!session) return;
+    this.live.delete(sessionId);
+    session.context.dispose();
+    void session.abort().catch(() => undefined);
+    session.pending.abandonAll("destroyed");
+    void session.toolset.dispose().catch(() => undefined);
+  }
+
   /** Deletes a session and its files. */
   async delete(sessionId: string): Promise<{ success: boolean; error?: string }> {
     const session = this.live.get(sessionId);
@@ -257,6 +294,7 @@ export class SessionManager {
       await this.resumePoints.get(sessionId)?.settled();
       this.resumePoints.delete(sessionId);
     }
+    if (session) this.options.released?.(sessionId);
     const deleted = await this.options.store.delete(sessionId);
     if (!deleted && !session) return { success: false, error: `Session not found: ${sessionId}` };
     if (this.foregroundId === sessionId) this.foregroundId = undefined;
@@ -373,6 +411,9 @@ export class SessionManager {
     const { sessionId } = params;
     const { store, logger } = this.options;
     if (!(await store.exists(sessionId))) throw sessionNotFound(sessionId);
+    // The lease first: once it is ours, the previous owner can append nothing more to the log we read.
+    const claim = await this.options.claim?.(sessionId);
+    if (claim?.takenOverFrom !== undefined) this.takenOver.set(sessionId, claim.takenOverFrom);
     const log = store.openEventLog(sessionId);
     const replay = await replaySession(log, store.files(sessionId), logger);
     const { count, skippedLines, approveAll, excluded, end } = replay;

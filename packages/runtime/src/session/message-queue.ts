@@ -7,6 +7,8 @@ export interface QueuedMessage {
   params: SessionSendParams;
   /** Set for messages the runtime itself adds (notifications). */
   source?: string;
+  /** The `source` its `user.message` records when it is answered from the queue (a failover's continuation). */
+  recordAs?: string;
   /** The agent mode when it was sent. */
   agentMode?: AgentMode;
   /** Set for a slash command: run in its turn instead of being sent to the model. */

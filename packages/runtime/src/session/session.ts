@@ -459,6 +459,16 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
   }
 
   /**
+   * Continues a turn that stopped because the node running it died (cluster failover): the model
+   * is called again on the stored history (tool calls left without results were answered
+   * "interrupted"), after `notice` as a system message.
+   */
+  continueInterruptedTurn(notice: string): void {
+    this.queue.push({ messageId: randomUUID(), params: { sessionId: this.sessionId, prompt: notice }, agentMode: this.mode, source: "system", recordAs: "system" });
+    this.running ??= this.drainQueue();
+  }
+
+  /**
    * Queues a slash command behind the waiting messages (`requestId` is its queue id); it runs in its
    * turn, never alongside a running turn.
    */
@@ -570,7 +580,7 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
     for (let notice = this.deferredNotices.shift(); notice; notice = this.deferredNotices.shift()) {
       await this.recordUserMessage({ sessionId: this.sessionId, prompt: notice }, interactionId, "system");
     }
-    if (!(await this.recordUserMessage(queued.params, interactionId, undefined, queued.messageId))) {
+    if (!(await this.recordUserMessage(queued.params, interactionId, queued.recordAs, queued.messageId))) {
       this.currentRun = undefined;
       return undefined;
     }

@@ -1,5 +1,6 @@
 import type { PoolClient } from "pg";
 import { ErrorCodes, TandemError } from "../../errors.js";
+import { clusterSchemaStatements, fencedAppendFunction } from "../../cluster/schema.js";
 
 /** One schema change, applied once, in order of `version`, inside the start-up transaction. */
 export interface Migration {
@@ -73,6 +74,11 @@ export const migrations: readonly Migration[] = [
       END
       $$;
     `,
+  },
+  {
+    version: 2,
+    name: "cluster: session leases, nodes, node mailbox, fenced appends",
+    sql: [...clusterSchemaStatements, fencedAppendFunction].join(";\n"),
   },
 ];
 

@@ -6,6 +6,15 @@ import { persistenceFailed, type PersistenceOperation } from "../persistence-err
 import type { EventLogObserver, LogPage, LogPosition, LogRange, LogScan, SessionEventLog } from "../types.js";
 import { batchFields } from "./event-fields.js";
 import { sequenceConflictState } from "./migrations.js";
+import { leaseLostState } from "../../cluster/schema.js";
+import { leaseLost } from "../../cluster/leases.js";
+
+/** Cluster: the lease a node's appends to a session must carry (see `cluster/leases.ts`). */
+export interface AppendFence {
+  /** This node's lease of the session; undefined when it holds none (its appends are refused). */
+  leaseOf(sessionId: string): { nodeId: string; epoch: number } | undefined;
+  readonly nodeId: string;
+}
 
 /** How long appended events may wait before they are written (sooner when many). */
 const flushDelayMs = 5;
@@ -60,6 +69,8 @@ export class PgEventLog implements SessionEventLog {
     /** The database, for messages (no password). */
     private readonly database: string,
     private readonly logger: Logger,
+    /** Cluster: appends run only while this node holds the session's lease. */
+    private readonly fence?: AppendFence,
   ) {}
 
   get location(): string {
@@ -210,8 +221,7 @@ export class PgEventLog implements SessionEventLog {
       while (this.pending.length > 0) {
         const batch = this.pending.slice(0, maxBatchEvents);
         const expected: number = this.lastSeq;
-        const { ids, types } = batchFields(batch);
-        const result = await this.pool.query<{ last: string }>("SELECT tandem_append_events($1, $2, $3::json[], $4::text[], $5::text[]) AS last", [this.sessionId, expected, batch, ids, types]);
+        const result = await this.appendBatch(expected, batch);
         this.lastSeq = Number(result.rows[0]?.last);
         this.pending = this.pending.slice(batch.length);
       }
@@ -224,8 +234,28 @@ export class PgEventLog implements SessionEventLog {
     if (this.pending.length > 0) this.timer ??= setTimeout(() => void this.flush(), flushDelayMs);
   }
 
+  private async appendBatch(expected: number, batch: string[]): Promise<{ rows: Array<{ last: string }> }> {
+    const { ids, types } = batchFields(batch);
+    if (!this.fence) {
+      return this.pool.query<{ last: string }>("SELECT tandem_append_events($1, $2, $3::json[], $4::text[], $5::text[]) AS last", [this.sessionId, expected, batch, ids, types]);
+    }
+    const lease = this.fence.leaseOf(this.sessionId);
+    if (!lease) throw leaseLost(this.sessionId, this.fence.nodeId, "this node holds no lease on it");
+    return this.pool.query<{ last: string }>("SELECT tandem_append_events_fenced($1, $2, $3::json[], $4::text[], $5::text[], $6, $7) AS last", [
+      this.sessionId,
+      expected,
+      batch,
+      ids,
+      types,
+      lease.nodeId,
+      lease.epoch,
+    ]);
+  }
+
   private describe(error: unknown, operation: PersistenceOperation): TandemError {
+    if (error instanceof TandemError) return error;
     const state = (error as { code?: unknown }).code;
+    if (state === leaseLostState && this.fence) return leaseLost(this.sessionId, this.fence.nodeId);
     if (state === sequenceConflictState) {
       const detail = Number((error as { detail?: unknown }).detail);
       return new EventSequenceConflict(this.sessionId, this.lastSeq ?? 0, Number.isSafeInteger(detail) ? detail : undefined, `Could not append to ${this.location}: ${errorMessage(error)} (another writer appended to this session)`);

@@ -6,7 +6,7 @@ import { persistenceFailed } from "../persistence-error.js";
 import { assertSessionId } from "../safe-path.js";
 import type { SessionEventLog, SessionFiles, SessionStore, StoredSessionInfo, WorkspaceInfo } from "../types.js";
 import { batchFields } from "./event-fields.js";
-import { PgEventLog } from "./pg-event-log.js";
+import { PgEventLog, type AppendFence } from "./pg-event-log.js";
 import { PgSessionFiles } from "./pg-session-files.js";
 
 /** A `sessions` row as read. */
@@ -35,6 +35,8 @@ interface SessionRow {
  */
 export class PgSessionStore implements SessionStore {
   readonly kind = "postgres";
+  /** Cluster: set when this runtime is a node of a cluster; appends then carry its session leases. */
+  private fence: AppendFence | undefined;
   /** Each session's workspace writes, in call order (concurrent upserts on two connections could commit out of order). */
   private readonly workspaceWrites = new Map<string, Promise<unknown>>();
 
@@ -130,7 +132,12 @@ export class PgSessionStore implements SessionStore {
 
   openEventLog(sessionId: string): SessionEventLog {
     assertSessionId(sessionId);
-    return new PgEventLog(this.pool, sessionId, this.database, this.logger);
+    return new PgEventLog(this.pool, sessionId, this.database, this.logger, this.fence);
+  }
+
+  /** Cluster: from now on, event logs append only under this node's lease of their session. */
+  useLeases(fence: AppendFence): void {
+    this.fence = fence;
   }
 
   /** Writes a new session's whole log in one transaction (a session that has events conflicts). */

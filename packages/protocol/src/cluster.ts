@@ -1,0 +1,19 @@
+import { z } from "zod";
+import { defineRequest } from "./method.js";
+
+/** What a cluster node's health probe answers (the same JSON as `GET /healthz` of `--health-port`). */
+export const ClusterHealthReport = z.looseObject({
+  /** The store answered: a load balancer may send clients here. */
+  ok: z.boolean(),
+  nodeId: z.string(),
+  store: z.looseObject({ reachable: z.boolean(), error: z.string().optional(), latencyMs: z.number().optional() }),
+  /** Sessions whose loop runs on this node (whose lease it holds). */
+  sessionsOwned: z.number(),
+});
+export type ClusterHealthReport = z.infer<typeof ClusterHealthReport>;
+
+/**
+ * `cluster.health` (Tandem): the node's health, for a load balancer that probes over JSON-RPC.
+ * A runtime that is not a cluster node (no PostgreSQL `--store`) answers -32005.
+ */
+export const ClusterHealth = defineRequest("cluster.health", z.looseObject({}).optional(), ClusterHealthReport);

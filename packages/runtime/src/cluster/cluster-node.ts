@@ -1,0 +1,235 @@
+import type { Pool } from "pg";
+import { errorMessage } from "../errors.js";
+import type { Logger } from "../log.js";
+import type { RequestingClient } from "../server/requesting-client.js";
+import { HealthCheck, HealthServer, type HealthReport } from "./health.js";
+import { SessionLeases, type Lease } from "./leases.js";
+import { NodeBus, type ListenConnection } from "./node-bus.js";
+import { NodeRegistry } from "./node-registry.js";
+import { clusterMethods, RemoteClients, type RemoteClient } from "./remote-client.js";
+import { ClusterRouter, ownedElsewhere, wrapResult } from "./router.js";
+
+/** How a node joins the cluster. */
+export interface ClusterConfig {
+  /** The PostgreSQL URL (the same database as the session store). */
+  url: string;
+  nodeId: string;
+  /** Lease and heartbeat TTL (`TANDEM_LEASE_TTL_MS`, default 10 s). */
+  ttlMs: number;
+  /** `--health-port`: serve `GET /healthz` there. */
+  healthPort?: number;
+  healthHost: string;
+}
+
+/** What the node needs from this process's runtime. */
+export interface ClusterHost {
+  isLive(sessionId: string): boolean;
+  liveSessionIds(): string[];
+  findClient(clientId: number): RequestingClient | undefined;
+  runLocal(method: string, params: unknown, client: RequestingClient): Promise<unknown>;
+  /** A remote client joined: detach it from its sessions when it closes. */
+  adoptRemote(client: RemoteClient): void;
+  /** This node lost a session's lease: stop running it here (its writes are refused anyway). */
+  lostSession(sessionId: string): void;
+}
+
+/** What opening a session here found about its lease. */
+export interface Claim {
+  lease: Lease;
+  /** The node that held it before and died (its lease expired, it did not release it). */
+  takenOverFrom?: string;
+}
+
+/** The default lease TTL. */
+export const defaultLeaseTtlMs = 10_000;
+
+/** `TANDEM_LEASE_TTL_MS` (200 ms … 10 min), else {@link defaultLeaseTtlMs}. */
+export function leaseTtlFromEnv(env: NodeJS.ProcessEnv): number {
+  const value = Number(env.TANDEM_LEASE_TTL_MS);
+  return Number.isInteger(value) && value >= 200 && value <= 600_000 ? value : defaultLeaseTtlMs;
+}
+
+/**
+ * One node of a cluster of runtimes sharing a PostgreSQL database: its leases, heartbeats, bus,
+ * router and health endpoint, started together and stopped together.
+ */
+export class ClusterNode {
+  readonly leases: SessionLeases;
+  readonly registry: NodeRegistry;
+  readonly bus: NodeBus;
+  readonly router: ClusterRouter;
+  readonly remoteClients: RemoteClients;
+  readonly health: HealthCheck;
+  private healthServer: HealthServer | undefined;
+  /** The bound health port, once listening. */
+  healthPort: number | undefined;
+  private readonly listeners: ListenConnection[] = [];
+  private originTimer: NodeJS.Timeout | undefined;
+  /** Lease releases under way (awaited before the pool closes). */
+  private readonly releasing = new Set<Promise<void>>();
+
+  private constructor(
+    readonly config: ClusterConfig,
+    private readonly pool: Pool,
+    private readonly pg: typeof import("pg").default,
+    private readonly host: ClusterHost,
+    private readonly logger: Logger,
+  ) {
+    const { nodeId, ttlMs } = config;
+    this.registry = new NodeRegistry({ db: pool, nodeId, ttlMs, onError: (error) => logger.warn("cluster heartbeat failed", error) });
+    this.leases = new SessionLeases({
+      db: pool,
+      nodeId,
+      ttlMs,
+      onLost: (sessionId) => {
+        logger.warn(`session ${sessionId}: this node lost its lease; it stops running here`);
+        host.lostSession(sessionId);
+      },
+      onRenewError: (error) => logger.warn("could not renew session leases", error),
+    });
+    this.bus = new NodeBus({
+      db: pool,
+      nodeId,
+      isAlive: (target) => this.registry.isAlive(target),
+      listen: () => this.openListener(),
+      pollMs: 1000,
+      onError: (message, error) => logger.warn(message, error),
+    });
+    this.remoteClients = new RemoteClients(this.bus, logger, (client) => host.adoptRemote(client));
+    this.router = new ClusterRouter({
+      nodeId,
+      bus: this.bus,
+      leases: this.leases,
+      isAlive: (target) => this.registry.isAlive(target),
+      host,
+      logger,
+      ttlMs,
+      storedEventsAfter: (sessionId, knownIds) => this.storedEventsAfter(sessionId, knownIds),
+    });
+    this.health = new HealthCheck({ nodeId, db: pool, sessionsOwned: () => this.leases.count });
+    this.bus.handle((method, params, from) => this.handleBus(method, params, from));
+  }
+
+  /** Connects to the database (its tables come with the store's migrations), registers the node and starts its timers. */
+  static async start(config: ClusterConfig, host: ClusterHost, logger: Logger): Promise<ClusterNode> {
+    const { default: pg } = await import("pg");
+    // A hung database fails a cluster query (a renewal, a bus message) instead of stalling it.
+    const pool = new pg.Pool({ connectionString: config.url, max: 10, application_name: `tandem-cluster ${config.nodeId}`, connectionTimeoutMillis: 10_000, query_timeout: 10_000 });
+    pool.on("error", (error) => logger.warn("cluster database connection failed", error));
+    const node = new ClusterNode(config, pool, pg, host, logger);
+    try {
+      const expired = await node.leases.expirePreviousIncarnation();
+      if (expired > 0) logger.warn(`node id ${config.nodeId} still held ${expired} lease(s) from a previous process; they were expired (the sessions are taken over on their next use)`);
+      await node.registry.start();
+      await node.bus.start();
+      node.leases.start();
+      node.router.start();
+      node.watchOrigins();
+      if (config.healthPort !== undefined) {
+        node.healthServer = new HealthServer(node.health);
+        node.healthPort = await node.healthServer.listen(config.healthPort, config.healthHost);
+      }
+    } catch (error) {
+      await node.stop().catch(() => undefined);
+      throw error;
+    }
+    logger.info(`cluster node ${config.nodeId} joined (lease TTL ${config.ttlMs} ms${node.healthPort !== undefined ? `, health on port ${node.healthPort}` : ""})`);
+    return node;
+  }
+
+  get nodeId(): string {
+    return this.config.nodeId;
+  }
+
+  /** Routes a client's request (here, or to the node running its session). */
+  dispatch(method: string, params: unknown, client: RequestingClient): Promise<unknown> {
+    return this.router.dispatch(method, params, client);
+  }
+
+  /**
+   * Takes a session's lease before it opens here; throws `SessionBusy` (with `ownerNode`) when
+   * another live node runs it.
+   */
+  async claim(sessionId: string): Promise<Claim> {
+    const result = await this.leases.acquire(sessionId);
+    if (!result.lease) throw ownedElsewhere(sessionId, result.heldBy.nodeId);
+    return { lease: result.lease, ...(result.takenOverFrom ? { takenOverFrom: result.takenOverFrom } : {}) };
+  }
+
+  /** The session closed here: its lease is released so another node can take it at once. */
+  release(sessionId: string): void {
+    const releasing = this.leases.release(sessionId).catch((error: unknown) => this.logger.warn(`could not release the lease of session ${sessionId}: ${errorMessage(error)}`));
+    this.releasing.add(releasing);
+    void releasing.finally(() => this.releasing.delete(releasing));
+  }
+
+  /** The lease appends of a session must carry (undefined when this node does not hold it). */
+  fenceFor(sessionId: string): Lease | undefined {
+    return this.leases.leaseOf(sessionId);
+  }
+
+  /** `cluster.health` / `GET /healthz`. */
+  healthReport(): Promise<HealthReport> {
+    return this.health.report();
+  }
+
+  /** Leaves the cluster: releases leases, stops timers and closes connections. */
+  async stop(): Promise<void> {
+    clearInterval(this.originTimer);
+    this.router.stop();
+    this.leases.stop();
+    await this.healthServer?.close();
+    await this.bus.stop();
+    for (const sessionId of this.host.liveSessionIds()) await this.leases.release(sessionId).catch(() => undefined);
+    await Promise.all([...this.releasing]);
+    await this.registry.stop().catch(() => undefined);
+    for (const listener of this.listeners.splice(0)) await listener.end().catch(() => undefined);
+    await this.pool.end().catch(() => undefined);
+  }
+
+  /** A session's stored events after the last of `knownIds` the log holds (none when it holds none of them). */
+  private async storedEventsAfter(sessionId: string, knownIds: readonly string[]): Promise<Array<{ json: string; type: string; id: string }>> {
+    if (knownIds.length === 0) return [];
+    const { rows } = await this.pool.query<{ body: string; type: string; event_id: string }>(
+      `WITH known AS (SELECT max(seq) AS seq FROM events WHERE session_id = $1 AND event_id = ANY($2::text[]))
+       SELECT body::text AS body, type, event_id FROM events, known
+        WHERE session_id = $1 AND known.seq IS NOT NULL AND events.seq > known.seq ORDER BY events.seq`,
+      [sessionId, [...knownIds]],
+    );
+    return rows.map((row) => ({ json: row.body, type: row.type, id: row.event_id }));
+  }
+
+  /** Clients of a node that died are gone too: they leave the sessions here (their handlers with them). */
+  private watchOrigins(): void {
+    this.originTimer = setInterval(() => {
+      void (async () => {
+        for (const origin of this.remoteClients.originNodes()) {
+          if (await this.registry.isAlive(origin).catch(() => true)) continue;
+          this.logger.info(`node ${origin} is gone: its clients leave this node's sessions`);
+          this.remoteClients.closeNode(origin);
+        }
+      })();
+    }, Math.max(100, Math.floor(this.config.ttlMs / 3)));
+    this.originTimer.unref();
+  }
+
+  private async openListener(): Promise<ListenConnection> {
+    const client = new this.pg.Client({ connectionString: this.config.url, application_name: `tandem-bus ${this.config.nodeId}` });
+    await client.connect();
+    this.listeners.push(client);
+    return client;
+  }
+
+  private async handleBus(method: string, params: unknown, from: string): Promise<unknown> {
+    if (method === clusterMethods.rpc) {
+      const request = params as { method: string; params: unknown; clientId: number; isCurrentClient: boolean };
+      const client = this.remoteClients.get(from, request.clientId, request.isCurrentClient);
+      return wrapResult(await this.host.runLocal(request.method, request.params, client));
+    }
+    if (method === clusterMethods.clientClosed) {
+      this.remoteClients.closeClient(from, (params as { clientId: number }).clientId);
+      return null;
+    }
+    return this.router.handleBus(method, params);
+  }
+}

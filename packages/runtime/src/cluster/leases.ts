@@ -1,0 +1,239 @@
+import { ErrorCodes, TandemError } from "../errors.js";
+import type { Queryable } from "./sql.js";
+
+/** A lease this node holds: the session runs its loop here, and appends carry `epoch`. */
+export interface Lease {
+  readonly sessionId: string;
+  readonly nodeId: string;
+  /** The fencing token: it grows each time the session changes hands; a stale holder's appends are refused. */
+  readonly epoch: number;
+}
+
+/** The outcome of {@link SessionLeases.acquire}: the lease, or who holds it now. */
+export type AcquireResult =
+  | { lease: Lease; heldBy?: undefined; /** The node that held the lease before and died (it expired; it was not released). */ takenOverFrom?: string }
+  | { lease?: undefined; heldBy: { nodeId: string; expiresAt: Date }; takenOverFrom?: undefined };
+
+/** What {@link SessionLeases} is built with. */
+export interface SessionLeasesOptions {
+  db: Queryable;
+  nodeId: string;
+  /** How long a lease lasts without renewal. */
+  ttlMs: number;
+  /** How often held leases are renewed (default a third of the TTL). */
+  renewEveryMs?: number;
+  /** Called when a held lease could not be renewed (expired, taken over, or the database stayed unreachable past the TTL). */
+  onLost?(sessionId: string): void;
+  /** Called when a renewal round failed (the database is unreachable). */
+  onRenewError?(error: unknown): void;
+}
+
+/** Lease time is the database's clock, so nodes with skewed clocks still agree. */
+const acquireSql = `
+  WITH previous AS (SELECT node_id, expires_at FROM session_leases WHERE session_id = $1)
+  INSERT INTO session_leases (session_id, node_id, expires_at, epoch)
+  VALUES ($1, $2, clock_timestamp() + $3 * interval '1 millisecond', 1)
+  ON CONFLICT (session_id) DO UPDATE
+    SET node_id = EXCLUDED.node_id,
+        expires_at = EXCLUDED.expires_at,
+        epoch = CASE WHEN session_leases.node_id = EXCLUDED.node_id AND session_leases.expires_at > clock_timestamp()
+                     THEN session_leases.epoch ELSE session_leases.epoch + 1 END
+    WHERE session_leases.node_id = EXCLUDED.node_id OR session_leases.expires_at <= clock_timestamp()
+  RETURNING epoch,
+    (SELECT node_id FROM previous WHERE previous.expires_at <> '-infinity' AND previous.expires_at <= clock_timestamp()) AS expired_node`;
+
+const renewSql = `
+  UPDATE session_leases AS lease
+     SET expires_at = clock_timestamp() + $2 * interval '1 millisecond'
+    FROM unnest($3::text[], $4::bigint[]) AS held (session_id, epoch)
+   WHERE lease.session_id = held.session_id AND lease.epoch = held.epoch
+     AND lease.node_id = $1 AND lease.expires_at > clock_timestamp()
+  RETURNING lease.session_id`;
+
+/**
+ * The check an append runs inside its transaction: the row lock (`FOR SHARE`) makes a takeover
+ * (an `UPDATE` of the row) wait until the append committed, so once a takeover returns, no append
+ * of the old epoch can commit any more.
+ */
+export const leaseFenceSql = `
+  SELECT 1 FROM session_leases
+   WHERE session_id = $1 AND node_id = $2 AND epoch = $3 AND expires_at > clock_timestamp()
+   FOR SHARE`;
+
+/** The typed error of a refused write: this node no longer holds the session's lease. */
+export function leaseLost(sessionId: string, nodeId: string, detail = "its lease expired or another node took the session over"): TandemError {
+  return new TandemError(ErrorCodes.LeaseLost, `Node ${nodeId} no longer owns session ${sessionId}: ${detail}`, { sessionId, nodeId });
+}
+
+/**
+ * Checks, inside the caller's transaction, that `lease` is still current; throws `LeaseLost`
+ * otherwise. The store's append calls this before inserting events.
+ */
+export async function assertLeaseCurrent(transaction: Queryable, lease: Lease): Promise<void> {
+  const { rows } = await transaction.query(leaseFenceSql, [lease.sessionId, lease.nodeId, lease.epoch]);
+  if (rows.length === 0) throw leaseLost(lease.sessionId, lease.nodeId);
+}
+
+/**
+ * Session ownership in the database (`session_leases`): a node acquires a session's lease before
+ * it runs the session, renews what it holds on a timer while it lives, releases on close, and takes
+ * over leases that expired (their node died or was partitioned). Each change of hands increments
+ * the lease's epoch; appends check theirs (see {@link assertLeaseCurrent}), so a node that lost a
+ * lease can never append to that session again.
+ *
+ * @example
+ * const leases = new SessionLeases({ db: pool, nodeId: "node-a", ttlMs: 5000 });
+ * leases.start();
+ * const result = await leases.acquire(sessionId);
+ * if (result.heldBy) forwardTo(result.heldBy.nodeId);
+ */
+export class SessionLeases {
+  private readonly held = new Map<string, Lease>();
+  private timer: NodeJS.Timeout | undefined;
+  private lastRenewal = Date.now();
+  private renewing: Promise<void> | undefined;
+
+  constructor(private readonly options: SessionLeasesOptions) {}
+
+  /** This node's id. */
+  get nodeId(): string {
+    return this.options.nodeId;
+  }
+
+  /** The number of leases this node holds. */
+  get count(): number {
+    return this.held.size;
+  }
+
+  /** The lease held for a session, if this node holds it. */
+  leaseOf(sessionId: string): Lease | undefined {
+    return this.held.get(sessionId);
+  }
+
+  /** Starts renewing held leases. */
+  start(): void {
+    if (this.timer) return;
+    const every = this.options.renewEveryMs ?? Math.max(50, Math.floor(this.options.ttlMs / 3));
+    this.lastRenewal = Date.now();
+    this.timer = setInterval(() => void this.renewNow(), every);
+    this.timer.unref();
+  }
+
+  /** Stops renewing (the leases then expire unless released). */
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /**
+   * Acquires a session's lease: free, expired or already ours → ours (a new epoch unless we held
+   * it still); held by a live lease of another node → who holds it.
+   */
+  async acquire(sessionId: string): Promise<AcquireResult> {
+    const { db, nodeId, ttlMs } = this.options;
+    const { rows } = await db.query<{ epoch: string; expired_node: string | null }>(acquireSql, [sessionId, nodeId, ttlMs]);
+    const row = rows[0];
+    if (row) {
+      const lease: Lease = { sessionId, nodeId, epoch: Number(row.epoch) };
+      // An expired lease of this node id that this process does not hold was a previous process's.
+      const diedHolder = row.expired_node !== null && (row.expired_node !== nodeId || !this.held.has(sessionId)) ? row.expired_node : undefined;
+      this.held.set(sessionId, lease);
+      return diedHolder !== undefined ? { lease, takenOverFrom: diedHolder } : { lease };
+    }
+    this.held.delete(sessionId);
+    const holder = await this.holder(sessionId);
+    // The holder released or expired between the two statements: try once more.
+    if (!holder) return this.acquire(sessionId);
+    return { heldBy: holder };
+  }
+
+  /** Who holds a live lease on the session (undefined when nobody does). */
+  async holder(sessionId: string): Promise<{ nodeId: string; expiresAt: Date } | undefined> {
+    const { rows } = await this.options.db.query<{ node_id: string; expires_at: Date }>(
+      "SELECT node_id, expires_at FROM session_leases WHERE session_id = $1 AND expires_at > clock_timestamp()",
+      [sessionId],
+    );
+    const row = rows[0];
+    return row ? { nodeId: row.node_id, expiresAt: new Date(row.expires_at) } : undefined;
+  }
+
+  /**
+   * At start: leases still held under this node id belong to a previous process with the same id
+   * (it died, or is wrongly still running): they are expired now, so taking them back is a
+   * takeover (new epoch, fenced) instead of a silent reuse.
+   */
+  async expirePreviousIncarnation(): Promise<number> {
+    const { rowCount } = await this.options.db.query(
+      "UPDATE session_leases SET expires_at = clock_timestamp() WHERE node_id = $1 AND expires_at > clock_timestamp()",
+      [this.options.nodeId],
+    );
+    return rowCount ?? 0;
+  }
+
+  /** Gives a lease up (the row stays, expired, so the epoch keeps growing). */
+  async release(sessionId: string): Promise<void> {
+    const lease = this.held.get(sessionId);
+    if (!lease) return;
+    this.held.delete(sessionId);
+    await this.options.db.query("UPDATE session_leases SET expires_at = '-infinity' WHERE session_id = $1 AND node_id = $2 AND epoch = $3", [
+      sessionId,
+      lease.nodeId,
+      lease.epoch,
+    ]);
+  }
+
+  /** Forgets a lease without touching the database (it was lost). */
+  forget(sessionId: string): void {
+    this.held.delete(sessionId);
+  }
+
+  /** Renews every held lease now; leases that could not be renewed are reported lost. */
+  renewNow(): Promise<void> {
+    this.renewing ??= this.renew().finally(() => {
+      this.renewing = undefined;
+    });
+    return this.renewing;
+  }
+
+  private async renew(): Promise<void> {
+    const { db, nodeId, ttlMs } = this.options;
+    const leases = [...this.held.values()];
+    if (leases.length === 0) {
+      this.lastRenewal = Date.now();
+      return;
+    }
+    const started = Date.now();
+    let renewed: Set<string>;
+    try {
+      const { rows } = await db.query<{ session_id: string }>(renewSql, [nodeId, ttlMs, leases.map((lease) => lease.sessionId), leases.map((lease) => lease.epoch)]);
+      renewed = new Set(rows.map((row) => row.session_id));
+      this.lastRenewal = started;
+    } catch (error) {
+      this.options.onRenewError?.(error);
+      // Past the TTL without a renewal, every lease may have been taken over.
+      if (Date.now() - this.lastRenewal < ttlMs) return;
+      renewed = new Set();
+    }
+    for (const lease of leases) {
+      if (renewed.has(lease.sessionId) || this.held.get(lease.sessionId) !== lease) continue;
+      if (await this.reclaim(lease)) continue;
+      this.held.delete(lease.sessionId);
+      this.options.onLost?.(lease.sessionId);
+    }
+  }
+
+  /**
+   * A lease that expired before its renewal (a slow database, a long pause) and that no other node
+   * took is taken again, under a new epoch (appends carry the new one from now on). Safe: had
+   * another node taken and written to the session meanwhile, the lease would be live and its, or
+   * the log's sequence check would refuse our next append.
+   */
+  private async reclaim(lease: Lease): Promise<boolean> {
+    try {
+      const result = await this.acquire(lease.sessionId);
+      return result.lease !== undefined;
+    } catch {
+      return false;
+    }
+  }
+}

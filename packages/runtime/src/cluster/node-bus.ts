@@ -1,0 +1,247 @@
+import { createHash, randomUUID } from "node:crypto";
+import { ErrorCodes, errorMessage, TandemError } from "../errors.js";
+import type { Queryable } from "./sql.js";
+
+/** A connection that receives `LISTEN` notifications (a dedicated `pg.Client`). */
+export interface ListenConnection extends Queryable {
+  on(event: "notification", listener: (message: { channel: string; payload?: string }) => void): unknown;
+  on(event: "error", listener: (error: Error) => void): unknown;
+  on(event: "end", listener: () => void): unknown;
+  end(): Promise<void>;
+}
+
+/** One message between nodes, as stored in `node_messages.body`. */
+export type BusMessage =
+  | { kind: "request"; id: string; method: string; params: unknown }
+  | { kind: "response"; id: string; result?: unknown; error?: { code: number; message: string; data?: Record<string, unknown> } }
+  | { kind: "notify"; method: string; params: unknown };
+
+/** Handles a request or a one-way message from another node. */
+export type BusHandler = (method: string, params: unknown, fromNode: string) => Promise<unknown> | unknown;
+
+/** What {@link NodeBus} is built with. */
+export interface NodeBusOptions {
+  db: Queryable;
+  nodeId: string;
+  /** Opens the connection that `LISTEN`s (called again after it failed). */
+  listen(): Promise<ListenConnection>;
+  /** Whether a node is alive (its heartbeat is recent). */
+  isAlive(nodeId: string): Promise<boolean>;
+  /** The safety net for missed notifications: how often the mailbox is read anyway (default 1 s). */
+  pollMs?: number;
+  /** How often the targets of waiting requests are checked for life (default 1 s). */
+  livenessCheckMs?: number;
+  /** How long a request waits for its answer by default (default 30 s). */
+  requestTimeoutMs?: number;
+  onError?(message: string, error: unknown): void;
+}
+
+/** The `LISTEN` channel of a node: a valid identifier whatever the node id is. */
+export function channelOf(nodeId: string): string {
+  return `tandem_node_${createHash("sha256").update(nodeId).digest("hex").slice(0, 40)}`;
+}
+
+/** The typed error of a request whose target node is gone or did not answer in time. */
+export function nodeUnreachable(nodeId: string, reason: "gone" | "timeout", method: string): TandemError {
+  const detail = reason === "gone" ? "is not alive (no recent heartbeat)" : "did not answer in time";
+  return new TandemError(ErrorCodes.NodeUnreachable, `Node ${nodeId} ${detail}; ${method} was not answered`, { nodeId, reason, method });
+}
+
+type Waiter = { resolve(value: unknown): void; reject(error: Error): void; target: string; method: string };
+
+/**
+ * Node-to-node messages over PostgreSQL: each message is a row of `node_messages` (so bodies of any
+ * size work) and a `NOTIFY` on the target node's channel carries only its id. A node reads (and
+ * deletes) its mailbox when notified and every `pollMs` anyway, so a notification missed while
+ * the listening connection was down is picked up by the next read. Requests get their response
+ * the same way; a request fails with `NodeUnreachable` when the target is gone or times out.
+ *
+ * @example
+ * bus.handle(async (method, params) => runtime.dispatch(method, params, …));
+ * await bus.start();
+ * const answer = await bus.request("node-a", "session.send", { sessionId, prompt });
+ */
+export class NodeBus {
+  private readonly waiting = new Map<string, Waiter>();
+  private handler: BusHandler | undefined;
+  private connection: ListenConnection | undefined;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private liveTimer: NodeJS.Timeout | undefined;
+  private reading: Promise<void> | undefined;
+  private readAgain = false;
+  private stopped = false;
+
+  constructor(private readonly options: NodeBusOptions) {}
+
+  /** Sets what answers requests and one-way messages from other nodes. */
+  handle(handler: BusHandler): void {
+    this.handler = handler;
+  }
+
+  /** Starts listening and reading the mailbox. */
+  async start(): Promise<void> {
+    await this.connect();
+    const pollMs = this.options.pollMs ?? 1000;
+    this.pollTimer = setInterval(() => this.readSoon(), pollMs);
+    this.pollTimer.unref();
+    // Requests to a node that died while we waited fail without waiting for their timeout.
+    this.liveTimer = setInterval(() => void this.failRequestsToDeadNodes(), this.options.livenessCheckMs ?? 1000);
+    this.liveTimer.unref();
+    this.readSoon();
+  }
+
+  /** Stops listening; waiting requests fail. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.pollTimer);
+    clearInterval(this.liveTimer);
+    for (const [id, waiter] of this.waiting) {
+      this.waiting.delete(id);
+      waiter.reject(new TandemError(ErrorCodes.ShuttingDown, `This node is stopping; ${waiter.method} to ${waiter.target} was not answered`));
+    }
+    await this.connection?.end().catch(() => undefined);
+    await this.reading;
+  }
+
+  /** Sends a request to another node and waits for its answer (its error, rethrown as a `TandemError`). */
+  async request<R = unknown>(target: string, method: string, params: unknown, options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<R> {
+    if (!(await this.options.isAlive(target))) throw nodeUnreachable(target, "gone", method);
+    const id = randomUUID();
+    const answer = new Promise<unknown>((resolve, reject) => this.waiting.set(id, { resolve, reject, target, method }));
+    const timeoutMs = options.timeoutMs ?? this.options.requestTimeoutMs ?? 30_000;
+    const timer = setTimeout(() => this.settle(id, undefined, nodeUnreachable(target, "timeout", method)), timeoutMs);
+    const onAbort = (): void => this.settle(id, undefined, options.signal?.reason instanceof Error ? options.signal.reason : new Error("aborted"));
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      await this.post(target, { kind: "request", id, method, params });
+      return (await answer) as R;
+    } catch (error) {
+      this.waiting.delete(id);
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      options.signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /** Sends a one-way message (no answer). */
+  async notify(target: string, method: string, params: unknown): Promise<void> {
+    await this.post(target, { kind: "notify", method, params });
+  }
+
+  /** Stores a message for `target` and wakes it. */
+  private async post(target: string, message: BusMessage): Promise<void> {
+    await this.options.db.query(
+      `WITH stored AS (INSERT INTO node_messages (target_node, source_node, body) VALUES ($1, $2, $3) RETURNING id)
+       SELECT pg_notify($4, id::text) FROM stored`,
+      [target, this.options.nodeId, JSON.stringify(message), channelOf(target)],
+    );
+  }
+
+  private async connect(): Promise<void> {
+    const connection = await this.options.listen();
+    this.connection = connection;
+    connection.on("notification", () => this.readSoon());
+    const lost = (error?: Error): void => {
+      if (this.connection !== connection) return;
+      this.connection = undefined;
+      if (error) this.options.onError?.("the bus's listening connection failed; reconnecting", error);
+      void this.reconnect();
+    };
+    connection.on("error", lost);
+    connection.on("end", () => lost());
+    await connection.query(`LISTEN ${channelOf(this.options.nodeId)}`);
+  }
+
+  private async reconnect(): Promise<void> {
+    for (let delayMs = 100; !this.stopped; delayMs = Math.min(delayMs * 2, 5000)) {
+      await new Promise((resolve) => setTimeout(resolve, delayMs).unref());
+      if (this.stopped) return;
+      try {
+        await this.connect();
+        // What was posted while we were not listening.
+        this.readSoon();
+        return;
+      } catch (error) {
+        this.options.onError?.("could not reconnect the bus's listening connection", error);
+      }
+    }
+  }
+
+  /** Reads the mailbox now, or once more after the read in progress. */
+  private readSoon(): void {
+    if (this.stopped) return;
+    if (this.reading) {
+      this.readAgain = true;
+      return;
+    }
+    this.reading = this.readMailbox().finally(() => {
+      this.reading = undefined;
+      if (this.readAgain) {
+        this.readAgain = false;
+        this.readSoon();
+      }
+    });
+  }
+
+  private async readMailbox(): Promise<void> {
+    let rows: { id: string; source_node: string; body: BusMessage }[];
+    try {
+      ({ rows } = await this.options.db.query<{ id: string; source_node: string; body: BusMessage }>(
+        // Read-and-delete, not "id > last seen": ids are taken at insert but rows commit in any order.
+        "DELETE FROM node_messages WHERE target_node = $1 RETURNING id, source_node, body",
+        [this.options.nodeId],
+      ));
+    } catch (error) {
+      this.options.onError?.("could not read the node mailbox", error);
+      return;
+    }
+    rows.sort((a, b) => Number(a.id) - Number(b.id));
+    for (const row of rows) this.receive(row.source_node, row.body);
+  }
+
+  private receive(from: string, message: BusMessage): void {
+    if (message.kind === "response") {
+      const error = message.error ? new TandemError(message.error.code as never, message.error.message, message.error.data) : undefined;
+      this.settle(message.id, message.result, error);
+      return;
+    }
+    const handler = this.handler;
+    const run = async (): Promise<unknown> => {
+      if (!handler) throw new TandemError(ErrorCodes.NotAvailable, `Node ${this.options.nodeId} does not take cluster requests`);
+      return handler(message.method, message.params, from);
+    };
+    if (message.kind === "notify") {
+      void run().catch((error: unknown) => this.options.onError?.(`a ${message.method} message from ${from} failed`, error));
+      return;
+    }
+    void run().then(
+      (result) => this.post(from, { kind: "response", id: message.id, result: result ?? null }),
+      (error: unknown) => this.post(from, { kind: "response", id: message.id, error: wireError(error) }),
+    ).catch((error: unknown) => this.options.onError?.(`could not answer ${message.method} from ${from}`, error));
+  }
+
+  private settle(id: string, result: unknown, error: Error | undefined): void {
+    const waiter = this.waiting.get(id);
+    if (!waiter) return;
+    this.waiting.delete(id);
+    if (error) waiter.reject(error);
+    else waiter.resolve(result);
+  }
+
+  private async failRequestsToDeadNodes(): Promise<void> {
+    const targets = new Set([...this.waiting.values()].map((waiter) => waiter.target));
+    for (const target of targets) {
+      const alive = await this.options.isAlive(target).catch(() => true);
+      if (alive) continue;
+      for (const [id, waiter] of this.waiting) {
+        if (waiter.target === target) this.settle(id, undefined, nodeUnreachable(target, "gone", waiter.method));
+      }
+    }
+  }
+}
+
+function wireError(error: unknown): { code: number; message: string; data?: Record<string, unknown> } {
+  if (error instanceof TandemError) return { code: error.code, message: error.message, ...(error.data ? { data: error.data } : {}) };
+  return { code: ErrorCodes.InternalError, message: errorMessage(error) };
+}

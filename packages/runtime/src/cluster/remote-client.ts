@@ -1,0 +1,147 @@
+import type { Logger } from "../log.js";
+import type { RequestingClient } from "../server/requesting-client.js";
+import type { NodeBus } from "./node-bus.js";
+
+/** One thing for a remote client, in the order the session produced it. */
+export type RemoteDelivery = { kind: "event"; sessionId: string; json: string; type?: string } | { kind: "notification"; method: string; params: unknown };
+
+/** Bus methods between the node a client is connected to (origin) and the node running its session (owner). */
+export const clusterMethods = {
+  /** origin → owner: a client's request for a session the owner runs. */
+  rpc: "cluster.rpc",
+  /** owner → origin: events and notifications for a client, in order. */
+  deliver: "cluster.client.deliver",
+  /** owner → origin: a request to a client (permission, user input, tool call, hooks…). */
+  clientRequest: "cluster.client.request",
+  /** origin → owner: a client went away. */
+  clientClosed: "cluster.client.closed",
+} as const;
+
+/** Client ids of remote clients: far from those of local connections (a counter from 1). */
+let nextRemoteId = 1_000_000_000;
+
+/**
+ * A client connected to another node (the origin) whose requests for a session running here
+ * that node forwards. Sessions treat it like a local connection: its events and notifications go
+ * back over the bus in order (one sequential queue, sent in batches), and requests to it (permission,
+ * user input, a custom tool it registered, hooks, elicitation) travel the bus to the origin, whose
+ * connection asks the real client and sends the answer back.
+ */
+export class RemoteClient implements RequestingClient {
+  readonly id = nextRemoteId++;
+  readonly extensionId = undefined;
+  private open = true;
+  private readonly closeListeners: Array<() => void> = [];
+  private readonly queue: RemoteDelivery[] = [];
+  private sending: Promise<void> | undefined;
+
+  constructor(
+    readonly originNode: string,
+    readonly originClientId: number,
+    readonly isCurrentClient: boolean,
+    private readonly bus: NodeBus,
+    private readonly logger: Logger,
+  ) {}
+
+  get isOpen(): boolean {
+    return this.open;
+  }
+
+  onClose(listener: () => void): void {
+    if (!this.open) {
+      listener();
+      return;
+    }
+    this.closeListeners.push(listener);
+  }
+
+  /** The client (or its node) went away. */
+  close(): void {
+    if (!this.open) return;
+    this.open = false;
+    for (const listener of this.closeListeners.splice(0)) listener();
+  }
+
+  deliverSessionEvent(sessionId: string, eventJson: string, eventType?: string): void {
+    this.enqueue({ kind: "event", sessionId, json: eventJson, ...(eventType ? { type: eventType } : {}) });
+  }
+
+  sendNotification(method: string, params: unknown): void {
+    this.enqueue({ kind: "notification", method, params });
+  }
+
+  async sendRequest<R>(method: string, params: unknown, signal?: AbortSignal): Promise<R> {
+    if (!this.open) throw new Error("client disconnected");
+    // What was queued before the request reaches the client first (e.g. the event announcing it).
+    await this.drained();
+    // A person may take long to answer; a dead origin is noticed by its heartbeat instead.
+    return this.bus.request<R>(this.originNode, clusterMethods.clientRequest, { clientId: this.originClientId, method, params }, { signal, timeoutMs: 24 * 3600_000 });
+  }
+
+  /** Resolves once everything queued so far was handed to the bus. */
+  async drained(): Promise<void> {
+    while (this.sending) await this.sending;
+  }
+
+  private enqueue(delivery: RemoteDelivery): void {
+    if (!this.open) return;
+    this.queue.push(delivery);
+    this.sending ??= this.sendQueued();
+  }
+
+  /** Sends the queue in batches, one at a time, so the origin receives them in order. */
+  private async sendQueued(): Promise<void> {
+    try {
+      for (let batch = this.queue.splice(0); batch.length > 0; batch = this.queue.splice(0)) {
+        await this.bus.notify(this.originNode, clusterMethods.deliver, { clientId: this.originClientId, items: batch }).catch((error: unknown) => {
+          this.logger.warn(`could not deliver ${batch.length} event(s) to client ${this.originClientId} on node ${this.originNode}`, error);
+        });
+      }
+    } finally {
+      this.sending = undefined;
+    }
+  }
+}
+
+/**
+ * The remote clients of this node's sessions, by origin node and client id. A new one is handed to
+ * `adopt` (which detaches it from its sessions when it closes).
+ */
+export class RemoteClients {
+  private readonly clients = new Map<string, RemoteClient>();
+
+  constructor(
+    private readonly bus: NodeBus,
+    private readonly logger: Logger,
+    private readonly adopt: (client: RemoteClient) => void,
+  ) {}
+
+  /** The remote client for (origin, client id), made on first use. */
+  get(originNode: string, clientId: number, isCurrentClient: boolean): RemoteClient {
+    const key = `${originNode}\u0000${clientId}`;
+    const known = this.clients.get(key);
+    if (known?.isOpen) return known;
+    const client = new RemoteClient(originNode, clientId, isCurrentClient, this.bus, this.logger);
+    this.clients.set(key, client);
+    client.onClose(() => {
+      if (this.clients.get(key) === client) this.clients.delete(key);
+    });
+    this.adopt(client);
+    return client;
+  }
+
+  /** A client of `originNode` went away. */
+  closeClient(originNode: string, clientId: number): void {
+    this.clients.get(`${originNode}\u0000${clientId}`)?.close();
+  }
+
+  /** Every client of a node that is gone. */
+  closeNode(originNode: string): void {
+    for (const client of [...this.clients.values()]) if (client.originNode === originNode) client.close();
+  }
+
+  /** The origin nodes with clients here. */
+  originNodes(): Set<string> {
+    return new Set([...this.clients.values()].map((client) => client.originNode));
+  }
+}

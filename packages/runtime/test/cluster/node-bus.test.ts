@@ -1,0 +1,127 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ErrorCodes, TandemError } from "../../src/errors.js";
+import { NodeBus } from "../../src/cluster/node-bus.js";
+import { NodeRegistry } from "../../src/cluster/node-registry.js";
+import { ensureClusterSchema } from "../../src/cluster/schema.js";
+import { startPostgres, type PostgresServer } from "../../../../test/helpers/postgres.js";
+
+const started = await startPostgres();
+if (started.skipped) console.warn(`cluster bus tests skipped: ${started.skipped}`);
+
+type Node = { bus: NodeBus; registry: NodeRegistry; pool: pg.Pool; listeners: pg.Client[] };
+
+describe.skipIf(!started.server)("node bus over LISTEN/NOTIFY (real PostgreSQL)", () => {
+  let server: PostgresServer;
+  let url: string;
+  const nodes: Node[] = [];
+
+  async function startNode(nodeId: string, options: { pollMs?: number; beat?: boolean } = {}): Promise<Node> {
+    const pool = new pg.Pool({ connectionString: url, max: 4 });
+    const listeners: pg.Client[] = [];
+    const registry = new NodeRegistry({ db: pool, nodeId, ttlMs: 1000 });
+    const bus = new NodeBus({
+      db: pool,
+      nodeId,
+      pollMs: options.pollMs ?? 60_000,
+      isAlive: (target) => registry.isAlive(target),
+      listen: async () => {
+        const client = new pg.Client({ connectionString: url });
+        await client.connect();
+        listeners.push(client);
+        return client;
+      },
+    });
+    if (options.beat !== false) await registry.start();
+    await bus.start();
+    const node = { bus, registry, pool, listeners };
+    nodes.push(node);
+    return node;
+  }
+
+  beforeAll(async () => {
+    server = started.server!;
+    url = await server.createDatabase("bus");
+    const pool = new pg.Pool({ connectionString: url });
+    await ensureClusterSchema(pool);
+    await pool.end();
+  });
+  afterAll(async () => {
+    for (const node of nodes) {
+      await node.bus.stop();
+      await node.registry.stop().catch(() => undefined);
+      await node.pool.end();
+    }
+    await server?.stop();
+  });
+
+  it("answers requests between nodes (large bodies too) and returns a handler's error as a typed error", async () => {
+    const a = await startNode("bus-a");
+    const b = await startNode("bus-b");
+    b.bus.handle(async (method, params, from) => {
+      if (method === "fail") throw new TandemError(ErrorCodes.SessionNotFound, "no such session", { sessionId: "x" });
+      return { method, params, from };
+    });
+    expect(await a.bus.request("bus-b", "echo", { n: 1 })).toEqual({ method: "echo", params: { n: 1 }, from: "bus-a" });
+    const big = "x".repeat(2_000_000);
+    const answer = await a.bus.request<{ params: { big: string } }>("bus-b", "echo", { big });
+    expect(answer.params.big.length).toBe(big.length);
+    const error = await a.bus.request("bus-b", "fail", {}).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(TandemError);
+    expect(error).toMatchObject({ code: ErrorCodes.SessionNotFound, message: "no such session", data: { sessionId: "x" } });
+    const many = await Promise.all(Array.from({ length: 50 }, (_, index) => a.bus.request<{ params: number }>("bus-b", "echo", index)));
+    expect(many.map((reply) => reply.params)).toEqual(Array.from({ length: 50 }, (_, index) => index));
+  });
+
+  it("fails fast with NodeUnreachable for a node that is gone, and on timeout for one that does not answer", async () => {
+    const a = await startNode("bus-c");
+    const gone = await a.bus.request("nobody-here", "echo", {}).catch((caught: unknown) => caught);
+    expect(gone).toMatchObject({ code: ErrorCodes.NodeUnreachable, data: { nodeId: "nobody-here", reason: "gone" } });
+    const silent = await startNode("bus-d");
+    silent.bus.handle(() => new Promise(() => undefined));
+    const timedOut = await a.bus.request("bus-d", "echo", {}, { timeoutMs: 300 }).catch((caught: unknown) => caught);
+    expect(timedOut).toMatchObject({ code: ErrorCodes.NodeUnreachable, data: { reason: "timeout" } });
+  });
+
+  it("a request waiting on a node that dies fails when its heartbeat goes stale, before its timeout", async () => {
+    const a = await startNode("bus-e");
+    const dying = await startNode("bus-f");
+    dying.bus.handle(() => new Promise(() => undefined));
+    const pending = a.bus.request("bus-f", "echo", {}, { timeoutMs: 20_000 }).catch((caught: unknown) => caught);
+    await dying.registry.stop(); // its row is gone: as if its heartbeat had stopped
+    const started = Date.now();
+    expect(await pending).toMatchObject({ code: ErrorCodes.NodeUnreachable, data: { reason: "gone" } });
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it("picks up messages posted while its listening connection was down (reconnect, then catch-up)", async () => {
+    const a = await startNode("bus-g");
+    const b = await startNode("bus-h");
+    const received: unknown[] = [];
+    b.bus.handle((method, params) => {
+      received.push(params);
+      return null;
+    });
+    // Kill b's LISTEN connection from the server side; a notification in between is lost.
+    const listener = b.listeners.at(-1)!;
+    const { rows } = await a.pool.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE query LIKE 'LISTEN%' AND pid <> pg_backend_pid()");
+    const pids = rows.map((row) => row.pid);
+    const backend = (listener as unknown as { processID: number }).processID;
+    expect(pids).toContain(backend);
+    await a.pool.query("SELECT pg_terminate_backend($1)", [backend]);
+    await a.bus.notify("bus-h", "hello", { n: 1 });
+    await a.bus.notify("bus-h", "hello", { n: 2 });
+    const deadline = Date.now() + 10_000;
+    while (received.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(received).toEqual([{ n: 1 }, { n: 2 }]);
+    expect(b.listeners.length).toBe(2);
+  });
+
+  it("without notifications at all, polling delivers", async () => {
+    const a = await startNode("bus-i");
+    const b = await startNode("bus-j", { pollMs: 100 });
+    b.bus.handle((method, params) => params);
+    await b.listeners[0]!.query(`UNLISTEN *`);
+    expect(await a.bus.request("bus-j", "echo", "polled")).toBe("polled");
+  });
+});
