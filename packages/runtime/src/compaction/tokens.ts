@@ -91,6 +91,8 @@ export class TokenEstimator {
   private readonly cache = new WeakMap<ConversationMessage, number>();
   /** Per parameter schema object (tools keep theirs for life), so no serialised copy is kept. */
   private readonly schemaCache = new WeakMap<object, number>();
+  /** Per tool name and description (a session offers a bounded set of tools). */
+  private readonly textCache = new Map<string, number>();
   private systemKey: string | undefined;
   private systemTokens = 0;
 
@@ -131,8 +133,22 @@ export class TokenEstimator {
    */
   tools(tools: readonly ToolSpec[]): number {
     let total = 0;
-    for (const tool of tools) total += toolFramingTokens + estimateTextTokens(tool.name) + estimateTextTokens(tool.description) + this.schema(tool.parameters);
+    for (const tool of tools) total += toolFramingTokens + this.text(tool.name) + this.text(tool.description) + this.schema(tool.parameters);
     return total;
+  }
+
+  /**
+   * A tool's name or description, remembered: they are the same strings in every request, and
+   * estimating all of them again for each of the three or four estimates around every model call
+   * was most of the estimator's work in a short session.
+   */
+  private text(value: string): number {
+    let tokens = this.textCache.get(value);
+    if (tokens === undefined) {
+      tokens = estimateTextTokens(value);
+      this.textCache.set(value, tokens);
+    }
+    return tokens;
   }
 
   private schema(parameters: unknown): number {

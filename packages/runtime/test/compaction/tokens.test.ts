@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { countTokens as cl100k } from "gpt-tokenizer/encoding/cl100k_base";
 import { countTokens as o200k } from "gpt-tokenizer/encoding/o200k_base";
 import { describe, expect, it } from "vitest";
-import { estimateTextTokens } from "../../src/compaction/tokens.js";
+import { estimateTextTokens, TokenEstimator } from "../../src/compaction/tokens.js";
 
 const repo = (path: string): string => readFileSync(fileURLToPath(new URL(`../../../../${path}`, import.meta.url)), "utf8");
 const hexIds = Array.from({ length: 200 }, (_, index) => `${((BigInt(index) * 0x9e3779b97f4a7c15n) % (1n << 64n)).toString(16).padStart(16, "0")} ${(index * 7919).toString(36)}`).join("\n");
@@ -111,5 +111,22 @@ describe("estimateTextTokens, hand-tuned", () => {
       for (let index = 0; index < length; index++) text += (pieces[Math.floor(random() * pieces.length)] as string).repeat(1 + Math.floor(random() * 8));
       expect(estimateTextTokens(text), JSON.stringify(text)).toBe(plainEstimate(text));
     }
+  });
+});
+
+describe("TokenEstimator.tools", () => {
+  it("counts each tool's name, description and schema, also when asked again or after a description changed", () => {
+    const estimator = new TokenEstimator();
+    const parameters = { type: "object", properties: { path: { type: "string" } } };
+    const tools = [
+      { name: "view", description: samples.prose!.slice(0, 500), parameters },
+      { name: "grep", description: "Searches files.", parameters: { type: "object" } },
+    ];
+    const expected = (list: typeof tools): number =>
+      list.reduce((total, tool) => total + 12 + estimateTextTokens(tool.name) + estimateTextTokens(tool.description) + estimateTextTokens(JSON.stringify(tool.parameters)), 0);
+    expect(estimator.tools(tools)).toBe(expected(tools));
+    expect(estimator.tools(tools.map((tool) => ({ ...tool })))).toBe(expected(tools));
+    const changed = [{ ...tools[0]!, description: "Reads a file." }, tools[1]!];
+    expect(estimator.tools(changed)).toBe(expected(changed));
   });
 });
