@@ -69,6 +69,28 @@ describe.each(clientVariants)("$sdk", ({ make }) => {
     expect(events.filter((event) => event.type === "assistant.turn_end")).toHaveLength(2);
   });
 
+  it("after a resume, session.usage_info reports the resumed history's size, and a send right after gets only its own report", async () => {
+    world = await fixture.startWorld(["plain-reply"]);
+    const first = start();
+    const created = await first.createSession({ onPermissionRequest: approveAll });
+    await created.sendAndWait({ prompt: "Say hello" });
+    await first.stop();
+
+    const resumed = await start().resumeSession(created.sessionId, { onPermissionRequest: approveAll });
+    const events: SessionEvent[] = [];
+    resumed.on((event) => events.push(event));
+    await waitFor(() => events.some((event) => event.type === "session.usage_info"), "session.usage_info after the resume");
+    const usage = events.find((event) => event.type === "session.usage_info")!.data;
+    expect(usage).toMatchObject({ messagesLength: 2, isInitial: false });
+    expect(usage.conversationTokens).toBeGreaterThan(0);
+    expect(usage.systemTokens! + usage.conversationTokens! + usage.toolDefinitionsTokens!).toBe(usage.currentTokens);
+
+    events.length = 0;
+    await resumed.sendAndWait({ prompt: "Again" });
+    const reports = events.filter((event) => event.type === "session.usage_info");
+    expect(reports.map((event) => [event.data.messagesLength, event.data.isInitial])).toEqual([[3, true]]);
+  });
+
   it("retries a rate-limited call and succeeds without a session.error", async () => {
     world = await fixture.startWorld(["retry-then-success"]);
     const session = await start().createSession({ onPermissionRequest: approveAll });

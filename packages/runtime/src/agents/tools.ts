@@ -58,17 +58,20 @@ function describeAgent(agent: BackgroundAgent): string {
   return `agent_id: ${agent.id}, name: ${agent.name}, type: ${agent.agentType}, status: ${agent.status}, elapsed: ${elapsed}s`;
 }
 
+/** The arguments of `read_agent`, built once for every session's tool. */
+const readAgentArguments = z.object({
+  agent_id: z.string().describe("The id returned when the agent started"),
+  wait: z.boolean().optional().describe("Wait for the agent to finish"),
+  timeout: z.number().optional().describe("Seconds to wait at most (default 30)"),
+  since_turn: z.number().optional().describe("Accepted for compatibility"),
+});
+
 /** The `read_agent` tool: a background agent's status or result (optionally waiting for it). */
 export function createReadAgentTool(host: AgentToolsHost): Tool {
   return defineBuiltinTool({
     name: "read_agent",
     description: "Get the status or the result of a background agent started with the task tool.",
-    schema: z.object({
-      agent_id: z.string().describe("The id returned when the agent started"),
-      wait: z.boolean().optional().describe("Wait for the agent to finish"),
-      timeout: z.number().optional().describe("Seconds to wait at most (default 30)"),
-      since_turn: z.number().optional().describe("Accepted for compatibility"),
-    }),
+    schema: readAgentArguments,
     async execute(args, context) {
       const agent = host.background.get(args.agent_id);
       if (!agent) return failure(`No agent found with agent_id: ${args.agent_id}. The agent may have been cleared or never existed.`, "Agent not found");
@@ -83,12 +86,15 @@ export function createReadAgentTool(host: AgentToolsHost): Tool {
   });
 }
 
+/** The arguments of `list_agents`, built once for every session's tool. */
+const listAgentsArguments = z.object({ include_completed: z.boolean().optional().describe("Also list finished agents") });
+
 /** The `list_agents` tool (its schema has no `required` key, like the reference's). */
 export function createListAgentsTool(host: AgentToolsHost): Tool {
   const tool = defineBuiltinTool({
     name: "list_agents",
     description: "List the background agents of this session.",
-    schema: z.object({ include_completed: z.boolean().optional().describe("Also list finished agents") }),
+    schema: listAgentsArguments,
     async execute(args) {
       const agents = host.background.list(args.include_completed ?? true);
       if (agents.length === 0) return success("<no background agents>");

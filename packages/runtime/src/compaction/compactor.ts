@@ -48,6 +48,9 @@ const maxSummaryTargetTokens = 3_000;
 const backoffBaseCalls = 4;
 const backoffMaxCalls = 64;
 
+/** Messages estimated per slice by `measureHistory` (~2–4 ms of work each). */
+const measureSliceMessages = 5_000;
+
 type Outcome = { kind: "compacted"; tokensRemoved: number; messagesRemoved: number } | { kind: "nothing" } | { kind: "failed"; error: string };
 
 /**
@@ -160,6 +163,22 @@ export class SessionCompactor implements ContextManager {
       return anchor.tokens + this.estimator.messages(messages, anchor.length) + this.frameTokens(frame) - anchor.frameTokens;
     }
     return this.frameTokens(frame) + this.estimator.messages(messages);
+  }
+
+  /**
+   * Estimates every message of the history ahead of need, {@link measureSliceMessages} at a time
+   * with a turn of the event loop between slices, so other requests are not held up (a resumed
+   * history of 100k events is ~40 ms of work) and `usage()` afterwards reads remembered counts.
+   * False when the compactor was disposed meanwhile.
+   */
+  async measureHistory(): Promise<boolean> {
+    for (let from = 0; ; from += measureSliceMessages) {
+      if (this.disposed) return false;
+      const messages = this.host.messages;
+      if (from >= messages.length) return true;
+      this.estimator.messages(messages, from, Math.min(messages.length, from + measureSliceMessages));
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
   }
 
   /** Stops a compaction under way (session closing); nothing more is emitted. */

@@ -31,6 +31,9 @@ function kindOf(code: number): CharKind {
   return code >= 0x2e80 ? CharKind.Wide : CharKind.Other;
 }
 
+/** {@link kindOf} of every code below U+0250 (ASCII and the accented Latin letters), looked up. */
+const latinKinds = Uint8Array.from({ length: 0x250 }, (_, code) => kindOf(code));
+
 /**
  * Estimates how many tokens `text` costs with a BPE tokenizer (o200k / cl100k), without one. The
  * text is read as runs: a run of ASCII letters costs one token per 6 letters (rounded up: short
@@ -49,22 +52,23 @@ function kindOf(code: number): CharKind {
  * estimateTextTokens("Hello, world"); // 4 (the real count is 3)
  */
 export function estimateTextTokens(text: string): number {
+  // Hand-written as one loop with the run's end inlined (no closure over the counters) and a table
+  // for Latin characters: 11 M characters of a 100k-event history took ~95 ms, now ~25 ms. The
+  // additions happen in the same order as in the plain form, so the sums are identical.
   let tokens = 0;
-  let kind: CharKind | undefined;
+  let kind = -1;
   let run = 0;
   let afterNewline = false;
-  const endRun = (next: CharKind | undefined): void => {
-    if (kind === CharKind.Letter) tokens += Math.ceil(run / 6);
-    else if (kind === CharKind.Digit || kind === CharKind.Other) tokens += Math.ceil(run / 3);
-    else if (kind === CharKind.Space && !afterNewline && (run > 1 || next !== CharKind.Letter)) tokens += 1;
-    afterNewline = kind === CharKind.Newline;
-    run = 0;
-  };
-  for (let index = 0; index < text.length; index++) {
+  const length = text.length;
+  for (let index = 0; index < length; index++) {
     const code = text.charCodeAt(index);
-    const next = kindOf(code);
+    const next = code < 0x250 ? (latinKinds[code] as CharKind) : code >= 0x2e80 ? CharKind.Wide : CharKind.Other;
     if (next !== kind) {
-      endRun(next);
+      if (kind === CharKind.Letter) tokens += Math.ceil(run / 6);
+      else if (kind === CharKind.Digit || kind === CharKind.Other) tokens += Math.ceil(run / 3);
+      else if (kind === CharKind.Space && !afterNewline && (run > 1 || next !== CharKind.Letter)) tokens += 1;
+      afterNewline = kind === CharKind.Newline;
+      run = 0;
       kind = next;
     }
     if (next === CharKind.Letter || next === CharKind.Digit || next === CharKind.Space || next === CharKind.Other) run++;
@@ -73,7 +77,9 @@ export function estimateTextTokens(text: string): number {
     // The second half of a surrogate pair was counted with the first.
     else if (code < 0xdc00 || code > 0xdfff) tokens += 1;
   }
-  endRun(undefined);
+  if (kind === CharKind.Letter) tokens += Math.ceil(run / 6);
+  else if (kind === CharKind.Digit || kind === CharKind.Other) tokens += Math.ceil(run / 3);
+  else if (kind === CharKind.Space && !afterNewline) tokens += 1;
   return Math.ceil(tokens * safetyFactor);
 }
 
@@ -85,6 +91,8 @@ export class TokenEstimator {
   private readonly cache = new WeakMap<ConversationMessage, number>();
   /** Per parameter schema object (tools keep theirs for life), so no serialised copy is kept. */
   private readonly schemaCache = new WeakMap<object, number>();
+  /** Per tool name and description (a session offers a bounded set of tools). */
+  private readonly textCache = new Map<string, number>();
   private systemKey: string | undefined;
   private systemTokens = 0;
 
@@ -125,8 +133,22 @@ export class TokenEstimator {
    */
   tools(tools: readonly ToolSpec[]): number {
     let total = 0;
-    for (const tool of tools) total += toolFramingTokens + estimateTextTokens(tool.name) + estimateTextTokens(tool.description) + this.schema(tool.parameters);
+    for (const tool of tools) total += toolFramingTokens + this.text(tool.name) + this.text(tool.description) + this.schema(tool.parameters);
     return total;
+  }
+
+  /**
+   * A tool's name or description, remembered: they are the same strings in every request, and
+   * estimating all of them again for each of the three or four estimates around every model call
+   * was most of the estimator's work in a short session.
+   */
+  private text(value: string): number {
+    let tokens = this.textCache.get(value);
+    if (tokens === undefined) {
+      tokens = estimateTextTokens(value);
+      this.textCache.set(value, tokens);
+    }
+    return tokens;
   }
 
   private schema(parameters: unknown): number {

@@ -197,11 +197,20 @@ export function completeInterruptedCalls(messages: ConversationMessage[]): void 
   }
   const assistant = messages[lastAssistant];
   if (!assistant || assistant.role !== "assistant" || assistant.toolCalls.length === 0) return;
-  const answered = new Set(messages.slice(lastAssistant + 1).flatMap((message) => (message.role === "tool" ? [message.toolCallId] : [])));
+  // Scans in place (no copies): a resume calls this for each of its tens of thousands of messages.
+  const answeredEnd = messages.length;
   for (const call of assistant.toolCalls) {
-    if (answered.has(call.id)) continue;
+    if (isAnswered(messages, lastAssistant + 1, answeredEnd, call.id)) continue;
     messages.push({ role: "tool", toolCallId: call.id, toolName: call.name, content: interruptedText });
   }
+}
+
+function isAnswered(messages: readonly ConversationMessage[], from: number, to: number, toolCallId: string): boolean {
+  for (let index = from; index < to; index++) {
+    const message = messages[index];
+    if (message?.role === "tool" && message.toolCallId === toolCallId) return true;
+  }
+  return false;
 }
 
 /** Emits `session.error` for a failed run (typed for provider failures). */

@@ -44,22 +44,23 @@ export async function loadCustomInstructions(sources: InstructionSources): Promi
   const parts: Array<{ source: string; text: string }> = [];
   const organization = sources.organizationCustomInstructions?.trim();
   if (organization) parts.push({ source: "organization", text: organization });
-  const files: string[] = [];
+  // The directories are listed, then the files read, all at once (in order when joined): this runs
+  // in the first send of every session, where one file-system round trip after another added up.
+  const listings: Array<Promise<string[]>> = [];
   if (!sources.skipCustomInstructions) {
-    files.push(...workingDirectoryFiles.map((name) => join(workingDirectory, name)));
-    files.push(...(await instructionFilesIn(join(workingDirectory, ".github", "instructions"))));
+    listings.push(Promise.resolve(workingDirectoryFiles.map((name) => join(workingDirectory, name))));
+    listings.push(instructionFilesIn(join(workingDirectory, ".github", "instructions")));
   }
   for (const directory of sources.instructionDirectories ?? []) {
     const root = resolve(workingDirectory, directory);
-    files.push(...(await instructionFilesIn(root)), ...(await instructionFilesIn(join(root, ".github", "instructions"))));
+    listings.push(instructionFilesIn(root), instructionFilesIn(join(root, ".github", "instructions")));
   }
-  const seenFiles = new Set<string>();
-  for (const file of files) {
-    if (seenFiles.has(file)) continue;
-    seenFiles.add(file);
-    const text = await readInstructionFile(file);
+  const files = [...new Set((await Promise.all(listings)).flat())];
+  const texts = await Promise.all(files.map((file) => readInstructionFile(file)));
+  files.forEach((file, index) => {
+    const text = texts[index];
     if (text) parts.push({ source: displayPath(workingDirectory, file), text });
-  }
+  });
   return joinBounded(parts);
 }
 

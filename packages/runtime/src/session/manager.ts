@@ -171,7 +171,7 @@ export class SessionManager {
     if (session.name !== undefined) session.emitter.emit("session.title_changed", { title: session.name });
     else if (session.summary) session.emitter.emit("session.title_changed", { title: session.summary.split("\n")[0]?.slice(0, 60) ?? "" });
     await session.runStartHook("resume");
-    await session.reportContextUsage().catch((error: unknown) => this.options.logger.warn("could not measure the resumed history", error));
+    session.reportContextUsageSoon();
     const takenOverFrom = this.takenOver.get(sessionId);
     if (takenOverFrom !== undefined) {
       this.takenOver.delete(sessionId);

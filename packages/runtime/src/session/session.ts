@@ -182,9 +182,23 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
   checkpointTitle(): string {
     return this.summary ?? "session";
   }
-  /** Emits `session.usage_info` for the history as it stands (after a resume). */
-  async reportContextUsage(): Promise<void> {
-    this.emitter.emit("session.usage_info", this.context.usage({ system: await this.systemPrompt(), tools: this.toolSpecs() }));
+  /**
+   * Emits `session.usage_info` for a resumed history soon after the resume is answered: the
+   * history is measured a slice at a time between other work (measuring 100k events in one piece
+   * held up the resume by ~110 ms, and the `getMessages` after it). A turn that starts first
+   * reports its own usage, and a closed session none, so then nothing is emitted.
+   */
+  reportContextUsageSoon(): void {
+    const length = this.messages.length;
+    const unchanged = (): boolean => !this.busy && this.messages.length === length;
+    void this.context
+      .measureHistory()
+      .then(async (measured) => {
+        if (!measured || !unchanged()) return;
+        const system = await this.systemPrompt();
+        if (unchanged()) this.emitter.emit("session.usage_info", this.context.usage({ system, tools: this.toolSpecs() }));
+      })
+      .catch((error: unknown) => this.logger.warn("could not measure the resumed history", error));
   }
 
   /** Custom agents, sub-agents and background agents. */

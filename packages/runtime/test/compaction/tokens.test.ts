@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { countTokens as cl100k } from "gpt-tokenizer/encoding/cl100k_base";
 import { countTokens as o200k } from "gpt-tokenizer/encoding/o200k_base";
 import { describe, expect, it } from "vitest";
-import { estimateTextTokens } from "../../src/compaction/tokens.js";
+import { estimateTextTokens, TokenEstimator } from "../../src/compaction/tokens.js";
 
 const repo = (path: string): string => readFileSync(fileURLToPath(new URL(`../../../../${path}`, import.meta.url)), "utf8");
 const hexIds = Array.from({ length: 200 }, (_, index) => `${((BigInt(index) * 0x9e3779b97f4a7c15n) % (1n << 64n)).toString(16).padStart(16, "0")} ${(index * 7919).toString(36)}`).join("\n");
@@ -52,5 +52,81 @@ describe("estimateTextTokens", () => {
 
   it("counts an empty text as no tokens", () => {
     expect(estimateTextTokens("")).toBe(0);
+  });
+});
+
+/**
+ * The rules of `estimateTextTokens` written plainly (one function per character class, the run's
+ * end in a closure), as they were before the estimator was hand-tuned for speed: the tuned loop
+ * must give the same count for every text.
+ */
+function plainEstimate(text: string): number {
+  const kindOf = (code: number): string => {
+    if ((code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 0xc0 && code <= 0x24f && code !== 0xd7 && code !== 0xf7)) return "letter";
+    if (code >= 48 && code <= 57) return "digit";
+    if (code === 32 || code === 9) return "space";
+    if (code === 10 || code === 13) return "newline";
+    if (code < 128) return "punctuation";
+    return code >= 0x2e80 ? "wide" : "other";
+  };
+  let tokens = 0;
+  let kind: string | undefined;
+  let run = 0;
+  let afterNewline = false;
+  const endRun = (next: string | undefined): void => {
+    if (kind === "letter") tokens += Math.ceil(run / 6);
+    else if (kind === "digit" || kind === "other") tokens += Math.ceil(run / 3);
+    else if (kind === "space" && !afterNewline && (run > 1 || next !== "letter")) tokens += 1;
+    afterNewline = kind === "newline";
+    run = 0;
+  };
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    const next = kindOf(code);
+    if (next !== kind) {
+      endRun(next);
+      kind = next;
+    }
+    if (next === "letter" || next === "digit" || next === "space" || next === "other") run++;
+    else if (next === "newline") tokens += 0.5;
+    else if (next === "punctuation") tokens += 0.6;
+    else if (code < 0xdc00 || code > 0xdfff) tokens += 1;
+  }
+  endRun(undefined);
+  return Math.ceil(tokens * 1.1);
+}
+
+describe("estimateTextTokens, hand-tuned", () => {
+  it("counts exactly as the plain rules on the samples and on random mixes of every character class", () => {
+    for (const text of Object.values(samples)) expect(estimateTextTokens(text)).toBe(plainEstimate(text));
+    const pieces = ["a", "Z", "é", "×", "÷", "0", "9", " ", "\t", "\n", "\r", ".", "{", "\u00bf", "\u0300", "Ж", "中", "😀", "\udc00", "ɏ", "ɐ", "\u2e7f", "\u2e80"];
+    let seed = 7;
+    const random = (): number => {
+      seed = (seed * 1664525 + 1013904223) >>> 0;
+      return seed / 2 ** 32;
+    };
+    for (let round = 0; round < 20_000; round++) {
+      let text = "";
+      const length = Math.floor(random() * 30);
+      for (let index = 0; index < length; index++) text += (pieces[Math.floor(random() * pieces.length)] as string).repeat(1 + Math.floor(random() * 8));
+      expect(estimateTextTokens(text), JSON.stringify(text)).toBe(plainEstimate(text));
+    }
+  });
+});
+
+describe("TokenEstimator.tools", () => {
+  it("counts each tool's name, description and schema, also when asked again or after a description changed", () => {
+    const estimator = new TokenEstimator();
+    const parameters = { type: "object", properties: { path: { type: "string" } } };
+    const tools = [
+      { name: "view", description: samples.prose!.slice(0, 500), parameters },
+      { name: "grep", description: "Searches files.", parameters: { type: "object" } },
+    ];
+    const expected = (list: typeof tools): number =>
+      list.reduce((total, tool) => total + 12 + estimateTextTokens(tool.name) + estimateTextTokens(tool.description) + estimateTextTokens(JSON.stringify(tool.parameters)), 0);
+    expect(estimator.tools(tools)).toBe(expected(tools));
+    expect(estimator.tools(tools.map((tool) => ({ ...tool })))).toBe(expected(tools));
+    const changed = [{ ...tools[0]!, description: "Reads a file." }, tools[1]!];
+    expect(estimator.tools(changed)).toBe(expected(changed));
   });
 });

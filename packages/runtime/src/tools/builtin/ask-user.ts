@@ -3,6 +3,13 @@ import { UserInputUnavailable } from "../../session/user-input.js";
 import type { Tool } from "../types.js";
 import { defineBuiltinTool } from "./define.js";
 
+/** The arguments of `ask_user`, built once for every session's tool. */
+const askUserArguments = z.object({
+  question: z.string().describe("The question to ask."),
+  choices: z.array(z.string()).optional().describe("Answers the user can pick from."),
+  allow_freeform: z.boolean().optional().describe("Whether the user may type an answer of their own (default true)."),
+});
+
 /**
  * `ask_user`: asks the user a question (optionally with choices) through the application's
  * user-input handler. Offered only when the session was created with `requestUserInput: true`.
@@ -16,11 +23,7 @@ export function askUserTool(): Tool {
     description:
       "Asks the user a question and waits for the answer. Use it when you need a decision or information only the user has; " +
       "offer choices when there are clear options. Do not use it for things you can find out yourself.",
-    schema: z.object({
-      question: z.string().describe("The question to ask."),
-      choices: z.array(z.string()).optional().describe("Answers the user can pick from."),
-      allow_freeform: z.boolean().optional().describe("Whether the user may type an answer of their own (default true)."),
-    }),
+    schema: askUserArguments,
     async execute(args, context) {
       try {
         const { answer, wasFreeform } = await context.requestUserInput({

@@ -14,6 +14,9 @@ const delayField = z
   .min(0)
   .describe("Seconds to wait for more output before returning (returns early when the command ends).");
 
+/** The arguments of `read_bash`, built once for every session's tool. */
+const readBashArguments = z.object({ shellId: shellIdField, delay: delayField });
+
 /**
  * `read_bash`: waits up to `delay` seconds, then returns the output of a shell's command that has
  * not been read yet and whether it is still running.
@@ -28,7 +31,7 @@ export function readBashTool(shells: ShellManager, options: ShellToolOptions = {
     description:
       "Reads new output from a shell session started by bash (mode \"async\", or a named shell), waiting up to `delay` seconds " +
       "for the command to produce more or finish. Returns the output not read before and the command's status.",
-    schema: z.object({ shellId: shellIdField, delay: delayField }),
+    schema: readBashArguments,
     async execute({ shellId, delay }, context) {
       const read = await shells.read(shellId, seconds(delay), context.signal);
       if (!read) {
@@ -43,6 +46,13 @@ export function readBashTool(shells: ShellManager, options: ShellToolOptions = {
     },
   });
 }
+
+/** The arguments of `write_bash`, built once for every session's tool. */
+const writeBashArguments = z.object({
+  shellId: shellIdField,
+  input: z.string().optional().describe("The text to send to the command's standard input."),
+  delay: delayField,
+});
 
 /**
  * `write_bash`: sends input (with `{enter}`-style keys) to a running command, waits `delay`
@@ -59,11 +69,7 @@ export function writeBashTool(shells: ShellManager, options: ShellToolOptions = 
       "Sends input to a command running in a shell session (e.g. an answer to a prompt), then waits up to `delay` seconds and " +
       "returns the new output. Special keys: {enter}, {tab}, {backspace}, {escape}, {up}, {down}, {left}, {right}; " +
       "end a line with \\n or {enter}.",
-    schema: z.object({
-      shellId: shellIdField,
-      input: z.string().optional().describe("The text to send to the command's standard input."),
-      delay: delayField,
-    }),
+    schema: writeBashArguments,
     async execute({ shellId, input, delay }, context) {
       const written = await shells.write(shellId, input ?? "", seconds(delay), context.signal);
       if (!written) {
@@ -78,6 +84,9 @@ export function writeBashTool(shells: ShellManager, options: ShellToolOptions = 
   });
 }
 
+/** The arguments of `stop_bash`, built once for every session's tool. */
+const stopBashArguments = z.object({ shellId: shellIdField });
+
 /**
  * `stop_bash`: kills a shell session and everything it started.
  *
@@ -88,13 +97,16 @@ export function stopBashTool(shells: ShellManager): Tool {
   return defineBuiltinTool({
     name: "stop_bash",
     description: "Stops a shell session: kills its running command and every process it started, and forgets the session.",
-    schema: z.object({ shellId: shellIdField }),
+    schema: stopBashArguments,
     async execute({ shellId }) {
       await shells.stop(shellId);
       return { resultType: "success", textForModel: `<command with id: ${shellId} stopped>` };
     },
   });
 }
+
+/** The arguments of `list_bash`, built once for every session's tool. */
+const listBashArguments = z.object({});
 
 /**
  * `list_bash`: the shell sessions, their status and their unread output.
@@ -106,7 +118,7 @@ export function listBashTool(shells: ShellManager): Tool {
   return defineBuiltinTool({
     name: "list_bash",
     description: "Lists the shell sessions of this session (background and named shells) with their status.",
-    schema: z.object({}),
+    schema: listBashArguments,
     async execute() {
       return { resultType: "success", textForModel: describeShells(shells.list()) };
     },

@@ -6,6 +6,12 @@ import { askPermission, defineBuiltinTool } from "./define.js";
 import { unifiedDiff } from "./diff.js";
 import { isAbsolutePath, pathKind, resolveToolPath } from "./paths.js";
 
+/** The arguments of `create`, built once for every session's tool. */
+const createArguments = z.object({
+  path: z.string().describe("Absolute path of the new file."),
+  file_text: z.string().describe("The complete contents of the new file."),
+});
+
 /**
  * `create`: writes a new file at an absolute path whose parent folder exists; it never overwrites.
  * Asks a `write` permission carrying the diff and the new contents first.
@@ -19,10 +25,7 @@ export function createTool(): Tool {
     description:
       "Creates a new file with the given contents. The path must be absolute and its parent directory must exist. " +
       "It does not overwrite: to change an existing file use edit.",
-    schema: z.object({
-      path: z.string().describe("Absolute path of the new file."),
-      file_text: z.string().describe("The complete contents of the new file."),
-    }),
+    schema: createArguments,
     async execute(args, context) {
       if (!isAbsolutePath(args.path)) {
         return {

@@ -6,6 +6,13 @@ import { askPermission, defineBuiltinTool } from "./define.js";
 import { unifiedDiff } from "./diff.js";
 import { resolveToolPath } from "./paths.js";
 
+/** The arguments of `edit`, built once for every session's tool. */
+const editArguments = z.object({
+  path: z.string().describe("Path of the file to edit (absolute, or relative to the working directory)."),
+  old_str: z.string().optional().describe("The exact text to replace; it must occur exactly once."),
+  new_str: z.string().optional().describe("The replacement text."),
+});
+
 /**
  * `edit`: replaces the one occurrence of `old_str` in a file with `new_str`, after a `write`
  * permission carrying the diff and the new contents.
@@ -19,11 +26,7 @@ export function editTool(): Tool {
     description:
       "Edits a file by replacing old_str, which must occur exactly once in the file (include enough surrounding lines to make " +
       "it unique, with exact whitespace), by new_str. View the file first. An empty or missing new_str deletes old_str.",
-    schema: z.object({
-      path: z.string().describe("Path of the file to edit (absolute, or relative to the working directory)."),
-      old_str: z.string().optional().describe("The exact text to replace; it must occur exactly once."),
-      new_str: z.string().optional().describe("The replacement text."),
-    }),
+    schema: editArguments,
     async execute(args, context) {
       if (args.old_str === undefined) {
         return { resultType: "failure", textForModel: "Invalid inputs: old_str is required", errorMessage: "old_str is required" };

@@ -11,6 +11,12 @@ import { walkFiles } from "./search/walk.js";
 const MAX_RESULTS = 1000;
 const MAX_OUTPUT_CHARS = 30_000;
 
+/** The arguments of `glob`, built once for every session's tool. */
+const globArguments = z.object({
+  pattern: z.string().describe("The glob pattern to match files against."),
+  path: z.string().optional().describe("Directory to search in (default: the working directory)."),
+});
+
 /**
  * `glob`: finds files by name pattern (ripgrep's glob rules: a pattern without `/` matches file
  * names at any depth), sorted by path, after a `read` permission.
@@ -25,10 +31,7 @@ export function globTool(ripgrep: Ripgrep): Tool {
       'Finds files whose path matches a glob pattern, e.g. "**/*.ts", "src/**/*.{js,jsx}" or "package.json" (a pattern without "/" ' +
       "matches file names at any depth). Respects .gitignore and skips hidden files unless the pattern names them. " +
       "Results are sorted by path.",
-    schema: z.object({
-      pattern: z.string().describe("The glob pattern to match files against."),
-      path: z.string().optional().describe("Directory to search in (default: the working directory)."),
-    }),
+    schema: globArguments,
     async execute(args, context) {
       const target = await searchTarget(args.path, context);
       if ("outcome" in target) return target.outcome;

@@ -15,6 +15,14 @@ export interface WebFetchOptions {
 const DEFAULT_MAX_LENGTH = 5000;
 const BINARY_TYPES = /^(image|audio|video|font)\/|^application\/(octet-stream|pdf|zip|gzip|x-tar|x-7z-compressed|wasm)/;
 
+/** The arguments of `web_fetch`, built once for every session's tool. */
+const webFetchArguments = z.object({
+  url: z.string().refine(isHttpUrl, "Expected an absolute http:// or https:// URL").describe("The http:// or https:// URL to fetch."),
+  max_length: z.number().int().positive().optional().describe(`Maximum number of characters to return (default ${DEFAULT_MAX_LENGTH}).`),
+  start_index: z.number().int().min(0).optional().describe("Return content starting at this character index (default 0), to page through long content."),
+  raw: z.boolean().optional().describe("Return the page as fetched instead of converting HTML to Markdown."),
+});
+
 /**
  * `web_fetch`: fetches a URL after a `url` permission and returns the page as Markdown (HTML) or
  * as text (anything else, or `raw`), `max_length` characters at a time from `start_index`.
@@ -30,12 +38,7 @@ export function webFetchTool(options: WebFetchOptions = {}): Tool {
     description:
       "Fetches a web page or file over HTTP(S). HTML is converted to Markdown (raw: true returns the HTML); JSON and text come " +
       "back as they are. Long content is returned max_length characters at a time: call again with start_index to continue.",
-    schema: z.object({
-      url: z.string().refine(isHttpUrl, "Expected an absolute http:// or https:// URL").describe("The http:// or https:// URL to fetch."),
-      max_length: z.number().int().positive().optional().describe(`Maximum number of characters to return (default ${DEFAULT_MAX_LENGTH}).`),
-      start_index: z.number().int().min(0).optional().describe("Return content starting at this character index (default 0), to page through long content."),
-      raw: z.boolean().optional().describe("Return the page as fetched instead of converting HTML to Markdown."),
-    }),
+    schema: webFetchArguments,
     permission: (args) => ({ kind: "url", intention: "Fetch web content", url: args.url }),
     async execute(args, context) {
       const url = new URL(args.url);

@@ -12,6 +12,16 @@ const schemaStatement = /^(create|drop|alter)\b/i;
 /** Writes to these tables are the agent's todo list changing (`session.todos_changed`). */
 const todoTables = /\b(todos|todo_deps)\b/i;
 
+/** The arguments of `sql`, built once for every session's tool. */
+const sqlArguments = z.object({
+  description: z.string().describe("A few words on what this query does"),
+  query: z.string().describe("The SQL to run (SQLite dialect)"),
+  database: z
+    .enum(["session", "session_store"])
+    .optional()
+    .describe('"session" (default): this session\'s database. "session_store": the store shared by sessions (not enabled).'),
+});
+
 /**
  * `sql`: a SQLite database of the session's own (`database: "session"`), where the agent keeps
  * structured state such as its todo list (`todos`, `todo_deps`). Writes to those tables emit
@@ -28,14 +38,7 @@ export function sqlTool(database: SessionDatabase): Tool {
       "Use it to keep structured state while you work, such as a todo list: create a `todos` table (id TEXT PRIMARY KEY, title, description, status 'pending' | 'in_progress' | 'done', …) and `todo_deps` (todo_id, depends_on) on first use, then insert, update and select.",
       "Several statements may be separated by semicolons; the rows of the last one that returns rows are shown as a table.",
     ].join(" "),
-    schema: z.object({
-      description: z.string().describe("A few words on what this query does"),
-      query: z.string().describe("The SQL to run (SQLite dialect)"),
-      database: z
-        .enum(["session", "session_store"])
-        .optional()
-        .describe('"session" (default): this session\'s database. "session_store": the store shared by sessions (not enabled).'),
-    }),
+    schema: sqlArguments,
     dispose: () => database.close(),
     async execute({ query, database: which }, context): Promise<ToolOutcome> {
       if (which === "session_store") {
