@@ -7,6 +7,7 @@ import type { RetryPolicy } from "../loop/retry.js";
 import type { ModelClient, ModelResponse } from "../providers/types.js";
 import { ScopedEmitter, type EventEmitterPort } from "../session/emitter.js";
 import type { Tool, ToolContext } from "../tools/types.js";
+import type { ContextOptions } from "../session/tool-contexts.js";
 import { errorMessage } from "../errors.js";
 import { agentToolNames, type AgentDefinition } from "./catalog.js";
 import type { McpServerConfig } from "@tandem/protocol";
@@ -29,7 +30,7 @@ export interface SubAgentParent {
   modelClient(): ModelClient;
   recordModelCall(model: string, response: ModelResponse, durationMs: number): void;
   recordFileChange(change: { path: string; diff: string }): void;
-  createContext(call: ModelToolCall, tool: Tool, signal: AbortSignal, options?: { preApproved?: boolean; emitter?: EventEmitterPort }): ToolContext;
+  createContext(call: ModelToolCall, tool: Tool, signal: AbortSignal, options?: ContextOptions): ToolContext;
   /** MCP servers for an agent's own `mcpServers` (events go to `emitter`). */
   createMcpManager(configs: Record<string, McpServerConfig>, emitter: EventEmitterPort): McpManager;
   /** A compactor for the sub-agent's own history (the session's rules). */
@@ -115,7 +116,7 @@ class SubAgentRun implements LoopHost, CompactionHost {
   }
   async beforeModelCall(): Promise<void> {}
   onTurnError(): void {}
-  createContext(call: ModelToolCall, tool: Tool, signal: AbortSignal, options: { preApproved?: boolean } = {}): ToolContext {
+  createContext(call: ModelToolCall, tool: Tool, signal: AbortSignal, options: Omit<ContextOptions, "emitter"> = {}): ToolContext {
     return this.parent.createContext(call, tool, signal, { ...options, emitter: this.emitter });
   }
 

@@ -1,0 +1,73 @@
+/**
+ * Behaviour the conformance harness found open against the reference runtime (conformance/NOTES.md),
+ * seen through the official SDKs: permission requests of one round go out one at a time in call
+ * order.
+ */
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseScript } from "@tandem/testkit";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { scriptsDir, startWorld, type TestWorld } from "../helpers/harness.js";
+import { officialClient, officialV1Client, type ClientMaker } from "../helpers/official-client.js";
+
+type AnyEvent = { type: string; data: Record<string, unknown>; ephemeral?: boolean };
+
+let world: TestWorld | undefined;
+let workdir: string;
+const stops: Array<() => Promise<unknown>> = [];
+
+beforeEach(() => {
+  workdir = realpathSync(mkdtempSync(join(tmpdir(), "tandem-conform-")));
+});
+
+afterEach(async () => {
+  for (const stop of stops.splice(0).reverse()) await stop();
+  await world?.dispose();
+  world = undefined;
+  rmSync(workdir, { recursive: true, force: true });
+});
+
+const clients: Array<{ sdk: string; make: ClientMaker }> = [
+  { sdk: "official SDK 0.2.0", make: officialClient },
+  { sdk: "official SDK 1.0.x", make: officialV1Client },
+];
+
+function loadScript(name: string): void {
+  const path = join(scriptsDir, `${name}.yaml`);
+  world?.model.addScript(parseScript(readFileSync(path, "utf8").replaceAll("__WORKDIR__", workdir), path));
+}
+
+describe.each(clients)("permission requests of one round ($sdk)", ({ make }) => {
+  it("are asked one at a time, in the order of the calls", async () => {
+    world = await startWorld([]);
+    loadScript("permission-order");
+    writeFileSync(join(workdir, "data.txt"), "one\n");
+    const client = make(world.env);
+    stops.push(() => client.stop());
+    const asked: string[] = [];
+    let outstanding = 0;
+    let mostOutstanding = 0;
+    const session = await client.createSession({
+      workingDirectory: workdir,
+      onPermissionRequest: async (request) => {
+        asked.push(String((request as { toolCallId?: unknown }).toolCallId));
+        outstanding++;
+        mostOutstanding = Math.max(mostOutstanding, outstanding);
+        // An answer that takes a moment, as a person's would: the next request must wait for it.
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        outstanding--;
+        return { kind: "approved" };
+      },
+    });
+    const events: AnyEvent[] = [];
+    session.on((event) => events.push(event as unknown as AnyEvent));
+    const reply = await session.sendAndWait({ prompt: "Do three things" });
+    expect(reply?.data.content).toBe("All three are done.");
+
+    expect(asked).toEqual(["call_view_1", "call_bash_1", "call_glob_1"]);
+    expect(mostOutstanding).toBe(1);
+    const completed = events.filter((event) => event.type === "tool.execution_complete");
+    expect(completed.map((event) => event.data.success)).toEqual([true, true, true]);
+  });
+});
