@@ -1,11 +1,12 @@
 /**
  * Behaviour the conformance harness found open against the reference runtime (conformance/NOTES.md),
  * seen through the official SDKs: permission requests of one round go out one at a time in call
- * order.
+ * order; `session.usage_info.tokenLimit` is the model's window from the provider's model list.
  */
 import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { approveAll } from "@github/copilot-sdk";
 import { parseScript } from "@tandem/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { scriptsDir, startWorld, type TestWorld } from "../helpers/harness.js";
@@ -69,5 +70,23 @@ describe.each(clients)("permission requests of one round ($sdk)", ({ make }) => 
     expect(mostOutstanding).toBe(1);
     const completed = events.filter((event) => event.type === "tool.execution_complete");
     expect(completed.map((event) => event.data.success)).toEqual([true, true, true]);
+  });
+});
+
+describe.each(clients)("session.usage_info's window ($sdk)", ({ make }) => {
+  it("is the model's prompt limit from the provider's model list, read once", async () => {
+    world = await startWorld(["plain-reply"]);
+    const client = make(world.env);
+    stops.push(() => client.stop());
+    const events: AnyEvent[] = [];
+    for (const model of ["claude-sonnet-4", "gpt-4.1"]) {
+      const session = await client.createSession({ onPermissionRequest: approveAll, model });
+      session.on((event) => events.push(event as unknown as AnyEvent));
+      await session.sendAndWait({ prompt: "Say hello" });
+    }
+    // The testkit lists claude-sonnet-4 with 216000 - 16000 prompt tokens, gpt-4.1 with 128000 - 16384.
+    const limits = events.filter((event) => event.type === "session.usage_info").map((event) => event.data.tokenLimit);
+    expect(limits).toEqual([200_000, 111_616]);
+    expect(world.model.modelListRequests).toHaveLength(1);
   });
 });
