@@ -1,7 +1,8 @@
 /**
  * Behaviour the conformance harness found open against the reference runtime (conformance/NOTES.md),
  * seen through the official SDKs: permission requests of one round go out one at a time in call
- * order; `session.usage_info.tokenLimit` is the model's window from the provider's model list.
+ * order; `session.usage_info.tokenLimit` is the model's window from the provider's model list; a
+ * resumed session announces its tools and skills.
  */
 import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -9,7 +10,7 @@ import { join } from "node:path";
 import { approveAll } from "@github/copilot-sdk";
 import { parseScript } from "@tandem/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { scriptsDir, startWorld, type TestWorld } from "../helpers/harness.js";
+import { scriptsDir, startWorld, waitFor, type TestWorld } from "../helpers/harness.js";
 import { officialClient, officialV1Client, type ClientMaker } from "../helpers/official-client.js";
 
 type AnyEvent = { type: string; data: Record<string, unknown>; ephemeral?: boolean };
@@ -88,5 +89,34 @@ describe.each(clients)("session.usage_info's window ($sdk)", ({ make }) => {
     const limits = events.filter((event) => event.type === "session.usage_info").map((event) => event.data.tokenLimit);
     expect(limits).toEqual([200_000, 111_616]);
     expect(world.model.modelListRequests).toHaveLength(1);
+  });
+});
+
+describe.each(clients)("a session resumed by a new client ($sdk)", ({ make }) => {
+  it("announces its tool set and its skills after session.resume, before its title", async () => {
+    world = await startWorld(["plain-reply"]);
+    const first = make(world.env);
+    stops.push(() => first.stop());
+    const created = await first.createSession({ onPermissionRequest: approveAll });
+    await created.sendAndWait({ prompt: "Say hello" });
+    await first.stop();
+
+    const second = make(world.env);
+    stops.push(() => second.stop());
+    const resumed = await second.resumeSession(created.sessionId, { onPermissionRequest: approveAll });
+    const events: AnyEvent[] = [];
+    resumed.on((event) => events.push(event as unknown as AnyEvent));
+    await waitFor(() => events.some((event) => event.type === "session.title_changed"), "the resumed session's title");
+    const types = events.map((event) => event.type);
+    expect(types.slice(types.indexOf("session.resume"), types.indexOf("session.title_changed") + 1)).toEqual([
+      "session.resume",
+      "session.tools_updated",
+      "session.skills_loaded",
+      "session.title_changed",
+    ]);
+    expect(events.find((event) => event.type === "session.tools_updated")?.data).toEqual({ model: "gpt-4.1" });
+    const skills = events.find((event) => event.type === "session.skills_loaded");
+    expect(skills?.data).toEqual({ skills: [] });
+    expect(skills?.ephemeral).toBe(true);
   });
 });

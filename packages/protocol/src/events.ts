@@ -299,6 +299,7 @@ export const ephemeralEventTypes: ReadonlySet<SessionEventType> = new Set<Sessio
   "session.todos_changed",
   "session.mcp_servers_loaded",
   "session.mcp_server_status_changed",
+  "session.skills_loaded",
   "pending_messages.modified",
   "capabilities.changed",
   "assistant.intent",
