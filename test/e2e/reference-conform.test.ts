@@ -120,3 +120,38 @@ describe.each(clients)("a session resumed by a new client ($sdk)", ({ make }) =>
     expect(skills?.ephemeral).toBe(true);
   });
 });
+
+describe.each(clients)("tool.execution_complete's result ($sdk)", ({ make }) => {
+  it("has the text for display beside the model's text, and bash's exit as a shell_exit block", async () => {
+    world = await startWorld([]);
+    loadScript("permission-order");
+    writeFileSync(join(workdir, "data.txt"), "one\n");
+    const client = make(world.env);
+    stops.push(() => client.stop());
+    const session = await client.createSession({ workingDirectory: workdir, onPermissionRequest: approveAll });
+    const events: AnyEvent[] = [];
+    session.on((event) => events.push(event as unknown as AnyEvent));
+    await session.sendAndWait({ prompt: "Do three things" });
+    const results = new Map(
+      events.filter((event) => event.type === "tool.execution_complete").map((event) => [event.data.toolCallId, event.data.result as Record<string, unknown>]),
+    );
+    for (const result of results.values()) expect(result.detailedContent).toBe(result.content);
+    expect(results.get("call_bash_1")?.contents).toEqual([{ type: "shell_exit", shellId: "", exitCode: 0, cwd: workdir, outputPreview: "two\n" }]);
+    expect(results.get("call_view_1")?.contents).toBeUndefined();
+  });
+
+  it("of an application's tool has its text for display too", async () => {
+    world = await startWorld(["custom-tool"]);
+    const client = make(world.env);
+    stops.push(() => client.stop());
+    const session = await client.createSession({
+      onPermissionRequest: approveAll,
+      tools: [{ name: "get_weather", description: "Weather of a city", parameters: { type: "object", properties: { city: { type: "string" } } }, handler: () => "72 and sunny" }],
+    });
+    const events: AnyEvent[] = [];
+    session.on((event) => events.push(event as unknown as AnyEvent));
+    await session.sendAndWait({ prompt: "Weather in Paris?" });
+    const complete = events.find((event) => event.type === "tool.execution_complete");
+    expect(complete?.data.result).toEqual({ content: "72 and sunny", detailedContent: "72 and sunny" });
+  });
+});

@@ -125,6 +125,9 @@ async function executeSafely(tool: Tool, args: unknown, context: ToolContext, si
 
 function emitComplete(host: ToolRunnerHost, call: ModelToolCall, outcome: ToolOutcome, interactionId: string, turnId: string | undefined): void {
   const succeeded = outcome.resultType === "success";
+  // As the reference, a success carries its full text for display (the model's text when there is
+  // no other). A failure keeps the model's text in `result` (the reference sends only `error`):
+  // a resume rebuilds what the model saw from these events.
   host.emitter.emit("tool.execution_complete", {
     toolCallId: call.id,
     success: succeeded,
@@ -133,8 +136,8 @@ function emitComplete(host: ToolRunnerHost, call: ModelToolCall, outcome: ToolOu
     ...(turnId !== undefined ? { turnId } : {}),
     result: {
       content: outcome.textForModel,
-      ...(outcome.detailedContent !== undefined ? { detailedContent: outcome.detailedContent } : {}),
-      ...("contents" in outcome && Array.isArray(outcome.contents) ? { contents: outcome.contents } : {}),
+      ...(succeeded || outcome.detailedContent !== undefined ? { detailedContent: outcome.detailedContent ?? outcome.textForModel } : {}),
+      ...(outcome.contents?.length ? { contents: outcome.contents } : {}),
     },
     ...(succeeded ? {} : { error: { message: outcome.errorMessage ?? outcome.textForModel, code: outcome.resultType } }),
     ...(outcome.telemetry ? { toolTelemetry: outcome.telemetry } : {}),
