@@ -90,6 +90,10 @@ export function bashTool(shells: ShellManager, options: ShellToolOptions = {}, p
       const partials = new PartialOutputStream((text) =>
         context.emitter.emit("tool.execution_partial_result", { toolCallId: context.toolCallId, partialOutput: text }),
       );
+      // A running command is one of the session's tasks: clients refresh their list when it starts
+      // and ends, as the reference signals them (an async command signals once it is started).
+      const announce = () => context.emitter.emit("session.background_tasks_changed", {});
+      if (mode === "sync") announce();
       const result = await shells.run({
         command: args.command,
         description: args.description,
@@ -102,9 +106,10 @@ export function bashTool(shells: ShellManager, options: ShellToolOptions = {}, p
         onOutput: (text) => partials.write(text),
         onOutputEnd: () => partials.close(),
       });
+      if (mode === "sync") announce();
       switch (result.kind) {
         case "started":
-          context.emitter.emit("session.background_tasks_changed", {});
+          announce();
           return { resultType: "success", textForModel: `<command started in background with shellId: ${result.shellId}>`, telemetry };
         case "busy":
           return {
