@@ -2,7 +2,9 @@
  * Behaviour the conformance harness found open against the reference runtime (conformance/NOTES.md),
  * seen through the official SDKs: permission requests of one round go out one at a time in call
  * order; `session.usage_info.tokenLimit` is the model's window from the provider's model list; a
- * resumed session announces its tools and skills.
+ * resumed session announces its tools and skills; `tool.execution_complete.result` has its text
+ * for display; bash commands signal background-task changes; a sub-agent's conversation opens as
+ * the reference's does.
  */
 import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -153,5 +155,77 @@ describe.each(clients)("tool.execution_complete's result ($sdk)", ({ make }) => 
     await session.sendAndWait({ prompt: "Weather in Paris?" });
     const complete = events.find((event) => event.type === "tool.execution_complete");
     expect(complete?.data.result).toEqual({ content: "72 and sunny", detailedContent: "72 and sunny" });
+  });
+});
+
+describe.each(clients)("a bash command ($sdk)", ({ make }) => {
+  it("signals session.background_tasks_changed when it starts and when it ends", async () => {
+    world = await startWorld([]);
+    loadScript("permission-order");
+    writeFileSync(join(workdir, "data.txt"), "one\n");
+    const client = make(world.env);
+    stops.push(() => client.stop());
+    const session = await client.createSession({ workingDirectory: workdir, onPermissionRequest: approveAll });
+    const events: AnyEvent[] = [];
+    session.on((event) => events.push(event as unknown as AnyEvent));
+    await session.sendAndWait({ prompt: "Do three things" });
+    const ofBash = events.filter((event) => event.type === "session.background_tasks_changed" || event.data.toolCallId === "call_bash_1");
+    const types = ofBash.map((event) => event.type).filter((type) => !type.startsWith("permission."));
+    expect(types).toEqual([
+      "tool.execution_start",
+      "session.background_tasks_changed",
+      "tool.execution_partial_result",
+      "session.background_tasks_changed",
+      "tool.execution_complete",
+    ]);
+    expect(ofBash.find((event) => event.type === "session.background_tasks_changed")).toMatchObject({ data: {}, ephemeral: true });
+  });
+});
+
+describe.each(clients)("a sub-agent's own conversation ($sdk)", ({ make }) => {
+  it("opens with its agent, model, configuration, prompt and tool set, each tagged with the task call", async () => {
+    world = await startWorld(["explore-agent", "explore-agent-sub"]);
+    const client = make(world.env);
+    stops.push(() => client.stop());
+    const session = await client.createSession({ onPermissionRequest: approveAll });
+    const events: AnyEvent[] = [];
+    session.on((event) => events.push(event as unknown as AnyEvent));
+    await session.sendAndWait({ prompt: "Please explore the repo" });
+    const types = events.map((event) => event.type);
+    const opening = types.slice(types.indexOf("subagent.started"), types.indexOf("subagent.started") + 7);
+    expect(opening).toEqual([
+      "subagent.started",
+      "subagent.selected",
+      "session.model_change",
+      "subagent.configured",
+      "user.message",
+      "session.tools_updated",
+      "system.message",
+    ]);
+    const inRun = (type: string) => events.find((event) => event.type === type && event.data.parentToolCallId === "call_explore_1")?.data;
+    expect(inRun("subagent.selected")).toMatchObject({ agentName: "explore", tools: ["grep", "glob", "view", "bash", "read_bash", "stop_bash", "list_bash"] });
+    expect(inRun("session.model_change")).toMatchObject({ newModel: "gpt-4.1" });
+    expect(inRun("subagent.configured")).toMatchObject({ model: "gpt-4.1", multiTurn: false });
+    expect(inRun("user.message")).toMatchObject({ content: "EXPLORE-SUB: where is the config?", source: `agent-${session.sessionId}` });
+    expect(inRun("session.tools_updated")).toMatchObject({ model: "gpt-4.1" });
+  });
+
+  it("stays out of the session's own history on resume", async () => {
+    world = await startWorld(["sub-agent-resume", "explore-agent-sub"]);
+    const first = make(world.env);
+    stops.push(() => first.stop());
+    const created = await first.createSession({ onPermissionRequest: approveAll });
+    await created.sendAndWait({ prompt: "Please explore and resume" });
+    await first.stop();
+    const second = make(world.env);
+    stops.push(() => second.stop());
+    const resumed = await second.resumeSession(created.sessionId, { onPermissionRequest: approveAll });
+    const reply = await resumed.sendAndWait({ prompt: "Say hello" });
+    expect(reply?.data.content).toBe("Hello again.");
+    type Body = { messages: Array<{ role: string; content: unknown }> };
+    const last = world.model.requests.at(-1)?.body as Body;
+    const userTexts = last.messages.filter((message) => message.role === "user").map((message) => JSON.stringify(message.content));
+    expect(userTexts.some((text) => text.includes("EXPLORE-SUB"))).toBe(false);
+    expect(userTexts).toHaveLength(2);
   });
 });

@@ -240,6 +240,7 @@ export const eventDataSchemas = {
     tools: z.array(z.string()).nullable(),
   }),
   "subagent.deselected": z.looseObject({}),
+  "subagent.configured": z.looseObject({ model: z.string(), multiTurn: z.boolean(), reasoningEffort: optionalString }),
   "skill.invoked": z.looseObject({
     name: z.string(),
     path: z.string(),

@@ -130,6 +130,20 @@ class SubAgentRun implements LoopHost, CompactionHost {
   }
 }
 
+/**
+ * The opening of a sub-agent's own conversation, as the reference shows it (each event carries
+ * `parentToolCallId`): the agent with its tools, its model, how it is configured (one turn: Tandem's
+ * sub-agents take no follow-up messages), its prompt as a `user.message` from the parent agent, and
+ * its tool set.
+ */
+function announceRun(run: SubAgentRun, agent: AgentDefinition, parentSessionId: string, prompt: string, interactionId: string): void {
+  run.emitter.emit("subagent.selected", { agentName: agent.name, agentDisplayName: agent.displayName, tools: run.toolNames() });
+  run.emitter.emit("session.model_change", { newModel: run.model, source: "agent" });
+  run.emitter.emit("subagent.configured", { model: run.model, multiTurn: false });
+  run.emitter.emit("user.message", { content: prompt, source: `agent-${parentSessionId}`, interactionId });
+  run.emitter.emit("session.tools_updated", { model: run.model });
+}
+
 /** Thrown when a sub-agent's loop fails. */
 export class SubAgentFailed extends Error {
   constructor(message: string) {
@@ -155,9 +169,11 @@ export async function runSubAgent(
   let result: Awaited<ReturnType<typeof runAgentLoop>>;
   try {
     await run.mcp?.start();
+    const interactionId = randomUUID();
+    announceRun(run, agent, parent.sessionId, request.prompt, interactionId);
     // The sub-agent's own system prompt is injected into its model calls: announced like the main loop's.
     run.emitter.emit("system.message", { role: "system", content: await run.systemPrompt() });
-    result = await runAgentLoop(run, randomUUID(), request.signal);
+    result = await runAgentLoop(run, interactionId, request.signal);
   } finally {
     run.context.dispose();
     await run.mcp?.dispose();
