@@ -192,8 +192,9 @@ describe.each(clients)("a sub-agent's own conversation ($sdk)", ({ make }) => {
     session.on((event) => events.push(event as unknown as AnyEvent));
     await session.sendAndWait({ prompt: "Please explore the repo" });
     const types = events.map((event) => event.type);
-    const opening = types.slice(types.indexOf("subagent.started"), types.indexOf("subagent.started") + 7);
+    const opening = types.slice(types.indexOf("subagent.started") - 1, types.indexOf("subagent.started") + 7);
     expect(opening).toEqual([
+      "session.background_tasks_changed",
       "subagent.started",
       "subagent.selected",
       "session.model_change",
@@ -208,6 +209,10 @@ describe.each(clients)("a sub-agent's own conversation ($sdk)", ({ make }) => {
     expect(inRun("subagent.configured")).toMatchObject({ model: "gpt-4.1", multiTurn: false });
     expect(inRun("user.message")).toMatchObject({ content: "EXPLORE-SUB: where is the config?", source: `agent-${session.sessionId}` });
     expect(inRun("session.tools_updated")).toMatchObject({ model: "gpt-4.1" });
+    expect(types.slice(types.indexOf("assistant.turn_end", types.indexOf("subagent.started")) + 1, types.indexOf("tool.execution_complete"))).toEqual([
+      "subagent.completed",
+      "session.background_tasks_changed",
+    ]);
   });
 
   it("stays out of the session's own history on resume", async () => {

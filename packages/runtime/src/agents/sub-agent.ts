@@ -164,6 +164,8 @@ export async function runSubAgent(
 ): Promise<string> {
   // As the reference: the run is shown by the task call's `name` and `description` when given.
   const identity = { toolCallId: request.toolCallId, agentName: agent.name, agentDisplayName: request.displayName || agent.displayName };
+  // A running sub-agent is one of the session's tasks (clients refresh their list), as in the reference.
+  parent.emitter.emit("session.background_tasks_changed", {});
   parent.emitter.emit("subagent.started", { ...identity, agentDescription: request.description || agent.description });
   const run = new SubAgentRun(parent, agent, request.model ?? parent.model, request.prompt, request.toolCallId);
   let result: Awaited<ReturnType<typeof runAgentLoop>>;
@@ -180,9 +182,11 @@ export async function runSubAgent(
   }
   if (result.end === "completed") {
     parent.emitter.emit("subagent.completed", identity);
+    parent.emitter.emit("session.background_tasks_changed", {});
     return run.finalText();
   }
   const error = result.end === "aborted" ? "The sub-agent was interrupted." : errorMessage(result.error);
   parent.emitter.emit("subagent.failed", { ...identity, error });
+  parent.emitter.emit("session.background_tasks_changed", {});
   throw new SubAgentFailed(error);
 }
