@@ -56,7 +56,7 @@ export class ContextWindow {
    * `waitMs` (a slow list arrives for later calls), and a failure leaves the default.
    */
   async ready(model: string, waitMs = windowLookupWaitMs): Promise<void> {
-    if (this.learned !== undefined || this.configured !== undefined || this.lookup.known(model) !== undefined) return;
+    if (this.learned !== undefined || this.configured !== undefined || this.listed.has(model) || this.lookup.known(model) !== undefined) return;
     let lookup = this.lookups.get(model);
     if (!lookup) {
       lookup = this.lookup.fetch(model).then(
