@@ -16,7 +16,8 @@ let timings = [];
 // The testkit's own handler runs first and pushes its record synchronously, so the last record
 // is this request's. `server.server` is the testkit's private http.Server.
 server.server.on("request", (request, response) => {
-  const entry = { record: server.requests[server.requests.length - 1], arrivedAt: now() };
+  const records = request.method === "GET" && /\/models$/.test(new URL(request.url ?? "/", "http://x").pathname) ? server.modelListRequests : server.requests;
+  const entry = { record: records[records.length - 1], arrivedAt: now() };
   timings.push(entry);
   response.once("finish", () => {
     entry.finishedAt = now();
@@ -28,6 +29,7 @@ parentPort.on("message", async (message) => {
     const taken = timings;
     timings = [];
     server.requests.length = 0;
+    server.modelListRequests.length = 0;
     parentPort.postMessage({ type: "records", id: message.id, records: taken.map(describe) });
   } else if (message.type === "reset") {
     // Sequential scripts start over (their cursors and hit counters are cleared).

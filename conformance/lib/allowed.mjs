@@ -139,6 +139,18 @@ export const allowRules = [
     reason: "`initiator` is a premium-request billing category of the Copilot service (see `copilot-billing`): Tandem reports who started the call in the session (`user`/`agent`).",
   },
   {
+    id: "failed-call-result",
+    key: /^event\.field:tool\.execution_complete$/,
+    text: /data\.\{keys\}: only tandem has result$/,
+    reason: "A failed call keeps the text the model saw in `result.content` beside `error` (the reference sends only `error`): Tandem rebuilds a resumed conversation from the events, and `error.message` is only the short label.",
+  },
+  {
+    id: "subagent-parent-tool-call",
+    key: /^event\.field:(subagent\.(selected|configured)|session\.(model_change|usage_info)|user\.message|system\.message)$/,
+    text: /data\.\{keys\}: only tandem has parentToolCallId$/,
+    reason: "A sub-agent's events carry `parentToolCallId` in their data (0.2.0 tells them apart by it; 1.0.x still declares it), where 1.0.102 puts an `agentId` on the envelope.",
+  },
+  {
     id: "ref-broken-run",
     key: /(?!)/,
     reason: "Every other divergence of a run where the reference failed its own permission flow (`ref-0.2-permissions`): it then loops on model calls and errors, so its side is no oracle for that run.",

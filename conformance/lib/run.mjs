@@ -50,7 +50,7 @@ export async function runScenario(scenario, target, sdk) {
     record.errors.push(String(error instanceof Error ? error.message : error).split("\n")[0]);
   } finally {
     await context.stopAll();
-    for (const request of world.model.requests) {
+    for (const request of [...world.model.modelListRequests, ...world.model.requests]) {
       if (request.path.endsWith("/chat/completions")) record.modelRequests.push({ path: request.path, body: request.body });
       else record.otherRequests.push(`${request.method} ${request.path}`);
     }

@@ -15,7 +15,7 @@ export const githubToken = "gho_conformance_token";
 
 /**
  * @typedef {object} World
- * @property {ModelServer} model the scripted model; `model.requests` records every request
+ * @property {ModelServer} model the scripted model; `model.requests` records every request but the model-list reads (`model.modelListRequests`)
  * @property {Array<{ method: string, path: string }>} githubRequests what the fake GitHub API saw
  * @property {string} home state folder (HOME and COPILOT_HOME)
  * @property {string} workdir the session's working directory (`<home>/project`)

@@ -45,7 +45,7 @@ describe("server methods", () => {
     const chat = world.model.requests.find((request) => request.path.endsWith("/chat/completions"));
     expect(chat?.headers.authorization).toBe("Bearer token-from-sdk");
     expect((chat?.body as { model: string }).model).toBe("claude-sonnet-4");
-    expect(world.model.requests.find((request) => request.path.endsWith("/models"))?.headers.authorization).toBe("Bearer token-from-sdk");
+    expect(world.model.modelListRequests[0]?.headers.authorization).toBe("Bearer token-from-sdk");
   });
 
   it("keeps the token an SDK hands the runtime out of the commands the model runs", async () => {

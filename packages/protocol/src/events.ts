@@ -255,6 +255,7 @@ export const eventDataSchemas = {
     tools: z.array(z.string()).nullable(),
   }),
   "subagent.deselected": z.looseObject({}),
+  "subagent.configured": z.looseObject({ model: z.string(), multiTurn: z.boolean(), reasoningEffort: optionalString }),
   "skill.invoked": z.looseObject({
     name: z.string(),
     path: z.string(),
@@ -314,6 +315,7 @@ export const ephemeralEventTypes: ReadonlySet<SessionEventType> = new Set<Sessio
   "session.todos_changed",
   "session.mcp_servers_loaded",
   "session.mcp_server_status_changed",
+  "session.skills_loaded",
   "pending_messages.modified",
   "capabilities.changed",
   "assistant.intent",

@@ -21,6 +21,7 @@ import { FileSessionStore, resolveHome } from "./store/session-store.js";
 import type { SessionStore } from "./store/types.js";
 import { runtimeVersion } from "./version.js";
 import { compactionTimeoutFromEnv } from "./compaction/session-compaction.js";
+import { ModelWindows } from "./compaction/model-windows.js";
 import { promptLimitOf } from "./compaction/window.js";
 import type { ClusterConfig, ClusterNode } from "./cluster/cluster-node.js";
 import type { AppendFence } from "./store/postgres/pg-event-log.js";
@@ -73,6 +74,11 @@ export class Runtime {
   private modelsRead: ModelInfo[] | undefined;
   /** This runtime as a node of a cluster (`--store postgres://…`), once joined. */
   private clusterNode: ClusterNode | undefined;
+  /** Context windows from each provider's model list, read once per runtime. */
+  private readonly modelWindows = new ModelWindows(
+    (provider, model) => (provider ? createModelClient(provider, this.providerEnvironment, { model, connections: this.modelConnections }).listModels() : this.listModels()),
+    (error) => this.options.logger.warn("could not read a model list for context windows; assuming the default window", error),
+  );
 
   constructor(private readonly options: RuntimeOptions) {
     const { args, env, logger } = options;
@@ -94,12 +100,7 @@ export class Runtime {
         timeoutMs: compactionTimeoutFromEnv(env),
         // The default provider's list once a client read it (models.list); a BYOK config states its own.
         knownWindow: (config, model) => (config.provider ? undefined : promptLimitOf(this.modelsRead?.find((candidate) => candidate.id === model))),
-        fetchWindow: async (config, model) => {
-          const models = config.provider
-            ? await createModelClient(config.provider, this.providerEnvironment, { model: config.model, connections: this.modelConnections }).listModels()
-            : await this.listModels();
-          return promptLimitOf(models.find((candidate) => candidate.id === model));
-        },
+        fetchWindow: (config, model) => this.modelWindows.limit(config.provider, model),
       },
       createModelClient: (config: SessionCreateParams, sessionId: string) =>
         new LoggedModelClient(

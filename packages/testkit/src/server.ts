@@ -97,8 +97,13 @@ function sendJson(response: ServerResponse, record: RecordedRequest, status: num
  * alone, so concurrent, resumed and retried sessions all work.
  */
 export class ModelServer {
-  /** Every request received, in arrival order (cleared in place by {@link reset}). */
+  /**
+   * Every request received, in arrival order, except model-list reads (cleared in place by
+   * {@link reset}): runtimes read the list on their own schedule, so model calls keep their indexes.
+   */
   readonly requests: RecordedRequest[] = [];
+  /** The `GET /models` requests, in arrival order (cleared by {@link reset}). */
+  readonly modelListRequests: RecordedRequest[] = [];
   /** TCP connections accepted so far (a client that keeps connections alive opens few). */
   connectionsAccepted = 0;
   private readonly scripts: Script[] = [];
@@ -194,6 +199,7 @@ export class ModelServer {
   /** Forgets recorded requests and step hit counters (`error.times` / `hangTimes` start over). Scripts stay loaded. */
   reset(): void {
     this.requests.length = 0;
+    this.modelListRequests.length = 0;
     this.stepHits.clear();
     this.cursors.clear();
   }
@@ -205,10 +211,11 @@ export class ModelServer {
     const method = request.method ?? "GET";
     const path = new URL(request.url ?? "/", "http://testkit.invalid").pathname;
     const record: RecordedRequest = { method, path, headers: normalizeHeaders(request.headers), body: undefined, receivedAt: Date.now() };
-    this.requests.push(record);
+    const listsModels = method === "GET" && MODEL_LIST_ROUTES.has(path);
+    (listsModels ? this.modelListRequests : this.requests).push(record);
     const lifetime = new ResponseLifetime(response);
     const rawBody = await readBody(request);
-    if (method === "GET" && MODEL_LIST_ROUTES.has(path)) {
+    if (listsModels) {
       sendJson(response, record, 200, renderModelList(this.models));
       return;
     }

@@ -7,6 +7,7 @@ import type { RetryPolicy } from "../loop/retry.js";
 import type { ModelClient, ModelResponse } from "../providers/types.js";
 import { ScopedEmitter, type EventEmitterPort } from "../session/emitter.js";
 import type { Tool, ToolContext } from "../tools/types.js";
+import type { ContextOptions } from "../session/tool-contexts.js";
 import { errorMessage } from "../errors.js";
 import { agentToolNames, type AgentDefinition } from "./catalog.js";
 import type { McpServerConfig } from "@tandem/protocol";
@@ -29,7 +30,7 @@ export interface SubAgentParent {
   modelClient(): ModelClient;
   recordModelCall(model: string, response: ModelResponse, durationMs: number): void;
   recordFileChange(change: { path: string; diff: string }): void;
-  createContext(call: ModelToolCall, tool: Tool, signal: AbortSignal, options?: { preApproved?: boolean; emitter?: EventEmitterPort }): ToolContext;
+  createContext(call: ModelToolCall, tool: Tool, signal: AbortSignal, options?: ContextOptions): ToolContext;
   /** MCP servers for an agent's own `mcpServers` (events go to `emitter`). */
   createMcpManager(configs: Record<string, McpServerConfig>, emitter: EventEmitterPort): McpManager;
   /** A compactor for the sub-agent's own history (the session's rules). */
@@ -115,7 +116,7 @@ class SubAgentRun implements LoopHost, CompactionHost {
   }
   async beforeModelCall(): Promise<void> {}
   onTurnError(): void {}
-  createContext(call: ModelToolCall, tool: Tool, signal: AbortSignal, options: { preApproved?: boolean } = {}): ToolContext {
+  createContext(call: ModelToolCall, tool: Tool, signal: AbortSignal, options: Omit<ContextOptions, "emitter"> = {}): ToolContext {
     return this.parent.createContext(call, tool, signal, { ...options, emitter: this.emitter });
   }
 
@@ -127,6 +128,20 @@ class SubAgentRun implements LoopHost, CompactionHost {
     }
     return "";
   }
+}
+
+/**
+ * The opening of a sub-agent's own conversation, as the reference shows it (each event carries
+ * `parentToolCallId`): the agent with its tools, its model, how it is configured (one turn: Tandem's
+ * sub-agents take no follow-up messages), its prompt as a `user.message` from the parent agent, and
+ * its tool set.
+ */
+function announceRun(run: SubAgentRun, agent: AgentDefinition, parentSessionId: string, prompt: string, interactionId: string): void {
+  run.emitter.emit("subagent.selected", { agentName: agent.name, agentDisplayName: agent.displayName, tools: run.toolNames() });
+  run.emitter.emit("session.model_change", { newModel: run.model, source: "agent" });
+  run.emitter.emit("subagent.configured", { model: run.model, multiTurn: false });
+  run.emitter.emit("user.message", { content: prompt, source: `agent-${parentSessionId}`, interactionId });
+  run.emitter.emit("session.tools_updated", { model: run.model });
 }
 
 /** Thrown when a sub-agent's loop fails. */
@@ -149,23 +164,29 @@ export async function runSubAgent(
 ): Promise<string> {
   // As the reference: the run is shown by the task call's `name` and `description` when given.
   const identity = { toolCallId: request.toolCallId, agentName: agent.name, agentDisplayName: request.displayName || agent.displayName };
+  // A running sub-agent is one of the session's tasks (clients refresh their list), as in the reference.
+  parent.emitter.emit("session.background_tasks_changed", {});
   parent.emitter.emit("subagent.started", { ...identity, agentDescription: request.description || agent.description });
   const run = new SubAgentRun(parent, agent, request.model ?? parent.model, request.prompt, request.toolCallId);
   let result: Awaited<ReturnType<typeof runAgentLoop>>;
   try {
     await run.mcp?.start();
+    const interactionId = randomUUID();
+    announceRun(run, agent, parent.sessionId, request.prompt, interactionId);
     // The sub-agent's own system prompt is injected into its model calls: announced like the main loop's.
     run.emitter.emit("system.message", { role: "system", content: await run.systemPrompt() });
-    result = await runAgentLoop(run, randomUUID(), request.signal);
+    result = await runAgentLoop(run, interactionId, request.signal);
   } finally {
     run.context.dispose();
     await run.mcp?.dispose();
   }
   if (result.end === "completed") {
     parent.emitter.emit("subagent.completed", identity);
+    parent.emitter.emit("session.background_tasks_changed", {});
     return run.finalText();
   }
   const error = result.end === "aborted" ? "The sub-agent was interrupted." : errorMessage(result.error);
   parent.emitter.emit("subagent.failed", { ...identity, error });
+  parent.emitter.emit("session.background_tasks_changed", {});
   throw new SubAgentFailed(error);
 }

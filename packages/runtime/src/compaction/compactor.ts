@@ -103,6 +103,7 @@ export class SessionCompactor implements ContextManager {
   }
 
   async prepare(frame: RequestFrame, signal: AbortSignal): Promise<void> {
+    await this.options.window.ready(this.host.model);
     this.lastFrame = frame;
     this.epochAtPrepare = this.epoch;
     this.callsSinceCompaction++;

@@ -4,9 +4,13 @@ import type { Logger } from "../log.js";
 /** The window assumed while none is known (the smallest of today's common chat models). */
 export const defaultWindowTokens = 128_000;
 
+/** How long the first model call of a session waits for the provider's model list before it goes on with what is known. */
+export const windowLookupWaitMs = 5_000;
+
 /**
  * Where a model's prompt limit is found: `known` reads a model list the runtime already holds
- * (no request), `fetch` asks the provider for its list (done only after a context-length refusal).
+ * (no request), `fetch` asks the provider for its list (the runtime reads it once per provider,
+ * before the first model call that needs it, and again after a context-length refusal).
  */
 export interface WindowLookup {
   known(model: string): number | undefined;
@@ -26,12 +30,15 @@ export function configuredLimit(provider: ProviderConfig | undefined): number | 
 
 /**
  * The number of tokens a request to the session's model may hold. In order: what a context-length
- * refusal taught, the provider config, a model list the runtime holds (the default provider's,
- * once `models.list` read it), else 128,000. Sessions make no request of their own to learn it
- * until the provider refuses a request as too long: then the provider's list is read.
+ * refusal taught, the provider config, the provider's model list (as the reference, which reads
+ * `GET /models`: asked once per runtime and provider, before the first model call, see
+ * {@link ContextWindow.ready}), else 128,000. A list that cannot be read leaves the default.
  */
 export class ContextWindow {
   private learned: number | undefined;
+  /** What the provider's list said, per model (undefined: not listed or not readable). */
+  private readonly listed = new Map<string, number | undefined>();
+  private readonly lookups = new Map<string, Promise<void>>();
 
   constructor(
     private readonly configured: number | undefined,
@@ -41,7 +48,34 @@ export class ContextWindow {
 
   /** The limit for `model` as far as it is known now. */
   limit(model: string): number {
-    return this.learned ?? this.configured ?? this.lookup.known(model) ?? defaultWindowTokens;
+    return this.learned ?? this.configured ?? this.lookup.known(model) ?? this.listed.get(model) ?? defaultWindowTokens;
+  }
+
+  /**
+   * Reads `model`'s window from the provider's list unless it is known already; waits at most
+   * `waitMs` (a slow list arrives for later calls), and a failure leaves the default.
+   */
+  async ready(model: string, waitMs = windowLookupWaitMs): Promise<void> {
+    if (this.learned !== undefined || this.configured !== undefined || this.listed.has(model) || this.lookup.known(model) !== undefined) return;
+    let lookup = this.lookups.get(model);
+    if (!lookup) {
+      lookup = this.lookup.fetch(model).then(
+        (limit) => {
+          this.listed.set(model, limit);
+        },
+        (error: unknown) => {
+          this.logger.warn(`could not read the model list for ${model}'s context window; assuming ${defaultWindowTokens} tokens`, error);
+        },
+      );
+      this.lookups.set(model, lookup);
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, waitMs);
+      timer.unref();
+    });
+    await Promise.race([lookup, waited]);
+    clearTimeout(timer);
   }
 
   /**

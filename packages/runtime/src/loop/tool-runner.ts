@@ -1,10 +1,12 @@
 import type { HookRunner } from "../hooks/hook-runner.js";
 import { deniedByHook, postToolUse, preToolUse, withContext } from "../hooks/tool-hooks.js";
 import type { EventEmitterPort } from "../session/emitter.js";
+import type { ContextOptions, PermissionTurn } from "../session/tool-contexts.js";
 import type { Tool, ToolContext, ToolOutcome } from "../tools/types.js";
 import type { ModelToolCall } from "./messages.js";
 import { errorMessage } from "../errors.js";
 import { withinToolOutputLimits } from "../tools/output-limits.js";
+import { PermissionTurns } from "./permission-turns.js";
 
 /** The text a tool call gets when it was cut short by an abort. */
 export const interruptedText = "The execution of this tool, or a previous tool was interrupted.";
@@ -23,7 +25,7 @@ export interface ToolRunnerHost {
   toolNames(): string[];
   readonly hooks: HookRunner;
   /** A context for one call; `preApproved` (a preToolUse hook said allow) skips the permission request. */
-  createContext(call: ModelToolCall, tool: Tool, signal: AbortSignal, options?: { preApproved?: boolean }): ToolContext;
+  createContext(call: ModelToolCall, tool: Tool, signal: AbortSignal, options?: Omit<ContextOptions, "emitter">): ToolContext;
   /** Adds a file change to the session's code-change totals. */
   recordFileChange?(change: { path: string; diff: string }): void;
   /** Awaited before a round of tool calls runs (the turn's start checkpoint must be taken first). */
@@ -32,7 +34,8 @@ export interface ToolRunnerHost {
 
 /**
  * Runs the tool calls of one assistant message concurrently and returns the results in request
- * order. Arguments that are not JSON and unknown tools become failures the model can act on.
+ * order; their permission requests go out one at a time, in call order. Arguments that are not
+ * JSON and unknown tools become failures the model can act on.
  */
 export async function runToolCalls(
   host: ToolRunnerHost,
@@ -43,10 +46,27 @@ export async function runToolCalls(
   turnId?: string,
 ): Promise<ToolCallResult[]> {
   await host.beforeToolCalls?.();
-  return Promise.all(calls.map((call) => runOne(host, call, interactionId, signal, turnId)));
+  const turns = new PermissionTurns(calls.map((call) => call.name));
+  return Promise.all(
+    calls.map(async (call, index) => {
+      const permissionTurn: PermissionTurn = { ask: (request) => turns.ask(index, signal, request), pass: () => turns.pass(index) };
+      try {
+        return await runOne(host, call, interactionId, signal, turnId, permissionTurn);
+      } finally {
+        turns.pass(index);
+      }
+    }),
+  );
 }
 
-async function runOne(host: ToolRunnerHost, call: ModelToolCall, interactionId: string, signal: AbortSignal, turnId: string | undefined): Promise<ToolCallResult> {
+async function runOne(
+  host: ToolRunnerHost,
+  call: ModelToolCall,
+  interactionId: string,
+  signal: AbortSignal,
+  turnId: string | undefined,
+  permissionTurn: PermissionTurn,
+): Promise<ToolCallResult> {
   const parsed = parseArguments(call.rawArguments);
   const tool = host.findTool(call.name);
   host.emitter.emit("tool.execution_start", {
@@ -71,7 +91,7 @@ async function runOne(host: ToolRunnerHost, call: ModelToolCall, interactionId: 
       errorMessage: `Tool '${call.name}' does not exist`,
     };
   } else {
-    outcome = withinToolOutputLimits(await executeWithHooks(host, call, tool, parsed.value, signal));
+    outcome = withinToolOutputLimits(await executeWithHooks(host, call, tool, parsed.value, signal, permissionTurn));
   }
   if (signal.aborted) return { call, outcome: { resultType: "failure", textForModel: interruptedText, errorMessage: "Interrupted" } };
   if (outcome.resultType === "success" && outcome.fileChange) host.recordFileChange?.(outcome.fileChange);
@@ -79,11 +99,11 @@ async function runOne(host: ToolRunnerHost, call: ModelToolCall, interactionId: 
   return { call, outcome };
 }
 
-async function executeWithHooks(host: ToolRunnerHost, call: ModelToolCall, tool: Tool, args: unknown, signal: AbortSignal): Promise<ToolOutcome> {
-  if (!host.hooks.active) return executeSafely(tool, args, host.createContext(call, tool, signal), signal);
+async function executeWithHooks(host: ToolRunnerHost, call: ModelToolCall, tool: Tool, args: unknown, signal: AbortSignal, permissionTurn: PermissionTurn): Promise<ToolOutcome> {
+  if (!host.hooks.active) return executeSafely(tool, args, host.createContext(call, tool, signal, { permissionTurn }), signal);
   const pre = await preToolUse(host.hooks, tool.name, args, signal);
   if (pre.decision === "deny") return deniedByHook(pre.reason);
-  const context = host.createContext(call, tool, signal, { preApproved: pre.decision === "allow" });
+  const context = host.createContext(call, tool, signal, { preApproved: pre.decision === "allow", permissionTurn });
   const outcome = await executeSafely(tool, pre.args, context, signal);
   if (signal.aborted) return outcome;
   return withContext(await postToolUse(host.hooks, tool.name, pre.args, outcome, signal), pre.additionalContext);
@@ -105,6 +125,9 @@ async function executeSafely(tool: Tool, args: unknown, context: ToolContext, si
 
 function emitComplete(host: ToolRunnerHost, call: ModelToolCall, outcome: ToolOutcome, interactionId: string, turnId: string | undefined): void {
   const succeeded = outcome.resultType === "success";
+  // As the reference, a success carries its full text for display (the model's text when there is
+  // no other). A failure keeps the model's text in `result` (the reference sends only `error`):
+  // a resume rebuilds what the model saw from these events.
   host.emitter.emit("tool.execution_complete", {
     toolCallId: call.id,
     success: succeeded,
@@ -113,8 +136,8 @@ function emitComplete(host: ToolRunnerHost, call: ModelToolCall, outcome: ToolOu
     ...(turnId !== undefined ? { turnId } : {}),
     result: {
       content: outcome.textForModel,
-      ...(outcome.detailedContent !== undefined ? { detailedContent: outcome.detailedContent } : {}),
-      ...("contents" in outcome && Array.isArray(outcome.contents) ? { contents: outcome.contents } : {}),
+      ...(succeeded || outcome.detailedContent !== undefined ? { detailedContent: outcome.detailedContent ?? outcome.textForModel } : {}),
+      ...(outcome.contents?.length ? { contents: outcome.contents } : {}),
     },
     ...(succeeded ? {} : { error: { message: outcome.errorMessage ?? outcome.textForModel, code: outcome.resultType } }),
     ...(outcome.telemetry ? { toolTelemetry: outcome.telemetry } : {}),

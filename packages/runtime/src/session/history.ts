@@ -97,6 +97,10 @@ export class HistoryRebuilder {
       live.messagesBefore = messages.length;
     }
     this.live.push(live);
+    // A sub-agent's own conversation (its prompt, agent and model) is not the session's.
+    if (event.type === "user.message" || event.type === "subagent.selected" || event.type === "session.model_change") {
+      if ((event.data as { parentToolCallId?: string }).parentToolCallId) return;
+    }
     switch (event.type) {
       case "session.start":
         rebuilt.startTime = event.data.startTime;

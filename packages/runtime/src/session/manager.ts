@@ -168,6 +168,9 @@ export class SessionManager {
       });
     }
     if (changedContext) session.emitter.emit("session.context_changed", changedContext);
+    // As the reference: the resumed session's tool set and skills, before its title.
+    session.emitter.emit("session.tools_updated", { model: session.model });
+    session.skills.announce();
     if (session.name !== undefined) session.emitter.emit("session.title_changed", { title: session.name });
     else if (session.summary) session.emitter.emit("session.title_changed", { title: session.summary.split("\n")[0]?.slice(0, 60) ?? "" });
     await session.runStartHook("resume");

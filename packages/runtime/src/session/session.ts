@@ -13,7 +13,7 @@ import type { ClientNeed, ClientPort } from "./client-port.js";
 import { SessionClients, type ClientRegistration } from "./clients.js";
 import type { EventEmitterPort, SessionEmitter } from "./emitter.js";
 import { PendingAbandoned, PendingRequests } from "./pending.js";
-import { ToolContexts } from "./tool-contexts.js";
+import { ToolContexts, type ContextOptions } from "./tool-contexts.js";
 import { SessionMetrics } from "./metrics.js";
 import type { UserInputHost } from "./user-input.js";
 import { HookRunner, type HookHost } from "../hooks/hook-runner.js";
@@ -358,7 +358,7 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
   recordModelCall(model: string, response: ModelResponse, durationMs: number): void {
     this.metrics.recordModelCall(model, response.usage, durationMs);
   }
-  createContext(call: ModelToolCall, tool: Tool, signal: AbortSignal, options: { preApproved?: boolean; emitter?: EventEmitterPort } = {}): ToolContext {
+  createContext(call: ModelToolCall, tool: Tool, signal: AbortSignal, options: ContextOptions = {}): ToolContext {
     return this.contexts.create(call, tool, signal, options);
   }
   /** The plan file (the one thing plan mode lets the agent write). */

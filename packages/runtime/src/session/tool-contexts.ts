@@ -31,6 +31,24 @@ export interface ToolContextHost {
   clientFor(need: ClientNeed): ClientPort | undefined;
 }
 
+/** How one call's context is made. */
+export interface ContextOptions {
+  /** A preToolUse hook said allow: no permission request. */
+  preApproved?: boolean;
+  /** The emitter of a sub-agent's scope (default: the session's). */
+  emitter?: EventEmitterPort;
+  /** The call's place in its round's permission order (see `PermissionTurns`). */
+  permissionTurn?: PermissionTurn;
+}
+
+/** One call's place in the permission order of its round of tool calls. */
+export interface PermissionTurn {
+  /** Sends `request` once the earlier calls of the round are past theirs. */
+  ask<T>(request: () => Promise<T>): Promise<T>;
+  /** The call was answered without asking anyone: later calls need not wait for it. */
+  pass(): void;
+}
+
 interface Channel {
   permissions: PermissionBroker;
   toolBridge: ToolBridge;
@@ -56,7 +74,7 @@ export class ToolContexts {
   }
 
   /** The context of one call; `preApproved` (a preToolUse hook said allow) skips the request. */
-  create(call: ModelToolCall, tool: Tool, signal: AbortSignal, options: { preApproved?: boolean; emitter?: EventEmitterPort } = {}): ToolContext {
+  create(call: ModelToolCall, tool: Tool, signal: AbortSignal, options: ContextOptions = {}): ToolContext {
     const { host } = this;
     const emitter = options.emitter ?? host.emitter;
     const channel = this.channelFor(emitter);
@@ -70,20 +88,30 @@ export class ToolContexts {
       requestPermission: (request) => {
         // The reference sends MCP permission requests without a toolCallId.
         const full = (request.kind === "mcp" ? { ...request } : { ...request, toolCallId: call.id }) as PermissionRequest;
-        const denial = host.mode === "plan" ? planModeDenial(full, host.planPath) : undefined;
-        if (denial) return Promise.resolve(denial);
-        if (options.preApproved || this.autoApproved.has(tool.name)) return Promise.resolve({ kind: "approved" as const });
-        const standing = host.approvals.covers(full);
-        if (!standing) return channel.permissions.request(full, signal);
-        // Nobody is asked; the completion says who decided (1.0.x `decisionSource`).
-        const approved: PermissionResult = { kind: "approved" };
-        const decisionSource = standing === "approve-all" ? "host_policy" : "authorization_carry_forward";
-        emitter.emit("permission.completed", { requestId: randomUUID(), result: approved, decisionSource, ...(full.toolCallId ? { toolCallId: full.toolCallId } : {}) });
-        return Promise.resolve(approved);
+        const decided = this.decidedWithoutAsking(full, tool, emitter, options);
+        const turn = options.permissionTurn;
+        if (!decided) return turn ? turn.ask(() => channel.permissions.request(full, signal)) : channel.permissions.request(full, signal);
+        turn?.pass();
+        return Promise.resolve(decided);
       },
       callClientTool: (args) => channel.toolBridge.call(call.id, tool.name, args, signal),
       requestUserInput: (question) => channel.userInput.ask(call.id, question, signal),
     };
+  }
+
+  /** The decision when nobody needs to be asked: plan mode's gate, a hook, a skill or a standing approval. */
+  private decidedWithoutAsking(full: PermissionRequest, tool: Tool, emitter: EventEmitterPort, options: ContextOptions): PermissionResult | undefined {
+    const { host } = this;
+    const denial = host.mode === "plan" ? planModeDenial(full, host.planPath) : undefined;
+    if (denial) return denial;
+    if (options.preApproved || this.autoApproved.has(tool.name)) return { kind: "approved" };
+    const standing = host.approvals.covers(full);
+    if (!standing) return undefined;
+    // Nobody is asked; the completion says who decided (1.0.x `decisionSource`).
+    const approved: PermissionResult = { kind: "approved" };
+    const decisionSource = standing === "approve-all" ? "host_policy" : "authorization_carry_forward";
+    emitter.emit("permission.completed", { requestId: randomUUID(), result: approved, decisionSource, ...(full.toolCallId ? { toolCallId: full.toolCallId } : {}) });
+    return approved;
   }
 
   private channelFor(emitter: EventEmitterPort): Channel {

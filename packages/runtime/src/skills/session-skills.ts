@@ -40,8 +40,23 @@ export class SessionSkills {
   async load(): Promise<void> {
     this.skills = await loadSkills(this.directories, this.host.workingDirectory, this.host.logger);
     if (this.directories.length === 0) return;
+    this.announce();
+  }
+
+  /**
+   * Emits `session.skills_loaded` with the skills loaded now (also when there are none, as the
+   * reference does at resume). They come from the session's configured directories: source `custom`.
+   */
+  announce(): void {
     this.host.emitter.emit("session.skills_loaded", {
-      skills: this.skills.map((skill) => ({ name: skill.name, description: skill.description, enabled: !this.disabled.has(skill.name), path: skill.path })),
+      skills: this.skills.map((skill) => ({
+        name: skill.name,
+        description: skill.description,
+        source: "custom",
+        userInvocable: true,
+        enabled: !this.disabled.has(skill.name),
+        path: skill.path,
+      })),
     });
   }
 

@@ -54,7 +54,22 @@ export interface ToolOutcome {
   followUpMessages?: string[];
   /** A file the tool changed, with its git-style diff (for the session's code-change totals). */
   fileChange?: { path: string; diff: string };
+  /** Structured blocks for `tool.execution_complete.result.contents` (a shell command's exit, an MCP server's content). */
+  contents?: unknown[];
 }
+
+/** A block of `tool.execution_complete.result.contents` (1.0.x): how a shell command ended. */
+export interface ShellExitContent {
+  type: "shell_exit";
+  /** The named shell the command ran in; empty for a command run in a fresh shell of its own. */
+  shellId: string;
+  exitCode: number;
+  cwd: string;
+  /** The start of the command's output. */
+  outputPreview: string;
+}
+
+
 
 /** A piece of binary tool output for the model: base64 `data` of the given MIME type. */
 export interface BinaryResult {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { interruptedText } from "../../loop/tool-runner.js";
-import type { Tool, ToolOutcome } from "../types.js";
+import type { ShellExitContent, Tool, ToolOutcome } from "../types.js";
 import { defineBuiltinTool } from "./define.js";
 import { ShellCommandParser } from "./shell/bash-parser.js";
 import { shellPermissionRequest } from "./shell/command-parse.js";
@@ -90,6 +90,10 @@ export function bashTool(shells: ShellManager, options: ShellToolOptions = {}, p
       const partials = new PartialOutputStream((text) =>
         context.emitter.emit("tool.execution_partial_result", { toolCallId: context.toolCallId, partialOutput: text }),
       );
+      // A running command is one of the session's tasks: clients refresh their list when it starts
+      // and ends, as the reference signals them (an async command signals once it is started).
+      const announce = () => context.emitter.emit("session.background_tasks_changed", {});
+      if (mode === "sync") announce();
       const result = await shells.run({
         command: args.command,
         description: args.description,
@@ -102,9 +106,10 @@ export function bashTool(shells: ShellManager, options: ShellToolOptions = {}, p
         onOutput: (text) => partials.write(text),
         onOutputEnd: () => partials.close(),
       });
+      if (mode === "sync") announce();
       switch (result.kind) {
         case "started":
-          context.emitter.emit("session.background_tasks_changed", {});
+          announce();
           return { resultType: "success", textForModel: `<command started in background with shellId: ${result.shellId}>`, telemetry };
         case "busy":
           return {
@@ -123,12 +128,20 @@ export function bashTool(shells: ShellManager, options: ShellToolOptions = {}, p
             `(then read_bash), or give a larger initial_wait.>`;
           return { ...withOutput(result.record.output.textFrom(0), marker, maxOutputChars), resultType: "failure", errorMessage: "Command timed out", telemetry };
         }
-        case "completed":
-          return { ...withOutput(result.record.output.textFrom(0), exitMarker(result.record), maxOutputChars), resultType: "success", telemetry };
+        case "completed": {
+          const output = result.record.output.textFrom(0);
+          const { exitCode } = result.record;
+          const contents: ShellExitContent[] =
+            exitCode === null ? [] : [{ type: "shell_exit", shellId: result.shellId ?? "", exitCode, cwd: context.workingDirectory, outputPreview: output.slice(0, OUTPUT_PREVIEW_CHARS) }];
+          return { ...withOutput(output, exitMarker(result.record), maxOutputChars), resultType: "success", telemetry, ...(contents.length > 0 ? { contents } : {}) };
+        }
       }
     },
   });
 }
+
+/** How much of a command's output `result.contents` previews. */
+const OUTPUT_PREVIEW_CHARS = 2_000;
 
 function exitMarker(record: CommandRecord): string {
   if (record.exitCode === null) return "<command was terminated by a signal>";

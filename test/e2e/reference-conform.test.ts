@@ -1,0 +1,236 @@
+/**
+ * Behaviour the conformance harness found open against the reference runtime (conformance/NOTES.md),
+ * seen through the official SDKs: permission requests of one round go out one at a time in call
+ * order; `session.usage_info.tokenLimit` is the model's window from the provider's model list; a
+ * resumed session announces its tools and skills; `tool.execution_complete.result` has its text
+ * for display; bash commands signal background-task changes; a sub-agent's conversation opens as
+ * the reference's does.
+ */
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { approveAll } from "@github/copilot-sdk";
+import { parseScript } from "@tandem/testkit";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { scriptsDir, startWorld, waitFor, type TestWorld } from "../helpers/harness.js";
+import { officialClient, officialV1Client, type ClientMaker } from "../helpers/official-client.js";
+
+type AnyEvent = { type: string; data: Record<string, unknown>; ephemeral?: boolean };
+
+let world: TestWorld | undefined;
+let workdir: string;
+const stops: Array<() => Promise<unknown>> = [];
+
+beforeEach(() => {
+  workdir = realpathSync(mkdtempSync(join(tmpdir(), "tandem-conform-")));
+});
+
+afterEach(async () => {
+  for (const stop of stops.splice(0).reverse()) await stop();
+  await world?.dispose();
+  world = undefined;
+  rmSync(workdir, { recursive: true, force: true });
+});
+
+const clients: Array<{ sdk: string; make: ClientMaker }> = [
+  { sdk: "official SDK 0.2.0", make: officialClient },
+  { sdk: "official SDK 1.0.x", make: officialV1Client },
+];
+
+function loadScript(name: string): void {
+  const path = join(scriptsDir, `${name}.yaml`);
+  world?.model.addScript(parseScript(readFileSync(path, "utf8").replaceAll("__WORKDIR__", workdir), path));
+}
+
+describe.each(clients)("permission requests of one round ($sdk)", ({ make }) => {
+  it("are asked one at a time, in the order of the calls", async () => {
+    world = await startWorld([]);
+    loadScript("permission-order");
+    writeFileSync(join(workdir, "data.txt"), "one\n");
+    const client = make(world.env);
+    stops.push(() => client.stop());
+    const asked: string[] = [];
+    let outstanding = 0;
+    let mostOutstanding = 0;
+    const session = await client.createSession({
+      workingDirectory: workdir,
+      onPermissionRequest: async (request) => {
+        asked.push(String((request as { toolCallId?: unknown }).toolCallId));
+        outstanding++;
+        mostOutstanding = Math.max(mostOutstanding, outstanding);
+        // An answer that takes a moment, as a person's would: the next request must wait for it.
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        outstanding--;
+        return { kind: "approved" };
+      },
+    });
+    const events: AnyEvent[] = [];
+    session.on((event) => events.push(event as unknown as AnyEvent));
+    const reply = await session.sendAndWait({ prompt: "Do three things" });
+    expect(reply?.data.content).toBe("All three are done.");
+
+    expect(asked).toEqual(["call_view_1", "call_bash_1", "call_glob_1"]);
+    expect(mostOutstanding).toBe(1);
+    const completed = events.filter((event) => event.type === "tool.execution_complete");
+    expect(completed.map((event) => event.data.success)).toEqual([true, true, true]);
+  });
+});
+
+describe.each(clients)("session.usage_info's window ($sdk)", ({ make }) => {
+  it("is the model's prompt limit from the provider's model list, read once", async () => {
+    world = await startWorld(["plain-reply"]);
+    const client = make(world.env);
+    stops.push(() => client.stop());
+    const events: AnyEvent[] = [];
+    for (const model of ["claude-sonnet-4", "gpt-4.1"]) {
+      const session = await client.createSession({ onPermissionRequest: approveAll, model });
+      session.on((event) => events.push(event as unknown as AnyEvent));
+      await session.sendAndWait({ prompt: "Say hello" });
+    }
+    // The testkit lists claude-sonnet-4 with 216000 - 16000 prompt tokens, gpt-4.1 with 128000 - 16384.
+    const limits = events.filter((event) => event.type === "session.usage_info").map((event) => event.data.tokenLimit);
+    expect(limits).toEqual([200_000, 111_616]);
+    expect(world.model.modelListRequests).toHaveLength(1);
+  });
+});
+
+describe.each(clients)("a session resumed by a new client ($sdk)", ({ make }) => {
+  it("announces its tool set and its skills after session.resume, before its title", async () => {
+    world = await startWorld(["plain-reply"]);
+    const first = make(world.env);
+    stops.push(() => first.stop());
+    const created = await first.createSession({ onPermissionRequest: approveAll });
+    await created.sendAndWait({ prompt: "Say hello" });
+    await first.stop();
+
+    const second = make(world.env);
+    stops.push(() => second.stop());
+    const resumed = await second.resumeSession(created.sessionId, { onPermissionRequest: approveAll });
+    const events: AnyEvent[] = [];
+    resumed.on((event) => events.push(event as unknown as AnyEvent));
+    await waitFor(() => events.some((event) => event.type === "session.title_changed"), "the resumed session's title");
+    const types = events.map((event) => event.type);
+    expect(types.slice(types.indexOf("session.resume"), types.indexOf("session.title_changed") + 1)).toEqual([
+      "session.resume",
+      "session.tools_updated",
+      "session.skills_loaded",
+      "session.title_changed",
+    ]);
+    expect(events.find((event) => event.type === "session.tools_updated")?.data).toEqual({ model: "gpt-4.1" });
+    const skills = events.find((event) => event.type === "session.skills_loaded");
+    expect(skills?.data).toEqual({ skills: [] });
+    expect(skills?.ephemeral).toBe(true);
+  });
+});
+
+describe.each(clients)("tool.execution_complete's result ($sdk)", ({ make }) => {
+  it("has the text for display beside the model's text, and bash's exit as a shell_exit block", async () => {
+    world = await startWorld([]);
+    loadScript("permission-order");
+    writeFileSync(join(workdir, "data.txt"), "one\n");
+    const client = make(world.env);
+    stops.push(() => client.stop());
+    const session = await client.createSession({ workingDirectory: workdir, onPermissionRequest: approveAll });
+    const events: AnyEvent[] = [];
+    session.on((event) => events.push(event as unknown as AnyEvent));
+    await session.sendAndWait({ prompt: "Do three things" });
+    const results = new Map(
+      events.filter((event) => event.type === "tool.execution_complete").map((event) => [event.data.toolCallId, event.data.result as Record<string, unknown>]),
+    );
+    for (const result of results.values()) expect(result.detailedContent).toBe(result.content);
+    expect(results.get("call_bash_1")?.contents).toEqual([{ type: "shell_exit", shellId: "", exitCode: 0, cwd: workdir, outputPreview: "two\n" }]);
+    expect(results.get("call_view_1")?.contents).toBeUndefined();
+  });
+
+  it("of an application's tool has its text for display too", async () => {
+    world = await startWorld(["custom-tool"]);
+    const client = make(world.env);
+    stops.push(() => client.stop());
+    const session = await client.createSession({
+      onPermissionRequest: approveAll,
+      tools: [{ name: "get_weather", description: "Weather of a city", parameters: { type: "object", properties: { city: { type: "string" } } }, handler: () => "72 and sunny" }],
+    });
+    const events: AnyEvent[] = [];
+    session.on((event) => events.push(event as unknown as AnyEvent));
+    await session.sendAndWait({ prompt: "Weather in Paris?" });
+    const complete = events.find((event) => event.type === "tool.execution_complete");
+    expect(complete?.data.result).toEqual({ content: "72 and sunny", detailedContent: "72 and sunny" });
+  });
+});
+
+describe.each(clients)("a bash command ($sdk)", ({ make }) => {
+  it("signals session.background_tasks_changed when it starts and when it ends", async () => {
+    world = await startWorld([]);
+    loadScript("permission-order");
+    writeFileSync(join(workdir, "data.txt"), "one\n");
+    const client = make(world.env);
+    stops.push(() => client.stop());
+    const session = await client.createSession({ workingDirectory: workdir, onPermissionRequest: approveAll });
+    const events: AnyEvent[] = [];
+    session.on((event) => events.push(event as unknown as AnyEvent));
+    await session.sendAndWait({ prompt: "Do three things" });
+    const ofBash = events.filter((event) => event.type === "session.background_tasks_changed" || event.data.toolCallId === "call_bash_1");
+    const types = ofBash.map((event) => event.type).filter((type) => !type.startsWith("permission."));
+    expect(types).toEqual([
+      "tool.execution_start",
+      "session.background_tasks_changed",
+      "tool.execution_partial_result",
+      "session.background_tasks_changed",
+      "tool.execution_complete",
+    ]);
+    expect(ofBash.find((event) => event.type === "session.background_tasks_changed")).toMatchObject({ data: {}, ephemeral: true });
+  });
+});
+
+describe.each(clients)("a sub-agent's own conversation ($sdk)", ({ make }) => {
+  it("opens with its agent, model, configuration, prompt and tool set, each tagged with the task call", async () => {
+    world = await startWorld(["explore-agent", "explore-agent-sub"]);
+    const client = make(world.env);
+    stops.push(() => client.stop());
+    const session = await client.createSession({ onPermissionRequest: approveAll });
+    const events: AnyEvent[] = [];
+    session.on((event) => events.push(event as unknown as AnyEvent));
+    await session.sendAndWait({ prompt: "Please explore the repo" });
+    const types = events.map((event) => event.type);
+    const opening = types.slice(types.indexOf("subagent.started") - 1, types.indexOf("subagent.started") + 7);
+    expect(opening).toEqual([
+      "session.background_tasks_changed",
+      "subagent.started",
+      "subagent.selected",
+      "session.model_change",
+      "subagent.configured",
+      "user.message",
+      "session.tools_updated",
+      "system.message",
+    ]);
+    const inRun = (type: string) => events.find((event) => event.type === type && event.data.parentToolCallId === "call_explore_1")?.data;
+    expect(inRun("subagent.selected")).toMatchObject({ agentName: "explore", tools: ["grep", "glob", "view", "bash", "read_bash", "stop_bash", "list_bash"] });
+    expect(inRun("session.model_change")).toMatchObject({ newModel: "gpt-4.1" });
+    expect(inRun("subagent.configured")).toMatchObject({ model: "gpt-4.1", multiTurn: false });
+    expect(inRun("user.message")).toMatchObject({ content: "EXPLORE-SUB: where is the config?", source: `agent-${session.sessionId}` });
+    expect(inRun("session.tools_updated")).toMatchObject({ model: "gpt-4.1" });
+    expect(types.slice(types.indexOf("assistant.turn_end", types.indexOf("subagent.started")) + 1, types.indexOf("tool.execution_complete"))).toEqual([
+      "subagent.completed",
+      "session.background_tasks_changed",
+    ]);
+  });
+
+  it("stays out of the session's own history on resume", async () => {
+    world = await startWorld(["sub-agent-resume", "explore-agent-sub"]);
+    const first = make(world.env);
+    stops.push(() => first.stop());
+    const created = await first.createSession({ onPermissionRequest: approveAll });
+    await created.sendAndWait({ prompt: "Please explore and resume" });
+    await first.stop();
+    const second = make(world.env);
+    stops.push(() => second.stop());
+    const resumed = await second.resumeSession(created.sessionId, { onPermissionRequest: approveAll });
+    const reply = await resumed.sendAndWait({ prompt: "Say hello" });
+    expect(reply?.data.content).toBe("Hello again.");
+    type Body = { messages: Array<{ role: string; content: unknown }> };
+    const last = world.model.requests.at(-1)?.body as Body;
+    const userTexts = last.messages.filter((message) => message.role === "user").map((message) => JSON.stringify(message.content));
+    expect(userTexts.some((text) => text.includes("EXPLORE-SUB"))).toBe(false);
+    expect(userTexts).toHaveLength(2);
+  });
+});
