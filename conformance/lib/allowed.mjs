@@ -139,6 +139,11 @@ export const allowRules = [
     reason: "`initiator` is a premium-request billing category of the Copilot service (see `copilot-billing`): Tandem reports who started the call in the session (`user`/`agent`).",
   },
   {
+    id: "context-at-start",
+    key: /^event\.only-tandem:session\.context_changed$/,
+    reason: "Issue 14 asks for `session.context_changed` (cwd, git root, repository, branch) at session start as well as on every change; the reference 1.0.102 sends it only on changes. Asserted by test/e2e/context-changed.test.ts.",
+  },
+  {
     id: "failed-call-result",
     key: /^event\.field:tool\.execution_complete$/,
     text: /data\.\{keys\}: only tandem has result$/,
