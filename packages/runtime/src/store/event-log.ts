@@ -3,6 +3,7 @@ import type { TandemError } from "../errors.js";
 import type { Logger } from "../log.js";
 import { eventsArrayBytes, forEachLine } from "./event-lines.js";
 import { readLogPage, tailPosition } from "./event-log-pages.js";
+import { LogFailures } from "./log-failures.js";
 import { persistenceFailed, type PersistenceOperation } from "./persistence-error.js";
 import type { EventLogObserver, LogPage, LogPosition, LogRange, LogScan, SessionEventLog } from "./types.js";
 
@@ -54,8 +55,7 @@ export class EventLog implements SessionEventLog {
   private mustTruncate = false;
   /** A datasync failed: every flush repeats it until it succeeds. */
   private mustSync = false;
-  private currentFailure: TandemError | undefined;
-  private readonly observers = new Set<EventLogObserver>();
+  private readonly failures: LogFailures;
   /** The chain of writes; each write waits for the previous one. */
   private writing: Promise<void> = Promise.resolve();
   private closed = false;
@@ -65,7 +65,9 @@ export class EventLog implements SessionEventLog {
   constructor(
     readonly path: string,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.failures = new LogFailures(logger, "events-file");
+  }
 
   /** The events file. */
   get location(): string {
@@ -113,13 +115,12 @@ export class EventLog implements SessionEventLog {
 
   /** Adds an observer of write failures; returns a function that removes it. */
   watch(observer: EventLogObserver): () => void {
-    this.observers.add(observer);
-    return () => this.observers.delete(observer);
+    return this.failures.watch(observer);
   }
 
   /** The standing write failure, or undefined while the file is writable. */
   get failure(): TandemError | undefined {
-    return this.currentFailure;
+    return this.failures.failure;
   }
 
   /** How many lines are waiting in memory (after a failure: the ones held until a retry succeeds). */
@@ -133,7 +134,7 @@ export class EventLog implements SessionEventLog {
     this.pending.push(line);
     this.pendingBytes += line.length;
     // While failed, lines wait for the owner's next flush (see the class comment).
-    if (this.currentFailure) return;
+    if (this.failures.failure) return;
     if (this.pendingBytes >= maxBufferedBytes) {
       void this.flush();
       return;
@@ -152,7 +153,7 @@ export class EventLog implements SessionEventLog {
     }
     if (this.closed) return this.writing;
     const durable = options.durable === true;
-    if (this.pending.length === 0 && !durable && !this.currentFailure) return this.writing;
+    if (this.pending.length === 0 && !durable && !this.failures.failure) return this.writing;
     this.writing = this.writing.then(() => this.attempt(durable));
     return this.writing;
   }
@@ -170,8 +171,8 @@ export class EventLog implements SessionEventLog {
   async close(): Promise<void> {
     await this.flush({ durable: true });
     this.closed = true;
-    if (this.currentFailure && this.pending.length > 0) {
-      this.logger.error(`${this.pending.length} event(s) of ${this.path} were never written and are lost: ${this.currentFailure.message}`);
+    if (this.failures.failure && this.pending.length > 0) {
+      this.logger.error(`${this.pending.length} event(s) of ${this.path} were never written and are lost: ${this.failures.failure.message}`);
     }
     const handle = this.handle;
     this.handle = undefined;
@@ -220,8 +221,7 @@ export class EventLog implements SessionEventLog {
       this.fail(persistenceFailed(this.path, error, operation));
       return;
     }
-    if (!this.currentFailure) return;
-    this.currentFailure = undefined;
+    if (!this.failures.recovered()) return;
     // Lines appended while failed were not scheduled.
     if (this.pending.length > 0) this.timer ??= setTimeout(() => void this.flush(), flushDelayMs);
   }
@@ -256,18 +256,9 @@ export class EventLog implements SessionEventLog {
       clearTimeout(this.timer);
       this.timer = undefined;
     }
-    const first = this.currentFailure === undefined;
-    this.currentFailure = error;
-    this.logger.error(`${error.message} (${this.pending.length} event(s) held in memory)`);
-    if (!first) return;
-    for (const observer of this.observers) {
-      try {
-        observer.failed(error);
-      } catch (observerError) {
-        this.logger.error("an events-file failure observer threw", observerError);
-      }
-    }
+    this.failures.report(error, this.pending.length);
   }
+
 
   /** Opens the file for appending (once) and cuts a torn last line left by a crash. */
   private async openHandle(): Promise<FileHandle> {

@@ -2,6 +2,7 @@ import type { Pool } from "pg";
 import { ErrorCodes, errorMessage, TandemError } from "../../errors.js";
 import type { Logger } from "../../log.js";
 import { endOfLog } from "../event-log-pages.js";
+import { LogFailures } from "../log-failures.js";
 import { persistenceFailed, type PersistenceOperation } from "../persistence-error.js";
 import type { EventLogObserver, LogPage, LogPosition, LogRange, LogScan, SessionEventLog } from "../types.js";
 import { batchFields } from "./event-fields.js";
@@ -58,8 +59,7 @@ export class PgEventLog implements SessionEventLog {
   private timer: NodeJS.Timeout | undefined;
   /** The last sequence number this writer knows the log ends at (undefined until read or written). */
   private lastSeq: number | undefined;
-  private currentFailure: TandemError | undefined;
-  private readonly observers = new Set<EventLogObserver>();
+  private readonly failures: LogFailures;
   private writing: Promise<void> = Promise.resolve();
   private closed = false;
 
@@ -71,14 +71,16 @@ export class PgEventLog implements SessionEventLog {
     private readonly logger: Logger,
     /** Cluster: appends run only while this node holds the session's lease. */
     private readonly fence?: AppendFence,
-  ) {}
+  ) {
+    this.failures = new LogFailures(logger, "event-log");
+  }
 
   get location(): string {
     return `${this.database} session ${this.sessionId} events`;
   }
 
   get failure(): TandemError | undefined {
-    return this.currentFailure;
+    return this.failures.failure;
   }
 
   get heldLines(): number {
@@ -86,14 +88,13 @@ export class PgEventLog implements SessionEventLog {
   }
 
   watch(observer: EventLogObserver): () => void {
-    this.observers.add(observer);
-    return () => this.observers.delete(observer);
+    return this.failures.watch(observer);
   }
 
   append(line: string): void {
     if (this.closed) return;
     this.pending.push(line);
-    if (this.currentFailure) return;
+    if (this.failures.failure) return;
     if (this.pending.length >= maxBatchEvents) {
       void this.flush();
       return;
@@ -107,7 +108,7 @@ export class PgEventLog implements SessionEventLog {
       clearTimeout(this.timer);
       this.timer = undefined;
     }
-    if (this.closed || (this.pending.length === 0 && !this.currentFailure)) return this.writing;
+    if (this.closed || (this.pending.length === 0 && !this.failures.failure)) return this.writing;
     this.writing = this.writing.then(() => this.attempt());
     return this.writing;
   }
@@ -115,8 +116,8 @@ export class PgEventLog implements SessionEventLog {
   async close(): Promise<void> {
     await this.flush();
     this.closed = true;
-    if (this.currentFailure && this.pending.length > 0) {
-      this.logger.error(`${this.pending.length} event(s) of ${this.location} were never written and are lost: ${this.currentFailure.message}`);
+    if (this.failures.failure && this.pending.length > 0) {
+      this.logger.error(`${this.pending.length} event(s) of ${this.location} were never written and are lost: ${this.failures.failure.message}`);
     }
   }
 
@@ -229,8 +230,7 @@ export class PgEventLog implements SessionEventLog {
       this.fail(this.describe(error, operation));
       return;
     }
-    if (!this.currentFailure) return;
-    this.currentFailure = undefined;
+    if (!this.failures.recovered()) return;
     if (this.pending.length > 0) this.timer ??= setTimeout(() => void this.flush(), flushDelayMs);
   }
 
@@ -268,16 +268,6 @@ export class PgEventLog implements SessionEventLog {
       clearTimeout(this.timer);
       this.timer = undefined;
     }
-    const first = this.currentFailure === undefined;
-    this.currentFailure = error;
-    this.logger.error(`${error.message} (${this.pending.length} event(s) held in memory)`);
-    if (!first) return;
-    for (const observer of this.observers) {
-      try {
-        observer.failed(error);
-      } catch (observerError) {
-        this.logger.error("an event-log failure observer threw", observerError);
-      }
-    }
+    this.failures.report(error, this.pending.length);
   }
 }
