@@ -25,6 +25,7 @@ import { promptLimitOf } from "./compaction/window.js";
 import type { ClusterConfig, ClusterNode } from "./cluster/cluster-node.js";
 import type { AppendFence } from "./store/postgres/pg-event-log.js";
 import { continueAfterTakeover } from "./cluster/takeover.js";
+import { resumeUnattended } from "./cluster/unattended.js";
 
 /** What the runtime is started with. */
 export interface RuntimeOptions {
@@ -187,6 +188,12 @@ export class Runtime {
         runLocal: (method, params, client) => this.dispatchHere(method, params, client),
         adoptRemote: (client) => client.onClose(() => void this.sessions.detachAll(client).catch((error) => this.options.logger.error("failed to release sessions of a remote client", error))),
         lostSession: (sessionId) => this.sessions.evict(sessionId),
+        resumeUnattended: (sessionId) =>
+          resumeUnattended(sessionId, {
+            resume: (params, client) => this.dispatchHere("session.resume", params, client),
+            isBusy: (id) => this.sessions.find(id)?.busy === true,
+            detach: (id, client) => this.sessions.detach(id, client),
+          }),
       },
       this.options.logger,
     );

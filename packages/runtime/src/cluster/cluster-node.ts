@@ -7,6 +7,7 @@ import { SessionLeases, type Lease } from "./leases.js";
 import { NodeBus, type ListenConnection } from "./node-bus.js";
 import { NodeRegistry } from "./node-registry.js";
 import { clusterMethods, RemoteClients, type RemoteClient } from "./remote-client.js";
+import { OrphanWatcher } from "./orphan-watcher.js";
 import { ClusterRouter, ownedElsewhere, wrapResult } from "./router.js";
 
 /** How a node joins the cluster. */
@@ -31,6 +32,8 @@ export interface ClusterHost {
   adoptRemote(client: RemoteClient): void;
   /** This node lost a session's lease: stop running it here (its writes are refused anyway). */
   lostSession(sessionId: string): void;
+  /** Opens a dead node's session here with nobody attached so its interrupted turn finishes (see `unattended.ts`). */
+  resumeUnattended(sessionId: string): Promise<void>;
 }
 
 /** What opening a session here found about its lease. */
@@ -60,6 +63,7 @@ export class ClusterNode {
   readonly router: ClusterRouter;
   readonly remoteClients: RemoteClients;
   readonly health: HealthCheck;
+  readonly orphans: OrphanWatcher;
   private healthServer: HealthServer | undefined;
   /** The bound health port, once listening. */
   healthPort: number | undefined;
@@ -106,6 +110,14 @@ export class ClusterNode {
       ttlMs,
       storedEventsAfter: (sessionId, knownIds) => this.storedEventsAfter(sessionId, knownIds),
     });
+    this.orphans = new OrphanWatcher({
+      db: pool,
+      nodeId,
+      ttlMs,
+      holds: (sessionId) => this.leases.leaseOf(sessionId) !== undefined || host.isLive(sessionId),
+      resume: (sessionId) => host.resumeUnattended(sessionId),
+      logger,
+    });
     this.health = new HealthCheck({ nodeId, db: pool, sessionsOwned: () => this.leases.count });
     this.bus.handle((method, params, from) => this.handleBus(method, params, from));
   }
@@ -124,6 +136,7 @@ export class ClusterNode {
       await node.bus.start();
       node.leases.start();
       node.router.start();
+      node.orphans.start();
       node.watchOrigins();
       if (config.healthPort !== undefined) {
         node.healthServer = new HealthServer(node.health);
@@ -177,6 +190,7 @@ export class ClusterNode {
   async stop(): Promise<void> {
     clearInterval(this.originTimer);
     this.router.stop();
+    this.orphans.stop();
     this.leases.stop();
     await this.healthServer?.close();
     await this.bus.stop();
