@@ -188,6 +188,7 @@ export class Runtime {
         runLocal: (method, params, client) => this.dispatchHere(method, params, client),
         adoptRemote: (client) => client.onClose(() => void this.sessions.detachAll(client).catch((error) => this.options.logger.error("failed to release sessions of a remote client", error))),
         lostSession: (sessionId) => this.sessions.evict(sessionId),
+        notifyClientsHere: (method, params) => this.notifyClientsHere(method, params),
         resumeUnattended: (sessionId) =>
           resumeUnattended(sessionId, {
             resume: (params, client) => this.dispatchHere("session.resume", params, client),
@@ -277,7 +278,13 @@ export class Runtime {
     for (const client of this.connections) client.dispose();
   }
 
+  /** `session.lifecycle` for every client: this node's, and in a cluster every other node's. */
   private broadcastLifecycle(event: SessionLifecycleEvent): void {
-    for (const client of this.connections) client.sendNotification("session.lifecycle", event);
+    this.notifyClientsHere("session.lifecycle", event);
+    this.clusterNode?.shareNotification("session.lifecycle", event);
+  }
+
+  private notifyClientsHere(method: string, params: unknown): void {
+    for (const client of this.connections) client.sendNotification(method, params);
   }
 }

@@ -32,6 +32,8 @@ export interface ClusterHost {
   adoptRemote(client: RemoteClient): void;
   /** This node lost a session's lease: stop running it here (its writes are refused anyway). */
   lostSession(sessionId: string): void;
+  /** Sends a notification to every client connected to this node (one another node shared). */
+  notifyClientsHere(method: string, params: unknown): void;
   /** Opens a dead node's session here with nobody attached so its interrupted turn finishes (see `unattended.ts`). */
   resumeUnattended(sessionId: string): Promise<void>;
 }
@@ -69,6 +71,8 @@ export class ClusterNode {
   healthPort: number | undefined;
   private readonly listeners: ListenConnection[] = [];
   private originTimer: NodeJS.Timeout | undefined;
+  /** Notifications being shared with the other nodes, one after the other (so they keep their order). */
+  private sharing: Promise<void> = Promise.resolve();
   /** Lease releases under way (awaited before the pool closes). */
   private readonly releasing = new Set<Promise<void>>();
 
@@ -181,6 +185,22 @@ export class ClusterNode {
     return this.leases.leaseOf(sessionId);
   }
 
+  /**
+   * Shares a notification meant for every client (`session.lifecycle`) with the other live nodes,
+   * which send it to their own clients: each client gets it once, from the node it is connected to.
+   * Best effort (a node that joins meanwhile misses it); order kept per receiving node.
+   */
+  shareNotification(method: string, params: unknown): void {
+    this.sharing = this.sharing.then(async () => {
+      try {
+        const others = (await this.registry.aliveNodes()).filter((nodeId) => nodeId !== this.nodeId);
+        await Promise.all(others.map((nodeId) => this.bus.notify(nodeId, clusterMethods.broadcast, { method, params })));
+      } catch (error) {
+        this.logger.warn(`could not share a ${method} notification with the other nodes`, error);
+      }
+    });
+  }
+
   /** `cluster.health` / `GET /healthz`. */
   healthReport(): Promise<HealthReport> {
     return this.health.report();
@@ -193,6 +213,7 @@ export class ClusterNode {
     this.orphans.stop();
     this.leases.stop();
     await this.healthServer?.close();
+    await this.sharing;
     await this.bus.stop();
     for (const sessionId of this.host.liveSessionIds()) await this.leases.release(sessionId).catch(() => undefined);
     await Promise.all([...this.releasing]);
@@ -239,6 +260,11 @@ export class ClusterNode {
       const request = params as { method: string; params: unknown; clientId: number; isCurrentClient: boolean };
       const client = this.remoteClients.get(from, request.clientId, request.isCurrentClient);
       return wrapResult(await this.host.runLocal(request.method, request.params, client));
+    }
+    if (method === clusterMethods.broadcast) {
+      const notification = params as { method: string; params: unknown };
+      this.host.notifyClientsHere(notification.method, notification.params);
+      return null;
     }
     if (method === clusterMethods.clientClosed) {
       this.remoteClients.closeClient(from, (params as { clientId: number }).clientId);
