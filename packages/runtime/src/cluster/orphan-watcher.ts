@@ -8,6 +8,12 @@ export interface OrphanWatcherOptions {
   nodeId: string;
   /** The lease and heartbeat TTL: a node that did not beat within it is dead. */
   ttlMs: number;
+  /**
+   * How long after a lease expired the watcher takes the session (default the TTL): first the
+   * session's clients get to come back — their node, or a reconnecting client, opens it with their
+   * tools and handlers; the watcher is the last resort for work nobody returns to.
+   */
+  graceMs?: number;
   /** How often the leases are scanned (default half the TTL, at least 100 ms). */
   everyMs?: number;
   /** Whether this process holds the session's lease (its own expired leases are renewed, not taken). */
@@ -27,7 +33,7 @@ const batchSize = 50;
  */
 const orphansSql = `
   SELECT lease.session_id, lease.node_id, lease.epoch FROM session_leases AS lease
-   WHERE lease.expires_at > '-infinity' AND lease.expires_at <= clock_timestamp()
+   WHERE lease.expires_at > '-infinity' AND lease.expires_at <= clock_timestamp() - $3 * interval '1 millisecond'
      AND (lease.node_id = $1 OR NOT EXISTS (
        SELECT 1 FROM cluster_nodes AS node
         WHERE node.node_id = lease.node_id AND node.heartbeat_at > clock_timestamp() - $2 * interval '1 millisecond'))
@@ -59,12 +65,12 @@ interface Orphan {
 }
 
 /**
- * Finishes unattended work after a node died: sessions whose lease expired while a turn was in
- * flight are taken over by one surviving node (every node tries; the lease decides who wins),
- * opened with nobody attached and their turn continued, so the work finishes even when no client
- * will ever ask for them. Idle sessions are never loaded: their lease is released on the dead
- * node's behalf after one look at their last events. With nothing expired a scan is one indexed
- * query returning no row.
+ * Finishes unattended work after a node died: sessions whose lease expired (a grace period ago,
+ * see {@link OrphanWatcherOptions.graceMs}) while a turn was in flight are taken over by one
+ * surviving node (every node tries; the lease decides who wins), opened with nobody attached and
+ * their turn continued, so the work finishes even when no client will ever ask for them. Idle
+ * sessions are never loaded: their lease is released on the dead node's behalf after one look at
+ * their last events. With nothing expired a scan is one indexed query returning no row.
  *
  * @example
  * const watcher = new OrphanWatcher({ db: pool, nodeId, ttlMs, holds, resume, logger });
@@ -101,7 +107,7 @@ export class OrphanWatcher {
 
   private async scan(): Promise<void> {
     const { db, nodeId, ttlMs } = this.options;
-    const { rows } = await db.query<Orphan & Record<string, unknown>>(orphansSql, [nodeId, ttlMs]);
+    const { rows } = await db.query<Orphan & Record<string, unknown>>(orphansSql, [nodeId, ttlMs, this.options.graceMs ?? ttlMs]);
     const orphans = rows.filter((row) => !this.options.holds(row.session_id) && !this.failed.has(`${row.session_id}@${row.epoch}`));
     await Promise.all(orphans.map((orphan) => this.handle(orphan)));
   }
