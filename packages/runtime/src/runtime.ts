@@ -26,6 +26,7 @@ import type { ClusterConfig, ClusterNode } from "./cluster/cluster-node.js";
 import type { AppendFence } from "./store/postgres/pg-event-log.js";
 import { continueAfterTakeover } from "./cluster/takeover.js";
 import { resumeUnattended } from "./cluster/unattended.js";
+import { syncPlanAtTurnEnds } from "./store/postgres/plan-mirror.js";
 
 /** What the runtime is started with. */
 export interface RuntimeOptions {
@@ -115,7 +116,10 @@ export class Runtime {
         const nodeId = this.clusterNode?.nodeId ?? "";
         if (continueAfterTakeover(session, fromNode, nodeId)) logger.info(`session ${session.sessionId}: taken over from node ${fromNode} mid-turn; the turn continues here`);
       },
-      ...(telemetry ? { observeSession: (sessionId: string, emitter: SessionEmitter) => telemetry.observeSession(sessionId, emitter) } : {}),
+      observeSession: (sessionId: string, emitter: SessionEmitter) => {
+        telemetry?.observeSession(sessionId, emitter);
+        syncPlanAtTurnEnds(this.store, sessionId, emitter, (error) => logger.warn(`session ${sessionId}: could not store its plan`, error));
+      },
     });
     this.dispatcher = new Dispatcher(this);
     this.extensions = new ExtensionHost({
