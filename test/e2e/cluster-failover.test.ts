@@ -130,10 +130,12 @@ describe.skipIf(!started.server)("cluster failover", () => {
         expect(interrupted).toHaveLength(0);
         continue;
       }
-      // The dead node's sessions: reported interrupted once (each that was mid-turn), continued by node-1 (their clients' node).
+      // The dead node's sessions: reported interrupted once (each that was mid-turn), continued on a surviving node.
       expect(interrupted.length).toBeLessThanOrEqual(1);
       if (interrupted.length === 0) continue;
-      expect(interrupted[0]!.body.data).toMatchObject({ reason: "node_lost", previousNodeId: "node-0", nodeId: "node-1", continued: true });
+      expect(interrupted[0]!.body.data).toMatchObject({ reason: "node_lost", previousNodeId: "node-0", continued: true });
+      // node-1 follows its clients; node-2's orphan watcher may win the lease first (node-1 then attaches there).
+      expect(["node-1", "node-2"]).toContain(interrupted[0]!.body.data.nodeId);
       takeovers.push(Date.parse(interrupted[0]!.body.timestamp) - killedAt);
     }
     // No completed step was lost: each session has at least the steps it had finished before the kill.
@@ -144,7 +146,7 @@ describe.skipIf(!started.server)("cluster failover", () => {
     const median = takeovers[Math.floor(takeovers.length / 2)]!;
     console.log(
       `[failover] ${sessionCount} sessions on 3 nodes, node-0 killed with ${victimSessions.length} sessions mid-turn; lease TTL ${leaseTtlMs} ms; ` +
-        `takeover (kill → turn continued on node-1): min ${takeovers[0]} ms, median ${median} ms, max ${takeovers.at(-1)} ms`,
+        `takeover (kill → turn continued on node-1 or node-2): min ${takeovers[0]} ms, median ${median} ms, max ${takeovers.at(-1)} ms`,
     );
   });
 });

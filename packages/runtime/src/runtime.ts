@@ -26,6 +26,8 @@ import { promptLimitOf } from "./compaction/window.js";
 import type { ClusterConfig, ClusterNode } from "./cluster/cluster-node.js";
 import type { AppendFence } from "./store/postgres/pg-event-log.js";
 import { continueAfterTakeover } from "./cluster/takeover.js";
+import { resumeUnattended } from "./cluster/unattended.js";
+import { syncPlanAtTurnEnds } from "./store/postgres/plan-mirror.js";
 
 /** What the runtime is started with. */
 export interface RuntimeOptions {
@@ -115,7 +117,10 @@ export class Runtime {
         const nodeId = this.clusterNode?.nodeId ?? "";
         if (continueAfterTakeover(session, fromNode, nodeId)) logger.info(`session ${session.sessionId}: taken over from node ${fromNode} mid-turn; the turn continues here`);
       },
-      ...(telemetry ? { observeSession: (sessionId: string, emitter: SessionEmitter) => telemetry.observeSession(sessionId, emitter) } : {}),
+      observeSession: (sessionId: string, emitter: SessionEmitter) => {
+        telemetry?.observeSession(sessionId, emitter);
+        syncPlanAtTurnEnds(this.store, sessionId, emitter, (error) => logger.warn(`session ${sessionId}: could not store its plan`, error));
+      },
     });
     this.dispatcher = new Dispatcher(this);
     this.extensions = new ExtensionHost({
@@ -188,6 +193,13 @@ export class Runtime {
         runLocal: (method, params, client) => this.dispatchHere(method, params, client),
         adoptRemote: (client) => client.onClose(() => void this.sessions.detachAll(client).catch((error) => this.options.logger.error("failed to release sessions of a remote client", error))),
         lostSession: (sessionId) => this.sessions.evict(sessionId),
+        notifyClientsHere: (method, params) => this.notifyClientsHere(method, params),
+        resumeUnattended: (sessionId) =>
+          resumeUnattended(sessionId, {
+            resume: (params, client) => this.dispatchHere("session.resume", params, client),
+            isBusy: (id) => this.sessions.find(id)?.busy === true,
+            detach: (id, client) => this.sessions.detach(id, client),
+          }),
       },
       this.options.logger,
     );
@@ -271,7 +283,13 @@ export class Runtime {
     for (const client of this.connections) client.dispose();
   }
 
+  /** `session.lifecycle` for every client: this node's, and in a cluster every other node's. */
   private broadcastLifecycle(event: SessionLifecycleEvent): void {
-    for (const client of this.connections) client.sendNotification("session.lifecycle", event);
+    this.notifyClientsHere("session.lifecycle", event);
+    this.clusterNode?.shareNotification("session.lifecycle", event);
+  }
+
+  private notifyClientsHere(method: string, params: unknown): void {
+    for (const client of this.connections) client.sendNotification(method, params);
   }
 }

@@ -7,6 +7,7 @@ import { SessionLeases, type Lease } from "./leases.js";
 import { NodeBus, type ListenConnection } from "./node-bus.js";
 import { NodeRegistry } from "./node-registry.js";
 import { clusterMethods, RemoteClients, type RemoteClient } from "./remote-client.js";
+import { OrphanWatcher } from "./orphan-watcher.js";
 import { ClusterRouter, ownedElsewhere, wrapResult } from "./router.js";
 
 /** How a node joins the cluster. */
@@ -31,6 +32,10 @@ export interface ClusterHost {
   adoptRemote(client: RemoteClient): void;
   /** This node lost a session's lease: stop running it here (its writes are refused anyway). */
   lostSession(sessionId: string): void;
+  /** Sends a notification to every client connected to this node (one another node shared). */
+  notifyClientsHere(method: string, params: unknown): void;
+  /** Opens a dead node's session here with nobody attached so its interrupted turn finishes (see `unattended.ts`). */
+  resumeUnattended(sessionId: string): Promise<void>;
 }
 
 /** What opening a session here found about its lease. */
@@ -60,11 +65,14 @@ export class ClusterNode {
   readonly router: ClusterRouter;
   readonly remoteClients: RemoteClients;
   readonly health: HealthCheck;
+  readonly orphans: OrphanWatcher;
   private healthServer: HealthServer | undefined;
   /** The bound health port, once listening. */
   healthPort: number | undefined;
   private readonly listeners: ListenConnection[] = [];
   private originTimer: NodeJS.Timeout | undefined;
+  /** Notifications being shared with the other nodes, one after the other (so they keep their order). */
+  private sharing: Promise<void> = Promise.resolve();
   /** Lease releases under way (awaited before the pool closes). */
   private readonly releasing = new Set<Promise<void>>();
 
@@ -106,6 +114,14 @@ export class ClusterNode {
       ttlMs,
       storedEventsAfter: (sessionId, knownIds) => this.storedEventsAfter(sessionId, knownIds),
     });
+    this.orphans = new OrphanWatcher({
+      db: pool,
+      nodeId,
+      ttlMs,
+      holds: (sessionId) => this.leases.leaseOf(sessionId) !== undefined || host.isLive(sessionId),
+      resume: (sessionId) => host.resumeUnattended(sessionId),
+      logger,
+    });
     this.health = new HealthCheck({ nodeId, db: pool, sessionsOwned: () => this.leases.count });
     this.bus.handle((method, params, from) => this.handleBus(method, params, from));
   }
@@ -124,6 +140,7 @@ export class ClusterNode {
       await node.bus.start();
       node.leases.start();
       node.router.start();
+      node.orphans.start();
       node.watchOrigins();
       if (config.healthPort !== undefined) {
         node.healthServer = new HealthServer(node.health);
@@ -168,6 +185,22 @@ export class ClusterNode {
     return this.leases.leaseOf(sessionId);
   }
 
+  /**
+   * Shares a notification meant for every client (`session.lifecycle`) with the other live nodes,
+   * which send it to their own clients: each client gets it once, from the node it is connected to.
+   * Best effort (a node that joins meanwhile misses it); order kept per receiving node.
+   */
+  shareNotification(method: string, params: unknown): void {
+    this.sharing = this.sharing.then(async () => {
+      try {
+        const others = (await this.registry.aliveNodes()).filter((nodeId) => nodeId !== this.nodeId);
+        await Promise.all(others.map((nodeId) => this.bus.notify(nodeId, clusterMethods.broadcast, { method, params })));
+      } catch (error) {
+        this.logger.warn(`could not share a ${method} notification with the other nodes`, error);
+      }
+    });
+  }
+
   /** `cluster.health` / `GET /healthz`. */
   healthReport(): Promise<HealthReport> {
     return this.health.report();
@@ -177,8 +210,10 @@ export class ClusterNode {
   async stop(): Promise<void> {
     clearInterval(this.originTimer);
     this.router.stop();
+    this.orphans.stop();
     this.leases.stop();
     await this.healthServer?.close();
+    await this.sharing;
     await this.bus.stop();
     for (const sessionId of this.host.liveSessionIds()) await this.leases.release(sessionId).catch(() => undefined);
     await Promise.all([...this.releasing]);
@@ -225,6 +260,11 @@ export class ClusterNode {
       const request = params as { method: string; params: unknown; clientId: number; isCurrentClient: boolean };
       const client = this.remoteClients.get(from, request.clientId, request.isCurrentClient);
       return wrapResult(await this.host.runLocal(request.method, request.params, client));
+    }
+    if (method === clusterMethods.broadcast) {
+      const notification = params as { method: string; params: unknown };
+      this.host.notifyClientsHere(notification.method, notification.params);
+      return null;
     }
     if (method === clusterMethods.clientClosed) {
       this.remoteClients.closeClient(from, (params as { clientId: number }).clientId);

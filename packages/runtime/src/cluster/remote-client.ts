@@ -15,6 +15,8 @@ export const clusterMethods = {
   clientRequest: "cluster.client.request",
   /** origin → owner: a client went away. */
   clientClosed: "cluster.client.closed",
+  /** any → every other node: a notification for all of its clients (`session.lifecycle`). */
+  broadcast: "cluster.broadcast",
 } as const;
 
 /** Client ids of remote clients: far from those of local connections (a counter from 1). */

@@ -80,6 +80,11 @@ export const migrations: readonly Migration[] = [
     name: "cluster: session leases, nodes, node mailbox, fenced appends",
     sql: [...clusterSchemaStatements, fencedAppendFunction].join(";\n"),
   },
+  {
+    version: 3,
+    name: "cluster: index of expired leases (the orphan watcher's scan)",
+    sql: "CREATE INDEX IF NOT EXISTS session_leases_expired ON session_leases (expires_at) WHERE expires_at > '-infinity'",
+  },
 ];
 
 /**

@@ -8,6 +8,7 @@ import type { SessionEventLog, SessionFiles, SessionStore, StoredSessionInfo, Wo
 import { batchFields } from "./event-fields.js";
 import { PgEventLog, type AppendFence } from "./pg-event-log.js";
 import { PgSessionFiles } from "./pg-session-files.js";
+import { PlanMirroredFiles } from "./plan-mirror.js";
 
 /** A `sessions` row as read. */
 interface SessionRow {
@@ -61,6 +62,8 @@ export class PgSessionStore implements SessionStore {
     await this.pool.query("INSERT INTO sessions (id) VALUES ($1) ON CONFLICT (id) DO NOTHING", [sessionId]).catch((error: unknown) => {
       throw persistenceFailed(this.workspaceFilePath(sessionId), error);
     });
+    // The session opens on this node: its plan from the database becomes the local working copy.
+    await this.files(sessionId).materialisePlan();
     return dir;
   }
 
@@ -149,9 +152,10 @@ export class PgSessionStore implements SessionStore {
     });
   }
 
-  files(sessionId: string): SessionFiles {
+  /** The session's files; its plan has a local mirror the agent's file tools can write (see `plan-mirror.ts`). */
+  files(sessionId: string): PlanMirroredFiles {
     assertSessionId(sessionId);
-    return new PgSessionFiles(this.pool, sessionId, this.database);
+    return new PlanMirroredFiles(new PgSessionFiles(this.pool, sessionId, this.database), this.sessionDir(sessionId));
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,94 @@
+import { ErrorCodes, TandemError } from "../errors.js";
+import type { RequestingClient } from "../server/requesting-client.js";
+
+/** Ids of unattended clients: far from those of local connections and of remote clients. */
+let nextUnattendedId = 2_000_000_000;
+
+/**
+ * Stands in for "no client" while a node continues a dead node's turn that nobody watches: the
+ * session needs an attached client to stay open, but this one asks nothing (permissions fall to
+ * the session's rules: a pending one a person had to answer is refused as "could not ask"), and
+ * it leaves when the session goes idle (`onIdle`), which closes the session and frees its lease.
+ */
+export class UnattendedClient implements RequestingClient {
+  readonly id = nextUnattendedId++;
+  readonly extensionId = undefined;
+  readonly isCurrentClient = true;
+  private open = true;
+  private readonly closeListeners: Array<() => void> = [];
+
+  constructor(private readonly onIdle: () => void) {}
+
+  get isOpen(): boolean {
+    return this.open;
+  }
+
+  onClose(listener: () => void): void {
+    if (!this.open) {
+      listener();
+      return;
+    }
+    this.closeListeners.push(listener);
+  }
+
+  close(): void {
+    if (!this.open) return;
+    this.open = false;
+    for (const listener of this.closeListeners.splice(0)) listener();
+  }
+
+  deliverSessionEvent(_sessionId: string, _eventJson: string, eventType?: string): void {
+    if (eventType === "session.idle") this.onIdle();
+  }
+
+  sendNotification(): void {}
+
+  sendRequest<R>(method: string): Promise<R> {
+    return Promise.reject(new TandemError(ErrorCodes.NotAvailable, `No client is attached to answer ${method}: the session was taken over unattended`));
+  }
+}
+
+/** What {@link resumeUnattended} needs from this node's runtime. */
+export interface UnattendedHost {
+  /** Runs `session.resume` here for `client`. */
+  resume(params: Record<string, unknown>, client: RequestingClient): Promise<unknown>;
+  /** Whether the session runs a turn here now. */
+  isBusy(sessionId: string): boolean;
+  /** Detaches `client` (the last one leaving closes the session and releases its lease). */
+  detach(sessionId: string, client: RequestingClient): Promise<void>;
+}
+
+/**
+ * Opens a session nobody is attached to so that its interrupted turn continues here (opening it
+ * takes the lease and continues the turn, see `takeover.ts`); the session closes again once the
+ * turn ended (at once when there was no turn to continue). Clients that attach meanwhile keep it.
+ */
+export async function resumeUnattended(sessionId: string, host: UnattendedHost): Promise<void> {
+  let left = false;
+  let opened = false;
+  let idleEarly = false;
+  const leave = async (): Promise<void> => {
+    if (left) return;
+    left = true;
+    try {
+      await host.detach(sessionId, client);
+    } finally {
+      client.close();
+    }
+  };
+  const client: UnattendedClient = new UnattendedClient(() => {
+    if (!opened) {
+      idleEarly = true;
+      return;
+    }
+    void leave().catch(() => undefined);
+  });
+  try {
+    await host.resume({ sessionId, disableResume: true, requestPermission: false }, client);
+  } catch (error) {
+    client.close();
+    throw error;
+  }
+  opened = true;
+  if (idleEarly || !host.isBusy(sessionId)) await leave();
+}
