@@ -87,5 +87,6 @@ await build({
   minifyWhitespace: true,
   minifySyntax: true,
   logLevel: "warning",
+  plugins: [englishOnlyZodLocales],
   banner: { js: "import { createRequire as __tandemCreateRequire } from 'node:module'; const require = __tandemCreateRequire(import.meta.url);" },
 });
