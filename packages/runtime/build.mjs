@@ -3,6 +3,7 @@
 // packages stay external and load on the first model call.
 import { build } from "esbuild";
 import { rmSync } from "node:fs";
+import { dirname, join } from "node:path";
 
 /**
  * vscode-jsonrpc's Node entry requires `crypto` when it loads, only to name random pipes (which
@@ -18,6 +19,26 @@ const lazyCryptoForJsonRpc = {
     context.onLoad({ filter: /^lazy-crypto$/, namespace: "tandem-shims" }, () => ({
       contents: 'module.exports = { randomBytes: (...args) => require("node:crypto").randomBytes(...args) };',
       loader: "js",
+    }));
+  },
+};
+
+/**
+ * zod's `z` namespace re-exports `locales`, the error messages of ~50 languages (~300 KB of the
+ * bundle, parsed when the runtime loads and kept as source). Tandem uses only English, which zod
+ * registers itself (`classic/schemas.js` imports `locales/en.js` directly); this hands the
+ * `locales` re-export a module with English only.
+ */
+const englishOnlyZodLocales = {
+  name: "english-only-zod-locales",
+  setup(context) {
+    context.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]v4[\\/](classic|core)$/.test(args.resolveDir) ? { path: join(args.resolveDir, "../locales/index.js"), namespace: "tandem-zod-locales" } : undefined,
+    );
+    context.onLoad({ filter: /.*/, namespace: "tandem-zod-locales" }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(join(dirname(args.path), "en.js"))};`,
+      loader: "js",
+      resolveDir: dirname(args.path),
     }));
   },
 };
@@ -42,7 +63,7 @@ await build({
   // OpenTelemetry loads (from its installed packages) only when telemetry is on.
   external: ["@ai-sdk/*", "@opentelemetry/*", "yaml", "web-tree-sitter", "@vscode/tree-sitter-wasm", "sql.js"],
   logLevel: "warning",
-  plugins: [lazyCryptoForJsonRpc],
+  plugins: [lazyCryptoForJsonRpc, englishOnlyZodLocales],
   // vscode-jsonrpc is CommonJS and calls require() for Node built-ins.
   banner: { js: "import { createRequire as __tandemCreateRequire } from 'node:module'; const require = __tandemCreateRequire(import.meta.url);" },
 });
@@ -66,5 +87,6 @@ await build({
   minifyWhitespace: true,
   minifySyntax: true,
   logLevel: "warning",
+  plugins: [englishOnlyZodLocales],
   banner: { js: "import { createRequire as __tandemCreateRequire } from 'node:module'; const require = __tandemCreateRequire(import.meta.url);" },
 });

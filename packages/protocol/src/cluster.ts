@@ -16,4 +16,4 @@ export type ClusterHealthReport = z.infer<typeof ClusterHealthReport>;
  * `cluster.health` (Tandem): the node's health, for a load balancer that probes over JSON-RPC.
  * A runtime that is not a cluster node (no PostgreSQL `--store`) answers -32005.
  */
-export const ClusterHealth = defineRequest("cluster.health", z.looseObject({}).optional(), ClusterHealthReport);
+export const ClusterHealth = defineRequest("cluster.health", () => z.looseObject({}).optional(), ClusterHealthReport);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { memoisedRecord } from "./lazy.js";
 import { Attachment, JsonObject, PermissionRequest, PermissionResult, SessionContext } from "./common.js";
 
 const optionalString = z.string().optional();
@@ -36,12 +37,12 @@ export const ModelMetric = z.looseObject({
 });
 
 /**
- * The `data` schema of every session event type, keyed by `type`. Schemas are loose: unknown fields
- * pass through, so newer producers stay readable.
+ * Builds the `data` schema of every session event type, keyed by `type`. Schemas are loose: unknown
+ * fields pass through, so newer producers stay readable.
  */
-export const eventDataSchemas = {
+const eventDataFactories = {
   // Session lifecycle
-  "session.start": z.looseObject({
+  "session.start": () => z.looseObject({
     sessionId: z.string(),
     version: z.number(),
     producer: z.string(),
@@ -52,18 +53,18 @@ export const eventDataSchemas = {
     context: SessionContext.optional(),
     alreadyInUse: z.boolean().optional(),
   }),
-  "session.resume": z.looseObject({ resumeTime: z.string(), eventCount: z.number(), reasoningEffort: optionalString, context: SessionContext.optional() }),
-  "session.idle": z.looseObject({ backgroundTasks: z.unknown().optional(), mode: optionalString, aborted: z.boolean().optional() }),
-  "session.error": z.looseObject({
+  "session.resume": () => z.looseObject({ resumeTime: z.string(), eventCount: z.number(), reasoningEffort: optionalString, context: SessionContext.optional() }),
+  "session.idle": () => z.looseObject({ backgroundTasks: z.unknown().optional(), mode: optionalString, aborted: z.boolean().optional() }),
+  "session.error": () => z.looseObject({
     errorType: z.string(),
     message: z.string(),
     stack: optionalString,
     statusCode: optionalNumber,
     providerCallId: optionalString,
   }),
-  "session.info": z.looseObject({ infoType: z.string(), message: z.string(), url: optionalString }),
-  "session.warning": z.looseObject({ warningType: z.string(), message: z.string(), url: optionalString }),
-  "session.title_changed": z.looseObject({ title: z.string() }),
+  "session.info": () => z.looseObject({ infoType: z.string(), message: z.string(), url: optionalString }),
+  "session.warning": () => z.looseObject({ warningType: z.string(), message: z.string(), url: optionalString }),
+  "session.title_changed": () => z.looseObject({ title: z.string() }),
   /**
    * Tandem (cluster): the node running the session died mid-turn and another node took it over.
    * Tool calls left without a result were answered "interrupted" (their ids are listed; their
@@ -71,7 +72,7 @@ export const eventDataSchemas = {
    * requests were dropped (asked again if the model calls the tool again), and the turn continues
    * on `nodeId`. The 1.0.x protocol has no event for this (`abort` carries only user reasons).
    */
-  "session.turn_interrupted": z.looseObject({
+  "session.turn_interrupted": () => z.looseObject({
     reason: z.literal("node_lost"),
     previousNodeId: z.string(),
     nodeId: z.string(),
@@ -79,12 +80,12 @@ export const eventDataSchemas = {
     /** Whether the turn continues (the runtime asked the model again). */
     continued: z.boolean(),
   }),
-  "session.context_changed": SessionContext,
-  "session.model_change": z.looseObject({ previousModel: optionalString, newModel: z.string(), reasoningEffort: optionalString }),
-  "session.mode_changed": z.looseObject({ previousMode: z.string(), newMode: z.string() }),
-  "session.plan_changed": z.looseObject({ operation: z.enum(["create", "update", "delete"]) }),
-  "session.tools_updated": z.looseObject({ model: optionalString }),
-  "session.usage_info": z.looseObject({
+  "session.context_changed": () => SessionContext,
+  "session.model_change": () => z.looseObject({ previousModel: optionalString, newModel: z.string(), reasoningEffort: optionalString }),
+  "session.mode_changed": () => z.looseObject({ previousMode: z.string(), newMode: z.string() }),
+  "session.plan_changed": () => z.looseObject({ operation: z.enum(["create", "update", "delete"]) }),
+  "session.tools_updated": () => z.looseObject({ model: optionalString }),
+  "session.usage_info": () => z.looseObject({
     tokenLimit: z.number(),
     currentTokens: z.number(),
     messagesLength: z.number(),
@@ -94,10 +95,10 @@ export const eventDataSchemas = {
     isInitial: z.boolean().optional(),
   }),
   /** A rewind or truncation: `upToEventId` and every event after it no longer belong to the conversation. */
-  "session.snapshot_rewind": z.looseObject({ eventsRemoved: z.number(), upToEventId: z.string() }),
-  "session.truncation": z.looseObject({ tokenLimit: optionalNumber, messagesRemovedDuringTruncation: optionalNumber }),
-  "session.compaction_start": z.looseObject({}),
-  "session.compaction_complete": z.looseObject({
+  "session.snapshot_rewind": () => z.looseObject({ eventsRemoved: z.number(), upToEventId: z.string() }),
+  "session.truncation": () => z.looseObject({ tokenLimit: optionalNumber, messagesRemovedDuringTruncation: optionalNumber }),
+  "session.compaction_start": () => z.looseObject({}),
+  "session.compaction_complete": () => z.looseObject({
     success: z.boolean(),
     error: optionalString,
     preCompactionTokens: optionalNumber,
@@ -111,8 +112,8 @@ export const eventDataSchemas = {
     compactionTokensUsed: z.looseObject({ input: z.number(), output: z.number(), cachedInput: z.number() }).optional(),
     requestId: optionalString,
   }),
-  "session.task_complete": z.looseObject({ summary: optionalString }),
-  "session.shutdown": z.looseObject({
+  "session.task_complete": () => z.looseObject({ summary: optionalString }),
+  "session.shutdown": () => z.looseObject({
     shutdownType: z.enum(["routine", "error"]),
     errorReason: optionalString,
     totalPremiumRequests: z.number(),
@@ -122,24 +123,24 @@ export const eventDataSchemas = {
     modelMetrics: z.record(z.string(), ModelMetric),
     currentModel: optionalString,
   }),
-  "session.background_tasks_changed": z.looseObject({}),
+  "session.background_tasks_changed": () => z.looseObject({}),
   /** Signal only: the session's `todos` or `todo_deps` table was written to. */
-  "session.todos_changed": z.looseObject({}),
-  "session.mcp_servers_loaded": z.looseObject({ servers: z.array(z.looseObject({ name: z.string(), status: z.string() })) }),
-  "session.mcp_server_status_changed": z.looseObject({ serverName: z.string(), status: z.string(), error: optionalString }),
-  "session.skills_loaded": z.looseObject({ skills: z.array(z.looseObject({ name: z.string() })) }),
-  "pending_messages.modified": z.looseObject({}),
-  "session.permissions_changed": z.looseObject({ mode: optionalString, previousMode: optionalString }),
-  "session.workspace_file_changed": z.looseObject({ operation: z.enum(["create", "update"]), path: z.string() }),
-  "capabilities.changed": z.looseObject({ ui: z.looseObject({ elicitation: z.boolean().optional() }).optional() }),
+  "session.todos_changed": () => z.looseObject({}),
+  "session.mcp_servers_loaded": () => z.looseObject({ servers: z.array(z.looseObject({ name: z.string(), status: z.string() })) }),
+  "session.mcp_server_status_changed": () => z.looseObject({ serverName: z.string(), status: z.string(), error: optionalString }),
+  "session.skills_loaded": () => z.looseObject({ skills: z.array(z.looseObject({ name: z.string() })) }),
+  "pending_messages.modified": () => z.looseObject({}),
+  "session.permissions_changed": () => z.looseObject({ mode: optionalString, previousMode: optionalString }),
+  "session.workspace_file_changed": () => z.looseObject({ operation: z.enum(["create", "update"]), path: z.string() }),
+  "capabilities.changed": () => z.looseObject({ ui: z.looseObject({ elicitation: z.boolean().optional() }).optional() }),
 
   // Assistant
-  "assistant.turn_start": z.looseObject({ turnId: z.string(), interactionId: optionalString, ...subAgentLink }),
-  "assistant.intent": z.looseObject({ intent: z.string() }),
-  "assistant.reasoning": z.looseObject({ reasoningId: z.string(), content: z.string(), ...subAgentLink }),
-  "assistant.reasoning_delta": z.looseObject({ reasoningId: z.string(), deltaContent: z.string(), ...subAgentLink }),
-  "assistant.streaming_delta": z.looseObject({ totalResponseSizeBytes: z.number(), ...subAgentLink }),
-  "assistant.message": z.looseObject({
+  "assistant.turn_start": () => z.looseObject({ turnId: z.string(), interactionId: optionalString, ...subAgentLink }),
+  "assistant.intent": () => z.looseObject({ intent: z.string() }),
+  "assistant.reasoning": () => z.looseObject({ reasoningId: z.string(), content: z.string(), ...subAgentLink }),
+  "assistant.reasoning_delta": () => z.looseObject({ reasoningId: z.string(), deltaContent: z.string(), ...subAgentLink }),
+  "assistant.streaming_delta": () => z.looseObject({ totalResponseSizeBytes: z.number(), ...subAgentLink }),
+  "assistant.message": () => z.looseObject({
     messageId: z.string(),
     content: z.string(),
     toolRequests: z.array(ToolRequest).optional(),
@@ -151,11 +152,11 @@ export const eventDataSchemas = {
     interactionId: optionalString,
     ...subAgentLink,
   }),
-  "assistant.message_delta": z.looseObject({ messageId: z.string(), deltaContent: z.string(), ...subAgentLink }),
-  "assistant.turn_end": z.looseObject({ turnId: z.string(), ...subAgentLink }),
+  "assistant.message_delta": () => z.looseObject({ messageId: z.string(), deltaContent: z.string(), ...subAgentLink }),
+  "assistant.turn_end": () => z.looseObject({ turnId: z.string(), ...subAgentLink }),
   /** The main agent's loop went idle (before `session.idle`); `aborted` when it was cancelled. */
-  "assistant.idle": z.looseObject({ aborted: z.boolean().optional() }),
-  "assistant.usage": z.looseObject({
+  "assistant.idle": () => z.looseObject({ aborted: z.boolean().optional() }),
+  "assistant.usage": () => z.looseObject({
     model: z.string(),
     inputTokens: optionalNumber,
     outputTokens: optionalNumber,
@@ -173,8 +174,8 @@ export const eventDataSchemas = {
   }),
 
   // Tools
-  "tool.user_requested": z.looseObject({ toolCallId: z.string(), toolName: z.string(), arguments: z.unknown().optional() }),
-  "tool.execution_start": z.looseObject({
+  "tool.user_requested": () => z.looseObject({ toolCallId: z.string(), toolName: z.string(), arguments: z.unknown().optional() }),
+  "tool.execution_start": () => z.looseObject({
     toolCallId: z.string(),
     toolName: z.string(),
     arguments: z.unknown().optional(),
@@ -182,9 +183,9 @@ export const eventDataSchemas = {
     mcpToolName: optionalString,
     ...subAgentLink,
   }),
-  "tool.execution_partial_result": z.looseObject({ toolCallId: z.string(), partialOutput: z.string(), ...subAgentLink }),
-  "tool.execution_progress": z.looseObject({ toolCallId: z.string(), progressMessage: z.string(), ...subAgentLink }),
-  "tool.execution_complete": z.looseObject({
+  "tool.execution_partial_result": () => z.looseObject({ toolCallId: z.string(), partialOutput: z.string(), ...subAgentLink }),
+  "tool.execution_progress": () => z.looseObject({ toolCallId: z.string(), progressMessage: z.string(), ...subAgentLink }),
+  "tool.execution_complete": () => z.looseObject({
     toolCallId: z.string(),
     success: z.boolean(),
     model: optionalString,
@@ -195,27 +196,27 @@ export const eventDataSchemas = {
     toolTelemetry: JsonObject.optional(),
     ...subAgentLink,
   }),
-  "external_tool.requested": z.looseObject({
+  "external_tool.requested": () => z.looseObject({
     requestId: z.string(),
     sessionId: z.string(),
     toolCallId: z.string(),
     toolName: z.string(),
     arguments: z.unknown().optional(),
   }),
-  "external_tool.completed": z.looseObject({ requestId: z.string() }),
+  "external_tool.completed": () => z.looseObject({ requestId: z.string() }),
 
   // Permissions and user input
-  "permission.requested": z.looseObject({ requestId: z.string(), permissionRequest: PermissionRequest }),
-  "permission.completed": z.looseObject({ requestId: z.string(), result: PermissionResult }),
-  "user_input.requested": z.looseObject({
+  "permission.requested": () => z.looseObject({ requestId: z.string(), permissionRequest: PermissionRequest }),
+  "permission.completed": () => z.looseObject({ requestId: z.string(), result: PermissionResult }),
+  "user_input.requested": () => z.looseObject({
     requestId: z.string(),
     question: z.string(),
     choices: z.array(z.string()).optional(),
     allowFreeform: z.boolean().optional(),
     toolCallId: optionalString,
   }),
-  "user_input.completed": z.looseObject({ requestId: z.string() }),
-  "elicitation.requested": z.looseObject({
+  "user_input.completed": () => z.looseObject({ requestId: z.string() }),
+  "elicitation.requested": () => z.looseObject({
     requestId: z.string(),
     toolCallId: optionalString,
     elicitationSource: optionalString,
@@ -223,11 +224,11 @@ export const eventDataSchemas = {
     mode: z.enum(["form", "url"]).optional(),
     requestedSchema: z.looseObject({ type: z.literal("object"), properties: JsonObject, required: z.array(z.string()).optional() }).optional(),
   }),
-  "elicitation.completed": z.looseObject({ requestId: z.string() }),
+  "elicitation.completed": () => z.looseObject({ requestId: z.string() }),
 
   // Hooks
-  "hook.start": z.looseObject({ hookInvocationId: z.string(), hookType: z.string(), input: z.unknown().optional() }),
-  "hook.end": z.looseObject({
+  "hook.start": () => z.looseObject({ hookInvocationId: z.string(), hookType: z.string(), input: z.unknown().optional() }),
+  "hook.end": () => z.looseObject({
     hookInvocationId: z.string(),
     hookType: z.string(),
     success: z.boolean(),
@@ -236,27 +237,27 @@ export const eventDataSchemas = {
   }),
 
   // Sub-agents and skills
-  "subagent.started": z.looseObject({
+  "subagent.started": () => z.looseObject({
     toolCallId: z.string(),
     agentName: z.string(),
     agentDisplayName: z.string(),
     agentDescription: z.string(),
   }),
-  "subagent.completed": z.looseObject({ toolCallId: z.string(), agentName: z.string(), agentDisplayName: z.string() }),
-  "subagent.failed": z.looseObject({
+  "subagent.completed": () => z.looseObject({ toolCallId: z.string(), agentName: z.string(), agentDisplayName: z.string() }),
+  "subagent.failed": () => z.looseObject({
     toolCallId: z.string(),
     agentName: z.string(),
     agentDisplayName: z.string(),
     error: z.string(),
   }),
-  "subagent.selected": z.looseObject({
+  "subagent.selected": () => z.looseObject({
     agentName: z.string(),
     agentDisplayName: z.string(),
     tools: z.array(z.string()).nullable(),
   }),
-  "subagent.deselected": z.looseObject({}),
-  "subagent.configured": z.looseObject({ model: z.string(), multiTurn: z.boolean(), reasoningEffort: optionalString }),
-  "skill.invoked": z.looseObject({
+  "subagent.deselected": () => z.looseObject({}),
+  "subagent.configured": () => z.looseObject({ model: z.string(), multiTurn: z.boolean(), reasoningEffort: optionalString }),
+  "skill.invoked": () => z.looseObject({
     name: z.string(),
     path: z.string(),
     content: z.string(),
@@ -266,8 +267,8 @@ export const eventDataSchemas = {
   }),
 
   // Other
-  abort: z.looseObject({ reason: z.string() }),
-  "user.message": z.looseObject({
+  abort: () => z.looseObject({ reason: z.string() }),
+  "user.message": () => z.looseObject({
     content: z.string().optional(),
     transformedContent: optionalString,
     attachments: z.array(Attachment).optional(),
@@ -275,28 +276,34 @@ export const eventDataSchemas = {
     agentMode: optionalString,
     interactionId: optionalString,
   }),
-  "system.message": z.looseObject({
+  "system.message": () => z.looseObject({
     content: z.string(),
     role: z.enum(["system", "developer"]),
     name: optionalString,
     metadata: z.looseObject({ promptVersion: optionalString, variables: JsonObject.optional() }).optional(),
   }),
-  "system.notification": z.looseObject({ content: z.string(), kind: z.unknown().optional() }),
-  "command.queued": z.looseObject({ requestId: z.string(), command: z.string() }),
-  "command.completed": z.looseObject({ requestId: z.string() }),
-  "command.execute": z.looseObject({ requestId: z.string(), command: z.string(), commandName: z.string(), args: z.string() }),
-  "exit_plan_mode.requested": z.looseObject({
+  "system.notification": () => z.looseObject({ content: z.string(), kind: z.unknown().optional() }),
+  "command.queued": () => z.looseObject({ requestId: z.string(), command: z.string() }),
+  "command.completed": () => z.looseObject({ requestId: z.string() }),
+  "command.execute": () => z.looseObject({ requestId: z.string(), command: z.string(), commandName: z.string(), args: z.string() }),
+  "exit_plan_mode.requested": () => z.looseObject({
     requestId: z.string(),
     summary: z.string(),
     planContent: z.string(),
     actions: z.array(z.string()),
     recommendedAction: z.string(),
   }),
-  "exit_plan_mode.completed": z.looseObject({ requestId: z.string() }),
-  "session.extensions_loaded": z.looseObject({
+  "exit_plan_mode.completed": () => z.looseObject({ requestId: z.string() }),
+  "session.extensions_loaded": () => z.looseObject({
     extensions: z.array(z.looseObject({ id: z.string(), name: z.string(), source: z.string(), status: z.string() })),
   }),
-} as const;
+};
+
+/**
+ * The `data` schema of every session event type, keyed by `type`; each is built on first read (a
+ * runtime that never validates events never builds them).
+ */
+export const eventDataSchemas = memoisedRecord(eventDataFactories);
 
 /** Every session event type. */
 export type SessionEventType = keyof typeof eventDataSchemas;
@@ -362,10 +369,12 @@ export type SessionEventOf<T extends SessionEventType> = z.infer<typeof EventEnv
 export type SessionEvent = { [T in SessionEventType]: SessionEventOf<T> }[SessionEventType];
 
 /** Runtime schema for {@link SessionEvent}. */
-export const SessionEventSchema = z.discriminatedUnion(
-  "type",
-  sessionEventTypes.map((type) => EventEnvelope.extend({ type: z.literal(type), data: eventDataSchemas[type] })) as unknown as [
-    z.ZodObject,
-    ...z.ZodObject[],
-  ],
+export const SessionEventSchema = z.lazy(() =>
+  z.discriminatedUnion(
+    "type",
+    sessionEventTypes.map((type) => EventEnvelope.extend({ type: z.literal(type), data: eventDataSchemas[type] })) as unknown as [
+      z.ZodObject,
+      ...z.ZodObject[],
+    ],
+  ),
 );

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { defineMemoisedProperty } from "./lazy.js";
 
 /**
  * A JSON-RPC request as a typed token: the wire name plus its params and result schemas.
@@ -22,21 +23,35 @@ export interface NotificationToken<Method extends string, Params extends z.ZodTy
   readonly params: Params;
 }
 
-/** Creates a {@link RequestToken}. */
-export function defineRequest<Method extends string, Params extends z.ZodType, Result extends z.ZodType>(
-  method: Method,
-  params: Params,
-  result: Result,
-): RequestToken<Method, Params, Result> {
-  return { kind: "request", method, params, result };
+/** A schema, or a function building it on first use (the token keeps what it built). */
+export type SchemaSource<Schema extends z.ZodType> = Schema | (() => Schema);
+
+/** Sets `token[key]` to `source`, or to a getter building it once when `source` is a function. */
+function setSchema(token: object, key: "params" | "result", source: SchemaSource<z.ZodType>): void {
+  if (typeof source === "function") defineMemoisedProperty(token, key, source);
+  else Object.defineProperty(token, key, { value: source, enumerable: true });
 }
 
-/** Creates a {@link NotificationToken}. */
+/** Creates a {@link RequestToken}; schemas given as functions are built on first read. */
+export function defineRequest<Method extends string, Params extends z.ZodType, Result extends z.ZodType>(
+  method: Method,
+  params: SchemaSource<Params>,
+  result: SchemaSource<Result>,
+): RequestToken<Method, Params, Result> {
+  const token = { kind: "request", method } as RequestToken<Method, Params, Result>;
+  setSchema(token, "params", params);
+  setSchema(token, "result", result);
+  return token;
+}
+
+/** Creates a {@link NotificationToken}; a schema given as a function is built on first read. */
 export function defineNotification<Method extends string, Params extends z.ZodType>(
   method: Method,
-  params: Params,
+  params: SchemaSource<Params>,
 ): NotificationToken<Method, Params> {
-  return { kind: "notification", method, params };
+  const token = { kind: "notification", method } as NotificationToken<Method, Params>;
+  setSchema(token, "params", params);
+  return token;
 }
 
 /** Params type of a request or notification token. */

@@ -38,8 +38,8 @@ const Empty = z.looseObject({});
  */
 export const Ping = defineRequest(
   "ping",
-  z.looseObject({ message: z.string().nullish() }).optional(),
-  z.union([z.object({ message: z.string(), timestamp: z.number(), protocolVersion: z.number() }), PingResultCurrent]),
+  () => z.looseObject({ message: z.string().nullish() }).optional(),
+  () => z.union([z.object({ message: z.string(), timestamp: z.number(), protocolVersion: z.number() }), PingResultCurrent]),
 );
 /**
  * `connect`: the official SDK's (1.0.x) opening handshake. Carries the connection token (required
@@ -48,7 +48,7 @@ export const Ping = defineRequest(
  */
 export const Connect = defineRequest(
   "connect",
-  z
+  () => z
     .looseObject({
       token: z.string().optional(),
       enableGitHubTelemetryForwarding: z.boolean().optional(),
@@ -56,19 +56,19 @@ export const Connect = defineRequest(
       supportedTaskKinds: z.array(z.string()).optional(),
     })
     .optional(),
-  z.looseObject({ ok: z.literal(true), protocolVersion: z.number(), version: z.string() }),
+  () => z.looseObject({ ok: z.literal(true), protocolVersion: z.number(), version: z.string() }),
 );
 /** `status.get`: runtime version and protocol version. */
 export const StatusGet = defineRequest(
   "status.get",
-  Empty.optional(),
-  z.looseObject({ version: z.string(), protocolVersion: z.number() }),
+  () => Empty.optional(),
+  () => z.looseObject({ version: z.string(), protocolVersion: z.number() }),
 );
 /** `auth.getStatus`: whether the runtime has credentials for a model provider. */
 export const AuthGetStatus = defineRequest(
   "auth.getStatus",
-  Empty.optional(),
-  z.looseObject({
+  () => Empty.optional(),
+  () => z.looseObject({
     isAuthenticated: z.boolean(),
     authType: z.string().optional(),
     host: z.string().optional(),
@@ -77,12 +77,12 @@ export const AuthGetStatus = defineRequest(
   }),
 );
 /** `models.list`: the models the configured provider offers. */
-export const ModelsList = defineRequest("models.list", Empty.optional(), z.looseObject({ models: z.array(ModelInfo) }));
+export const ModelsList = defineRequest("models.list", () => Empty.optional(), () => z.looseObject({ models: z.array(ModelInfo) }));
 /** `tools.list`: the built-in tools. */
 export const ToolsList = defineRequest(
   "tools.list",
-  z.looseObject({ model: z.string().optional() }).optional(),
-  z.looseObject({
+  () => z.looseObject({ model: z.string().optional() }).optional(),
+  () => z.looseObject({
     tools: z.array(
       z.looseObject({
         name: z.string(),
@@ -97,8 +97,8 @@ export const ToolsList = defineRequest(
 /** `account.getQuota`: usage quota (when the provider reports one). */
 export const AccountGetQuota = defineRequest(
   "account.getQuota",
-  Empty.optional(),
-  z.looseObject({ quotaSnapshots: z.record(z.string(), z.unknown()) }),
+  () => Empty.optional(),
+  () => z.looseObject({ quotaSnapshots: z.record(z.string(), z.unknown()) }),
 );
 
 // ---- Session lifecycle --------------------------------------------------------------------------
@@ -183,52 +183,52 @@ export const SessionSendParams = z.looseObject({
 });
 export type SessionSendParams = z.infer<typeof SessionSendParams>;
 /** `session.send`: queue a user message; returns at once with its id. */
-export const SessionSend = defineRequest("session.send", SessionSendParams, z.looseObject({ messageId: z.string() }));
+export const SessionSend = defineRequest("session.send", SessionSendParams, () => z.looseObject({ messageId: z.string() }));
 /** `session.abort`: cancel the running turn. */
-export const SessionAbort = defineRequest("session.abort", z.looseObject(sessionScoped), Success);
+export const SessionAbort = defineRequest("session.abort", () => z.looseObject(sessionScoped), Success);
 /** `session.getMessages`: the session's events. */
 export const SessionGetMessages = defineRequest(
   "session.getMessages",
-  z.looseObject(sessionScoped),
-  z.looseObject({ events: z.array(SessionEventSchema) }),
+  () => z.looseObject(sessionScoped),
+  () => z.looseObject({ events: z.array(SessionEventSchema) }),
 );
 /** `session.destroy`: release in-memory resources (disk is kept). */
-export const SessionDestroy = defineRequest("session.destroy", z.looseObject(sessionScoped), Success);
+export const SessionDestroy = defineRequest("session.destroy", () => z.looseObject(sessionScoped), Success);
 /** `session.delete`: delete the session and its data. */
-export const SessionDelete = defineRequest("session.delete", z.looseObject(sessionScoped), Success);
+export const SessionDelete = defineRequest("session.delete", () => z.looseObject(sessionScoped), Success);
 /** `session.list`: persisted sessions, newest first. */
 export const SessionList = defineRequest(
   "session.list",
-  z.looseObject({ filter: z.looseObject({ cwd: z.string().optional(), gitRoot: z.string().optional(), repository: z.string().optional(), branch: z.string().optional() }).nullish() }).optional(),
-  z.looseObject({ sessions: z.array(SessionMetadata) }),
+  () => z.looseObject({ filter: z.looseObject({ cwd: z.string().optional(), gitRoot: z.string().optional(), repository: z.string().optional(), branch: z.string().optional() }).nullish() }).optional(),
+  () => z.looseObject({ sessions: z.array(SessionMetadata) }),
 );
 /** `session.getLastId`: the most recently modified session. */
-export const SessionGetLastId = defineRequest("session.getLastId", Empty.optional(), z.looseObject({ sessionId: z.string().optional() }));
+export const SessionGetLastId = defineRequest("session.getLastId", () => Empty.optional(), () => z.looseObject({ sessionId: z.string().optional() }));
 /** `session.getForeground`: the foreground session (a headless runtime has one only if set). */
 export const SessionGetForeground = defineRequest(
   "session.getForeground",
-  Empty.optional(),
-  z.looseObject({ sessionId: z.string().optional(), workspacePath: z.string().optional() }),
+  () => Empty.optional(),
+  () => z.looseObject({ sessionId: z.string().optional(), workspacePath: z.string().optional() }),
 );
 /** `session.setForeground`. */
-export const SessionSetForeground = defineRequest("session.setForeground", z.looseObject(sessionScoped), Success);
+export const SessionSetForeground = defineRequest("session.setForeground", () => z.looseObject(sessionScoped), Success);
 /** `session.log`: write a message to the session timeline. */
 export const SessionLog = defineRequest(
   "session.log",
-  z.looseObject({
+  () => z.looseObject({
     ...sessionScoped,
     message: z.string(),
     level: z.enum(["info", "warning", "error"]).optional(),
     ephemeral: z.boolean().optional(),
     url: z.string().optional(),
   }),
-  z.looseObject({ eventId: z.string() }),
+  () => z.looseObject({ eventId: z.string() }),
 );
 
 /** `session.tools.handlePendingToolCall`: the client's answer to `external_tool.requested`. */
 export const SessionToolsHandlePendingToolCall = defineRequest(
   "session.tools.handlePendingToolCall",
-  z.looseObject({
+  () => z.looseObject({
     ...sessionScoped,
     requestId: z.string(),
     result: z.union([z.string(), ToolResultObject]).optional(),
@@ -241,7 +241,7 @@ export const SessionPermissionsHandlePendingPermissionRequest = defineRequest(
   "session.permissions.handlePendingPermissionRequest",
   // Any value is taken here: an answer the runtime cannot read still settles the request (as a
   // denial), so the turn never waits forever on an invalid answer.
-  z.looseObject({ ...sessionScoped, requestId: z.string(), result: z.unknown() }),
+  () => z.looseObject({ ...sessionScoped, requestId: z.string(), result: z.unknown() }),
   Success,
 );
 
@@ -250,85 +250,85 @@ export const SessionPermissionsHandlePendingPermissionRequest = defineRequest(
 /** `session.model.getCurrent`. */
 export const SessionModelGetCurrent = defineRequest(
   "session.model.getCurrent",
-  z.looseObject(sessionScoped),
-  z.looseObject({ modelId: z.string().optional(), reasoningEffort: z.string().optional() }),
+  () => z.looseObject(sessionScoped),
+  () => z.looseObject({ modelId: z.string().optional(), reasoningEffort: z.string().optional() }),
 );
 /** `session.model.switchTo`. */
 export const SessionModelSwitchTo = defineRequest(
   "session.model.switchTo",
-  z.looseObject({ ...sessionScoped, modelId: z.string().min(1), reasoningEffort: ReasoningEffort.optional() }),
-  z.looseObject({ modelId: z.string().optional() }),
+  () => z.looseObject({ ...sessionScoped, modelId: z.string().min(1), reasoningEffort: ReasoningEffort.optional() }),
+  () => z.looseObject({ modelId: z.string().optional() }),
 );
 /** `session.mode.get`: `{ mode }` for 0.2.0 clients, the bare mode for current ones. */
 export const SessionModeGet = defineRequest(
   "session.mode.get",
-  z.looseObject(sessionScoped),
-  z.union([z.looseObject({ mode: AgentMode }), SessionModeGetResultCurrent]),
+  () => z.looseObject(sessionScoped),
+  () => z.union([z.looseObject({ mode: AgentMode }), SessionModeGetResultCurrent]),
 );
 /** `session.mode.set`: `{ mode }` for 0.2.0 clients, `{ status, modelChanged, modeApplied }` for current ones. */
 export const SessionModeSet = defineRequest(
   "session.mode.set",
-  z.looseObject({ ...sessionScoped, mode: AgentMode }),
-  z.union([z.looseObject({ mode: AgentMode }), SessionModeSetResultCurrent]),
+  () => z.looseObject({ ...sessionScoped, mode: AgentMode }),
+  () => z.union([z.looseObject({ mode: AgentMode }), SessionModeSetResultCurrent]),
 );
 /** `session.plan.read`. */
 export const SessionPlanRead = defineRequest(
   "session.plan.read",
-  z.looseObject(sessionScoped),
-  z.looseObject({ exists: z.boolean(), content: z.string().nullable(), path: z.string().nullable() }),
+  () => z.looseObject(sessionScoped),
+  () => z.looseObject({ exists: z.boolean(), content: z.string().nullable(), path: z.string().nullable() }),
 );
 /** `session.plan.update`. */
-export const SessionPlanUpdate = defineRequest("session.plan.update", z.looseObject({ ...sessionScoped, content: z.string() }), Empty);
+export const SessionPlanUpdate = defineRequest("session.plan.update", () => z.looseObject({ ...sessionScoped, content: z.string() }), Empty);
 /** `session.plan.delete`. */
-export const SessionPlanDelete = defineRequest("session.plan.delete", z.looseObject(sessionScoped), Empty);
+export const SessionPlanDelete = defineRequest("session.plan.delete", () => z.looseObject(sessionScoped), Empty);
 /** `session.workspace.listFiles`. */
 export const SessionWorkspaceListFiles = defineRequest(
   "session.workspace.listFiles",
-  z.looseObject(sessionScoped),
-  z.looseObject({ files: z.array(z.string()) }),
+  () => z.looseObject(sessionScoped),
+  () => z.looseObject({ files: z.array(z.string()) }),
 );
 /** `session.workspace.readFile`. */
 export const SessionWorkspaceReadFile = defineRequest(
   "session.workspace.readFile",
-  z.looseObject({ ...sessionScoped, path: z.string() }),
-  z.looseObject({ content: z.string() }),
+  () => z.looseObject({ ...sessionScoped, path: z.string() }),
+  () => z.looseObject({ content: z.string() }),
 );
 /** `session.workspace.createFile`. */
 export const SessionWorkspaceCreateFile = defineRequest(
   "session.workspace.createFile",
-  z.looseObject({ ...sessionScoped, path: z.string(), content: z.string() }),
+  () => z.looseObject({ ...sessionScoped, path: z.string(), content: z.string() }),
   Empty,
 );
 const AgentSummary = z.looseObject({ name: z.string(), displayName: z.string(), description: z.string() });
 /** `session.agent.list`. */
-export const SessionAgentList = defineRequest("session.agent.list", z.looseObject(sessionScoped), z.looseObject({ agents: z.array(AgentSummary) }));
+export const SessionAgentList = defineRequest("session.agent.list", () => z.looseObject(sessionScoped), () => z.looseObject({ agents: z.array(AgentSummary) }));
 /** `session.agent.getCurrent`. */
 export const SessionAgentGetCurrent = defineRequest(
   "session.agent.getCurrent",
-  z.looseObject(sessionScoped),
-  z.looseObject({ agent: AgentSummary.nullable() }),
+  () => z.looseObject(sessionScoped),
+  () => z.looseObject({ agent: AgentSummary.nullable() }),
 );
 /** `session.agent.select`. */
 export const SessionAgentSelect = defineRequest(
   "session.agent.select",
-  z.looseObject({ ...sessionScoped, name: z.string() }),
-  z.looseObject({ agent: AgentSummary }),
+  () => z.looseObject({ ...sessionScoped, name: z.string() }),
+  () => z.looseObject({ agent: AgentSummary }),
 );
 /** `session.agent.deselect`. */
-export const SessionAgentDeselect = defineRequest("session.agent.deselect", z.looseObject(sessionScoped), Empty);
+export const SessionAgentDeselect = defineRequest("session.agent.deselect", () => z.looseObject(sessionScoped), Empty);
 /** `session.agent.reload`. */
-export const SessionAgentReload = defineRequest("session.agent.reload", z.looseObject(sessionScoped), z.looseObject({ agents: z.array(AgentSummary) }));
+export const SessionAgentReload = defineRequest("session.agent.reload", () => z.looseObject(sessionScoped), () => z.looseObject({ agents: z.array(AgentSummary) }));
 /** `session.fleet.start`. */
 export const SessionFleetStart = defineRequest(
   "session.fleet.start",
-  z.looseObject({ ...sessionScoped, prompt: z.string().optional() }),
-  z.looseObject({ started: z.boolean() }),
+  () => z.looseObject({ ...sessionScoped, prompt: z.string().optional() }),
+  () => z.looseObject({ started: z.boolean() }),
 );
 /** `session.compaction.compact`. */
 export const SessionCompactionCompact = defineRequest(
   "session.compaction.compact",
-  z.looseObject(sessionScoped),
-  z.looseObject({ success: z.boolean(), tokensRemoved: z.number(), messagesRemoved: z.number() }),
+  () => z.looseObject(sessionScoped),
+  () => z.looseObject({ success: z.boolean(), tokensRemoved: z.number(), messagesRemoved: z.number() }),
 );
 
 const McpServerStatus = z.looseObject({
@@ -338,13 +338,13 @@ const McpServerStatus = z.looseObject({
   error: z.string().optional(),
 });
 /** `session.mcp.list`: the session's MCP servers and their status. */
-export const SessionMcpList = defineRequest("session.mcp.list", z.looseObject(sessionScoped), z.looseObject({ servers: z.array(McpServerStatus) }));
+export const SessionMcpList = defineRequest("session.mcp.list", () => z.looseObject(sessionScoped), () => z.looseObject({ servers: z.array(McpServerStatus) }));
 /** `session.mcp.enable`. */
-export const SessionMcpEnable = defineRequest("session.mcp.enable", z.looseObject({ ...sessionScoped, serverName: z.string() }), Empty);
+export const SessionMcpEnable = defineRequest("session.mcp.enable", () => z.looseObject({ ...sessionScoped, serverName: z.string() }), Empty);
 /** `session.mcp.disable`. */
-export const SessionMcpDisable = defineRequest("session.mcp.disable", z.looseObject({ ...sessionScoped, serverName: z.string() }), Empty);
+export const SessionMcpDisable = defineRequest("session.mcp.disable", () => z.looseObject({ ...sessionScoped, serverName: z.string() }), Empty);
 /** `session.mcp.reload`: restart every enabled server. */
-export const SessionMcpReload = defineRequest("session.mcp.reload", z.looseObject(sessionScoped), Empty);
+export const SessionMcpReload = defineRequest("session.mcp.reload", () => z.looseObject(sessionScoped), Empty);
 
 const SkillSummary = z.looseObject({
   name: z.string(),
@@ -355,13 +355,13 @@ const SkillSummary = z.looseObject({
   path: z.string().optional(),
 });
 /** `session.skills.list`. */
-export const SessionSkillsList = defineRequest("session.skills.list", z.looseObject(sessionScoped), z.looseObject({ skills: z.array(SkillSummary) }));
+export const SessionSkillsList = defineRequest("session.skills.list", () => z.looseObject(sessionScoped), () => z.looseObject({ skills: z.array(SkillSummary) }));
 /** `session.skills.enable`. */
-export const SessionSkillsEnable = defineRequest("session.skills.enable", z.looseObject({ ...sessionScoped, name: z.string() }), Empty);
+export const SessionSkillsEnable = defineRequest("session.skills.enable", () => z.looseObject({ ...sessionScoped, name: z.string() }), Empty);
 /** `session.skills.disable`. */
-export const SessionSkillsDisable = defineRequest("session.skills.disable", z.looseObject({ ...sessionScoped, name: z.string() }), Empty);
+export const SessionSkillsDisable = defineRequest("session.skills.disable", () => z.looseObject({ ...sessionScoped, name: z.string() }), Empty);
 /** `session.skills.reload`: read the skill directories again (current clients also get `{ warnings, errors }`). */
-export const SessionSkillsReload = defineRequest("session.skills.reload", z.looseObject(sessionScoped), z.union([Empty, SessionSkillsReloadResultCurrent]));
+export const SessionSkillsReload = defineRequest("session.skills.reload", () => z.looseObject(sessionScoped), () => z.union([Empty, SessionSkillsReloadResultCurrent]));
 
 /** The answer to an elicitation form. */
 export const ElicitationResult = z.looseObject({
@@ -372,13 +372,13 @@ export type ElicitationResult = z.infer<typeof ElicitationResult>;
 /** `session.ui.handlePendingElicitation` (Tandem): the client's answer to `elicitation.requested`. */
 export const SessionUiHandlePendingElicitation = defineRequest(
   "session.ui.handlePendingElicitation",
-  z.looseObject({ ...sessionScoped, requestId: z.string(), result: ElicitationResult }),
+  () => z.looseObject({ ...sessionScoped, requestId: z.string(), result: ElicitationResult }),
   Success,
 );
 /** `session.exitPlanMode.handlePendingRequest` (Tandem): the client's answer to `exit_plan_mode.requested`. */
 export const SessionExitPlanModeHandlePendingRequest = defineRequest(
   "session.exitPlanMode.handlePendingRequest",
-  z.looseObject({ ...sessionScoped, requestId: z.string(), action: z.string(), feedback: z.string().optional() }),
+  () => z.looseObject({ ...sessionScoped, requestId: z.string(), action: z.string(), feedback: z.string().optional() }),
   Success,
 );
 
@@ -387,12 +387,12 @@ export const SessionExitPlanModeHandlePendingRequest = defineRequest(
 /** `session.event` notification: one session event. */
 export const SessionEventNotification = defineNotification(
   "session.event",
-  z.looseObject({ sessionId: z.string(), event: SessionEventSchema }),
+  () => z.looseObject({ sessionId: z.string(), event: SessionEventSchema }),
 );
 /** `session.lifecycle` notification. */
 export const SessionLifecycleNotification = defineNotification(
   "session.lifecycle",
-  z.looseObject({
+  () => z.looseObject({
     type: z.enum(["session.created", "session.deleted", "session.updated", "session.foreground", "session.background"]),
     sessionId: z.string(),
     metadata: z.looseObject({ startTime: z.string(), modifiedTime: z.string(), summary: z.string().optional() }).optional(),
@@ -403,38 +403,38 @@ export type SessionLifecycleEvent = z.infer<typeof SessionLifecycleNotification.
 /** Protocol v2: `tool.call` (runtime asks the client to run a custom tool). */
 export const ToolCallV2 = defineRequest(
   "tool.call",
-  z.looseObject({ sessionId: z.string(), toolCallId: z.string(), toolName: z.string(), arguments: z.unknown() }),
-  z.looseObject({ result: z.union([ToolResultObject, z.string()]).optional() }),
+  () => z.looseObject({ sessionId: z.string(), toolCallId: z.string(), toolName: z.string(), arguments: z.unknown() }),
+  () => z.looseObject({ result: z.union([ToolResultObject, z.string()]).optional() }),
 );
 /** Protocol v2: `permission.request`. */
 export const PermissionRequestV2 = defineRequest(
   "permission.request",
-  z.looseObject({ sessionId: z.string(), permissionRequest: PermissionRequest }),
-  z.looseObject({ result: PermissionResult }),
+  () => z.looseObject({ sessionId: z.string(), permissionRequest: PermissionRequest }),
+  () => z.looseObject({ result: PermissionResult }),
 );
 /** `userInput.request` (the ask_user tool). */
 export const UserInputRequest = defineRequest(
   "userInput.request",
-  z.looseObject({
+  () => z.looseObject({
     sessionId: z.string(),
     question: z.string(),
     choices: z.array(z.string()).optional(),
     allowFreeform: z.boolean().optional(),
   }),
-  z.looseObject({ answer: z.string(), wasFreeform: z.boolean().optional() }),
+  () => z.looseObject({ answer: z.string(), wasFreeform: z.boolean().optional() }),
 );
 /** `hooks.invoke`. */
 export const HooksInvoke = defineRequest(
   "hooks.invoke",
-  z.looseObject({ sessionId: z.string(), hookType: z.string(), input: z.unknown() }),
-  z.looseObject({ output: z.unknown().optional() }).nullish(),
+  () => z.looseObject({ sessionId: z.string(), hookType: z.string(), input: z.unknown() }),
+  () => z.looseObject({ output: z.unknown().optional() }).nullish(),
 );
 
 /** `systemMessage.transform`: the runtime asks the client to transform system-prompt sections. */
 export const SystemMessageTransform = defineRequest(
   "systemMessage.transform",
-  z.looseObject({ sessionId: z.string(), sections: z.record(z.string(), z.looseObject({ content: z.string() })) }),
-  z.looseObject({ sections: z.record(z.string(), z.looseObject({ content: z.string() })) }),
+  () => z.looseObject({ sessionId: z.string(), sections: z.record(z.string(), z.looseObject({ content: z.string() })) }),
+  () => z.looseObject({ sections: z.record(z.string(), z.looseObject({ content: z.string() })) }),
 );
 
 /** All requests a client may send to the runtime. */

@@ -79,4 +79,12 @@ describe("the runtime's entry bundle", () => {
       expect(source).not.toContain("_ts_init"); // web-tree-sitter's own code is not bundled in
     }
   });
+
+  it.each(["", "extension-sdk/"])("bundles zod's English messages only in bundle/%s (the other locales are ~300 KB a process would parse and keep)", (folder) => {
+    const chunks = readdirSync(join(bundleDir, folder)).filter((name) => name.endsWith(".js"));
+    const sources = chunks.map((name) => readFileSync(join(bundleDir, folder, name), "utf8"));
+    const localePattern = /function ([A-Za-z]+)_default\(\)\{return\{localeError:error\d*\(\)\}\}/g;
+    const locales = new Set(sources.flatMap((source) => [...source.matchAll(localePattern)].map((match) => match[1])));
+    expect([...locales]).toEqual(["en"]);
+  });
 });

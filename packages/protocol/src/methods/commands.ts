@@ -35,29 +35,29 @@ export type SlashCommandInvocationResult = z.infer<typeof SlashCommandInvocation
 /** `session.commands.list`. */
 export const SessionCommandsList = defineRequest(
   "session.commands.list",
-  z.looseObject({ ...sessionScoped, includeBuiltins: z.boolean().optional(), includeSkills: z.boolean().optional(), includeClientCommands: z.boolean().optional() }),
-  z.looseObject({ commands: z.array(SlashCommandInfo) }),
+  () => z.looseObject({ ...sessionScoped, includeBuiltins: z.boolean().optional(), includeSkills: z.boolean().optional(), includeClientCommands: z.boolean().optional() }),
+  () => z.looseObject({ commands: z.array(SlashCommandInfo) }),
 );
 
 /** `session.commands.invoke`: runs a command (`name` without or with its slash, `input` after it). */
 export const SessionCommandsInvoke = defineRequest(
   "session.commands.invoke",
-  z.looseObject({ ...sessionScoped, name: z.string().min(1), input: z.string().optional() }),
+  () => z.looseObject({ ...sessionScoped, name: z.string().min(1), input: z.string().optional() }),
   SlashCommandInvocationResult,
 );
 
 /** `session.commands.execute`: runs a command and reports only its error. */
 export const SessionCommandsExecute = defineRequest(
   "session.commands.execute",
-  z.looseObject({ ...sessionScoped, commandName: z.string().min(1), args: z.string().optional() }),
-  z.looseObject({ error: z.string().optional() }),
+  () => z.looseObject({ ...sessionScoped, commandName: z.string().min(1), args: z.string().optional() }),
+  () => z.looseObject({ error: z.string().optional() }),
 );
 
 /** `session.commands.handlePendingCommand`: a client finished a `command.execute` it was handed. */
 export const SessionCommandsHandlePendingCommand = defineRequest(
   "session.commands.handlePendingCommand",
-  z.looseObject({ ...sessionScoped, requestId: z.string(), error: z.string().optional() }),
-  z.looseObject({ success: z.boolean() }),
+  () => z.looseObject({ ...sessionScoped, requestId: z.string(), error: z.string().optional() }),
+  () => z.looseObject({ success: z.boolean() }),
 );
 
 const RespondToQueuedCommandParams = z.looseObject({
@@ -78,8 +78,8 @@ export const SessionRespondToQueuedCommand = defineRequest("session.respondToQue
  */
 export const SessionToolsExecute = defineRequest(
   "session.tools.execute",
-  z.looseObject({ ...sessionScoped, name: z.string().min(1), arguments: z.unknown().optional(), toolCallId: z.string().optional() }),
-  z.looseObject({ textResultForLlm: z.string(), resultType: z.string(), sessionLog: z.string().optional(), error: z.string().optional() }),
+  () => z.looseObject({ ...sessionScoped, name: z.string().min(1), arguments: z.unknown().optional(), toolCallId: z.string().optional() }),
+  () => z.looseObject({ textResultForLlm: z.string(), resultType: z.string(), sessionLog: z.string().optional(), error: z.string().optional() }),
 );
 
 /** The requests of this file, for `clientToServerRequests`. */

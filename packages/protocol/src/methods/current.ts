@@ -32,24 +32,24 @@ export const SessionSkillsReloadResultCurrent = z.looseObject({ warnings: z.arra
  */
 export const SessionDetach = defineRequest(
   "session.detach",
-  z.looseObject(sessionScoped),
-  z.looseObject({ success: z.boolean(), error: z.string().optional() }),
+  () => z.looseObject(sessionScoped),
+  () => z.looseObject({ success: z.boolean(), error: z.string().optional() }),
 );
 /** `runtime.shutdown`: shut every session down (their events written) and exit. */
-export const RuntimeShutdown = defineRequest("runtime.shutdown", Empty.optional(), z.null());
+export const RuntimeShutdown = defineRequest("runtime.shutdown", () => Empty.optional(), () => z.null());
 
 /** `session.getMetadata`: one session's `session.list` entry (`{}` when it has none: unknown, or no message yet). */
 export const SessionGetMetadata = defineRequest(
   "session.getMetadata",
-  z.looseObject(sessionScoped),
-  z.looseObject({ session: SessionMetadata.optional() }),
+  () => z.looseObject(sessionScoped),
+  () => z.looseObject({ session: SessionMetadata.optional() }),
 );
 
 /** `session.history.compact`: the official SDK 1.0's name for `session.compaction.compact`. */
 export const SessionHistoryCompact = defineRequest(
   "session.history.compact",
-  z.looseObject(sessionScoped),
-  z.looseObject({ success: z.boolean(), tokensRemoved: z.number(), messagesRemoved: z.number() }),
+  () => z.looseObject(sessionScoped),
+  () => z.looseObject({ success: z.boolean(), tokensRemoved: z.number(), messagesRemoved: z.number() }),
 );
 
 /**
@@ -58,12 +58,12 @@ export const SessionHistoryCompact = defineRequest(
  */
 export const SessionUiHandlePendingExitPlanMode = defineRequest(
   "session.ui.handlePendingExitPlanMode",
-  z.looseObject({
+  () => z.looseObject({
     ...sessionScoped,
     requestId: z.string(),
     response: z.looseObject({ approved: z.boolean(), selectedAction: z.string().optional(), feedback: z.string().optional() }),
   }),
-  z.looseObject({ success: z.boolean() }),
+  () => z.looseObject({ success: z.boolean() }),
 );
 
 /** The requests of this file, for `clientToServerRequests`. */

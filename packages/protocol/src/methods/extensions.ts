@@ -18,9 +18,9 @@ export const ExtensionInfo = z.looseObject({
 });
 
 /** `session.extensions.list`. */
-export const SessionExtensionsList = defineRequest("session.extensions.list", z.looseObject(sessionScoped), z.looseObject({ extensions: z.array(ExtensionInfo) }));
+export const SessionExtensionsList = defineRequest("session.extensions.list", () => z.looseObject(sessionScoped), () => z.looseObject({ extensions: z.array(ExtensionInfo) }));
 /** `session.extensions.reload`: stop the session's extensions, discover them again and start them. */
-export const SessionExtensionsReload = defineRequest("session.extensions.reload", z.looseObject(sessionScoped), z.looseObject({}).nullable().optional());
+export const SessionExtensionsReload = defineRequest("session.extensions.reload", () => z.looseObject(sessionScoped), () => z.looseObject({}).nullable().optional());
 
 /** The requests of this file, for `clientToServerRequests`. */
 export const extensionRequests = [SessionExtensionsList, SessionExtensionsReload] as const;

@@ -25,8 +25,8 @@ export const HistoryRewindPoint = z.looseObject({
 /** `session.history.listRewindPoints`: the root user turns, oldest first. */
 export const SessionHistoryListRewindPoints = defineRequest(
   "session.history.listRewindPoints",
-  z.looseObject(sessionScoped),
-  z.looseObject({
+  () => z.looseObject(sessionScoped),
+  () => z.looseObject({
     fileChangeTrackingEnabled: z.boolean(),
     unavailableReason: HistoryRewindUnavailableReason.optional(),
     points: z.array(HistoryRewindPoint),
@@ -47,8 +47,8 @@ export const HistoryRewindFilePreview = z.looseObject({
  */
 export const SessionHistoryPreviewRewind = defineRequest(
   "session.history.previewRewind",
-  z.looseObject({ ...sessionScoped, eventId: z.string() }),
-  z.looseObject({
+  () => z.looseObject({ ...sessionScoped, eventId: z.string() }),
+  () => z.looseObject({
     available: z.boolean(),
     reason: HistoryRewindUnavailableReason.optional(),
     fileCount: z.number(),
@@ -76,8 +76,8 @@ export const HistoryRewindOutcome = z.enum([
 /** `session.history.rewind`: rewinds the conversation to before `eventId`, optionally restoring files. */
 export const SessionHistoryRewind = defineRequest(
   "session.history.rewind",
-  z.looseObject({ ...sessionScoped, eventId: z.string(), mode: HistoryRewindMode }),
-  z.looseObject({
+  () => z.looseObject({ ...sessionScoped, eventId: z.string(), mode: HistoryRewindMode }),
+  () => z.looseObject({
     outcome: HistoryRewindOutcome,
     eventsRemoved: z.number().optional(),
     restoredFiles: z.array(z.string()),
@@ -89,8 +89,8 @@ export const SessionHistoryRewind = defineRequest(
 /** `session.history.truncate`: removes `eventId` and every later event from the conversation (files untouched). */
 export const SessionHistoryTruncate = defineRequest(
   "session.history.truncate",
-  z.looseObject({ ...sessionScoped, eventId: z.string() }),
-  z.looseObject({ eventsRemoved: z.number(), checkpointCleanupFailed: z.boolean().optional(), checkpointCleanupError: z.string().optional() }),
+  () => z.looseObject({ ...sessionScoped, eventId: z.string() }),
+  () => z.looseObject({ eventsRemoved: z.number(), checkpointCleanupFailed: z.boolean().optional(), checkpointCleanupError: z.string().optional() }),
 );
 
 /** The `session.history.*` requests. */

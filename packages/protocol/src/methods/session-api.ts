@@ -13,18 +13,18 @@ const Success = z.looseObject({ success: z.boolean() });
 const Empty = z.looseObject({});
 
 /** `session.name.get`: the session's friendly name (set by the user, or the auto title), or null. */
-export const SessionNameGet = defineRequest("session.name.get", z.looseObject(sessionScoped), z.looseObject({ name: z.string().nullable() }));
+export const SessionNameGet = defineRequest("session.name.get", () => z.looseObject(sessionScoped), () => z.looseObject({ name: z.string().nullable() }));
 /** `session.name.set`: sets the friendly name (1–100 characters after trimming); persisted. */
 export const SessionNameSet = defineRequest(
   "session.name.set",
-  z.looseObject({
+  () => z.looseObject({
     ...sessionScoped,
     name: z
       .string()
       .transform((name) => name.trim())
       .pipe(z.string().min(1, "the name is empty").max(100, "the name is longer than 100 characters")),
   }),
-  z.looseObject({}).or(z.null()).or(z.undefined()),
+  () => z.looseObject({}).or(z.null()).or(z.undefined()),
 );
 
 /**
@@ -34,7 +34,7 @@ export const SessionNameSet = defineRequest(
  */
 export const SessionOptionsUpdate = defineRequest(
   "session.options.update",
-  z.looseObject({
+  () => z.looseObject({
     ...sessionScoped,
     model: z.string().min(1).optional(),
     reasoningEffort: ReasoningEffort.optional(),
@@ -43,7 +43,7 @@ export const SessionOptionsUpdate = defineRequest(
     skillDirectories: z.array(z.string()).optional(),
     disabledSkills: z.array(z.string()).optional(),
   }),
-  z.looseObject({ success: z.boolean() }),
+  () => z.looseObject({ success: z.boolean() }),
 );
 
 /** The page size bounds of `session.eventLog.read`. */
@@ -52,7 +52,7 @@ export const eventLogPageLimits = { defaultMax: 200, maxMax: 1000, maxWaitMs: 30
 /** `session.eventLog.read`: a bounded batch of events from a cursor, forward or tail-first. */
 export const SessionEventLogRead = defineRequest(
   "session.eventLog.read",
-  z.looseObject({
+  () => z.looseObject({
     ...sessionScoped,
     cursor: z.string().optional(),
     max: z.number().int().min(1).max(eventLogPageLimits.maxMax).optional(),
@@ -63,10 +63,10 @@ export const SessionEventLogRead = defineRequest(
     direction: z.enum(["forward", "backward"]).optional(),
     includeEphemeral: z.boolean().optional(),
   }),
-  z.looseObject({ events: z.array(z.unknown()), cursor: z.string(), hasMore: z.boolean(), cursorStatus: z.enum(["ok", "expired"]) }),
+  () => z.looseObject({ events: z.array(z.unknown()), cursor: z.string(), hasMore: z.boolean(), cursorStatus: z.enum(["ok", "expired"]) }),
 );
 /** `session.eventLog.tail`: a cursor at the current end of the persisted events. */
-export const SessionEventLogTail = defineRequest("session.eventLog.tail", z.looseObject(sessionScoped), z.looseObject({ cursor: z.string() }));
+export const SessionEventLogTail = defineRequest("session.eventLog.tail", () => z.looseObject(sessionScoped), () => z.looseObject({ cursor: z.string() }));
 
 /** A queued item as `session.queue.pendingItems` reports it. */
 export const QueuePendingItem = z.looseObject({
@@ -79,28 +79,28 @@ export const QueuePendingItem = z.looseObject({
 /** `session.queue.pendingItems`: messages waiting for their turn, and steering not yet injected. */
 export const SessionQueuePendingItems = defineRequest(
   "session.queue.pendingItems",
-  z.looseObject(sessionScoped),
-  z.looseObject({ items: z.array(QueuePendingItem), steeringMessages: z.array(z.string()), inFlightSteeringCount: z.number().optional() }),
+  () => z.looseObject(sessionScoped),
+  () => z.looseObject({ items: z.array(QueuePendingItem), steeringMessages: z.array(z.string()), inFlightSteeringCount: z.number().optional() }),
 );
 /** `session.queue.removeAt`: removes a queued item by its id. */
 export const SessionQueueRemoveAt = defineRequest(
   "session.queue.removeAt",
-  z.looseObject({ ...sessionScoped, id: z.string() }),
-  z.looseObject({ removed: z.boolean() }),
+  () => z.looseObject({ ...sessionScoped, id: z.string() }),
+  () => z.looseObject({ removed: z.boolean() }),
 );
 /** `session.queue.removeMostRecent`: removes the newest queued item (steering first, then the queue). */
 export const SessionQueueRemoveMostRecent = defineRequest(
   "session.queue.removeMostRecent",
-  z.looseObject(sessionScoped),
-  z.looseObject({ removed: z.boolean() }),
+  () => z.looseObject(sessionScoped),
+  () => z.looseObject({ removed: z.boolean() }),
 );
 /** `session.queue.clear`: drops every queued item. */
-export const SessionQueueClear = defineRequest("session.queue.clear", z.looseObject(sessionScoped), Empty.or(z.null()).or(z.undefined()));
+export const SessionQueueClear = defineRequest("session.queue.clear", () => z.looseObject(sessionScoped), () => Empty.or(z.null()).or(z.undefined()));
 
 /** `session.permissions.setApproveAll`: approve every permission request of the session without asking. */
 export const SessionPermissionsSetApproveAll = defineRequest(
   "session.permissions.setApproveAll",
-  z.looseObject({ ...sessionScoped, enabled: z.boolean(), source: z.string().optional() }),
+  () => z.looseObject({ ...sessionScoped, enabled: z.boolean(), source: z.string().optional() }),
   Success,
 );
 /**
@@ -110,7 +110,7 @@ export const SessionPermissionsSetApproveAll = defineRequest(
  */
 export const SessionPermissionsConfigure = defineRequest(
   "session.permissions.configure",
-  z.looseObject({
+  () => z.looseObject({
     ...sessionScoped,
     approveAllToolPermissionRequests: z.boolean().optional(),
     approveAllReadPermissionRequests: z.boolean().optional(),
@@ -125,27 +125,27 @@ export const SessionPermissionsConfigure = defineRequest(
 /** `sessions.fork`: a new session whose history is the source's, up to (not including) `toEventId`. */
 export const SessionsFork = defineRequest(
   "sessions.fork",
-  z.looseObject({ ...sessionScoped, toEventId: z.string().optional(), name: z.string().optional() }),
-  z.looseObject({ sessionId: z.string(), name: z.string().optional() }),
+  () => z.looseObject({ ...sessionScoped, toEventId: z.string().optional(), name: z.string().optional() }),
+  () => z.looseObject({ sessionId: z.string(), name: z.string().optional() }),
 );
 
 /** `session.workspaces.listFiles`: the 1.0.x name of `session.workspace.listFiles`. */
 export const SessionWorkspacesListFiles = defineRequest(
   "session.workspaces.listFiles",
-  z.looseObject(sessionScoped),
-  z.looseObject({ files: z.array(z.string()) }),
+  () => z.looseObject(sessionScoped),
+  () => z.looseObject({ files: z.array(z.string()) }),
 );
 /** `session.workspaces.readFile`: the 1.0.x name of `session.workspace.readFile`. */
 export const SessionWorkspacesReadFile = defineRequest(
   "session.workspaces.readFile",
-  z.looseObject({ ...sessionScoped, path: z.string() }),
-  z.looseObject({ content: z.string() }),
+  () => z.looseObject({ ...sessionScoped, path: z.string() }),
+  () => z.looseObject({ content: z.string() }),
 );
 /** `session.workspaces.createFile`: the 1.0.x name of `session.workspace.createFile`; emits `session.workspace_file_changed`. */
 export const SessionWorkspacesCreateFile = defineRequest(
   "session.workspaces.createFile",
-  z.looseObject({ ...sessionScoped, path: z.string(), content: z.string() }),
-  Empty.or(z.null()).or(z.undefined()),
+  () => z.looseObject({ ...sessionScoped, path: z.string(), content: z.string() }),
+  () => Empty.or(z.null()).or(z.undefined()),
 );
 
 /** The requests of this file, for `clientToServerRequests`. */

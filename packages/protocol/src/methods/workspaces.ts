@@ -8,8 +8,8 @@ const sessionScoped = { sessionId: SessionId };
 /** `session.workspaces.getWorkspace`: the session's workspace metadata (official SDK 1.0 shape). */
 export const SessionWorkspacesGetWorkspace = defineRequest(
   "session.workspaces.getWorkspace",
-  z.looseObject(sessionScoped),
-  z.looseObject({
+  () => z.looseObject(sessionScoped),
+  () => z.looseObject({
     workspace: z
       .looseObject({
         id: z.string(),
@@ -32,15 +32,15 @@ export const WorkspacesCheckpoint = z.looseObject({ number: z.number(), title: z
 /** `session.workspaces.listCheckpoints`: the session's checkpoints, oldest first. */
 export const SessionWorkspacesListCheckpoints = defineRequest(
   "session.workspaces.listCheckpoints",
-  z.looseObject(sessionScoped),
-  z.looseObject({ checkpoints: z.array(WorkspacesCheckpoint) }),
+  () => z.looseObject(sessionScoped),
+  () => z.looseObject({ checkpoints: z.array(WorkspacesCheckpoint) }),
 );
 
 /** `session.workspaces.readCheckpoint`: a checkpoint as text, or null when there is none with that number. */
 export const SessionWorkspacesReadCheckpoint = defineRequest(
   "session.workspaces.readCheckpoint",
-  z.looseObject({ ...sessionScoped, number: z.number().int() }),
-  z.looseObject({ content: z.string().nullable() }),
+  () => z.looseObject({ ...sessionScoped, number: z.number().int() }),
+  () => z.looseObject({ content: z.string().nullable() }),
 );
 
 /** Diff modes: working-tree changes, changes against the base branch, or what the session changed. */
@@ -49,8 +49,8 @@ export const WorkspaceDiffMode = z.enum(["unstaged", "branch", "session"]);
 /** `session.workspaces.diff`: changed files with unified diffs. */
 export const SessionWorkspacesDiff = defineRequest(
   "session.workspaces.diff",
-  z.looseObject({ ...sessionScoped, mode: WorkspaceDiffMode, ignoreWhitespace: z.boolean().optional() }),
-  z.looseObject({
+  () => z.looseObject({ ...sessionScoped, mode: WorkspaceDiffMode, ignoreWhitespace: z.boolean().optional() }),
+  () => z.looseObject({
     requestedMode: WorkspaceDiffMode,
     mode: WorkspaceDiffMode,
     changes: z.array(

@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { clientToServerRequests, eventDataSchemas, serverNotifications, serverToClientRequests, sessionEventTypes, SessionEventSchema } from "../src/index.js";
+import { defineRequest } from "../src/method.js";
+import { z } from "zod";
+
+/** Whether `record[key]` is still an unread getter (its schema not built yet). */
+function isUnbuilt(record: object, key: string): boolean {
+  return typeof Object.getOwnPropertyDescriptor(record, key)?.get === "function";
+}
+
+// Runs in its own module graph (vitest isolates files): nothing below has been read yet at load.
+describe("protocol schemas are built on first use", () => {
+  it("loads without building the event data schemas, builds each once on read", () => {
+    expect(sessionEventTypes.length).toBeGreaterThan(60);
+    expect(sessionEventTypes.filter((type) => !isUnbuilt(eventDataSchemas, type))).toEqual([]);
+    const first = eventDataSchemas["session.start"];
+    expect(isUnbuilt(eventDataSchemas, "session.start")).toBe(false);
+    expect(eventDataSchemas["session.start"]).toBe(first);
+    expect(first.safeParse({ sessionId: "s", version: 1, producer: "p", copilotVersion: "0", startTime: "t" }).success).toBe(true);
+    expect(isUnbuilt(eventDataSchemas, "session.resume")).toBe(true);
+    expect(Object.keys(eventDataSchemas)).toEqual(sessionEventTypes);
+  });
+
+  it("loads without building the method tokens' inline params and result schemas", () => {
+    const tokens = [...clientToServerRequests, ...serverToClientRequests, ...serverNotifications];
+    const built = tokens.filter((token) => !isUnbuilt(token, "params") && !isUnbuilt(token, "result"));
+    // Tokens may share a named schema (built at load), but most are inline and must stay unbuilt.
+    expect(built.length).toBeLessThan(tokens.length / 4);
+  });
+
+  it("builds a token's schema once, on the first read", () => {
+    let builds = 0;
+    const token = defineRequest("x.y", () => {
+      builds += 1;
+      return z.object({ a: z.string() });
+    }, z.null());
+    expect(builds).toBe(0);
+    expect(token.params.parse({ a: "b" })).toEqual({ a: "b" });
+    expect(token.params).toBe(token.params);
+    expect(builds).toBe(1);
+    expect(token.result.parse(null)).toBeNull();
+    expect(Object.keys(token)).toEqual(["kind", "method", "params", "result"]);
+  });
+
+  it("the event union still validates after being built lazily", () => {
+    expect(SessionEventSchema.safeParse({ id: "1", timestamp: "t", parentId: null, type: "session.title_changed", data: { title: "x" } }).success).toBe(true);
+    expect(SessionEventSchema.safeParse({ id: "1", timestamp: "t", parentId: null, type: "session.title_changed", data: {} }).success).toBe(false);
+  });
+});
