@@ -1,5 +1,5 @@
 import type { Logger } from "../log.js";
-import type { RequestingClient } from "../server/requesting-client.js";
+import { ClientLifetime, newClientId, type RequestingClient } from "../server/requesting-client.js";
 import type { NodeBus } from "./node-bus.js";
 
 /** One thing for a remote client, in the order the session produced it. */
@@ -20,7 +20,6 @@ export const clusterMethods = {
 } as const;
 
 /** Client ids of remote clients: far from those of local connections (a counter from 1). */
-let nextRemoteId = 1_000_000_000;
 
 /**
  * A client connected to another node (the origin) whose requests for a session running here
@@ -30,10 +29,9 @@ let nextRemoteId = 1_000_000_000;
  * connection asks the real client and sends the answer back.
  */
 export class RemoteClient implements RequestingClient {
-  readonly id = nextRemoteId++;
+  readonly id = newClientId();
   readonly extensionId = undefined;
-  private open = true;
-  private readonly closeListeners: Array<() => void> = [];
+  private readonly lifetime = new ClientLifetime();
   private readonly queue: RemoteDelivery[] = [];
   private sending: Promise<void> | undefined;
 
@@ -46,22 +44,16 @@ export class RemoteClient implements RequestingClient {
   ) {}
 
   get isOpen(): boolean {
-    return this.open;
+    return this.lifetime.isOpen;
   }
 
   onClose(listener: () => void): void {
-    if (!this.open) {
-      listener();
-      return;
-    }
-    this.closeListeners.push(listener);
+    this.lifetime.onClose(listener);
   }
 
   /** The client (or its node) went away. */
   close(): void {
-    if (!this.open) return;
-    this.open = false;
-    for (const listener of this.closeListeners.splice(0)) listener();
+    this.lifetime.close();
   }
 
   deliverSessionEvent(sessionId: string, eventJson: string, eventType?: string): void {
@@ -73,7 +65,7 @@ export class RemoteClient implements RequestingClient {
   }
 
   async sendRequest<R>(method: string, params: unknown, signal?: AbortSignal): Promise<R> {
-    if (!this.open) throw new Error("client disconnected");
+    if (!this.lifetime.isOpen) throw new Error("client disconnected");
     // What was queued before the request reaches the client first (e.g. the event announcing it).
     await this.drained();
     // A person may take long to answer; a dead origin is noticed by its heartbeat instead.
@@ -86,7 +78,7 @@ export class RemoteClient implements RequestingClient {
   }
 
   private enqueue(delivery: RemoteDelivery): void {
-    if (!this.open) return;
+    if (!this.lifetime.isOpen) return;
     this.queue.push(delivery);
     this.sending ??= this.sendQueued();
   }

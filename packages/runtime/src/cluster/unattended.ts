@@ -1,8 +1,5 @@
 import { ErrorCodes, TandemError } from "../errors.js";
-import type { RequestingClient } from "../server/requesting-client.js";
-
-/** Ids of unattended clients: far from those of local connections and of remote clients. */
-let nextUnattendedId = 2_000_000_000;
+import { ClientLifetime, newClientId, type RequestingClient } from "../server/requesting-client.js";
 
 /**
  * Stands in for "no client" while a node continues a dead node's turn that nobody watches: the
@@ -11,30 +8,23 @@ let nextUnattendedId = 2_000_000_000;
  * it leaves when the session goes idle (`onIdle`), which closes the session and frees its lease.
  */
 export class UnattendedClient implements RequestingClient {
-  readonly id = nextUnattendedId++;
+  readonly id = newClientId();
   readonly extensionId = undefined;
   readonly isCurrentClient = true;
-  private open = true;
-  private readonly closeListeners: Array<() => void> = [];
+  private readonly lifetime = new ClientLifetime();
 
   constructor(private readonly onIdle: () => void) {}
 
   get isOpen(): boolean {
-    return this.open;
+    return this.lifetime.isOpen;
   }
 
   onClose(listener: () => void): void {
-    if (!this.open) {
-      listener();
-      return;
-    }
-    this.closeListeners.push(listener);
+    this.lifetime.onClose(listener);
   }
 
   close(): void {
-    if (!this.open) return;
-    this.open = false;
-    for (const listener of this.closeListeners.splice(0)) listener();
+    this.lifetime.close();
   }
 
   deliverSessionEvent(_sessionId: string, _eventJson: string, eventType?: string): void {

@@ -11,6 +11,7 @@ import { errorMessage, TandemError } from "../errors.js";
 import { defaultOutboundLimits, FramedMessageWriter, type OutboundLimits } from "./writer.js";
 import { FramedMessageReader, type MessageReaderLimits } from "./message-reader.js";
 import { EventHold } from "./event-hold.js";
+import { ClientLifetime, newClientId } from "./requesting-client.js";
 
 /** What one connection may take in (message size) and leave unread (outbound budget). */
 export interface ConnectionLimits extends Partial<MessageReaderLimits> {
@@ -21,8 +22,6 @@ export interface ConnectionLimits extends Partial<MessageReaderLimits> {
 
 /** Handles one request: params in, result out (or a thrown error). */
 export type RequestDispatcher = (method: string, params: unknown, client: ClientConnection) => Promise<unknown>;
-
-let nextConnectionId = 1;
 
 /**
  * Session events that only report progress (streamed tool output, progress notes, response size):
@@ -36,14 +35,13 @@ export const progressEventTypes: ReadonlySet<string> = new Set(["tool.execution_
  * framing. Requests go to the dispatcher; errors become JSON-RPC errors here, at the edge.
  */
 export class ClientConnection implements ClientPort {
-  readonly id = nextConnectionId++;
+  readonly id = newClientId();
   readonly extensionId: string | undefined;
-  private open = true;
   private requestsSeen = 0;
   private openedWithConnect = false;
   private readonly connection: MessageConnection;
   private readonly writer: FramedMessageWriter;
-  private readonly closeListeners: Array<() => void> = [];
+  private readonly lifetime = new ClientLifetime();
   /** Rejects when the client goes away (used to fail requests still waiting on it). */
   private readonly closed: Promise<never>;
   /** Session events held back while a create/resume is answered (see {@link holdEventsUntilResult}). */
@@ -93,7 +91,7 @@ export class ClientConnection implements ClientPort {
   }
 
   get isOpen(): boolean {
-    return this.open;
+    return this.lifetime.isOpen;
   }
 
   /**
@@ -111,15 +109,11 @@ export class ClientConnection implements ClientPort {
 
   /** Calls `listener` once when the client goes away. */
   onClose(listener: () => void): void {
-    if (!this.open) {
-      listener();
-      return;
-    }
-    this.closeListeners.push(listener);
+    this.lifetime.onClose(listener);
   }
 
   deliverSessionEvent(sessionId: string, eventJson: string, eventType?: string): void {
-    if (!this.open) return;
+    if (!this.lifetime.isOpen) return;
     // The hottest message of all (every streamed delta): framed here and queued on the same writer
     // as everything else, so order is kept, without the connection's per-message promise.
     const kind = eventType !== undefined && progressEventTypes.has(eventType) ? "progress" : "message";
@@ -129,12 +123,12 @@ export class ClientConnection implements ClientPort {
   }
 
   sendNotification(method: string, params: unknown): void {
-    if (!this.open) return;
+    if (!this.lifetime.isOpen) return;
     this.connection.sendNotification(method, params).catch(() => undefined);
   }
 
   async sendRequest<R>(method: string, params: unknown, signal?: AbortSignal): Promise<R> {
-    if (!this.open) throw new Error("client disconnected");
+    if (!this.lifetime.isOpen) throw new Error("client disconnected");
     if (signal?.aborted) throw signal.reason ?? new Error("aborted");
     // Cancelling sends $/cancelRequest, but a client may ignore it: the wait also ends on abort.
     const source = new CancellationTokenSource();
@@ -182,9 +176,7 @@ export class ClientConnection implements ClientPort {
   }
 
   private markClosed(): void {
-    if (!this.open) return;
-    this.open = false;
-    for (const listener of this.closeListeners.splice(0)) listener();
+    this.lifetime.close();
   }
 }
 

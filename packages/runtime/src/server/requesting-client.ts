@@ -12,3 +12,39 @@ export interface RequestingClient extends ClientPort {
   onClose(listener: () => void): void;
   sendNotification(method: string, params: unknown): void;
 }
+
+let nextClientId = 1;
+
+/** A new id for a client of this process, unique across every kind of client (local, remote, unattended). */
+export function newClientId(): number {
+  return nextClientId++;
+}
+
+/**
+ * Whether a client is still there, and who to tell when it goes: calls each `onClose` listener
+ * once, at the close (or at once when added after it).
+ */
+export class ClientLifetime {
+  private open = true;
+  private readonly listeners: Array<() => void> = [];
+
+  get isOpen(): boolean {
+    return this.open;
+  }
+
+  onClose(listener: () => void): void {
+    if (!this.open) {
+      listener();
+      return;
+    }
+    this.listeners.push(listener);
+  }
+
+  /** Marks the client gone and calls the listeners; false when it was gone already. */
+  close(): boolean {
+    if (!this.open) return false;
+    this.open = false;
+    for (const listener of this.listeners.splice(0)) listener();
+    return true;
+  }
+}
