@@ -27,7 +27,6 @@ import type { ClusterConfig, ClusterNode } from "./cluster/cluster-node.js";
 import type { AppendFence } from "./store/postgres/pg-event-log.js";
 import { continueAfterTakeover } from "./cluster/takeover.js";
 import { resumeUnattended } from "./cluster/unattended.js";
-import { syncPlanAtTurnEnds } from "./store/postgres/plan-mirror.js";
 
 /** What the runtime is started with. */
 export interface RuntimeOptions {
@@ -119,7 +118,7 @@ export class Runtime {
       },
       observeSession: (sessionId: string, emitter: SessionEmitter) => {
         telemetry?.observeSession(sessionId, emitter);
-        syncPlanAtTurnEnds(this.store, sessionId, emitter, (error) => logger.warn(`session ${sessionId}: could not store its plan`, error));
+        this.store.watchSession?.(sessionId, emitter, (error) => logger.warn(`session ${sessionId}: could not store what it keeps beside its events`, error));
       },
     });
     this.dispatcher = new Dispatcher(this);

@@ -169,4 +169,14 @@ export interface SessionStore {
   files(sessionId: string): SessionFiles;
   /** Releases connections (runtime exit). */
   close(): Promise<void>;
+  /**
+   * Called once per opened session with its event stream, for stores that keep something of their
+   * own in step with the session (PostgreSQL: the plan's local mirror at each turn end).
+   */
+  watchSession?(sessionId: string, events: SessionEventSource, onError: (error: unknown) => void): void;
+}
+
+/** A session's events, as {@link SessionStore.watchSession} listens to them. */
+export interface SessionEventSource {
+  addListener(listener: (event: { type: string }) => void): () => void;
 }

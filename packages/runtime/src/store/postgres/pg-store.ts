@@ -4,11 +4,11 @@ import type { Pool } from "pg";
 import type { Logger } from "../../log.js";
 import { persistenceFailed } from "../persistence-error.js";
 import { assertSessionId } from "../safe-path.js";
-import type { SessionEventLog, SessionFiles, SessionStore, StoredSessionInfo, WorkspaceInfo } from "../types.js";
+import type { SessionEventLog, SessionEventSource, SessionFiles, SessionStore, StoredSessionInfo, WorkspaceInfo } from "../types.js";
 import { batchFields } from "./event-fields.js";
 import { PgEventLog, type AppendFence } from "./pg-event-log.js";
 import { PgSessionFiles } from "./pg-session-files.js";
-import { PlanMirroredFiles } from "./plan-mirror.js";
+import { PlanMirroredFiles, syncPlanAtTurnEnds } from "./plan-mirror.js";
 
 /** A `sessions` row as read. */
 interface SessionRow {
@@ -156,6 +156,11 @@ export class PgSessionStore implements SessionStore {
   files(sessionId: string): PlanMirroredFiles {
     assertSessionId(sessionId);
     return new PlanMirroredFiles(new PgSessionFiles(this.pool, sessionId, this.database), this.sessionDir(sessionId));
+  }
+
+  /** Keeps the plan's local mirror in step: synced to the database at each turn end. */
+  watchSession(sessionId: string, events: SessionEventSource, onError: (error: unknown) => void): void {
+    syncPlanAtTurnEnds(() => this.files(sessionId), events, onError);
   }
 
   async close(): Promise<void> {

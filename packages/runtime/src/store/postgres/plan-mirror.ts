@@ -1,7 +1,7 @@
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { persistenceFailed } from "../persistence-error.js";
-import type { SessionFiles } from "../types.js";
+import type { SessionEventSource, SessionFiles } from "../types.js";
 
 /** The plan's name among a session's files (see `plan/plan-file.ts`). */
 export const planFileName = "plan.md";
@@ -117,26 +117,13 @@ export class PlanMirroredFiles implements SessionFiles {
   }
 }
 
-/** What {@link syncPlanAtTurnEnds} reads of a store: PostgreSQL stores hand out plan-mirrored files. */
-interface MirroringStore {
-  readonly kind: "file" | "postgres";
-  files(sessionId: string): SessionFiles;
-}
-
 /**
- * PostgreSQL store: at the end of each turn (`session.idle`) the session's local plan is copied to
- * the database when the agent's tools changed it. The file store keeps its plan where the tools write it.
+ * At the end of each turn (`session.idle`) the session's local plan is copied to the database when
+ * the agent's tools changed it.
  */
-export function syncPlanAtTurnEnds(
-  store: MirroringStore,
-  sessionId: string,
-  emitter: { addListener(listener: (event: { type: string }) => void): () => void },
-  onError: (error: unknown) => void,
-): void {
-  if (store.kind !== "postgres") return;
-  emitter.addListener((event) => {
+export function syncPlanAtTurnEnds(files: () => PlanMirroredFiles, events: SessionEventSource, onError: (error: unknown) => void): void {
+  events.addListener((event) => {
     if (event.type !== "session.idle") return;
-    const files = store.files(sessionId);
-    if (files instanceof PlanMirroredFiles) void files.syncPlan().catch(onError);
+    void files().syncPlan().catch(onError);
   });
 }
