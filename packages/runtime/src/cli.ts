@@ -1,5 +1,4 @@
 import { createServer, type Socket } from "node:net";
-import { hostname } from "node:os";
 import { helpText, parseArgs, type RuntimeArgs } from "./args.js";
 import { fileSink, Logger, stderrSink } from "./log.js";
 import { checkTcpStartup, TcpAccessGate } from "./server/access.js";
@@ -198,6 +197,7 @@ async function openConfiguredStore(args: RuntimeArgs, env: NodeJS.ProcessEnv, lo
 async function joinCluster(loader: RuntimeLoader, args: RuntimeArgs, logger: Logger): Promise<void> {
   const runtime = await loader.load();
   const { leaseTtlFromEnv } = await import("./cluster/cluster-node.js");
+  const { hostname } = await import("node:os");
   const url = args.store ?? process.env.TANDEM_STORE_URL ?? "";
   const nodeId = args.nodeId ?? (process.env.TANDEM_NODE_ID || `${hostname()}-${process.pid}`);
   const node = await runtime.joinCluster({ url, nodeId, ttlMs: leaseTtlFromEnv(process.env), healthHost: args.host, ...(args.healthPort !== undefined ? { healthPort: args.healthPort } : {}) });
@@ -225,8 +225,6 @@ function installShutdown(loader: RuntimeLoader, logger: Logger): void {
       void exitAfterShutdown(loader, 0);
     });
   }
-  // A reader that went away (EPIPE) must not turn every later log line into an uncaught exception.
-  process.stderr.on("error", () => undefined);
   process.on("uncaughtException", (error) => logger.error("uncaught exception", error));
   process.on("unhandledRejection", (reason) => logger.error("unhandled rejection", reason));
 }

@@ -27,7 +27,7 @@ describe("the runtime's entry bundle", () => {
   });
 
   it("reaches the runtime (and zod) only through a dynamic import", () => {
-    // cli.js and what it imports statically (it shares chunks with index.js, the package's main export).
+    // cli.js and what it imports statically: nothing of the bundle, the start path is merged into it (build.mjs).
     const loaded = new Set<string>();
     const pending = ["cli.js"];
     while (pending.length > 0) {
@@ -39,9 +39,28 @@ describe("the runtime's entry bundle", () => {
     }
     const sources = [...loaded].map((name) => readFileSync(join(bundleDir, name), "utf8"));
     expect(sources.some((source) => /import\("\.\/runtime-[A-Z0-9]+\.js"\)/.test(source))).toBe(true);
-    expect(loaded.size).toBeGreaterThan(1);
+    expect([...loaded]).toEqual(["cli.js"]);
     for (const name of loaded) expect(name.startsWith("runtime-")).toBe(false);
     for (const source of sources) expect(source).not.toContain("$ZodType");
+  });
+
+  it("leaves the lazily loaded chunks the entry's module instances (start chunks re-export from cli.js)", () => {
+    const shims = readdirSync(bundleDir).filter((name) => name.endsWith(".js") && /^export \{[^}]*\} from "\.\/cli\.js";\n$/.test(readFileSync(join(bundleDir, name), "utf8")));
+    expect(shims.length).toBeGreaterThan(0);
+    const script = `
+      const cli = await import(${JSON.stringify(`${bundleDir}cli.js`)});
+      const mismatched = [];
+      for (const shim of ${JSON.stringify(shims)}) {
+        const module = await import(${JSON.stringify(bundleDir)} + shim);
+        for (const [name, value] of Object.entries(module)) if (cli[name] !== value) mismatched.push(shim + ":" + name);
+      }
+      const index = await import(${JSON.stringify(`${bundleDir}index.js`)});
+      if (index.main !== cli.main || index.TandemError !== cli.TandemError) mismatched.push("index.js");
+      process.stdout.write(JSON.stringify(mismatched));
+    `;
+    const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+    expect(run.stderr).toBe("");
+    expect(JSON.parse(run.stdout)).toEqual([]);
   });
 
   it("loads OpenTelemetry only through a dynamic import (telemetry off costs nothing)", () => {

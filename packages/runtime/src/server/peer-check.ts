@@ -1,7 +1,5 @@
-import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { existsSync, promises as fsPromises } from "node:fs";
 import { isIPv4, isIPv6 } from "node:net";
-import { endianness } from "node:os";
 
 /** The addresses of one end of an accepted TCP connection (as `net.Socket` reports them). */
 export interface SocketEnds {
@@ -15,6 +13,9 @@ export interface SocketEnds {
 export type SocketTableReader = (path: string) => Promise<string>;
 
 const socketTables = ["/proc/net/tcp", "/proc/net/tcp6"] as const;
+
+/** This machine's byte order (what `os.endianness()` says, without loading `node:os` at start-up). */
+const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /** Whether this system lists its TCP sockets with their owners (Linux's /proc/net/tcp). */
 export function canFindPeerUid(): boolean {
@@ -70,7 +71,7 @@ export async function loopbackPeerUid(socket: SocketEnds, readTable: SocketTable
 
 async function readSocketTable(path: string): Promise<string> {
   try {
-    return await readFile(path, "utf8");
+    return await fsPromises.readFile(path, "utf8");
   } catch {
     return "";
   }
@@ -90,7 +91,7 @@ function tableEndpointKey(column: string | undefined): string | undefined {
   if (!hexAddress || !hexPort || (hexAddress.length !== 8 && hexAddress.length !== 32)) return undefined;
   const raw = Buffer.from(hexAddress, "hex");
   // Each 32-bit word is printed in host byte order.
-  if (endianness() === "LE") for (let word = 0; word < raw.length; word += 4) raw.subarray(word, word + 4).reverse();
+  if (littleEndian) for (let word = 0; word < raw.length; word += 4) raw.subarray(word, word + 4).reverse();
   return `${canonicalHex(raw)}:${Number.parseInt(hexPort, 16)}`;
 }
 
