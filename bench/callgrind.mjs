@@ -8,7 +8,8 @@
  * Each workload runs in a fresh runtime under callgrind (about 20 s each). Printed: instructions
  * (Ir, all threads: JIT, compiler, GC) for `start` (spawn → ping → exit), `create` (+ one
  * session.create), `loop2` / `loop20` (+ one 2- / 20-turn custom-tool loop), and the derived
- * instructions per tool turn = (loop20 − loop2) / 18. Compare two builds with
+ * instructions per tool turn = (loop20 − loop2) / 18; `turn1` / `turn11` (+ 1 / 11 sessions with one
+ * one-line turn each, scenario 3's work) give the instructions per new session and turn. Compare two builds with
  * `BENCH_TANDEM_DIR=<checkout>/packages/runtime`; run some workloads only with
  * `BENCH_CALLGRIND=loop2,loop20`. Output files: `bench/results/profiles/callgrind/`.
  * @module
@@ -32,6 +33,12 @@ const workloads = {
   start: async () => undefined,
   create: async (runtime) => {
     await runtime.client.createSession(runtime.sessionConfig());
+  },
+  turn1: async (runtime) => {
+    await timedTurn(await runtime.client.createSession(runtime.sessionConfig()), prompt("plain", "cg-0"), 600_000);
+  },
+  turn11: async (runtime) => {
+    for (let index = 0; index <= 10; index++) await timedTurn(await runtime.client.createSession(runtime.sessionConfig()), prompt("plain", `cg-${index}`), 600_000);
   },
   loop2: async (runtime) => {
     await timedTurn(await runtime.client.createSession(runtime.sessionConfig()), prompt("loop2", "cg"), 600_000);
@@ -73,6 +80,7 @@ process.stdout.write(
     line("start (spawn → ping → exit): ", totals.start) +
     line("one session.create:           ", totals.create - totals.start) +
     line("per tool turn:                ", (totals.loop20 - totals.loop2) / 18) +
+    line("per new session + one turn:   ", (totals.turn11 - totals.turn1) / 10) +
     (totals.loop20 ? `\ntop functions of loop20 (self Ir):\n${top(join(outDir, "loop20.out"))}\n` : ""),
 );
 

@@ -5,7 +5,8 @@
  *
  *   node bench/profile.mjs <workload> [--heap]
  *
- * Workloads: `start` (cold start, first create, first turn), `loop` (ten 20-turn tool loops),
+ * Workloads: `start` (cold start, first create, first turn), `turns` (40 sessions with one one-line
+ * turn each, scenario 3's work), `loop` (ten 20-turn tool loops),
  * `stream` (three 1 MiB streams), `concurrent` (100 sessions × 5-turn loop), `resume` (100k-event
  * resume + getMessages). The runtime runs with `--cpu-prof` (through a wrapper script); `--heap` also
  * writes a heap snapshot at the end (`--heapsnapshot-signal=SIGUSR2`). Output goes to
@@ -36,6 +37,11 @@ const workloads = {
   async loop(runtime) {
     await timedTurn(await runtime.createSession(), prompt("loop2", "warm"));
     for (let index = 0; index < 10; index++) await timedTurn(await runtime.createSession(), prompt("loop20", `p${index}`));
+  },
+  /** @param {RuntimeHandle} runtime */
+  async turns(runtime) {
+    await timedTurn(await runtime.createSession(), prompt("plain", "warm"));
+    for (let index = 0; index < Number(process.env.PROFILE_TURNS ?? 40); index++) await timedTurn(await runtime.createSession(), prompt("plain", `p${index}`));
   },
   /** @param {RuntimeHandle} runtime */
   async stream(runtime) {

@@ -9,6 +9,8 @@
  * - `BENCH_RUNS=N` runs per scenario (default: each scenario's own modest count)
  * - `BENCH_SCENARIOS=1,3,5` which scenarios (default: all)
  * - `BENCH_REFERENCE=0` Tandem only; `BENCH_REFERENCE_CLI=<path>` a specific reference entry
+ * - `BENCH_BASELINE_DIR=<checkout>/packages/runtime` an A/B of two Tandem builds: that build takes
+ *   the reference's place (interleaved runs, ratios current / baseline, Tandem-only scenarios too)
  * - `BENCH_BUDGET_S=N` stop starting new runs after N seconds (default 900)
  * - `BENCH_OUT=<file>` report path (default bench/results/latest.json); `BENCH_KEEP=1` keep state folders
  * @module
@@ -23,7 +25,7 @@ import { findReference } from "./lib/reference.mjs";
 import { renderTable, summarizeMetric, writeReport } from "./lib/report.mjs";
 import { loadScenarios } from "./lib/scenario.mjs";
 import { allScripts } from "./lib/scripts.mjs";
-import { snapshotTandem } from "./lib/tandem.mjs";
+import { snapshotBaseline, snapshotTandem } from "./lib/tandem.mjs";
 
 const log = (line) => process.stderr.write(`[bench] ${line}\n`);
 const budgetMs = Number(process.env.BENCH_BUDGET_S ?? 900) * 1000;
@@ -41,10 +43,13 @@ async function main() {
   log(`Tandem ${tandem.version} (${tandem.revision}), copied to ${tandem.cliPath.replace(repoRoot, "")}`);
   /** @type {import("./lib/harness.mjs").Target[]} */
   const targets = [{ id: "tandem", label: `Tandem ${tandemVersion}`, cliPath: tandem.cliPath, version: tandemVersion }];
-  const reference = findReference(log);
+  const baseline = snapshotBaseline();
+  const reference = baseline
+    ? { available: true, version: `${baseline.version} (${baseline.revision})`, how: "a baseline build of Tandem (BENCH_BASELINE_DIR)", cliPath: baseline.cliPath, env: undefined, baseline: true }
+    : findReference(log);
   if (reference.available) {
-    targets.push({ id: "reference", label: `Copilot CLI ${reference.version}`, cliPath: reference.cliPath, version: reference.version, env: reference.env });
-    log(`reference: Copilot CLI ${reference.version} (${reference.how})`);
+    targets.push({ id: "reference", label: baseline ? `Tandem ${reference.version}` : `Copilot CLI ${reference.version}`, cliPath: reference.cliPath, version: reference.version, env: reference.env, baseline: Boolean(baseline) });
+    log(`reference: ${baseline ? "Tandem" : "Copilot CLI"} ${reference.version} (${reference.how})`);
   } else {
     log(`reference runtime not available: ${reference.reason}. Running Tandem only; no ratios.`);
   }
@@ -69,7 +74,7 @@ async function main() {
       const results = Object.fromEntries(targets.map((target) => [target.id, []]));
       for (let runIndex = 0; runIndex < runs; runIndex++) {
         for (const target of targets) {
-          if (scenario.tandemOnly && target.id !== "tandem") continue;
+          if (scenario.tandemOnly && target.id !== "tandem" && !target.baseline) continue;
           if (now() - benchStarted > budgetMs) {
             results[target.id].push({ skipped: "time budget (BENCH_BUDGET_S) used up" });
             continue;
@@ -94,7 +99,7 @@ async function main() {
   report.table = renderTable(rows, withReference);
   writeReport(outPath, report);
   const heading = withReference
-    ? `Tandem ${tandemVersion} vs Copilot CLI ${reference.version} (${reference.how}); ${report.machine.cpus} CPUs, Node ${process.version}; ${report.durationS} s`
+    ? `Tandem ${tandemVersion} (${tandem.revision}) vs ${baseline ? "Tandem" : "Copilot CLI"} ${reference.version} (${reference.how}); ${report.machine.cpus} CPUs, Node ${process.version}; ${report.durationS} s`
     : `Tandem ${tandemVersion} only — reference not run: ${reference.reason}; ${report.machine.cpus} CPUs, Node ${process.version}; ${report.durationS} s`;
   process.stdout.write(`\n${heading}\n\n${report.table}\n\nreport: ${outPath.replace(repoRoot, "")}\n`);
 }
@@ -140,7 +145,7 @@ function brief(metrics) {
 }
 
 function commandLine() {
-  const settings = ["BENCH_RUNS", "BENCH_SCENARIOS", "BENCH_REFERENCE", "BENCH_REFERENCE_CLI", "BENCH_SESSIONS", "BENCH_RESUME_EVENTS", "BENCH_SCALE_SESSIONS", "BENCH_TANDEM_DIR", "BENCH_TANDEM_NODE_OPTIONS"]
+  const settings = ["BENCH_RUNS", "BENCH_SCENARIOS", "BENCH_REFERENCE", "BENCH_REFERENCE_CLI", "BENCH_BASELINE_DIR", "BENCH_SESSIONS", "BENCH_RESUME_EVENTS", "BENCH_SCALE_SESSIONS", "BENCH_TANDEM_DIR", "BENCH_TANDEM_NODE_OPTIONS"]
     .filter((name) => process.env[name])
     .map((name) => `${name}=${process.env[name]}`);
   return [...settings, "npm run bench"].join(" ");

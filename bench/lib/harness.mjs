@@ -18,6 +18,7 @@ import { toolName } from "./scripts.mjs";
  * @property {string} cliPath
  * @property {string} [version]
  * @property {Record<string, string>} [env]
+ * @property {boolean} [baseline] another build of Tandem in the reference's place (`BENCH_BASELINE_DIR`)
  */
 
 /** The model every session asks for. */

@@ -12,6 +12,8 @@ import { cacheDir, repoRoot } from "./paths.mjs";
 
 /** Where the copy goes. */
 export const snapshotRuntimeDir = join(cacheDir, "tandem", "packages", "runtime");
+/** Where the copy of a baseline build goes (`BENCH_BASELINE_DIR`). */
+const baselineRuntimeDir = join(cacheDir, "baseline", "packages", "runtime");
 
 /**
  * Copies `packages/runtime/{bin,bundle,package.json}` and returns the entry to spawn, the
@@ -25,19 +27,39 @@ export const snapshotRuntimeDir = join(cacheDir, "tandem", "packages", "runtime"
  */
 export function snapshotTandem() {
   const source = process.env.BENCH_TANDEM_DIR ? resolve(process.env.BENCH_TANDEM_DIR) : join(repoRoot, "packages/runtime");
-  if (!existsSync(join(source, "bundle/cli.js"))) throw new Error("the runtime bundle is missing: run `npm run build` first");
-  rmSync(snapshotRuntimeDir, { recursive: true, force: true });
-  for (const part of ["bin", "bundle", "package.json"]) cpSync(join(source, part), join(snapshotRuntimeDir, part), { recursive: true });
+  return snapshotFrom(source, snapshotRuntimeDir, Boolean(process.env.BENCH_TANDEM_DIR));
+}
+
+/**
+ * The build in `BENCH_BASELINE_DIR` (another checkout's `packages/runtime`), copied like
+ * {@link snapshotTandem}: the bench then runs it in the reference's place, interleaved with the
+ * current build, for an A/B of a change on the same machine state. Undefined when not set.
+ * @returns {{ cliPath: string, version: string, revision: string } | undefined}
+ */
+export function snapshotBaseline() {
+  const source = process.env.BENCH_BASELINE_DIR;
+  return source ? snapshotFrom(resolve(source), baselineRuntimeDir, true) : undefined;
+}
+
+/**
+ * @param {string} source a `packages/runtime` folder with a built bundle
+ * @param {string} target where to copy it
+ * @param {boolean} nameSource whether the revision names the source folder
+ */
+function snapshotFrom(source, target, nameSource) {
+  if (!existsSync(join(source, "bundle/cli.js"))) throw new Error(`the runtime bundle is missing in ${source}: run \`npm run build\` first`);
+  rmSync(target, { recursive: true, force: true });
+  for (const part of ["bin", "bundle", "package.json"]) cpSync(join(source, part), join(target, part), { recursive: true });
   const version = JSON.parse(readFileSync(join(source, "package.json"), "utf8")).version;
-  let cliPath = join(snapshotRuntimeDir, "bin/tandem.js");
+  let cliPath = join(target, "bin/tandem.js");
   const flags = process.env.BENCH_TANDEM_NODE_OPTIONS?.trim();
   if (flags) {
-    const wrapper = join(snapshotRuntimeDir, "bin/tandem-with-flags.sh");
+    const wrapper = join(target, "bin/tandem-with-flags.sh");
     writeFileSync(wrapper, `#!/bin/sh\nexec '${process.execPath}' ${flags} '${cliPath}' "$@"\n`);
     chmodSync(wrapper, 0o755);
     cliPath = wrapper;
   }
-  const from = process.env.BENCH_TANDEM_DIR ? ` from ${source}` : "";
+  const from = nameSource ? ` from ${source}` : "";
   return { cliPath, version, revision: `${revision(source)}${from}${flags ? ` with ${flags}` : ""}` };
 }
 

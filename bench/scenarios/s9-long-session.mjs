@@ -56,7 +56,7 @@ export default {
     { key: "long_resumed_messages", label: "9. messages sent to the model after resume", unit: "count", better: "lower", info: true },
   ],
   async run(ctx) {
-    if (ctx.target.id !== "tandem") return {};
+    if (ctx.target.id !== "tandem" && !ctx.target.baseline) return {};
     await ctx.model.reset();
     const runtime = await ctx.launch();
     const config = (extra = {}) => {

@@ -22,6 +22,7 @@ import type { SessionStore } from "./store/types.js";
 import { runtimeVersion } from "./version.js";
 import { compactionTimeoutFromEnv } from "./compaction/session-compaction.js";
 import { ModelWindows } from "./compaction/model-windows.js";
+import { ToolTokenCache } from "./compaction/tokens.js";
 import { promptLimitOf } from "./compaction/window.js";
 import type { ClusterConfig, ClusterNode } from "./cluster/cluster-node.js";
 import type { AppendFence } from "./store/postgres/pg-event-log.js";
@@ -102,6 +103,7 @@ export class Runtime {
         // The default provider's list once a client read it (models.list); a BYOK config states its own.
         knownWindow: (config, model) => (config.provider ? undefined : promptLimitOf(this.modelsRead?.find((candidate) => candidate.id === model))),
         fetchWindow: (config, model) => this.modelWindows.limit(config.provider, model),
+        toolTokens: new ToolTokenCache(),
       },
       createModelClient: (config: SessionCreateParams, sessionId: string) =>
         new LoggedModelClient(

@@ -102,6 +102,15 @@ export class SessionHistory {
     return (await this.checkpoints()) !== undefined;
   }
 
+  /**
+   * Tells a session that was just created (not resumed) what it inherits without looking at its
+   * folder: no earlier snapshots, and its own worktree only when it was created with one. Saves
+   * two file-system round trips in every new session's first turn.
+   */
+  startedNew(ownWorktree: boolean): void {
+    this.inherited ??= Promise.resolve(ownWorktree);
+  }
+
   /** A snapshot was taken before (the private index exists), or the session has its own worktree. */
   private async trackedBefore(): Promise<boolean> {
     if (await access(this.indexFile).then(() => true, () => false)) return true;

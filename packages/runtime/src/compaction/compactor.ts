@@ -8,7 +8,7 @@ import type { CheckpointStore } from "./checkpoints.js";
 import type { CompactionSettings } from "./config.js";
 import { planCut } from "./plan.js";
 import { cutToTokens, summaryMessageText, summaryRequest, summarySystemPrompt, taskOf } from "./summary-text.js";
-import { TokenEstimator } from "./tokens.js";
+import { TokenEstimator, type ToolTokenCache } from "./tokens.js";
 import { renderTranscript } from "./transcript.js";
 import type { CompactionResult, ContextManager, ContextUsage, RequestFrame } from "./types.js";
 import type { ContextWindow } from "./window.js";
@@ -36,6 +36,8 @@ export interface CompactorOptions {
   timeoutMs: number;
   /** Set for a sub-agent's compactor (named in its checkpoint files). */
   agentName?: string;
+  /** Tool estimates shared by the runtime's sessions. */
+  toolTokens?: ToolTokenCache;
 }
 
 /** Shares of the window that shape a compaction (see the README). */
@@ -71,7 +73,7 @@ type Outcome = { kind: "compacted"; tokensRemoved: number; messagesRemoved: numb
  * await compactor.prepare({ system, tools }, signal); // before each model call
  */
 export class SessionCompactor implements ContextManager {
-  private readonly estimator = new TokenEstimator();
+  private readonly estimator: TokenEstimator;
   private job: Promise<Outcome> | undefined;
   private readonly jobAbort = new AbortController();
   private lastFrame: RequestFrame = { system: "", tools: [] };
@@ -90,7 +92,9 @@ export class SessionCompactor implements ContextManager {
   constructor(
     private readonly host: CompactionHost,
     private options: CompactorOptions,
-  ) {}
+  ) {
+    this.estimator = new TokenEstimator(options.toolTokens);
+  }
 
   /** Takes new settings (resume with a new config); a compaction under way finishes as it began. */
   reconfigure(options: CompactorOptions): void {

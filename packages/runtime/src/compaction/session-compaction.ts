@@ -4,6 +4,7 @@ import type { SessionFiles } from "../store/types.js";
 import { CheckpointStore } from "./checkpoints.js";
 import { SessionCompactor, type CompactionHost, type CompactorOptions } from "./compactor.js";
 import { compactionSettings } from "./config.js";
+import type { ToolTokenCache } from "./tokens.js";
 import { configuredLimit, ContextWindow } from "./window.js";
 
 /** What compaction borrows from the runtime. */
@@ -14,6 +15,8 @@ export interface CompactionServices {
   knownWindow(config: SessionCreateParams, model: string): number | undefined;
   /** A model's prompt limit from the model list of the provider `config` selects (asks the provider). */
   fetchWindow(config: SessionCreateParams, model: string): Promise<number | undefined>;
+  /** Tool token estimates shared by all sessions. */
+  readonly toolTokens?: ToolTokenCache;
 }
 
 /** The default time a summary call may take. */
@@ -68,6 +71,7 @@ export class SessionCompaction {
       checkpoints: this.checkpoints,
       timeoutMs: this.services.timeoutMs,
       ...(agentName ? { agentName } : {}),
+      ...(this.services.toolTokens ? { toolTokens: this.services.toolTokens } : {}),
     };
   }
 }

@@ -84,17 +84,52 @@ export function estimateTextTokens(text: string): number {
 }
 
 /**
+ * Token estimates of tool names, descriptions and parameter schemas, shared by every session of a
+ * runtime: the built-in tools' texts and schemas are the same objects in every session, and each
+ * new session estimating all of them again was ~0.2 ms of its first turn (bench scenario 3).
+ * Schemas are remembered per object (weakly); texts in a bounded map (applications' own tools
+ * come and go), cleared when full.
+ */
+export class ToolTokenCache {
+  private readonly schemas = new WeakMap<object, number>();
+  private readonly texts = new Map<string, number>();
+
+  constructor(private readonly maxTexts = 4096) {}
+
+  /** A tool's name or description. */
+  text(value: string): number {
+    let tokens = this.texts.get(value);
+    if (tokens === undefined) {
+      tokens = estimateTextTokens(value);
+      if (this.texts.size >= this.maxTexts) this.texts.clear();
+      this.texts.set(value, tokens);
+    }
+    return tokens;
+  }
+
+  /** A parameter schema's serialised size. */
+  schema(parameters: unknown): number {
+    if (typeof parameters !== "object" || parameters === null) return 0;
+    let tokens = this.schemas.get(parameters);
+    if (tokens === undefined) {
+      tokens = estimateTextTokens(JSON.stringify(parameters));
+      this.schemas.set(parameters, tokens);
+    }
+    return tokens;
+  }
+}
+
+/**
  * Token estimates of messages, remembered per message object (messages are never edited in
  * place), so estimating a history again before each model call only reads the new messages.
  */
 export class TokenEstimator {
   private readonly cache = new WeakMap<ConversationMessage, number>();
-  /** Per parameter schema object (tools keep theirs for life), so no serialised copy is kept. */
-  private readonly schemaCache = new WeakMap<object, number>();
-  /** Per tool name and description (a session offers a bounded set of tools). */
-  private readonly textCache = new Map<string, number>();
   private systemKey: string | undefined;
   private systemTokens = 0;
+
+  /** @param toolTokens tool estimates shared with the runtime's other sessions (a private cache when absent) */
+  constructor(private readonly toolTokens: ToolTokenCache = new ToolTokenCache()) {}
 
   /** One message: its text, tool calls, and images (a flat 1,000 tokens each, a typical tile count). */
   message(message: ConversationMessage): number {
@@ -128,36 +163,11 @@ export class TokenEstimator {
 
   /**
    * The tool definitions sent with every request: name and description, plus each parameter
-   * schema's serialised size, remembered per schema object (tool specs are rebuilt for every
-   * request, their schemas are not).
+   * schema's serialised size (see {@link ToolTokenCache}).
    */
   tools(tools: readonly ToolSpec[]): number {
     let total = 0;
-    for (const tool of tools) total += toolFramingTokens + this.text(tool.name) + this.text(tool.description) + this.schema(tool.parameters);
+    for (const tool of tools) total += toolFramingTokens + this.toolTokens.text(tool.name) + this.toolTokens.text(tool.description) + this.toolTokens.schema(tool.parameters);
     return total;
-  }
-
-  /**
-   * A tool's name or description, remembered: they are the same strings in every request, and
-   * estimating all of them again for each of the three or four estimates around every model call
-   * was most of the estimator's work in a short session.
-   */
-  private text(value: string): number {
-    let tokens = this.textCache.get(value);
-    if (tokens === undefined) {
-      tokens = estimateTextTokens(value);
-      this.textCache.set(value, tokens);
-    }
-    return tokens;
-  }
-
-  private schema(parameters: unknown): number {
-    if (typeof parameters !== "object" || parameters === null) return 0;
-    let tokens = this.schemaCache.get(parameters);
-    if (tokens === undefined) {
-      tokens = estimateTextTokens(JSON.stringify(parameters));
-      this.schemaCache.set(parameters, tokens);
-    }
-    return tokens;
   }
 }

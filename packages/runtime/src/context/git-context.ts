@@ -12,15 +12,19 @@ import type { SessionContext } from "@tandem/protocol";
  * await readGitContext("/work/repo/src"); // { cwd: "/work/repo/src", gitRoot: "/work/repo", branch: "main", repository: "acme/app" }
  */
 export async function readGitContext(cwd: string): Promise<SessionContext> {
-  const root = await findGitRoot(cwd);
-  if (!root) return { cwd };
-  const gitDir = await resolveGitDir(root);
+  const found = await findGitRoot(cwd);
+  if (!found) return { cwd };
+  const { root, dotGitIsDirectory } = found;
+  const gitDir = dotGitIsDirectory ? join(root, ".git") : await linkedGitDir(root);
   if (!gitDir) return { cwd, gitRoot: root };
-  const commonDir = await readFile(join(gitDir, "commondir"), "utf8").then(
-    (text) => resolve(gitDir, text.trim()),
-    () => gitDir,
-  );
-  const head = await readFile(join(gitDir, "HEAD"), "utf8").catch(() => "");
+  // These run in the create of every session: read together, not one round trip after another.
+  const [commonDir, head] = await Promise.all([
+    readFile(join(gitDir, "commondir"), "utf8").then(
+      (text) => resolve(gitDir, text.trim()),
+      () => gitDir,
+    ),
+    readFile(join(gitDir, "HEAD"), "utf8").catch(() => ""),
+  ]);
   const branch = /^ref:\s*refs\/heads\/(.+)$/m.exec(head)?.[1]?.trim();
   const config = await readFile(join(commonDir, "config"), "utf8").catch(() => "");
   const repository = repositoryOf(remoteUrl(config));
@@ -32,22 +36,25 @@ export function sameContext(a: SessionContext, b: SessionContext): boolean {
   return a.cwd === b.cwd && a.gitRoot === b.gitRoot && a.branch === b.branch && a.repository === b.repository;
 }
 
-async function findGitRoot(start: string): Promise<string | undefined> {
-  let dir = resolve(start);
-  for (;;) {
-    if (await stat(join(dir, ".git")).catch(() => undefined)) return dir;
-    const parent = dirname(dir);
-    if (parent === dir) return undefined;
-    dir = parent;
+/**
+ * The nearest folder at or above `start` with a `.git`. Every level is looked at at once: walking
+ * up one `stat` after another cost a file-system round trip per level in every session's create.
+ */
+async function findGitRoot(start: string): Promise<{ root: string; dotGitIsDirectory: boolean } | undefined> {
+  const levels: string[] = [];
+  for (let dir = resolve(start); ; dir = dirname(dir)) {
+    levels.push(dir);
+    if (dirname(dir) === dir) break;
   }
+  const found = await Promise.all(levels.map((dir) => stat(join(dir, ".git")).catch(() => undefined)));
+  const index = found.findIndex((info) => info !== undefined);
+  const root = levels[index];
+  return index === -1 || root === undefined ? undefined : { root, dotGitIsDirectory: found[index]?.isDirectory() === true };
 }
 
-/** `.git` is a folder, or (worktrees, submodules) a file `gitdir: <path>`. */
-async function resolveGitDir(root: string): Promise<string | undefined> {
-  const dotGit = join(root, ".git");
-  const info = await stat(dotGit).catch(() => undefined);
-  if (info?.isDirectory()) return dotGit;
-  const text = await readFile(dotGit, "utf8").catch(() => "");
+/** `.git` as a file (worktrees, submodules): `gitdir: <path>`. */
+async function linkedGitDir(root: string): Promise<string | undefined> {
+  const text = await readFile(join(root, ".git"), "utf8").catch(() => "");
   const target = /^gitdir:\s*(.+)$/m.exec(text)?.[1]?.trim();
   if (!target) return undefined;
   return isAbsolute(target) ? target : resolve(root, target);

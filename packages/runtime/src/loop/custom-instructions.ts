@@ -47,10 +47,7 @@ export async function loadCustomInstructions(sources: InstructionSources): Promi
   // The directories are listed, then the files read, all at once (in order when joined): this runs
   // in the first send of every session, where one file-system round trip after another added up.
   const listings: Array<Promise<string[]>> = [];
-  if (!sources.skipCustomInstructions) {
-    listings.push(Promise.resolve(workingDirectoryFiles.map((name) => join(workingDirectory, name))));
-    listings.push(instructionFilesIn(join(workingDirectory, ".github", "instructions")));
-  }
+  if (!sources.skipCustomInstructions) listings.push(workingDirectoryInstructionFiles(workingDirectory));
   for (const directory of sources.instructionDirectories ?? []) {
     const root = resolve(workingDirectory, directory);
     listings.push(instructionFilesIn(root), instructionFilesIn(join(root, ".github", "instructions")));
@@ -62,6 +59,40 @@ export async function loadCustomInstructions(sources: InstructionSources): Promi
     if (text) parts.push({ source: displayPath(workingDirectory, file), text });
   });
   return joinBounded(parts);
+}
+
+/** Names in folder listings compare as the file system does: case-insensitively on macOS and Windows. */
+const foldCase = process.platform === "darwin" || process.platform === "win32";
+
+/**
+ * The working directory's instruction files that exist, in order: its listing (and that of its
+ * `.github`) tells which, so a folder with none costs one or two `readdir`s instead of an `open`
+ * per candidate file. When the folder cannot be listed, every candidate is tried.
+ */
+async function workingDirectoryInstructionFiles(workingDirectory: string): Promise<string[]> {
+  const top = await listNames(workingDirectory);
+  if (!top) return [...workingDirectoryFiles.map((name) => join(workingDirectory, name)), ...(await instructionFilesIn(join(workingDirectory, ".github", "instructions")))];
+  const githubName = top.get(fold(".github"));
+  const github = githubName ? await listNames(join(workingDirectory, githubName)) : undefined;
+  const files: string[] = [];
+  for (const candidate of workingDirectoryFiles) {
+    const [first, second] = candidate.split(/[\\/]/);
+    const found = second === undefined ? top.get(fold(candidate)) : first === ".github" ? github?.get(fold(second)) : undefined;
+    if (found) files.push(second === undefined ? join(workingDirectory, found) : join(workingDirectory, githubName ?? ".github", found));
+  }
+  const instructionsName = github?.get(fold("instructions"));
+  if (githubName && instructionsName) files.push(...(await instructionFilesIn(join(workingDirectory, githubName, instructionsName))));
+  return files;
+}
+
+/** A folder's entry names (keyed by their case-folded form where the file system folds case); undefined when it cannot be read. */
+async function listNames(directory: string): Promise<Map<string, string> | undefined> {
+  const names = await readdir(directory).catch(() => undefined);
+  return names && new Map(names.map((name) => [fold(name), name]));
+}
+
+function fold(name: string): string {
+  return foldCase ? name.toLowerCase() : name;
 }
 
 /** `*.instructions.md` files directly in `directory`, sorted by name (none when it cannot be read). */

@@ -102,10 +102,12 @@ export class SessionManager {
     try {
       const session = await opening;
       session.attach(port, registrationOf(params));
-      const context = await this.trackContext(session);
+      session.history.startedNew(params.worktreeIsolation === true);
+      session.prefetchPromptFacts();
+      // Independent file-system work, side by side: the answer to create waits for both.
+      const [context] = await Promise.all([this.trackContext(session), this.options.store.writeWorkspace(this.workspaceInfo(session))]);
       session.emitter.emit("session.start", { ...this.startData(session, false), context });
       session.emitter.emit("session.context_changed", context);
-      await this.options.store.writeWorkspace(this.workspaceInfo(session));
       if (params.agent) session.agents.select(params.agent);
       await session.skills.load();
       const disabled = session.toolset.disabledNames();

@@ -131,6 +131,8 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
   /** Extra system-prompt context a sessionStart hook supplied. */
   private hookContext: string | undefined;
   private cachedSystemPrompt: Promise<string> | undefined;
+  /** The instruction files read for the system prompt (see {@link prefetchPromptFacts}). */
+  private cachedPromptFacts: Promise<PromptFacts> | undefined;
   /** Title, tools, system prompt and idle events around each answered message. */
   private readonly turnEvents: TurnEvents;
   private readonly queue: QueuedMessage[] = [];
@@ -269,14 +271,27 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
 
   /** The base system prompt, built once per configuration (a `transform` section asks the client). */
   async baseSystemPrompt(): Promise<string> {
-    this.cachedSystemPrompt ??= this.promptFacts()
+    this.cachedSystemPrompt ??= (this.cachedPromptFacts ?? this.promptFacts())
       .then((facts) => buildSystemPrompt(this.config.systemMessage, facts, (sections) => this.transformSections(sections)))
       .catch((error: unknown) => {
         this.cachedSystemPrompt = undefined;
         throw error;
       });
+    this.cachedPromptFacts = undefined;
     const prompt = await this.cachedSystemPrompt;
     return this.hookContext ? `${prompt}\n\n${this.hookContext}` : prompt;
+  }
+
+  /**
+   * Starts reading the instruction files the system prompt includes, so that the first message
+   * does not wait for them (a created session is usually sent a message at once). The prompt
+   * itself is built on the first message: a `transform` section asks the client then, not before.
+   */
+  prefetchPromptFacts(): void {
+    if (this.cachedSystemPrompt || this.cachedPromptFacts) return;
+    const facts = this.promptFacts();
+    facts.catch(() => undefined);
+    this.cachedPromptFacts = facts;
   }
 
   private async promptFacts(): Promise<PromptFacts> {
@@ -429,6 +444,7 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
   reconfigure(config: SessionCreateParams, model: string): void {
     const before = this.toolListKey();
     this.cachedSystemPrompt = undefined;
+    this.cachedPromptFacts = undefined;
     if (model !== this.model) this.model = model;
     this.client = undefined;
     this.config = this.clients.overlay(config);

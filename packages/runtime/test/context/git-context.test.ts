@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -44,5 +44,14 @@ describe("readGitContext", () => {
     expect(await readGitContext(worktree)).toEqual({ cwd: worktree, gitRoot: worktree, branch: "topic", repository: "acme/widgets" });
     git("checkout", "-q", "--detach");
     expect(await readGitContext(repo)).toEqual({ cwd: repo, gitRoot: repo, repository: "acme/widgets" });
+  });
+
+  it("in a folder deep inside a repository: the nearest root above it, its branch", async () => {
+    const repo = realpathSync(mkdtempSync(join(tmpdir(), "tandem-deepctx-")));
+    dirs.push(repo);
+    execFileSync("git", ["init", "-q", "-b", "trunk", repo]);
+    const deep = join(repo, "a", "b", "c");
+    mkdirSync(deep, { recursive: true });
+    expect(await readGitContext(deep)).toEqual({ cwd: deep, gitRoot: repo, branch: "trunk" });
   });
 });
