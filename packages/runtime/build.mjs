@@ -43,9 +43,12 @@ const englishOnlyZodLocales = {
   },
 };
 
+const packageDir = new URL(".", import.meta.url).pathname;
 const outdir = new URL("./bundle/", import.meta.url).pathname;
 rmSync(outdir, { recursive: true, force: true });
 const { metafile } = await build({
+  // Metafile paths are relative to this folder, wherever the build is started from.
+  absWorkingDir: packageDir,
   // `index.js` is the package's main export (embedding the runtime in-process); it shares chunks with `cli.js`.
   entryPoints: [new URL("./src/cli.ts", import.meta.url).pathname, new URL("./src/index.ts", import.meta.url).pathname],
   outdir,
@@ -68,7 +71,9 @@ const { metafile } = await build({
   banner: { js: "import { createRequire as __tandemCreateRequire } from 'node:module'; const require = __tandemCreateRequire(import.meta.url);" },
   metafile: true,
 });
-await mergeStartPath(metafile);
+// The start path into cli.js, then the rest of what the first session needs into the runtime chunk.
+const startPath = await mergeStaticClosure(metafile, entryChunk(metafile, "src/cli.ts"), new Map());
+await mergeStaticClosure(metafile, entryChunk(metafile, "src/runtime.ts"), startPath);
 
 // What extension processes load (see src/extensions/): the resolve hooks that make
 // `@tandem/sdk[/extension]` (and `@github/copilot-sdk[/extension]`, when not installed) importable,
@@ -94,45 +99,62 @@ await build({
 });
 
 /**
- * Puts everything `cli.js` loads before answering the first ping into `cli.js` itself.
- *
- * esbuild's code splitting makes one chunk per set of entry points (static and dynamic) that reach a
- * module, so the start path ends up spread over whichever chunks it shares with the lazily loaded
- * parts (connection code, vscode-jsonrpc, errors, esbuild's helpers): five modules where one would
- * do. Each extra module costs Node's ESM loader a read, a compile and a link: measured on the
- * 2-core bench machine, importing the five took ~15.3 ms against ~12.5 ms for the same code in one
- * file (cold start ~4 ms more). So the start chunks are bundled into `cli.js`, and each start chunk
- * file becomes a one-line re-export from `cli.js`: the lazily loaded chunks still import it by its
- * old name and get the same module instances (one copy of every class, one vscode-jsonrpc).
+ * The output file of an entry point (static or dynamically imported) in the metafile.
  * @param {import("esbuild").Metafile} meta
+ * @param {string} source
  */
-async function mergeStartPath(meta) {
+function entryChunk(meta, source) {
+  const key = Object.keys(meta.outputs).find((output) => output.endsWith(".js") && meta.outputs[output].entryPoint === source);
+  if (!key) throw new Error(`build: no output for ${source}`);
+  return key;
+}
+
+/**
+ * Puts the chunks an entry chunk imports statically into the entry chunk itself, and leaves in
+ * each of those chunk files a one-line re-export from it: whatever else imports a chunk by its old
+ * name gets the same module instances (one copy of every class, one vscode-jsonrpc).
+ *
+ * Why: esbuild's code splitting makes one chunk per set of entry points (static and dynamic) that
+ * reach a module, so what `cli.js` needs to answer the first ping was spread over five modules
+ * (shared with the lazily loaded parts), and what the first `session.create` loads over seven. Each
+ * module costs Node's ESM loader a read, a compile and a link: on the 2-core bench machine,
+ * importing the five start modules took ~15.3 ms against ~12.5 ms for the same code in one file.
+ *
+ * Returns the chunk files merged, each with the entry that now holds it (the entry with itself),
+ * which later merges leave alone.
+ * @param {import("esbuild").Metafile} meta
+ * @param {string} entryKey
+ * @param {Map<string, string>} mergedBefore chunks an earlier merge took: imports of them go to their entry
+ * @returns {Promise<Map<string, string>>}
+ */
+async function mergeStaticClosure(meta, entryKey, mergedBefore) {
   const outputs = meta.outputs;
-  const cliKey = Object.keys(outputs).find((key) => key.endsWith("bundle/cli.js"));
-  if (!cliKey) throw new Error("build: bundle/cli.js is missing from the metafile");
-  const startChunks = [];
-  const queue = [cliKey];
+  const chunks = [];
+  const queue = [entryKey];
   const seen = new Set();
   while (queue.length > 0) {
     const key = queue.shift();
-    if (seen.has(key)) continue;
+    if (seen.has(key) || mergedBefore.has(key)) continue;
     seen.add(key);
-    if (key !== cliKey) startChunks.push(key);
+    if (key !== entryKey) chunks.push(key);
     for (const imported of outputs[key].imports) if (imported.kind === "import-statement" && !imported.external && outputs[imported.path]) queue.push(imported.path);
   }
-  if (startChunks.length === 0) return;
-  const root = process.cwd();
-  const exported = new Map();
+  const merged = new Map([entryKey, ...chunks].map((chunk) => [chunk, entryKey]));
+  if (chunks.length === 0) return merged;
+  const root = packageDir;
+  const exported = new Set();
   const lines = [];
-  for (const chunk of [...startChunks, cliKey]) {
+  // The entry last: its own exports may re-export a chunk's.
+  for (const chunk of [...chunks, entryKey]) {
     const names = outputs[chunk].exports.filter((name) => !exported.has(name));
-    for (const name of names) exported.set(name, chunk);
+    for (const name of names) exported.add(name);
     if (names.length > 0) lines.push(`export { ${names.join(", ")} } from ${JSON.stringify(join(root, chunk))};`);
   }
-  const cliFile = join(root, cliKey);
-  const merged = await build({
-    stdin: { contents: lines.join("\n"), resolveDir: outdir, sourcefile: "start-path.js", loader: "js" },
-    outfile: cliFile,
+  const entryFile = join(root, entryKey);
+  const keptFiles = new Map([...mergedBefore].map(([chunk, owner]) => [join(root, chunk), `./${basename(owner)}`]));
+  const result = await build({
+    stdin: { contents: lines.join("\n"), resolveDir: outdir, sourcefile: basename(entryKey), loader: "js" },
+    outfile: entryFile,
     allowOverwrite: true,
     bundle: true,
     format: "esm",
@@ -143,16 +165,29 @@ async function mergeStartPath(meta) {
     minifySyntax: true,
     write: false,
     logLevel: "warning",
-    // Only the start chunks are merged; whatever they load on demand stays a separate file.
-    plugins: [{ name: "keep-lazy-chunks", setup: (context) => context.onResolve({ filter: /^\.\.?\// }, (args) => (args.kind === "dynamic-import" ? { path: args.path, external: true } : undefined)) }],
+    // Packages the first build left external stay so.
+    packages: "external",
+    // What the merged chunks load on demand, and chunks an earlier merge owns, stay separate files.
+    plugins: [
+      {
+        name: "keep-other-chunks",
+        setup: (context) =>
+          context.onResolve({ filter: /^\.\.?\// }, (args) => {
+            if (args.kind === "dynamic-import") return { path: args.path, external: true };
+            const owner = keptFiles.get(join(args.resolveDir, args.path));
+            return owner ? { path: owner, external: true } : undefined;
+          }),
+      },
+    ],
   });
-  for (const file of merged.outputFiles) writeFileSync(file.path, file.contents);
-  for (const chunk of startChunks) {
+  for (const file of result.outputFiles) writeFileSync(file.path, file.contents);
+  const entryName = `./${basename(entryKey)}`;
+  for (const chunk of chunks) {
     const names = outputs[chunk].exports;
     const file = join(root, chunk);
-    writeFileSync(file, names.length > 0 ? `export { ${names.join(", ")} } from "./cli.js";\n` : `import "./cli.js";\n`);
+    writeFileSync(file, names.length > 0 ? `export { ${names.join(", ")} } from ${JSON.stringify(entryName)};\n` : `import ${JSON.stringify(entryName)};\n`);
     rmSync(`${file}.map`, { force: true });
   }
-  const size = readFileSync(cliFile).length;
-  if (process.env.TANDEM_BUILD_VERBOSE) console.log(`build: start path merged into ${relative(root, cliFile)} (${size} bytes) from ${startChunks.map((chunk) => basename(chunk)).join(", ")}`);
+  if (process.env.TANDEM_BUILD_VERBOSE) console.log(`build: ${relative(root, entryFile)} (${readFileSync(entryFile).length} bytes) now holds ${chunks.map((chunk) => basename(chunk)).join(", ")}`);
+  return merged;
 }

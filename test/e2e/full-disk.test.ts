@@ -112,7 +112,9 @@ it("reports a workspace.yaml that cannot be written and writes it again before a
   mkdirSync(join(workspaceFile, "blocker"), { recursive: true });
 
   await session.send({ prompt: "prompt 1" });
-  await waitFor(() => events.some((event) => event.type === "session.idle"), "the stopped turn to go idle");
+  // The summary's write runs beside the turn: its failure is reported when it happens, which may
+  // be after a fast turn went idle.
+  await waitFor(() => events.some((event) => event.type === "session.idle") && events.some((event) => event.type === "session.error"), "the turn to go idle and the failed write to be reported");
   const error = events.find((event) => event.type === "session.error");
   expect(error?.data).toMatchObject({ errorType: "persistence" });
   expect((error?.data as { message: string }).message).toContain(workspaceFile);

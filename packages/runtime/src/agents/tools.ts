@@ -17,11 +17,9 @@ export interface AgentToolsHost {
   readonly limit: Semaphore;
 }
 
-/** The `task` tool: runs a sub-agent (sync: its answer is the result; background: an agent id). */
-export function createTaskTool(host: AgentToolsHost): Tool {
-  const agents = host.delegableAgents();
-  const names = agents.map((agent) => agent.name) as [string, ...string[]];
-  const schema = z.object({
+/** The `task` tool's argument schema for one list of agent types. */
+function taskArguments(names: [string, ...string[]]) {
+  return z.object({
     description: z.string().optional().describe("A few words on what the sub-agent will do"),
     prompt: z.string().describe("The complete instructions for the sub-agent; it sees nothing else"),
     agent_type: z.enum(names).describe("Which kind of agent to run"),
@@ -29,12 +27,38 @@ export function createTaskTool(host: AgentToolsHost): Tool {
     model: z.string().optional().describe("A different model for the sub-agent"),
     mode: z.enum(["sync", "background"]).optional().describe("sync (default) waits for the answer; background returns an agent_id for read_agent"),
   });
+}
+
+/**
+ * The `task` tool's schema and its JSON Schema per list of agent types. Most sessions offer the
+ * same agents, and converting the schema to JSON Schema was ~0.5 ms of every session's create
+ * (bench scenario 2); a pure cache of a function of the names, bounded.
+ */
+const taskSchemas = new Map<string, { schema: ReturnType<typeof taskArguments>; parameters: Record<string, unknown> }>();
+const maxTaskSchemas = 32;
+
+function taskSchemaFor(names: [string, ...string[]]): { schema: ReturnType<typeof taskArguments>; parameters: Record<string, unknown> } {
+  const key = names.join("\u0000");
+  let entry = taskSchemas.get(key);
+  if (!entry) {
+    const schema = taskArguments(names);
+    entry = { schema, parameters: parametersSchema(schema) };
+    if (taskSchemas.size >= maxTaskSchemas) taskSchemas.clear();
+    taskSchemas.set(key, entry);
+  }
+  return entry;
+}
+
+/** The `task` tool: runs a sub-agent (sync: its answer is the result; background: an agent id). */
+export function createTaskTool(host: AgentToolsHost): Tool {
+  const agents = host.delegableAgents();
+  const names = agents.map((agent) => agent.name) as [string, ...string[]];
+  const { schema, parameters } = taskSchemaFor(names);
   const catalogue = agents.map((agent) => `- ${agent.name}: ${agent.description}`).join("\n");
   return {
     name: "task",
     description: `Delegate a self-contained piece of work to a sub-agent with its own conversation. Available agent types:\n${catalogue}`,
-    // Not memoised like the built-ins: the agent types differ from session to session.
-    parameters: parametersSchema(schema),
+    parameters,
     async execute(args: unknown, context: ToolContext): Promise<ToolOutcome> {
       const parsed = schema.safeParse(args);
       if (!parsed.success) return invalidInput(parsed.error, args);
