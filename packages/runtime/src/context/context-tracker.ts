@@ -25,7 +25,9 @@ export class ContextTracker {
   async start(): Promise<SessionContext> {
     this.last = await readGitContext(this.cwd);
     this.stopListening ??= this.emitter.addListener((event) => {
-      if (event.type === "session.idle") this.check();
+      // After the idle event is on its way to the clients (their writers flush on setImmediate):
+      // the check's file-system work must not delay it.
+      if (event.type === "session.idle") setImmediate(() => this.check());
     });
     return this.last;
   }
