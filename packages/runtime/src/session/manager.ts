@@ -1,34 +1,28 @@
 import { randomUUID } from "node:crypto";
-import { stat } from "node:fs/promises";
-import { resolve } from "node:path";
-import { ReasoningEffort, type AgentMode, type SessionContext, type SessionCreateParams, type SessionEvent, type SessionLifecycleEvent, type SessionMetadata, type SessionResumeParams } from "@tandem/protocol";
+import type { SessionContext, SessionCreateParams, SessionLifecycleEvent, SessionMetadata, SessionResumeParams } from "@tandem/protocol";
 import { ErrorCodes, errorMessage, invalidParams, sessionNotFound, TandemError } from "../errors.js";
 import { persistenceFailed } from "../store/persistence-error.js";
 import type { Logger } from "../log.js";
 import type { RetryPolicy } from "../loop/retry.js";
 import type { ModelClient } from "../providers/types.js";
-import type { SessionEventLog, SessionStore } from "../store/types.js";
+import type { SessionStore } from "../store/types.js";
 import { validateToolConfig } from "../tools/registry.js";
 import type { ClientPort } from "./client-port.js";
 import { registrationOf } from "./clients.js";
-import { SessionEmitter, type RestoredEvents } from "./emitter.js";
-import { replaySession, ResumePointRecorder } from "./resume-point.js";
-import { createSessionWorktree } from "../checkpoints/worktree.js";
-import { Session, type SessionServices } from "./session.js";
+import type { SessionEmitter } from "./emitter.js";
+import type { ResumePointRecorder } from "./resume-point.js";
+import { Session } from "./session.js";
 import { compactionSettings } from "../compaction/config.js";
 import { ContextTracker } from "../context/context-tracker.js";
 import { sameContext } from "../context/git-context.js";
 import type { CompactionServices } from "../compaction/session-compaction.js";
+import { lifecycleMetadata, listedSessions, openedResult, startData, workspaceInfo, type SessionListFilter, type SessionOpened } from "./session-metadata.js";
+import { sessionExists, SessionOpener } from "./session-opener.js";
+
+export type { SessionOpened } from "./session-metadata.js";
 
 /** The shortest interval between two `session.updated` notifications of one session. */
 const updatedThrottleMs = 100;
-
-/** The result of `session.create` / `session.resume`. */
-export type SessionOpened = {
-  sessionId: string;
-  workspacePath: string;
-  capabilities: { ui: { elicitation: boolean } };
-};
 
 /** What the manager needs from the runtime. */
 export interface SessionManagerOptions {
@@ -67,13 +61,18 @@ export class SessionManager {
   private readonly updateScheduled = new Set<string>();
   /** Each live session's resume-point writer (awaited when the session is released). */
   private readonly resumePoints = new Map<string, ResumePointRecorder>();
-  /** The context a session loaded from disk last announced, to tell whether it changed while closed. */
-  private readonly lastContexts = new WeakMap<Session, SessionContext>();
   private foregroundId: string | undefined;
-  /** Sessions opened by taking them over from a node that died, until their first client attached. */
-  private readonly takenOver = new Map<string, string>();
+  /** Opens new sessions and loads persisted ones. */
+  private readonly opener: SessionOpener;
 
-  constructor(private readonly options: SessionManagerOptions) {}
+  constructor(private readonly options: SessionManagerOptions) {
+    this.opener = new SessionOpener(options, {
+      createSession: (init) => new Session(init),
+      trackResumePoints: (sessionId, recorder) => this.resumePoints.set(sessionId, recorder),
+      opened: (session) => this.live.set(session.sessionId, session),
+      scheduleUpdated: (sessionId) => this.scheduleUpdated(sessionId),
+    });
+  }
 
   /** A live session, or a "Session not found" error. */
   get(sessionId: string): Session {
@@ -97,7 +96,7 @@ export class SessionManager {
     // One session.start per session: an id in use (live, opening or on disk) is never created
     // again. The id is taken synchronously here, so two racing creates cannot both pass.
     if (this.live.has(sessionId) || this.opening.has(sessionId)) throw sessionExists(sessionId);
-    const opening = this.openNew(sessionId, params);
+    const opening = this.opener.openNew(sessionId, params);
     this.opening.set(sessionId, opening);
     try {
       const session = await opening;
@@ -105,8 +104,8 @@ export class SessionManager {
       session.history.startedNew(params.worktreeIsolation === true);
       session.prefetchPromptFacts();
       // Independent file-system work, side by side: the answer to create waits for both.
-      const [context] = await Promise.all([this.trackContext(session), this.options.store.writeWorkspace(this.workspaceInfo(session))]);
-      session.emitter.emit("session.start", { ...this.startData(session, false), context });
+      const [context] = await Promise.all([this.trackContext(session), this.options.store.writeWorkspace(workspaceInfo(session))]);
+      session.emitter.emit("session.start", { ...startData(session, this.options.runtimeVersion, false), context });
       session.emitter.emit("session.context_changed", context);
       if (params.agent) session.agents.select(params.agent);
       await session.skills.load();
@@ -114,8 +113,8 @@ export class SessionManager {
       if (disabled.length > 0) session.emitter.emit("session.info", { infoType: "configuration", message: `Disabled tools: ${disabled.join(", ")}` });
       void session.mcp.start();
       await session.runStartHook("new");
-      this.options.broadcastLifecycle({ type: "session.created", sessionId, metadata: this.lifecycleMetadata(session) });
-      return this.opened(session, false);
+      this.options.broadcastLifecycle({ type: "session.created", sessionId, metadata: lifecycleMetadata(session) });
+      return openedResult(session, false);
     } catch (error) {
       if (!this.live.has(sessionId)) this.options.released?.(sessionId);
       throw error;
@@ -144,7 +143,7 @@ export class SessionManager {
         await session.skills.reconfigure(merged.skillDirectories ?? [], merged.disabledSkills ?? []);
       }
     } else {
-      const pending = this.opening.get(sessionId) ?? this.loadFromDisk(params);
+      const pending = this.opening.get(sessionId) ?? this.opener.loadFromDisk(params);
       this.opening.set(sessionId, pending);
       try {
         session = await pending;
@@ -157,7 +156,7 @@ export class SessionManager {
       await session.skills.load();
       session.attach(port, registrationOf(params));
       const context = await this.trackContext(session);
-      const last = this.lastContexts.get(session);
+      const last = this.opener.contextWhenClosed(session);
       // Changed while the session was closed (a branch switched): announced after `session.resume`.
       if (last && !sameContext(last, context)) changedContext = context;
     }
@@ -177,12 +176,9 @@ export class SessionManager {
     else if (session.summary) session.emitter.emit("session.title_changed", { title: session.summary.split("\n")[0]?.slice(0, 60) ?? "" });
     await session.runStartHook("resume");
     session.reportContextUsageSoon();
-    const takenOverFrom = this.takenOver.get(sessionId);
-    if (takenOverFrom !== undefined) {
-      this.takenOver.delete(sessionId);
-      await this.options.tookOver?.(session, takenOverFrom);
-    }
-    return this.opened(session, true);
+    const takenOverFrom = this.opener.takeOverOrigin(sessionId);
+    if (takenOverFrom !== undefined) await this.options.tookOver?.(session, takenOverFrom);
+    return openedResult(session, true);
   }
 
   /**
@@ -193,28 +189,12 @@ export class SessionManager {
   private joinAsExtension(session: Session | undefined, params: SessionResumeParams, port: ClientPort): SessionOpened {
     if (!session) throw invalidParams(`Extension ${port.extensionId} can only join a live session; ${params.sessionId} is not open.`, { sessionId: params.sessionId });
     session.attach(port, { ...registrationOf(params), requestPermission: false });
-    return this.opened(session, true);
+    return openedResult(session, true);
   }
 
   /** Starts watching a session's cwd / git root / repository / branch; answers where it is now. */
   private async trackContext(session: Session) {
     return new ContextTracker(session.workingDirectory, session.emitter).start();
-  }
-
-  /** Checks a new session's config and opens it (the id must not be on disk yet). */
-  private async openNew(sessionId: string, params: SessionCreateParams): Promise<Session> {
-    if (await this.options.store.exists(sessionId)) throw sessionExists(sessionId);
-    await this.options.claim?.(sessionId);
-    const requestedDirectory = await checkDirectory(params.workingDirectory);
-    validateToolConfig(params);
-    compactionSettings(params);
-    const workingDirectory = params.worktreeIsolation
-      ? await createSessionWorktree(requestedDirectory, sessionId, this.options.store.sessionDir(sessionId))
-      : requestedDirectory;
-    if (params.agent && !(params.customAgents ?? []).some((agent) => agent.name === params.agent)) {
-      throw invalidParams(`Unknown agent "${params.agent}": it is not among customAgents.`, { agent: params.agent });
-    }
-    return this.open(sessionId, params, workingDirectory, undefined);
   }
 
   /**
@@ -230,7 +210,7 @@ export class SessionManager {
     await this.resumePoints.get(sessionId)?.settled();
     this.resumePoints.delete(sessionId);
     const lostEvents = session.emitter.log.failure;
-    const workspaceFailure = await this.options.store.writeWorkspace(this.workspaceInfo(session)).then(
+    const workspaceFailure = await this.options.store.writeWorkspace(workspaceInfo(session)).then(
       () => undefined,
       (error: unknown) => persistenceFailed(this.options.store.workspaceFilePath(sessionId), error),
     );
@@ -308,20 +288,9 @@ export class SessionManager {
   }
 
   /** Persisted sessions that have at least one message, newest first. */
-  async list(filter?: { cwd?: string; gitRoot?: string; repository?: string; branch?: string } | null): Promise<SessionMetadata[]> {
+  async list(filter?: SessionListFilter): Promise<SessionMetadata[]> {
     const stored = await this.options.store.list();
-    return stored
-      .filter((item) => item.workspace.summary !== undefined)
-      .filter((item) => !filter?.cwd || item.workspace.cwd === filter.cwd)
-      .map((item) => ({
-        sessionId: item.sessionId,
-        startTime: item.workspace.created_at,
-        modifiedTime: item.modifiedTime.toISOString(),
-        summary: item.workspace.summary,
-        ...(item.workspace.name !== undefined ? { name: item.workspace.name } : {}),
-        isRemote: false,
-        context: { cwd: item.workspace.cwd },
-      }));
+    return listedSessions(stored, filter);
   }
 
   /** The most recently modified session with messages. */
@@ -361,155 +330,9 @@ export class SessionManager {
     return this.destroy(sessionId).catch((error: unknown) => this.options.logger.error(errorMessage(error)));
   }
 
-  private async open(
-    sessionId: string,
-    config: SessionCreateParams,
-    workingDirectory: string,
-    restored:
-      | {
-          events: RestoredEvents;
-          /** The log the replay read (it continues where the replay saw the log end). */
-          log: SessionEventLog;
-          lastEventId: string | null;
-          startTime: Date;
-          summary?: string;
-          name?: string;
-          model?: string;
-          mode?: AgentMode;
-          selectedAgent?: string;
-          approveAll?: boolean;
-          messages: Session["messages"];
-        }
-      | undefined,
-  ): Promise<Session> {
-    const { store } = this.options;
-    const workspacePath = await store.createSessionDir(sessionId);
-    const emitter = new SessionEmitter(sessionId, restored?.log ?? store.openEventLog(sessionId), restored?.lastEventId ?? null, () => this.scheduleUpdated(sessionId));
-    if (restored) emitter.restorePersisted(restored.events);
-    const files = store.files(sessionId);
-    const resumePoints = new ResumePointRecorder(emitter.log, files, this.options.logger);
-    emitter.addListener((event) => resumePoints.observe(event));
-    this.resumePoints.set(sessionId, resumePoints);
-    this.options.observeSession?.(sessionId, emitter);
-    const session = new Session({
-      sessionId,
-      config,
-      workingDirectory,
-      workspacePath,
-      files,
-      model: config.model ?? restored?.model ?? this.options.defaultModel,
-      emitter,
-      services: this.sessionServices(sessionId),
-      messages: restored?.messages,
-      startTime: restored?.startTime ?? new Date(),
-      summary: restored?.summary,
-      name: restored?.name,
-      mode: restored?.mode,
-    });
-    if (restored?.approveAll) session.approvals.setApproveAll(true);
-    if (restored?.selectedAgent) session.agents.restoreSelection(restored.selectedAgent);
-    this.live.set(sessionId, session);
-    return session;
-  }
-
-  private async loadFromDisk(params: SessionResumeParams): Promise<Session> {
-    const { sessionId } = params;
-    const { store, logger } = this.options;
-    if (!(await store.exists(sessionId))) throw sessionNotFound(sessionId);
-    // The lease first: once it is ours, the previous owner can append nothing more to the log we read.
-    const claim = await this.options.claim?.(sessionId);
-    if (claim?.takenOverFrom !== undefined) this.takenOver.set(sessionId, claim.takenOverFrom);
-    const log = store.openEventLog(sessionId);
-    const replay = await replaySession(log, store.files(sessionId), logger);
-    const { count, skippedLines, approveAll, excluded, end } = replay;
-    if (skippedLines > 0) logger.warn(`session ${sessionId}: ${skippedLines} unreadable line(s) skipped while resuming`);
-    if (replay.resumedFrom !== undefined) logger.debug(`session ${sessionId}: resumed from its resume point at position ${replay.resumedFrom} (${replay.bytesRead} bytes read)`);
-    const rebuilt = replay.history.finish();
-    const workspace = await store.readWorkspace(sessionId);
-    const workingDirectory = await checkDirectory(params.workingDirectory ?? rebuilt.cwd ?? workspace?.cwd);
-    // A resume that names no reasoning effort keeps the one the session last used.
-    const reasoningEffort = params.reasoningEffort ?? ReasoningEffort.safeParse(rebuilt.reasoningEffort).data;
-    const session = await this.open(sessionId, { ...params, ...(reasoningEffort ? { reasoningEffort } : {}) }, workingDirectory, {
-      events: { count, end, excluded },
-      log,
-      lastEventId: rebuilt.lastEventId,
-      startTime: new Date(rebuilt.startTime ?? workspace?.created_at ?? Date.now()),
-      summary: workspace?.summary ?? rebuilt.firstPrompt,
-      name: workspace?.name,
-      approveAll,
-      model: rebuilt.model,
-      mode: rebuilt.mode,
-      selectedAgent: rebuilt.selectedAgent,
-      messages: rebuilt.messages,
-    });
-    if (rebuilt.context) this.lastContexts.set(session, rebuilt.context);
-    return session;
-  }
-
-  private sessionServices(sessionId: string): SessionServices {
-    return {
-      logger: this.options.logger,
-      protocolVersion: this.options.protocolVersion,
-      retryPolicy: this.options.retryPolicy,
-      createModelClient: (config) => this.options.createModelClient(config, sessionId),
-      hookTimeoutMs: this.options.hookTimeoutMs,
-      compaction: this.options.compaction,
-      onSummary: (session) => void this.saveWorkspace(session),
-    };
-  }
-
   /** Writes `workspace.yaml` now (after a change the caller must know is on disk, e.g. a new name). */
   async writeWorkspaceNow(session: Session): Promise<void> {
-    await this.options.store.writeWorkspace(this.workspaceInfo(session));
-  }
-
-  /** Writes `workspace.yaml`; a failure is the session's (reported, and retried before it accepts messages). */
-  private async saveWorkspace(session: Session): Promise<void> {
-    const { store } = this.options;
-    try {
-      await store.writeWorkspace(this.workspaceInfo(session));
-    } catch (error) {
-      session.persistence.fail(persistenceFailed(store.workspaceFilePath(session.sessionId), error), () => store.writeWorkspace(this.workspaceInfo(session)));
-    }
-  }
-
-  private startData(session: Session, alreadyInUse: boolean) {
-    return {
-      sessionId: session.sessionId,
-      version: 1,
-      producer: "tandem",
-      copilotVersion: this.options.runtimeVersion,
-      startTime: session.startTime.toISOString(),
-      selectedModel: session.model,
-      ...(session.reasoningEffort ? { reasoningEffort: session.reasoningEffort } : {}),
-      context: { cwd: session.workingDirectory },
-      alreadyInUse,
-    };
-  }
-
-  private workspaceInfo(session: Session) {
-    return {
-      id: session.sessionId,
-      cwd: session.workingDirectory,
-      summary_count: 0,
-      created_at: session.startTime.toISOString(),
-      updated_at: new Date().toISOString(),
-      summary: session.summary,
-      model: session.model,
-      ...(session.name !== undefined ? { name: session.name } : {}),
-    };
-  }
-
-  private lifecycleMetadata(session: Session) {
-    return {
-      startTime: session.startTime.toISOString(),
-      modifiedTime: new Date().toISOString(),
-      ...(session.summary ? { summary: session.summary } : {}),
-    };
-  }
-
-  private opened(session: Session, resumed: boolean): SessionOpened {
-    return { sessionId: session.sessionId, workspacePath: session.workspacePath, capabilities: { ui: { elicitation: resumed || session.clients.anyAnswersElicitation } } };
+    await this.options.store.writeWorkspace(workspaceInfo(session));
   }
 
   /**
@@ -525,7 +348,7 @@ export class SessionManager {
       this.updateScheduled.delete(sessionId);
       const session = this.live.get(sessionId);
       if (!session) return;
-      this.options.broadcastLifecycle({ type: "session.updated", sessionId, metadata: this.lifecycleMetadata(session) });
+      this.options.broadcastLifecycle({ type: "session.updated", sessionId, metadata: lifecycleMetadata(session) });
     }, updatedThrottleMs).unref();
   }
 }
@@ -537,15 +360,4 @@ function mergeConfig(current: SessionCreateParams, update: SessionResumeParams):
     if (value !== undefined && key !== "disableResume") merged[key] = value;
   }
   return merged as SessionCreateParams;
-}
-
-function sessionExists(sessionId: string) {
-  return invalidParams(`Session ${sessionId} already exists; use session.resume to continue it.`, { sessionId });
-}
-
-async function checkDirectory(path: string | undefined): Promise<string> {
-  const directory = resolve(path ?? process.cwd());
-  const info = await stat(directory).catch(() => undefined);
-  if (!info?.isDirectory()) throw invalidParams(`workingDirectory ${directory} does not exist or is not a directory`, { workingDirectory: directory });
-  return directory;
 }

@@ -1,18 +1,15 @@
-import { randomUUID } from "node:crypto";
 import type { AgentMode, SessionCreateParams, SessionSendParams } from "@tandem/protocol";
 import type { Logger } from "../log.js";
-import { reportLoopError, runAgentLoop, type LoopHost } from "../loop/agent-loop.js";
+import type { LoopHost } from "../loop/agent-loop.js";
 import type { ConversationMessage, ModelToolCall, ToolSpec } from "../loop/messages.js";
 import type { RetryPolicy } from "../loop/retry.js";
-import { buildSystemPrompt, type PromptFacts } from "../loop/system-prompt.js";
-import { loadCustomInstructions } from "../loop/custom-instructions.js";
 import type { PermissionHost } from "../permissions/broker.js";
 import type { ModelClient, ModelResponse } from "../providers/types.js";
 import type { Tool, ToolContext } from "../tools/types.js";
 import type { ClientNeed, ClientPort } from "./client-port.js";
 import { SessionClients, type ClientRegistration } from "./clients.js";
 import type { EventEmitterPort, SessionEmitter } from "./emitter.js";
-import { PendingAbandoned, PendingRequests } from "./pending.js";
+import { PendingRequests } from "./pending.js";
 import { ToolContexts, type ContextOptions } from "./tool-contexts.js";
 import { SessionMetrics } from "./metrics.js";
 import type { UserInputHost } from "./user-input.js";
@@ -26,17 +23,17 @@ import { McpManager } from "../mcp/manager.js";
 import type { McpServerConfig } from "@tandem/protocol";
 import type { McpHost } from "../mcp/types.js";
 import { requestElicitation } from "./elicitation.js";
-import { SessionToolset, type ToolsetHost } from "./toolset.js";
+import { sameToolSpecs, SessionToolset, type ToolsetHost } from "./toolset.js";
 import { SessionPersistence, type PersistenceHost } from "./persistence.js";
 import { SessionModelClient } from "./model-headers.js";
 import { SessionApprovals } from "../permissions/session-approvals.js";
-import { dropAll, MessageQueueView, type QueuedCommand, type QueuedMessage } from "./message-queue.js";
-import { MAX_STORED_TRANSFORMED_CHARS, summaryOf, userConversationMessage, wrapPrompt } from "./user-message.js";
-import { modelAcceptsImages, prepareAttachments } from "./attachments.js";
+import type { MessageQueueView, QueuedCommand } from "./message-queue.js";
 import { SessionHistory } from "../checkpoints/session-history.js";
 import { SessionCompaction, type CompactionServices } from "../compaction/session-compaction.js";
 import type { CompactionHost, SessionCompactor } from "../compaction/compactor.js";
-import { TurnEvents } from "./turn-events.js";
+import { TurnRunner, type TurnHost } from "./turn-runner.js";
+import { SessionPrompt, type PromptHost } from "./session-prompt.js";
+import { ClientMembership, type MembershipHost } from "./client-membership.js";
 
 /** Services a session borrows from the runtime. */
 export interface SessionServices {
@@ -71,17 +68,6 @@ export interface SessionInit {
   mode?: AgentMode;
 }
 
-/** How many times autopilot nudges the model to finish before it gives up for this message. */
-export const maxAutopilotNudges = 3;
-
-/** The message autopilot adds when the model stops without calling `task_complete`. */
-export const autopilotNudge = [
-  "You stopped without calling the task_complete tool, so the task is not finished yet.",
-  "If you were still planning, stop planning and carry out the work now.",
-  "Do not call task_complete while questions are open (decide and keep going), after an error you have not resolved, or while steps remain.",
-  "Call task_complete with a short summary only when everything is done.",
-].join(" ");
-
 /**
  * One conversation: its config, history and event stream, a queue of user messages and the agent
  * loop that answers them. Clients attach to it; permissions and custom tools go through them.
@@ -89,7 +75,7 @@ export const autopilotNudge = [
  * @example
  * const messageId = await session.send({ sessionId, prompt: "hello" });
  */
-export class Session implements LoopHost, PermissionHost, UserInputHost, HookHost, ToolsetHost, PersistenceHost {
+export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, PermissionHost, UserInputHost, HookHost, ToolsetHost, PersistenceHost {
   readonly sessionId: string;
   readonly workspacePath: string;
   readonly workingDirectory: string;
@@ -124,29 +110,15 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
   /** Compaction settings and checkpoints; `context` is the main loop's compactor. */
   readonly compaction: SessionCompaction;
   readonly context: SessionCompactor;
-  /** Notices (finished background work) waiting for the next run when the session was idle. */
-  private readonly deferredNotices: string[] = [];
   /** Builds each tool call's context (permissions, client tools, user input). */
   private readonly contexts: ToolContexts;
-  /** Extra system-prompt context a sessionStart hook supplied. */
-  private hookContext: string | undefined;
-  private cachedSystemPrompt: Promise<string> | undefined;
-  /** The instruction files read for the system prompt (see {@link prefetchPromptFacts}). */
-  private cachedPromptFacts: Promise<PromptFacts> | undefined;
-  /** Title, tools, system prompt and idle events around each answered message. */
-  private readonly turnEvents: TurnEvents;
-  private readonly queue: QueuedMessage[] = [];
-  /** Messages sent with `mode: "immediate"` while busy: injected before the next model call. */
-  private readonly steering: QueuedMessage[] = [];
-  private running: Promise<void> | undefined;
-  /** The loop is running a queued slash command (no turn). */
-  private runningCommand = false;
-  private currentRun: AbortController | undefined;
-  /** The run stopped because the session's files could not be written. */
-  private haltedRun: AbortController | undefined;
+  /** The base system prompt and the instruction files it includes. */
+  private readonly prompt: SessionPrompt;
+  /** The queue, steering and the loop answering each message. */
+  private readonly runner: TurnRunner;
+  /** Attaching and detaching clients. */
+  private readonly membership: ClientMembership;
   private client: ModelClient | undefined;
-  /** The `requestHeaders` of the message being answered. */
-  private turnHeaders: Readonly<Record<string, string>> | undefined;
   private destroyed = false;
 
   constructor(init: SessionInit) {
@@ -163,9 +135,14 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
     this.name = init.name;
     this.mode = init.mode ?? "interactive";
     this.approvals = new SessionApprovals(init.services.logger);
-    this.pendingMessages = new MessageQueueView(this.queue, this.steering, init.emitter, () => this.mode);
+    this.runner = new TurnRunner(this, init.summary !== undefined, (summary) => {
+      this.summary = summary;
+      this.services.onSummary(this, summary);
+    });
+    this.pendingMessages = this.runner.pendingMessages;
+    this.prompt = new SessionPrompt(this);
+    this.membership = new ClientMembership(this, () => this.applyClients(this.config));
     this.metrics = new SessionMetrics(init.startTime);
-    this.turnEvents = new TurnEvents(init.emitter, init.summary !== undefined);
     this.hooks = new HookRunner(this, init.services.hookTimeoutMs);
     this.workspace = new SessionWorkspace(init.files, init.emitter);
     this.contexts = new ToolContexts(this);
@@ -270,52 +247,18 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
   }
 
   /** The base system prompt, built once per configuration (a `transform` section asks the client). */
-  async baseSystemPrompt(): Promise<string> {
-    this.cachedSystemPrompt ??= (this.cachedPromptFacts ?? this.promptFacts())
-      .then((facts) => buildSystemPrompt(this.config.systemMessage, facts, (sections) => this.transformSections(sections)))
-      .catch((error: unknown) => {
-        this.cachedSystemPrompt = undefined;
-        throw error;
-      });
-    this.cachedPromptFacts = undefined;
-    const prompt = await this.cachedSystemPrompt;
-    return this.hookContext ? `${prompt}\n\n${this.hookContext}` : prompt;
+  baseSystemPrompt(): Promise<string> {
+    return this.prompt.base();
   }
 
   /**
    * Starts reading the instruction files the system prompt includes, so that the first message
-   * does not wait for them (a created session is usually sent a message at once). The prompt
-   * itself is built on the first message: a `transform` section asks the client then, not before.
+   * does not wait for them (see {@link SessionPrompt.prefetchFacts}).
    */
   prefetchPromptFacts(): void {
-    if (this.cachedSystemPrompt || this.cachedPromptFacts) return;
-    const facts = this.promptFacts();
-    facts.catch(() => undefined);
-    this.cachedPromptFacts = facts;
+    this.prompt.prefetchFacts();
   }
 
-  private async promptFacts(): Promise<PromptFacts> {
-    const { config, workingDirectory } = this;
-    // A replaced prompt has no place for instructions: nothing is read.
-    const customInstructions = config.systemMessage?.mode === "replace" ? "" : await loadCustomInstructions({ ...config, workingDirectory });
-    return { workingDirectory, now: new Date(), customInstructions };
-  }
-
-  private async transformSections(sections: Record<string, { content: string }>): Promise<Record<string, { content: string }>> {
-    // The client that sent the system message holds its transform callbacks.
-    const owner = this.clientFor({ kind: "systemMessage" });
-    if (!owner) return sections;
-    try {
-      const response = await owner.sendRequest<{ sections?: Record<string, { content: string }> }>("systemMessage.transform", {
-        sessionId: this.sessionId,
-        sections,
-      });
-      return response?.sections ?? sections;
-    } catch (error) {
-      this.logger.warn("systemMessage.transform failed; using the sections untransformed", error);
-      return sections;
-    }
-  }
   /** Every tool of the session, before the selected agent's filter. */
   allTools(): readonly Tool[] {
     return this.toolset.all();
@@ -340,16 +283,10 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
    * the next message when the session is idle.
    */
   notify(text: string): void {
-    if (!this.running) {
-      this.deferredNotices.push(text);
-      return;
-    }
-    this.steering.push({ messageId: randomUUID(), params: { sessionId: this.sessionId, prompt: text }, source: "system" });
+    this.runner.notify(text);
   }
-  async beforeModelCall(interactionId: string): Promise<void> {
-    for (let next = this.steering.shift(); next; next = this.steering.shift()) {
-      await this.recordUserMessage(next.params, interactionId, next.source);
-    }
+  beforeModelCall(interactionId: string): Promise<void> {
+    return this.runner.beforeModelCall(interactionId);
   }
   /** Tool calls wait for the turn's start checkpoint (taken while the first model call runs). */
   beforeToolCalls(): Promise<void> {
@@ -361,7 +298,7 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
   modelClient(): ModelClient {
     this.client ??= new SessionModelClient(this.services.createModelClient(this.config), {
       sessionId: this.sessionId,
-      turnHeaders: () => this.turnHeaders,
+      turnHeaders: () => this.runner.turnHeaders,
       tokenFromClient: this.config.provider?.hasBearerTokenProvider === true,
       tokenClient: () => this.clientFor({ kind: "providerToken" }),
     });
@@ -383,49 +320,19 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
 
   // ---- Clients ------------------------------------------------------------------------------
 
-  /**
-   * Attaches a client with what it registered (see {@link SessionClients}): it receives events from
-   * now on, its tools join the session's, and requests it can answer may go to it. A client that
-   * attaches again replaces its own registration.
-   */
+  /** Attaches a client with what it registered (see {@link ClientMembership.attach}). */
   attach(port: ClientPort, registration: ClientRegistration): void {
-    const listening = this.emitter.sinkCount > 0;
-    const elicitation = this.clients.anyAnswersElicitation;
-    if (!this.emitter.hasSink(port)) this.emitter.addSink(port);
-    this.clients.register(port, registration);
-    this.applyClients(this.config);
-    if (listening) this.announceCapabilities(elicitation);
+    this.membership.attach(port, registration);
   }
 
-  /**
-   * Detaches a client: its tools and handlers leave the session. Waiting requests nobody left can
-   * answer are abandoned (tool calls to tools no other client provides, permission requests when
-   * no client answers them, everything when no client is left).
-   */
+  /** Detaches a client; waiting requests nobody left can answer are abandoned (see {@link ClientMembership.detach}). */
   detach(port: ClientPort): void {
-    if (!this.emitter.hasSink(port)) return;
-    const elicitation = this.clients.anyAnswersElicitation;
-    this.emitter.removeSink(port);
-    this.clients.remove(port);
-    this.announceCapabilities(elicitation);
-    if (this.emitter.sinkCount === 0) {
-      this.pending.abandonAll("disconnected");
-      return;
-    }
-    this.applyClients(this.config);
-    this.pending.abandonWhere("tool", (toolName) => toolName === undefined || !this.clients.provides(toolName), "disconnected");
-    if (!this.clients.anyAnswersPermissions) this.pending.abandonAll("disconnected", "permission");
-  }
-
-  /** `capabilities.changed` when joining or leaving clients changed who answers elicitations. */
-  private announceCapabilities(elicitationBefore: boolean): void {
-    const elicitation = this.clients.anyAnswersElicitation;
-    if (elicitation !== elicitationBefore && this.emitter.sinkCount > 0) this.emitter.emit("capabilities.changed", { ui: { elicitation } });
+    this.membership.detach(port);
   }
 
   /** Whether a client is attached. */
   isAttached(port: ClientPort): boolean {
-    return this.emitter.hasSink(port);
+    return this.membership.isAttached(port);
   }
 
   /** Switches the model (and optionally the reasoning effort); emits `session.model_change`. */
@@ -443,8 +350,7 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
    */
   reconfigure(config: SessionCreateParams, model: string): void {
     const before = this.toolSpecs();
-    this.cachedSystemPrompt = undefined;
-    this.cachedPromptFacts = undefined;
+    this.prompt.reset();
     if (model !== this.model) this.model = model;
     this.client = undefined;
     this.config = this.clients.overlay(config);
@@ -471,16 +377,8 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
    * write, first writes what is held and refuses the message (`PersistenceFailed`) if it cannot.
    * `placement: "next"` puts it before the messages waiting (a slash command's own task).
    */
-  async send(params: SessionSendParams, placement: "last" | "next" = "last"): Promise<string> {
-    if (this.persistence.failed) await this.persistence.ensureWritable();
-    const messageId = randomUUID();
-    if (params.mode === "immediate" && this.running) this.steering.push({ messageId, params, agentMode: this.mode });
-    else if (placement === "next") this.queue.unshift({ messageId, params, agentMode: this.mode });
-    else this.queue.push({ messageId, params, agentMode: this.mode });
-    this.pendingMessages.changed();
-    this.running ??= this.drainQueue();
-    this.turnEvents.accepted(params.prompt, this.name);
-    return messageId;
+  send(params: SessionSendParams, placement: "last" | "next" = "last"): Promise<string> {
+    return this.runner.send(params, placement);
   }
 
   /**
@@ -489,8 +387,7 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
    * "interrupted"), after `notice` as a system message.
    */
   continueInterruptedTurn(notice: string): void {
-    this.queue.push({ messageId: randomUUID(), params: { sessionId: this.sessionId, prompt: notice }, agentMode: this.mode, source: "system", recordAs: "system" });
-    this.running ??= this.drainQueue();
+    this.runner.continueInterruptedTurn(notice);
   }
 
   /**
@@ -498,14 +395,12 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
    * turn, never alongside a running turn.
    */
   enqueueCommand(requestId: string, command: QueuedCommand): void {
-    this.queue.push({ messageId: requestId, params: { sessionId: this.sessionId, prompt: command.text }, agentMode: this.mode, command });
-    this.pendingMessages.changed();
-    this.running ??= this.drainQueue();
+    this.runner.enqueueCommand(requestId, command);
   }
 
   /** Whether the loop is running a turn (a queued command running alone may rewrite the history: `/clear`). */
   get busy(): boolean {
-    return this.running !== undefined && !this.runningCommand;
+    return this.runner.busy;
   }
 
   /**
@@ -530,22 +425,13 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
   }
 
   /** Cancels the running turn and everything queued; resolves once the session is idle. */
-  async abort(): Promise<void> {
-    dropAll(this.queue);
-    dropAll(this.steering);
-    this.currentRun?.abort(new PendingAbandoned("aborted"));
-    // A command running in an application waits for its answer: stop waiting.
-    this.pending.abandonAll("aborted", "command");
-    await this.running;
+  abort(): Promise<void> {
+    return this.runner.abort();
   }
 
   /** Stops the running turn and drops queued messages: the session's files cannot be written. */
   haltForPersistence(): number {
-    const dropped = dropAll(this.queue) + dropAll(this.steering);
-    if (this.currentRun) {
-      this.haltedRun = this.currentRun;
-      this.currentRun.abort(new PendingAbandoned("aborted"));
-    }
+    const dropped = this.runner.halt();
     this.agents.background.cancelAll("stopped: the session's files cannot be written");
     return dropped;
   }
@@ -569,135 +455,13 @@ export class Session implements LoopHost, PermissionHost, UserInputHost, HookHos
     await this.emitter.close();
   }
 
-  /**
-   * Answers queued messages until none is left, then goes idle. `running` is cleared in the same
-   * synchronous step that emits `session.idle`, so a `send` that arrives after idle always starts a
-   * new drain and one that arrives before it is always answered by this one.
-   */
-  private async drainQueue(): Promise<void> {
-    let aborted = false;
-    try {
-      for (let next = this.queue.shift(); next; next = this.queue.shift()) {
-        if (next.source === undefined) this.pendingMessages.changed();
-        if (next.command) {
-          this.runningCommand = true;
-          const outcome = await next.command.run().finally(() => (this.runningCommand = false));
-          // 1.0.x `stopProcessingQueue`: what still waits runs with the next send.
-          if (outcome === "pause") break;
-        }
-        aborted = next.command ? false : (await this.answer(next)) === "aborted";
-        // Steering that arrived after the last model call of that run is answered next.
-        this.queue.unshift(...this.steering.splice(0));
-      }
-    } finally {
-      this.running = undefined;
-      this.turnEvents.idle(this.mode, aborted);
-    }
-  }
-
-  private async answer(queued: QueuedMessage): Promise<"aborted" | undefined> {
-    const controller = new AbortController();
-    this.currentRun = controller;
-    this.turnHeaders = queued.params.requestHeaders;
-    const interactionId = randomUUID();
-    await Promise.all([this.mcp.start(), this.agents.ready()]);
-    this.turnEvents.beforeUserMessage(this.model);
-    for (let notice = this.deferredNotices.shift(); notice; notice = this.deferredNotices.shift()) {
-      await this.recordUserMessage({ sessionId: this.sessionId, prompt: notice }, interactionId, "system");
-    }
-    if (!(await this.recordUserMessage(queued.params, interactionId, queued.recordAs, queued.messageId))) {
-      this.currentRun = undefined;
-      return undefined;
-    }
-    this.turnEvents.systemPrompt(await this.systemPrompt());
-    let taskCompleted = false;
-    const stopListening = this.emitter.addListener((event) => {
-      if (event.type === "session.task_complete") taskCompleted = true;
-    });
-    const turns = { next: 0 };
-    try {
-      for (let nudges = 0; ; nudges++) {
-        const result = await runAgentLoop(this, interactionId, controller.signal, turns);
-        if (result.end === "aborted") {
-          this.turnEvents.cancelled(this.haltedRun === controller ? "persistence failure" : "user initiated");
-          return "aborted";
-        }
-        // A rejected tool call ends the turn as a cancellation by the user (without `aborted`).
-        if (result.end === "completed" && result.rejected) {
-          this.turnEvents.cancelled("user initiated");
-          return undefined;
-        }
-        if (result.end === "failed") {
-          reportLoopError(this, result.error);
-          return undefined;
-        }
-        if (this.mode !== "autopilot" || taskCompleted || nudges >= maxAutopilotNudges) return undefined;
-        await this.recordUserMessage({ sessionId: this.sessionId, prompt: autopilotNudge }, interactionId, "autopilot");
-      }
-    } finally {
-      stopListening();
-      this.currentRun = undefined;
-      await this.emitter.durable();
-    }
-  }
-
   /** Runs the sessionStart hook (after create or resume); its context joins the system prompt. */
   async runStartHook(source: "new" | "resume"): Promise<void> {
     if (!this.hooks.active) return;
     const output = await this.hooks.run("sessionStart", { source });
-    if (typeof output?.additionalContext === "string") this.hookContext = output.additionalContext;
+    if (typeof output?.additionalContext === "string") this.prompt.setHookContext(output.additionalContext);
   }
-
-  /**
-   * Runs the userPromptSubmitted hook, emits `user.message` and adds the message to the
-   * conversation. Returns false when the hook rejected the prompt.
-   */
-  private async recordUserMessage(params: SessionSendParams, interactionId: string, source?: string, messageId?: string): Promise<boolean> {
-    const { attachments } = params;
-    let prompt = params.prompt;
-    if (this.hooks.active && source === undefined) {
-      const output = await this.hooks.run("userPromptSubmitted", { prompt });
-      if (output?.decision === "block" || output?.reject === true) {
-        const reason = typeof output.reason === "string" ? output.reason : "no reason given";
-        this.emitter.emit("session.warning", { warningType: "hook", message: `The prompt was rejected by the userPromptSubmitted hook: ${reason}` });
-        return false;
-      }
-      if (typeof output?.modifiedPrompt === "string") prompt = output.modifiedPrompt;
-      if (typeof output?.additionalContext === "string") prompt = `${prompt}\n\n${output.additionalContext}`;
-    }
-    const prepared = await prepareAttachments(attachments, this.workingDirectory, () => modelAcceptsImages(() => this.modelClient().listModels(), this.model));
-    // A long prompt the hook left alone is stored once: the model's text is rebuilt from it.
-    const storeTransformed = prompt !== params.prompt || prompt.length <= MAX_STORED_TRANSFORMED_CHARS || prepared.prefix !== "";
-    const transformedContent = storeTransformed ? prepared.prefix + wrapPrompt(prompt, new Date().toISOString()) : undefined;
-    const event = this.emitter.emit("user.message", {
-      content: params.prompt,
-      ...(transformedContent !== undefined ? { transformedContent } : {}),
-      attachments: prepared.echoed,
-      agentMode: this.mode,
-      interactionId,
-      ...(messageId ? { messageId } : {}),
-      ...(source ? { source } : {}),
-    });
-    this.messages.push(userConversationMessage(event.data, event.timestamp));
-    if (this.summary !== undefined) return true;
-    this.summary = summaryOf(params.prompt);
-    this.services.onSummary(this, this.summary);
-    return true;
-  }
-}
-
-/**
- * Whether two lists offer the same tools. Parameter schemas are compared by identity first (a
- * rebuilt tool set mostly reuses them), as text only when they differ: serialising every schema
- * twice on each attach was ~0.1 ms of every session's create.
- */
-function sameToolSpecs(a: readonly ToolSpec[], b: readonly ToolSpec[]): boolean {
-  if (a.length !== b.length) return false;
-  return a.every((spec, index) => {
-    const other = b[index] as ToolSpec;
-    if (spec.name !== other.name || spec.description !== other.description) return false;
-    return spec.parameters === other.parameters || JSON.stringify(spec.parameters) === JSON.stringify(other.parameters);
-  });
 }
 
 export { shortTitle } from "./turn-events.js";
+export { autopilotNudge, maxAutopilotNudges } from "./turn-runner.js";

@@ -1,0 +1,79 @@
+import type { ClientPort } from "./client-port.js";
+import type { ClientRegistration, SessionClients } from "./clients.js";
+import type { SessionEmitter } from "./emitter.js";
+import type { PendingRequests } from "./pending.js";
+
+/** What {@link ClientMembership} needs from its session. */
+export interface MembershipHost {
+  /** Each attached client is one of its sinks. */
+  readonly emitter: SessionEmitter;
+  /** What each attached client registered. */
+  readonly clients: SessionClients;
+  /** Requests waiting for a client's answer. */
+  readonly pending: PendingRequests;
+}
+
+/**
+ * Which clients are attached to a session: attaching adds a client as an event sink with its
+ * registration, detaching removes both and abandons the waiting requests nobody left can answer;
+ * either announces a change of who answers elicitations (`capabilities.changed`).
+ *
+ * @example
+ * const membership = new ClientMembership(session, () => rebuildTools());
+ * membership.attach(port, registrationOf(params));
+ */
+export class ClientMembership {
+  constructor(
+    private readonly host: MembershipHost,
+    /** The registrations changed (while clients remain): the session's config and tools follow them. */
+    private readonly registrationsChanged: () => void,
+  ) {}
+
+  /**
+   * Attaches a client with what it registered (see {@link SessionClients}): it receives events from
+   * now on, its tools join the session's, and requests it can answer may go to it. A client that
+   * attaches again replaces its own registration.
+   */
+  attach(port: ClientPort, registration: ClientRegistration): void {
+    const { emitter, clients } = this.host;
+    const listening = emitter.sinkCount > 0;
+    const elicitation = clients.anyAnswersElicitation;
+    if (!emitter.hasSink(port)) emitter.addSink(port);
+    clients.register(port, registration);
+    this.registrationsChanged();
+    if (listening) this.announceCapabilities(elicitation);
+  }
+
+  /**
+   * Detaches a client: its tools and handlers leave the session. Waiting requests nobody left can
+   * answer are abandoned (tool calls to tools no other client provides, permission requests when
+   * no client answers them, everything when no client is left).
+   */
+  detach(port: ClientPort): void {
+    const { emitter, clients, pending } = this.host;
+    if (!emitter.hasSink(port)) return;
+    const elicitation = clients.anyAnswersElicitation;
+    emitter.removeSink(port);
+    clients.remove(port);
+    this.announceCapabilities(elicitation);
+    if (emitter.sinkCount === 0) {
+      pending.abandonAll("disconnected");
+      return;
+    }
+    this.registrationsChanged();
+    pending.abandonWhere("tool", (toolName) => toolName === undefined || !clients.provides(toolName), "disconnected");
+    if (!clients.anyAnswersPermissions) pending.abandonAll("disconnected", "permission");
+  }
+
+  /** Whether a client is attached. */
+  isAttached(port: ClientPort): boolean {
+    return this.host.emitter.hasSink(port);
+  }
+
+  /** `capabilities.changed` when joining or leaving clients changed who answers elicitations. */
+  private announceCapabilities(elicitationBefore: boolean): void {
+    const { emitter, clients } = this.host;
+    const elicitation = clients.anyAnswersElicitation;
+    if (elicitation !== elicitationBefore && emitter.sinkCount > 0) emitter.emit("capabilities.changed", { ui: { elicitation } });
+  }
+}

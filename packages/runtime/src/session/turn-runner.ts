@@ -1,0 +1,270 @@
+import { randomUUID } from "node:crypto";
+import type { AgentMode, SessionSendParams } from "@tandem/protocol";
+import { reportLoopError, runAgentLoop, type LoopHost } from "../loop/agent-loop.js";
+import type { SessionAgents } from "../agents/session-agents.js";
+import type { McpManager } from "../mcp/manager.js";
+import type { SessionEmitter } from "./emitter.js";
+import { PendingAbandoned, type PendingRequests } from "./pending.js";
+import type { SessionPersistence } from "./persistence.js";
+import { dropAll, MessageQueueView, type QueuedCommand, type QueuedMessage } from "./message-queue.js";
+import { MAX_STORED_TRANSFORMED_CHARS, summaryOf, userConversationMessage, wrapPrompt } from "./user-message.js";
+import { modelAcceptsImages, prepareAttachments } from "./attachments.js";
+import { TurnEvents } from "./turn-events.js";
+
+/** How many times autopilot nudges the model to finish before it gives up for this message. */
+export const maxAutopilotNudges = 3;
+
+/** The message autopilot adds when the model stops without calling `task_complete`. */
+export const autopilotNudge = [
+  "You stopped without calling the task_complete tool, so the task is not finished yet.",
+  "If you were still planning, stop planning and carry out the work now.",
+  "Do not call task_complete while questions are open (decide and keep going), after an error you have not resolved, or while steps remain.",
+  "Call task_complete with a short summary only when everything is done.",
+].join(" ");
+
+/** What {@link TurnRunner} needs from its session: the loop's host plus what a turn reads around it. */
+export interface TurnHost extends LoopHost {
+  readonly emitter: SessionEmitter;
+  readonly workingDirectory: string;
+  readonly mode: AgentMode;
+  /** The name the user gave the session (a named session gets no automatic title). */
+  readonly name: string | undefined;
+  /** The session's summary (its first prompt), once it has one. */
+  readonly summary: string | undefined;
+  readonly pending: PendingRequests;
+  /** Failed writes: a message is refused until they are retried. */
+  readonly persistence: Pick<SessionPersistence, "failed" | "ensureWritable">;
+  readonly mcp: Pick<McpManager, "start">;
+  readonly agents: Pick<SessionAgents, "ready">;
+}
+
+/**
+ * The message and turn machinery of one session: the queue of user messages and slash commands,
+ * steering (`immediate` sends and notices injected into the running loop), the loop that answers
+ * each message (with autopilot's nudges), and abort / halt. The session owns one and delegates.
+ *
+ * @example
+ * const runner = new TurnRunner(session, false, (summary) => saveSummary(summary));
+ * const messageId = await runner.send({ sessionId, prompt: "hello" });
+ */
+export class TurnRunner {
+  /** `session.queue.*`: the waiting messages as the application sees them. */
+  readonly pendingMessages: MessageQueueView;
+  /** The `requestHeaders` of the message being answered. */
+  private headers: Readonly<Record<string, string>> | undefined;
+  /** Notices (finished background work) waiting for the next run when the session was idle. */
+  private readonly deferredNotices: string[] = [];
+  /** Title, tools, system prompt and idle events around each answered message. */
+  private readonly turnEvents: TurnEvents;
+  private readonly queue: QueuedMessage[] = [];
+  /** Messages sent with `mode: "immediate"` while busy: injected before the next model call. */
+  private readonly steering: QueuedMessage[] = [];
+  private running: Promise<void> | undefined;
+  /** The loop is running a queued slash command (no turn). */
+  private runningCommand = false;
+  private currentRun: AbortController | undefined;
+  /** The run stopped because the session's files could not be written. */
+  private haltedRun: AbortController | undefined;
+
+  constructor(
+    private readonly host: TurnHost,
+    /** Whether the session already has its first prompt (resumed ones do). */
+    hasFirstPrompt: boolean,
+    /** The first recorded user message gives the session its summary. */
+    private readonly onFirstPrompt: (summary: string) => void,
+  ) {
+    this.pendingMessages = new MessageQueueView(this.queue, this.steering, host.emitter, () => this.host.mode);
+    this.turnEvents = new TurnEvents(host.emitter, hasFirstPrompt);
+  }
+
+  /** The `requestHeaders` of the message being answered (sent with its model calls). */
+  get turnHeaders(): Readonly<Record<string, string>> | undefined {
+    return this.headers;
+  }
+
+  /** Whether the loop is running a turn (a queued command running alone may rewrite the history: `/clear`). */
+  get busy(): boolean {
+    return this.running !== undefined && !this.runningCommand;
+  }
+
+  /**
+   * Queues a user message and returns its id; the loop runs in the background. After a failed
+   * write, first writes what is held and refuses the message (`PersistenceFailed`) if it cannot.
+   * `placement: "next"` puts it before the messages waiting (a slash command's own task).
+   */
+  async send(params: SessionSendParams, placement: "last" | "next" = "last"): Promise<string> {
+    const { host } = this;
+    if (host.persistence.failed) await host.persistence.ensureWritable();
+    const messageId = randomUUID();
+    if (params.mode === "immediate" && this.running) this.steering.push({ messageId, params, agentMode: host.mode });
+    else if (placement === "next") this.queue.unshift({ messageId, params, agentMode: host.mode });
+    else this.queue.push({ messageId, params, agentMode: host.mode });
+    this.pendingMessages.changed();
+    this.running ??= this.drainQueue();
+    this.turnEvents.accepted(params.prompt, host.name);
+    return messageId;
+  }
+
+  /** Queues `notice` as a system message that continues an interrupted turn (see `Session.continueInterruptedTurn`). */
+  continueInterruptedTurn(notice: string): void {
+    const { host } = this;
+    this.queue.push({ messageId: randomUUID(), params: { sessionId: host.sessionId, prompt: notice }, agentMode: host.mode, source: "system", recordAs: "system" });
+    this.running ??= this.drainQueue();
+  }
+
+  /** Queues a slash command behind the waiting messages (`requestId` is its queue id). */
+  enqueueCommand(requestId: string, command: QueuedCommand): void {
+    this.queue.push({ messageId: requestId, params: { sessionId: this.host.sessionId, prompt: command.text }, agentMode: this.host.mode, command });
+    this.pendingMessages.changed();
+    this.running ??= this.drainQueue();
+  }
+
+  /**
+   * Tells the model about finished background work: injected into the running loop, or kept for
+   * the next message when the session is idle.
+   */
+  notify(text: string): void {
+    if (!this.running) {
+      this.deferredNotices.push(text);
+      return;
+    }
+    this.steering.push({ messageId: randomUUID(), params: { sessionId: this.host.sessionId, prompt: text }, source: "system" });
+  }
+
+  /** Before each model call: records the steering messages sent while the loop ran. */
+  async beforeModelCall(interactionId: string): Promise<void> {
+    for (let next = this.steering.shift(); next; next = this.steering.shift()) {
+      await this.recordUserMessage(next.params, interactionId, next.source);
+    }
+  }
+
+  /** Cancels the running turn and everything queued; resolves once the loop is idle. */
+  async abort(): Promise<void> {
+    dropAll(this.queue);
+    dropAll(this.steering);
+    this.currentRun?.abort(new PendingAbandoned("aborted"));
+    // A command running in an application waits for its answer: stop waiting.
+    this.host.pending.abandonAll("aborted", "command");
+    await this.running;
+  }
+
+  /** Stops the running turn (its cancellation names the persistence failure) and drops queued messages; returns how many. */
+  halt(): number {
+    const dropped = dropAll(this.queue) + dropAll(this.steering);
+    if (this.currentRun) {
+      this.haltedRun = this.currentRun;
+      this.currentRun.abort(new PendingAbandoned("aborted"));
+    }
+    return dropped;
+  }
+
+  /**
+   * Answers queued messages until none is left, then goes idle. `running` is cleared in the same
+   * synchronous step that emits `session.idle`, so a `send` that arrives after idle always starts a
+   * new drain and one that arrives before it is always answered by this one.
+   */
+  private async drainQueue(): Promise<void> {
+    let aborted = false;
+    try {
+      for (let next = this.queue.shift(); next; next = this.queue.shift()) {
+        if (next.source === undefined) this.pendingMessages.changed();
+        if (next.command) {
+          this.runningCommand = true;
+          const outcome = await next.command.run().finally(() => (this.runningCommand = false));
+          // 1.0.x `stopProcessingQueue`: what still waits runs with the next send.
+          if (outcome === "pause") break;
+        }
+        aborted = next.command ? false : (await this.answer(next)) === "aborted";
+        // Steering that arrived after the last model call of that run is answered next.
+        this.queue.unshift(...this.steering.splice(0));
+      }
+    } finally {
+      this.running = undefined;
+      this.turnEvents.idle(this.host.mode, aborted);
+    }
+  }
+
+  private async answer(queued: QueuedMessage): Promise<"aborted" | undefined> {
+    const { host } = this;
+    const controller = new AbortController();
+    this.currentRun = controller;
+    this.headers = queued.params.requestHeaders;
+    const interactionId = randomUUID();
+    await Promise.all([host.mcp.start(), host.agents.ready()]);
+    this.turnEvents.beforeUserMessage(host.model);
+    for (let notice = this.deferredNotices.shift(); notice; notice = this.deferredNotices.shift()) {
+      await this.recordUserMessage({ sessionId: host.sessionId, prompt: notice }, interactionId, "system");
+    }
+    if (!(await this.recordUserMessage(queued.params, interactionId, queued.recordAs, queued.messageId))) {
+      this.currentRun = undefined;
+      return undefined;
+    }
+    this.turnEvents.systemPrompt(await host.systemPrompt());
+    let taskCompleted = false;
+    const stopListening = host.emitter.addListener((event) => {
+      if (event.type === "session.task_complete") taskCompleted = true;
+    });
+    const turns = { next: 0 };
+    try {
+      for (let nudges = 0; ; nudges++) {
+        const result = await runAgentLoop(host, interactionId, controller.signal, turns);
+        if (result.end === "aborted") {
+          this.turnEvents.cancelled(this.haltedRun === controller ? "persistence failure" : "user initiated");
+          return "aborted";
+        }
+        // A rejected tool call ends the turn as a cancellation by the user (without `aborted`).
+        if (result.end === "completed" && result.rejected) {
+          this.turnEvents.cancelled("user initiated");
+          return undefined;
+        }
+        if (result.end === "failed") {
+          reportLoopError(host, result.error);
+          return undefined;
+        }
+        if (host.mode !== "autopilot" || taskCompleted || nudges >= maxAutopilotNudges) return undefined;
+        await this.recordUserMessage({ sessionId: host.sessionId, prompt: autopilotNudge }, interactionId, "autopilot");
+      }
+    } finally {
+      stopListening();
+      this.currentRun = undefined;
+      await host.emitter.durable();
+    }
+  }
+
+  /**
+   * Runs the userPromptSubmitted hook, emits `user.message` and adds the message to the
+   * conversation. Returns false when the hook rejected the prompt.
+   */
+  private async recordUserMessage(params: SessionSendParams, interactionId: string, source?: string, messageId?: string): Promise<boolean> {
+    const { host } = this;
+    const { attachments } = params;
+    let prompt = params.prompt;
+    if (host.hooks.active && source === undefined) {
+      const output = await host.hooks.run("userPromptSubmitted", { prompt });
+      if (output?.decision === "block" || output?.reject === true) {
+        const reason = typeof output.reason === "string" ? output.reason : "no reason given";
+        host.emitter.emit("session.warning", { warningType: "hook", message: `The prompt was rejected by the userPromptSubmitted hook: ${reason}` });
+        return false;
+      }
+      if (typeof output?.modifiedPrompt === "string") prompt = output.modifiedPrompt;
+      if (typeof output?.additionalContext === "string") prompt = `${prompt}\n\n${output.additionalContext}`;
+    }
+    const prepared = await prepareAttachments(attachments, host.workingDirectory, () => modelAcceptsImages(() => host.modelClient().listModels(), host.model));
+    // A long prompt the hook left alone is stored once: the model's text is rebuilt from it.
+    const storeTransformed = prompt !== params.prompt || prompt.length <= MAX_STORED_TRANSFORMED_CHARS || prepared.prefix !== "";
+    const transformedContent = storeTransformed ? prepared.prefix + wrapPrompt(prompt, new Date().toISOString()) : undefined;
+    const event = host.emitter.emit("user.message", {
+      content: params.prompt,
+      ...(transformedContent !== undefined ? { transformedContent } : {}),
+      attachments: prepared.echoed,
+      agentMode: host.mode,
+      interactionId,
+      ...(messageId ? { messageId } : {}),
+      ...(source ? { source } : {}),
+    });
+    host.messages.push(userConversationMessage(event.data, event.timestamp));
+    if (host.summary !== undefined) return true;
+    this.onFirstPrompt(summaryOf(params.prompt));
+    return true;
+  }
+}
