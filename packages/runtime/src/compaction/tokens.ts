@@ -127,6 +127,8 @@ export class TokenEstimator {
   private readonly cache = new WeakMap<ConversationMessage, number>();
   private systemKey: string | undefined;
   private systemTokens = 0;
+  private lastTools: readonly ToolSpec[] | undefined;
+  private lastToolsTokens = 0;
 
   /** @param toolTokens tool estimates shared with the runtime's other sessions (a private cache when absent) */
   constructor(private readonly toolTokens: ToolTokenCache = new ToolTokenCache()) {}
@@ -166,8 +168,12 @@ export class TokenEstimator {
    * schema's serialised size (see {@link ToolTokenCache}).
    */
   tools(tools: readonly ToolSpec[]): number {
+    // Asked three or four times per model call for the same array (see Session.toolSpecs).
+    if (tools === this.lastTools) return this.lastToolsTokens;
     let total = 0;
     for (const tool of tools) total += toolFramingTokens + this.toolTokens.text(tool.name) + this.toolTokens.text(tool.description) + this.toolTokens.schema(tool.parameters);
+    this.lastTools = tools;
+    this.lastToolsTokens = total;
     return total;
   }
 }

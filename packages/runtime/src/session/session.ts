@@ -120,6 +120,8 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
   private readonly membership: ClientMembership;
   private client: ModelClient | undefined;
   private destroyed = false;
+  /** See {@link toolSpecs}. */
+  private cachedToolSpecs: { tools: readonly Tool[]; specs: ToolSpec[] } | undefined;
 
   constructor(init: SessionInit) {
     this.sessionId = init.sessionId;
@@ -266,8 +268,18 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
   autoApprove(toolNames: readonly string[]): void {
     this.contexts.autoApprove(toolNames);
   }
+  /**
+   * The offered tools' specs: the same array (not to be modified) as long as the same tool
+   * objects are offered, so what is derived from it per model call (the request's tool JSON,
+   * token estimates) can be remembered by identity.
+   */
   toolSpecs(): ToolSpec[] {
-    return this.toolset.offered().map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters }));
+    const offered = this.toolset.offered();
+    const cached = this.cachedToolSpecs;
+    if (cached && cached.tools.length === offered.length && cached.tools.every((tool, index) => tool === offered[index])) return cached.specs;
+    const specs = offered.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters }));
+    this.cachedToolSpecs = { tools: offered, specs };
+    return specs;
   }
   findTool(name: string): Tool | undefined {
     return this.toolset.find(name);

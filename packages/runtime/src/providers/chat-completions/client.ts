@@ -8,7 +8,7 @@ import { runtimeVersion } from "../../version.js";
 import { completionResponse } from "./completion.js";
 import { ConnectionPool } from "./connections.js";
 import { sendRequest, type HttpResponse } from "./http.js";
-import { chatCompletionsBody } from "./request.js";
+import { chatCompletionsBody, ToolsJsonCache } from "./request.js";
 import { SseParser } from "./sse.js";
 import { ChatStreamState } from "./stream-state.js";
 
@@ -54,6 +54,7 @@ export class ChatCompletionsClient implements ModelClient {
   private readonly listHeaders: Record<string, string>;
   /** The Copilot API takes prompt-cache breakpoints (`copilot_cache_control`). */
   private readonly cacheMarks: boolean;
+  private readonly toolsCache = new ToolsJsonCache();
 
   constructor(
     settings: ChatCompletionsSettings,
@@ -79,7 +80,7 @@ export class ChatCompletionsClient implements ModelClient {
     let providerCallId: string | undefined;
     let response: HttpResponse | undefined;
     try {
-      const body = chatCompletionsBody(request, { cacheMarks: this.cacheMarks });
+      const body = chatCompletionsBody(request, { cacheMarks: this.cacheMarks, toolsCache: this.toolsCache });
       const base = request.stream ? this.streamHeaders : this.jsonHeaders;
       const headers = request.headers ? withRequestHeaders(base, request.headers) : base;
       const url = (this.completionsUrl ??= new URL(`${this.baseUrl}/chat/completions`));

@@ -3,7 +3,36 @@ import { reasoningOrigin } from "../reasoning.js";
 import type { ModelRequest } from "../types.js";
 import type { ChatMessage, ChatRequestBody, ChatTool, ChatToolCall, ChatUserPart } from "./wire.js";
 
-const includeUsage = { include_usage: true } as const;
+/** `"stream":true` with `stream_options.include_usage`, as text (spliced into the body). */
+const streamFields = `,"stream":true,"stream_options":{"include_usage":true}`;
+
+/**
+ * The `tools` array of a request as JSON, remembered for the last tool list: a session sends the
+ * same list (the same array, see `Session.toolSpecs`) with every model call, and serialising ~25
+ * tool schemas again each time was the larger part of building a request body.
+ */
+export class ToolsJsonCache {
+  private tools: readonly ToolSpec[] | undefined;
+  private cacheMarks = false;
+  private json = "";
+
+  /** The JSON of `tools` (with the Copilot API's cache mark on the last one when `cacheMarks`). */
+  get(tools: readonly ToolSpec[], cacheMarks: boolean): string {
+    if (tools !== this.tools || cacheMarks !== this.cacheMarks) {
+      this.json = toolsJson(tools, cacheMarks);
+      this.tools = tools;
+      this.cacheMarks = cacheMarks;
+    }
+    return this.json;
+  }
+}
+
+function toolsJson(tools: readonly ToolSpec[], cacheMarks: boolean): string {
+  const chatTools = tools.map(toChatTool);
+  const lastTool = chatTools.at(-1);
+  if (cacheMarks && lastTool) lastTool.copilot_cache_control = ephemeralCache;
+  return JSON.stringify(chatTools);
+}
 
 /**
  * The JSON body of one chat-completions request, in the shape `@ai-sdk/openai-compatible` sends:
@@ -14,29 +43,26 @@ const includeUsage = { include_usage: true } as const;
  * const body = chatCompletionsBody({ model: "gpt-4.1", system: "Be brief.", messages, tools: [], stream: true, signal });
  * // '{"model":"gpt-4.1","messages":[{"role":"system","content":"Be brief."},…],"stream":true,"stream_options":{"include_usage":true}}'
  */
-export function chatCompletionsBody(request: ModelRequest, options: { cacheMarks?: boolean } = {}): string {
+export function chatCompletionsBody(request: ModelRequest, options: { cacheMarks?: boolean; toolsCache?: ToolsJsonCache } = {}): string {
+  const cacheMarks = options.cacheMarks === true;
   const messages = toChatMessages(request.system, request.messages);
-  const tools = request.tools.length > 0 ? request.tools.map(toChatTool) : undefined;
-  if (options.cacheMarks) markCacheBreakpoints(messages, tools);
-  const body: ChatRequestBody = {
-    model: request.model,
-    reasoning_effort: request.reasoningEffort || undefined,
-    messages,
-    tools,
-    stream: request.stream ? true : undefined,
-    stream_options: request.stream ? includeUsage : undefined,
-  };
-  return JSON.stringify(body);
+  if (cacheMarks) markMessageBreakpoints(messages);
+  const head: Pick<ChatRequestBody, "model" | "reasoning_effort" | "messages"> = { model: request.model, reasoning_effort: request.reasoningEffort || undefined, messages };
+  // The same key order as one JSON.stringify of the whole body, with the tools spliced in.
+  let body = JSON.stringify(head).slice(0, -1);
+  if (request.tools.length > 0) body += `,"tools":${options.toolsCache ? options.toolsCache.get(request.tools, cacheMarks) : toolsJson(request.tools, cacheMarks)}`;
+  if (request.stream) body += streamFields;
+  return `${body}}`;
 }
 
 const ephemeralCache = { type: "ephemeral" } as const;
 
 /**
- * The Copilot API's prompt-cache breakpoints (facts §0): the system message, the last message
- * that is not the user's (assistant or tool), and the last tool. Marks the objects just built, in
- * place (no copy on the hot path).
+ * The Copilot API's prompt-cache breakpoints on messages (facts §0): the system message and the
+ * last message that is not the user's (assistant or tool); the third, the last tool, is marked in
+ * {@link toolsJson}. Marks the objects just built, in place (no copy on the hot path).
  */
-export function markCacheBreakpoints(messages: ChatMessage[], tools: ChatTool[] | undefined): void {
+function markMessageBreakpoints(messages: ChatMessage[]): void {
   const first = messages[0];
   if (first?.role === "system") first.copilot_cache_control = ephemeralCache;
   for (let index = messages.length - 1; index >= 0; index--) {
@@ -45,8 +71,6 @@ export function markCacheBreakpoints(messages: ChatMessage[], tools: ChatTool[] 
     if (message.role !== "system") message.copilot_cache_control = ephemeralCache;
     break;
   }
-  const lastTool = tools?.at(-1);
-  if (lastTool) lastTool.copilot_cache_control = ephemeralCache;
 }
 
 /**
