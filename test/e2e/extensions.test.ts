@@ -272,6 +272,42 @@ describe("lifecycle", () => {
     await waitFor(() => !isAlive(reloaded[0]!.pid!), "the extension to stop once the application left");
   });
 
+  it("a session the extensions moved away from does not wait for them to stop; switches in a row start only the last session's", async () => {
+    const { repo, records } = tempRepo();
+    // Joins at once, then ignores SIGTERM: stopping it takes the 5 s grace period until SIGKILL.
+    writeExtension(
+      join(repo, ".github", "extensions"),
+      "stubborn",
+      `import { renameSync, writeFileSync } from "node:fs";
+import { joinSession } from "@tandem/sdk/extension";
+process.on("SIGTERM", () => {});
+const record = process.env.EXT_RECORDS + "/stubborn-" + process.env.SESSION_ID + ".pid";
+writeFileSync(record + ".tmp", String(process.pid));
+renameSync(record + ".tmp", record);
+await joinSession({ tools: [] });
+setInterval(() => {}, 1000);
+`,
+    );
+    const client = await start(["plain-reply"], records);
+    const first = await client.createSession({ onPermissionRequest: approveAll, workingDirectory: repo });
+    await waitFor(() => pidOf(records, "stubborn", first.sessionId) !== undefined, "the first session's extension to start", 20_000);
+    const firstPid = pidOf(records, "stubborn", first.sessionId)!;
+
+    // Three more sessions in a row: the extensions move on (the first one's is being stopped).
+    const others = [];
+    for (let index = 0; index < 3; index++) others.push(await client.createSession({ onPermissionRequest: approveAll, workingDirectory: repo }));
+    const reply = await first.sendAndWait({ prompt: "hello" }, 30_000);
+    expect(reply?.data.content).toBe("Hello from the scripted model.");
+    // The first session's turn did not wait for its old extension to be killed.
+    expect(isAlive(firstPid)).toBe(true);
+
+    const last = others.at(-1)!;
+    await waitFor(() => pidOf(records, "stubborn", last.sessionId) !== undefined, "the last session's extension to start", 20_000);
+    await waitFor(() => !isAlive(firstPid), "the first session's extension to be killed", 15_000);
+    // The sessions created while the first one's extension was being stopped never got theirs.
+    for (const skipped of others.slice(0, -1)) expect(existsSync(join(records, `stubborn-${skipped.sessionId}.pid`))).toBe(false);
+  });
+
   it("extensions follow the foreground session and are gone when the runtime exits", async () => {
     const { repo, records } = tempRepo();
     writeExtension(join(repo, ".github", "extensions"), "echo", echoExtension("echo", "@tandem/sdk/extension"));

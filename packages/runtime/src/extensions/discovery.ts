@@ -34,10 +34,13 @@ export function extensionRoots(workingDirectory: string, home: string): Array<{ 
  * const specs = await discoverExtensions(session.workingDirectory, store.home);
  */
 export async function discoverExtensions(workingDirectory: string, home: string): Promise<ExtensionSpec[]> {
+  // Both folders at once: this runs before the first message of every new foreground session.
+  const roots = await Promise.all(
+    extensionRoots(workingDirectory, home).map(async ({ source, dir }) => ({ source, dir, names: (await readdir(dir).catch(() => [] as string[])).sort() })),
+  );
   const found: ExtensionSpec[] = [];
-  for (const { source, dir } of extensionRoots(workingDirectory, home)) {
-    const names = await readdir(dir).catch(() => [] as string[]);
-    for (const name of names.sort()) {
+  for (const { source, dir, names } of roots) {
+    for (const name of names) {
       const entry = join(dir, name, extensionEntryFile);
       const info = await stat(entry).catch(() => undefined);
       if (info?.isFile()) found.push({ id: `${source}:${name}`, name, source, entry });

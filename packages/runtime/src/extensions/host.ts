@@ -67,6 +67,10 @@ interface Loaded {
 export class ExtensionHost {
   private loaded: Loaded | undefined;
   private explicitForeground: string | undefined;
+  /** The session the extensions should run for: the latest switch asked for it. */
+  private target: string | undefined;
+  /** The session whose extensions were last looked for (and started, if it has any). */
+  private settledFor: string | undefined;
   /** Switches run one after another. */
   private queue: Promise<void> = Promise.resolve();
   private readonly joinTimeoutMs: number;
@@ -94,6 +98,8 @@ export class ExtensionHost {
 
   /** Resolves once the session's extensions have joined or failed (at once for other sessions). */
   async ready(sessionId: string): Promise<void> {
+    // A session the extensions are neither running for nor moving to has none to wait for.
+    if (this.target !== sessionId && this.loaded?.sessionId !== sessionId) return;
     await this.queue;
     if (this.loaded?.sessionId === sessionId) await this.loaded.ready;
   }
@@ -109,6 +115,7 @@ export class ExtensionHost {
     return this.enqueue(async () => {
       await this.stopLoaded();
       await this.load(sessionId);
+      this.settledFor = sessionId;
     });
   }
 
@@ -131,11 +138,19 @@ export class ExtensionHost {
     return this.enqueue(() => this.stopLoaded());
   }
 
+  /**
+   * Moves the extensions to `sessionId`. Switches asked for while others are under way collapse
+   * into one to the latest session: creating ten sessions in a row starts the extensions of the
+   * last one, not of each in turn (and a project without extensions looks for them once).
+   */
   private switchTo(sessionId: string): void {
+    this.target = sessionId;
     void this.enqueue(async () => {
-      if (this.loaded?.sessionId === sessionId) return;
+      const target = this.target;
+      if (target === undefined || target === this.settledFor) return;
       await this.stopLoaded();
-      await this.load(sessionId);
+      await this.load(target);
+      this.settledFor = target;
     });
   }
 
@@ -186,6 +201,7 @@ export class ExtensionHost {
   }
 
   private async stopLoaded(): Promise<void> {
+    this.settledFor = undefined;
     const loaded = this.loaded;
     if (!loaded) return;
     this.loaded = undefined;
