@@ -36,7 +36,7 @@ const workloads = {
   /** @param {RuntimeHandle} runtime */
   async loop(runtime) {
     await timedTurn(await runtime.createSession(), prompt("loop2", "warm"));
-    for (let index = 0; index < 10; index++) await timedTurn(await runtime.createSession(), prompt("loop20", `p${index}`));
+    for (let index = 0; index < Number(process.env.PROFILE_LOOPS ?? 10); index++) await timedTurn(await runtime.createSession(), prompt("loop20", `p${index}`));
   },
   /** @param {RuntimeHandle} runtime */
   async turns(runtime) {
