@@ -52,6 +52,8 @@ const workloads = {
   async concurrent(runtime) {
     await timedTurn(await runtime.createSession(), prompt("loop2", "warm"));
     const sessions = await mapLimit(Array.from({ length: 100 }, (_, index) => index), 10, () => runtime.createSession());
+    // A second of idleness between the creates and the sends, so the profile shows where one ends.
+    await sleep(1000);
     await Promise.all(sessions.map((session, index) => timedTurn(session, prompt("loop5", `p${index}`), 250_000)));
   },
   /** @param {RuntimeHandle} runtime @param {{ sessionId: string }} fixture */

@@ -50,8 +50,8 @@ const maxSummaryTargetTokens = 3_000;
 const backoffBaseCalls = 4;
 const backoffMaxCalls = 64;
 
-/** Messages estimated per slice by `measureHistory` (~2–4 ms of work each). */
-const measureSliceMessages = 5_000;
+/** Messages estimated per slice by `measureHistory` (~0.5 ms of work each: a slice delays whatever else is waiting, such as the drain of a large `getMessages` answer). */
+const measureSliceMessages = 1_000;
 
 type Outcome = { kind: "compacted"; tokensRemoved: number; messagesRemoved: number } | { kind: "nothing" } | { kind: "failed"; error: string };
 

@@ -68,6 +68,8 @@ export async function prepareAttachments(
  * resumed session matches what the model saw.
  */
 export function attachmentSuffix(echoed: readonly Attachment[] | undefined): string {
+  // Most messages have none (a resume rebuilds every user message through here).
+  if (!echoed || echoed.length === 0) return "";
   const files: string[] = [];
   const references: string[] = [];
   const commits: string[] = [];
@@ -119,6 +121,7 @@ export type OmittedReason = "too_large" | "not_an_image" | "model_without_vision
  * was recorded, so a resumed session rebuilds the same message).
  */
 export function attachedImages(echoed: readonly Attachment[] | undefined): { images: UserImage[]; notes: string[] } {
+  if (!echoed || echoed.length === 0) return { images: [], notes: [] };
   const images: UserImage[] = [];
   const notes: string[] = [];
   for (const attachment of echoed ?? []) {

@@ -61,6 +61,15 @@ describe("forEachLine", () => {
     expect(fromOffset.lines).toEqual(expectedLines(bytes, second));
   });
 
+  it("reads a line longer than two reads, ASCII lines on both sides of it, and a torn ASCII tail", async () => {
+    const long = `{"long":"${"a".repeat(3 * 1024 * 1024)}"}`;
+    const bytes = Buffer.from(`${'{"n":1}\n'.repeat(50_000)}${long}\n${'{"n":2}\n'.repeat(1000)}{"torn":`);
+    const { lines, result } = await scan(bytes);
+    expect(lines).toEqual(expectedLines(bytes));
+    expect(lines[50_000]!.text).toBe(long);
+    expect(result).toEqual({ end: bytes.length - 8, bytesRead: bytes.length, tornBytes: 8 });
+  });
+
   it("stops when the callback returns false, at the end of that line", async () => {
     const bytes = Buffer.from("one\ntwo\nthree\n");
     const path = join(dir, "events.jsonl");
