@@ -1,11 +1,8 @@
-import { createServer, type Socket } from "node:net";
 import { helpText, parseArgs, type RuntimeArgs } from "./args.js";
 import { fileSink, Logger, stderrSink } from "./log.js";
-import { checkTcpStartup, TcpAccessGate } from "./server/access.js";
 import { connectResult } from "./server/connect.js";
 import { ClientConnection } from "./server/connection.js";
 import { takeConnectionToken } from "./server/connection-token.js";
-import { shouldExitWithParent, watchParent } from "./server/parent-watch.js";
 import { maxMessageBytesFromEnv } from "./server/message-reader.js";
 import { pingResult } from "./server/ping.js";
 import { outboundLimitsFromEnv } from "./server/writer.js";
@@ -18,7 +15,8 @@ import { runtimeVersion } from "./version.js";
  * Starts the runtime: `--stdio` serves one client on stdin/stdout; otherwise a TCP server on
  * 127.0.0.1 (a free port unless `--port` names one) prints `listening on port <N>`.
  *
- * TCP clients pass a {@link TcpAccessGate} first (a connection token, or same-OS-user loopback only).
+ * TCP clients pass an access gate first (a connection token, or same-OS-user loopback only; see
+ * `server/tcp-listener.ts`, loaded only in TCP mode).
  *
  * Start-up is kept small: this entry answers `ping` and `connect` on its own, and the rest of the runtime (zod
  * schemas, sessions, providers) loads on the first request that needs it. An idle runtime that was
@@ -57,7 +55,9 @@ export async function main(argv: readonly string[]): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  const tcpCheck = args.stdio ? { warnings: [] } : checkTcpStartup(args.host, connectionToken);
+  // The TCP side loads only in TCP mode (see server/tcp-listener.ts).
+  const tcp = args.stdio ? undefined : await import("./server/tcp-listener.js");
+  const tcpCheck = tcp ? tcp.checkTcpStartup(args.host, connectionToken) : { warnings: [] };
   if (tcpCheck.refusal) {
     process.stderr.write(`tandem: ${tcpCheck.refusal}\n`);
     process.exitCode = 2;
@@ -92,34 +92,16 @@ export async function main(argv: readonly string[]): Promise<void> {
     client.onClose(() => void exitAfterShutdown(loader, 0));
     return;
   }
-  if (shouldExitWithParent(args)) {
-    watchParent(() => {
-      logger.info("the process that started this runtime exited; shutting down");
-      void exitAfterShutdown(loader, 0);
-    });
-  }
-  const gate = new TcpAccessGate({
+  tcp?.listenTcp({
+    args,
     token: connectionToken,
-    connectResult: () => connectResult(args.sdkProtocolVersion, runtimeVersion),
+    runtimeVersion,
     logger,
-    uid: process.getuid?.(),
-  });
-  const server = createServer((socket: Socket) => {
-    socket.setNoDelay(true);
-    gate.admit(socket, (admitted, openedWithConnect) => {
-      const client = loader.serve(admitted, admitted);
+    serve: (socket, openedWithConnect) => {
+      const client = loader.serve(socket, socket);
       if (openedWithConnect) client.markOpenedWithConnect();
-    });
-  });
-  server.on("error", (error) => {
-    logger.error("TCP server error", error);
-    process.exitCode = 1;
-  });
-  server.listen(args.port, args.host, () => {
-    const address = server.address();
-    const port = typeof address === "object" && address ? address.port : args.port;
-    process.stdout.write(`listening on port ${port}\n`);
-    logger.info(`listening on ${args.host}:${port}`);
+    },
+    onParentGone: () => void exitAfterShutdown(loader, 0),
   });
 }
 
