@@ -1,6 +1,7 @@
 import type { SessionContext } from "@tandem/protocol";
 import type { EventEmitterPort } from "../session/emitter.js";
-import { readGitContext, sameContext } from "./git-context.js";
+import { sameContext } from "./git-context.js";
+import { GitContextReader } from "./git-context-reader.js";
 
 /**
  * Emits `session.context_changed` (cwd, gitRoot, repository `owner/name`, branch) when a session
@@ -19,11 +20,13 @@ export class ContextTracker {
   constructor(
     private readonly cwd: string,
     private readonly emitter: EventEmitterPort,
+    /** Shared by the runtime's sessions (reads of one folder are shared); a private one by default. */
+    private readonly reader: GitContextReader = new GitContextReader(),
   ) {}
 
   /** Reads the context (the caller announces it), then checks again after every turn. */
   async start(): Promise<SessionContext> {
-    this.last = await readGitContext(this.cwd);
+    this.last = await this.reader.read(this.cwd);
     this.stopListening ??= this.emitter.addListener((event) => {
       // After the idle event is on its way to the clients (their writers flush on setImmediate):
       // the check's file-system work must not delay it.
@@ -40,7 +43,7 @@ export class ContextTracker {
 
   private check(): void {
     this.checking = this.checking.then(async () => {
-      const now = await readGitContext(this.cwd).catch(() => undefined);
+      const now = await this.reader.read(this.cwd).catch(() => undefined);
       if (!now || (this.last && sameContext(this.last, now))) return;
       this.last = now;
       this.emitter.emit("session.context_changed", now);

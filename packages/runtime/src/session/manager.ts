@@ -14,6 +14,7 @@ import type { ResumePointRecorder } from "./resume-point.js";
 import { Session } from "./session.js";
 import { compactionSettings } from "../compaction/config.js";
 import { ContextTracker } from "../context/context-tracker.js";
+import { GitContextReader } from "../context/git-context-reader.js";
 import { sameContext } from "../context/git-context.js";
 import type { CompactionServices } from "../compaction/session-compaction.js";
 import { lifecycleMetadata, listedSessions, openedResult, startData, workspaceInfo, type SessionListFilter, type SessionOpened } from "./session-metadata.js";
@@ -49,6 +50,8 @@ export interface SessionManagerOptions {
   released?(sessionId: string): void;
   /** Cluster: a session taken over from a node that died was opened and its clients attached. */
   tookOver?(session: Session, fromNode: string): Promise<void>;
+  /** Reads the sessions' git contexts (shared between sessions of one folder). */
+  gitContexts?: GitContextReader;
 }
 
 /**
@@ -58,6 +61,7 @@ export interface SessionManagerOptions {
 export class SessionManager {
   private readonly live = new Map<string, Session>();
   private readonly opening = new Map<string, Promise<Session>>();
+  private readonly gitContexts: GitContextReader;
   private readonly updateScheduled = new Set<string>();
   /** Each live session's resume-point writer (awaited when the session is released). */
   private readonly resumePoints = new Map<string, ResumePointRecorder>();
@@ -66,6 +70,7 @@ export class SessionManager {
   private readonly opener: SessionOpener;
 
   constructor(private readonly options: SessionManagerOptions) {
+    this.gitContexts = options.gitContexts ?? new GitContextReader();
     this.opener = new SessionOpener(options, {
       createSession: (init) => new Session(init),
       trackResumePoints: (sessionId, recorder) => this.resumePoints.set(sessionId, recorder),
@@ -194,7 +199,7 @@ export class SessionManager {
 
   /** Starts watching a session's cwd / git root / repository / branch; answers where it is now. */
   private async trackContext(session: Session) {
-    return new ContextTracker(session.workingDirectory, session.emitter).start();
+    return new ContextTracker(session.workingDirectory, session.emitter, this.gitContexts).start();
   }
 
   /**
