@@ -121,6 +121,28 @@ describe.each(clients)("a session resumed by a new client ($sdk)", ({ make }) =>
     expect(skills?.data).toEqual({ skills: [] });
     expect(skills?.ephemeral).toBe(true);
   });
+
+  it("gets back the title it had, also for a long first prompt", async () => {
+    world = await startWorld(["plain-reply"]);
+    const first = make(world.env);
+    stops.push(() => first.stop());
+    const created = await first.createSession({ onPermissionRequest: approveAll });
+    const before: AnyEvent[] = [];
+    created.on((event) => before.push(event as unknown as AnyEvent));
+    const prompt = `${"Please look at the release checklist and tell me what is missing ".repeat(2)}\nsecond line`;
+    await created.sendAndWait({ prompt });
+    const title = (before.find((event) => event.type === "session.title_changed")?.data as { title?: string } | undefined)?.title;
+    expect(title).toMatch(/^Please look at the release checklist .{10,}\.\.\.$/);
+    await first.stop();
+
+    const second = make(world.env);
+    stops.push(() => second.stop());
+    const resumed = await second.resumeSession(created.sessionId, { onPermissionRequest: approveAll });
+    const events: AnyEvent[] = [];
+    resumed.on((event) => events.push(event as unknown as AnyEvent));
+    await waitFor(() => events.some((event) => event.type === "session.title_changed"), "the resumed session's title");
+    expect(events.find((event) => event.type === "session.title_changed")?.data).toEqual({ title });
+  });
 });
 
 describe.each(clients)("tool.execution_complete's result ($sdk)", ({ make }) => {

@@ -12,6 +12,7 @@ import { registrationOf } from "./clients.js";
 import type { SessionEmitter } from "./emitter.js";
 import type { ResumePointRecorder } from "./resume-point.js";
 import { Session } from "./session.js";
+import { shortTitle } from "./turn-events.js";
 import { compactionSettings } from "../compaction/config.js";
 import { ContextTracker } from "../context/context-tracker.js";
 import { GitContextReader } from "../context/git-context-reader.js";
@@ -178,7 +179,8 @@ export class SessionManager {
     session.emitter.emit("session.tools_updated", { model: session.model });
     session.skills.announce();
     if (session.name !== undefined) session.emitter.emit("session.title_changed", { title: session.name });
-    else if (session.summary) session.emitter.emit("session.title_changed", { title: session.summary.split("\n")[0]?.slice(0, 60) ?? "" });
+    // The same title the session got when its first prompt was accepted.
+    else if (session.summary) session.emitter.emit("session.title_changed", { title: shortTitle(session.summary) });
     await session.runStartHook("resume");
     session.reportContextUsageSoon();
     const takenOverFrom = this.opener.takeOverOrigin(sessionId);
