@@ -113,6 +113,10 @@ function entryChunk(meta, source) {
  * module costs Node's ESM loader a read, a compile and a link: on the 2-core bench machine,
  * importing the five start modules took ~15.3 ms against ~12.5 ms for the same code in one file.
  *
+ * The price: another lazily loaded part that shares a merged chunk now loads the whole entry with
+ * it. For the runtime chunk those are the PostgreSQL store's opener (a cluster node loads the
+ * runtime at start anyway), `tandem store import` and the MCP client (loaded by the runtime).
+ *
  * Returns the chunk files merged, each with the entry that now holds it (the entry with itself),
  * which later merges leave alone.
  * @param {import("esbuild").Metafile} meta
