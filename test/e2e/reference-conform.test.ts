@@ -95,20 +95,28 @@ describe.each(clients)("session.usage_info's window ($sdk)", ({ make }) => {
 });
 
 describe.each(clients)("a session resumed by a new client ($sdk)", ({ make }) => {
-  it("announces its tool set and its skills after session.resume, before its title", async () => {
+  /** One prompt in a first client's session, then the session resumed by a second client: the events each saw (the second's up to its title). */
+  async function sendThenResume(prompt: string): Promise<{ before: AnyEvent[]; after: AnyEvent[] }> {
     world = await startWorld(["plain-reply"]);
     const first = make(world.env);
     stops.push(() => first.stop());
     const created = await first.createSession({ onPermissionRequest: approveAll });
-    await created.sendAndWait({ prompt: "Say hello" });
+    const before: AnyEvent[] = [];
+    created.on((event) => before.push(event as unknown as AnyEvent));
+    await created.sendAndWait({ prompt });
     await first.stop();
 
     const second = make(world.env);
     stops.push(() => second.stop());
     const resumed = await second.resumeSession(created.sessionId, { onPermissionRequest: approveAll });
-    const events: AnyEvent[] = [];
-    resumed.on((event) => events.push(event as unknown as AnyEvent));
-    await waitFor(() => events.some((event) => event.type === "session.title_changed"), "the resumed session's title");
+    const after: AnyEvent[] = [];
+    resumed.on((event) => after.push(event as unknown as AnyEvent));
+    await waitFor(() => after.some((event) => event.type === "session.title_changed"), "the resumed session's title");
+    return { before, after };
+  }
+
+  it("announces its tool set and its skills after session.resume, before its title", async () => {
+    const { after: events } = await sendThenResume("Say hello");
     const types = events.map((event) => event.type);
     expect(types.slice(types.indexOf("session.resume"), types.indexOf("session.title_changed") + 1)).toEqual([
       "session.resume",
@@ -123,25 +131,10 @@ describe.each(clients)("a session resumed by a new client ($sdk)", ({ make }) =>
   });
 
   it("gets back the title it had, also for a long first prompt", async () => {
-    world = await startWorld(["plain-reply"]);
-    const first = make(world.env);
-    stops.push(() => first.stop());
-    const created = await first.createSession({ onPermissionRequest: approveAll });
-    const before: AnyEvent[] = [];
-    created.on((event) => before.push(event as unknown as AnyEvent));
-    const prompt = `${"Please look at the release checklist and tell me what is missing ".repeat(2)}\nsecond line`;
-    await created.sendAndWait({ prompt });
+    const { before, after } = await sendThenResume(`${"Please look at the release checklist and tell me what is missing ".repeat(2)}\nsecond line`);
     const title = (before.find((event) => event.type === "session.title_changed")?.data as { title?: string } | undefined)?.title;
     expect(title).toMatch(/^Please look at the release checklist .{10,}\.\.\.$/);
-    await first.stop();
-
-    const second = make(world.env);
-    stops.push(() => second.stop());
-    const resumed = await second.resumeSession(created.sessionId, { onPermissionRequest: approveAll });
-    const events: AnyEvent[] = [];
-    resumed.on((event) => events.push(event as unknown as AnyEvent));
-    await waitFor(() => events.some((event) => event.type === "session.title_changed"), "the resumed session's title");
-    expect(events.find((event) => event.type === "session.title_changed")?.data).toEqual({ title });
+    expect(after.find((event) => event.type === "session.title_changed")?.data).toEqual({ title });
   });
 });
 
