@@ -1,6 +1,7 @@
 // Reads `.git` files directly instead of running `git` (three processes per turn end otherwise):
 // HEAD, config and the worktree link are all this needs.
-import { readFile, stat } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
+import { probeSync } from "../fs-probe.js";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { SessionContext } from "@tandem/protocol";
 
@@ -12,7 +13,7 @@ import type { SessionContext } from "@tandem/protocol";
  * await readGitContext("/work/repo/src"); // { cwd: "/work/repo/src", gitRoot: "/work/repo", branch: "main", repository: "acme/app" }
  */
 export async function readGitContext(cwd: string): Promise<SessionContext> {
-  const found = await findGitRoot(cwd);
+  const found = findGitRoot(cwd);
   if (!found) return { cwd };
   const { root, dotGitIsDirectory } = found;
   const gitDir = dotGitIsDirectory ? join(root, ".git") : await linkedGitDir(root);
@@ -36,20 +37,13 @@ export function sameContext(a: SessionContext, b: SessionContext): boolean {
   return a.cwd === b.cwd && a.gitRoot === b.gitRoot && a.branch === b.branch && a.repository === b.repository;
 }
 
-/**
- * The nearest folder at or above `start` with a `.git`. Every level is looked at at once: walking
- * up one `stat` after another cost a file-system round trip per level in every session's create.
- */
-async function findGitRoot(start: string): Promise<{ root: string; dotGitIsDirectory: boolean } | undefined> {
-  const levels: string[] = [];
+/** The nearest folder at or above `start` with a `.git` (looked for synchronously: see {@link probeSync}). */
+function findGitRoot(start: string): { root: string; dotGitIsDirectory: boolean } | undefined {
   for (let dir = resolve(start); ; dir = dirname(dir)) {
-    levels.push(dir);
-    if (dirname(dir) === dir) break;
+    const info = probeSync(join(dir, ".git"));
+    if (info) return { root: dir, dotGitIsDirectory: info.isDirectory() };
+    if (dirname(dir) === dir) return undefined;
   }
-  const found = await Promise.all(levels.map((dir) => stat(join(dir, ".git")).catch(() => undefined)));
-  const index = found.findIndex((info) => info !== undefined);
-  const root = levels[index];
-  return index === -1 || root === undefined ? undefined : { root, dotGitIsDirectory: found[index]?.isDirectory() === true };
 }
 
 /** `.git` as a file (worktrees, submodules): `gitdir: <path>`. */

@@ -1,4 +1,5 @@
 import { readdir, stat } from "node:fs/promises";
+import { probeSync } from "../fs-probe.js";
 import { join } from "node:path";
 
 /** Where an extension was found: the session's project (`.github/extensions`) or the user's Tandem home (`extensions/`). */
@@ -36,7 +37,8 @@ export function extensionRoots(workingDirectory: string, home: string): Array<{ 
 export async function discoverExtensions(workingDirectory: string, home: string): Promise<ExtensionSpec[]> {
   // Both folders at once: this runs before the first message of every new foreground session.
   const roots = await Promise.all(
-    extensionRoots(workingDirectory, home).map(async ({ source, dir }) => ({ source, dir, names: (await readdir(dir).catch(() => [] as string[])).sort() })),
+    // Most projects have neither folder: a probe first spares a failing readdir (see probeSync).
+    extensionRoots(workingDirectory, home).map(async ({ source, dir }) => ({ source, dir, names: probeSync(dir) ? (await readdir(dir).catch(() => [] as string[])).sort() : [] })),
   );
   const found: ExtensionSpec[] = [];
   for (const { source, dir, names } of roots) {

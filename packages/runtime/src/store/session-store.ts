@@ -5,6 +5,7 @@ import type { Logger } from "../log.js";
 import { EventLog } from "./event-log.js";
 import { FileSessionFiles } from "./file-session-files.js";
 import { persistenceFailed, writeFileAtomic } from "./persistence-error.js";
+import { probeSync } from "../fs-probe.js";
 import { assertSessionId, isSafeSessionId } from "./safe-path.js";
 import type { SessionFiles, SessionStore, StoredSessionInfo, WorkspaceInfo } from "./types.js";
 
@@ -165,11 +166,7 @@ export class FileSessionStore implements SessionStore {
   }
 }
 
+/** Whether `path` exists (a synchronous probe: every create asks this of a new id, see {@link probeSync}). */
 async function fileExists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch {
-    return false;
-  }
+  return probeSync(path) !== undefined;
 }
