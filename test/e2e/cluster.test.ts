@@ -6,10 +6,10 @@
  * processes over TCP, the official SDK 0.2.0 as clients, the tables checked directly.
  */
 import { approveAll, CopilotClient, type SessionEvent } from "@github/copilot-sdk";
-import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startWorld, waitFor, type TestWorld } from "../helpers/harness.js";
 import { startPostgres, type PostgresServer } from "../helpers/postgres.js";
+import { queryDatabase } from "../helpers/stores.js";
 import { startTcpRuntime, type TcpRuntime } from "../helpers/tcp.js";
 import { createServer } from "node:net";
 
@@ -36,14 +36,21 @@ afterAll(async () => {
   await server?.stop();
 });
 
-async function query<T extends Record<string, unknown>>(sql: string, values: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<T>(sql, values)).rows;
-  } finally {
-    await client.end();
-  }
+/** `tool_b`, a tool only the client on node B registers; its calls' arguments go to `calls`. */
+function toolOnlyOnB(calls: unknown[]) {
+  return {
+    name: "tool_b",
+    description: "A tool only B's client has",
+    parameters: { type: "object", properties: { what: { type: "string" } } },
+    handler: (args: unknown) => {
+      calls.push(args);
+      return "answer from B";
+    },
+  };
+}
+
+function query<T extends Record<string, unknown>>(sql: string, values: unknown[] = []): Promise<T[]> {
+  return queryDatabase<T>(url, sql, values);
 }
 
 /** A fresh database and model server, and `count` nodes on them. */
@@ -100,17 +107,7 @@ describe.skipIf(!started.server)("cluster: a client on node B drives a session t
         permissionsOnB.push(request);
         return { kind: "approved" };
       },
-      tools: [
-        {
-          name: "tool_b",
-          description: "A tool only B's client has",
-          parameters: { type: "object", properties: { what: { type: "string" } } },
-          handler: (args: unknown) => {
-            toolCallsOnB.push(args);
-            return "answer from B";
-          },
-        },
-      ],
+      tools: [toolOnlyOnB(toolCallsOnB)],
     });
     const eventsOnB: SessionEvent[] = [];
     sessionOnB.on((event) => eventsOnB.push(event));
@@ -224,17 +221,7 @@ describe.skipIf(!started.server)("cluster: a client on node B drives a session t
     const toolCallsOnB: unknown[] = [];
     const sessionOnB = await connectTo(nodeB!).resumeSession(sessionOnA.sessionId, {
       onPermissionRequest: approveAll,
-      tools: [
-        {
-          name: "tool_b",
-          description: "A tool only B's client has",
-          parameters: { type: "object", properties: { what: { type: "string" } } },
-          handler: (args: unknown) => {
-            toolCallsOnB.push(args);
-            return "answer from B";
-          },
-        },
-      ],
+      tools: [toolOnlyOnB(toolCallsOnB)],
     });
     const reply = await sessionOnB.sendAndWait({ prompt: "drive from b" }, 30_000);
     expect(reply?.data.content).toBe("Done on both nodes.");

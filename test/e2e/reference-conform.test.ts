@@ -9,13 +9,13 @@
 import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { approveAll } from "@github/copilot-sdk";
+import { approveAll, type PermissionHandler } from "@github/copilot-sdk";
 import { parseScript } from "@tandem/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { scriptsDir, startWorld, waitFor, type TestWorld } from "../helpers/harness.js";
-import { officialClient, officialV1Client, type ClientMaker } from "../helpers/official-client.js";
+import { recordEvents, weatherTool, type AnyEvent } from "../helpers/session-events.js";
+import { clientVariants, officialClient, officialV1Client, type ClientMaker } from "../helpers/official-client.js";
 
-type AnyEvent = { type: string; data: Record<string, unknown>; ephemeral?: boolean };
 
 let world: TestWorld | undefined;
 let workdir: string;
@@ -42,32 +42,37 @@ function loadScript(name: string): void {
   world?.model.addScript(parseScript(readFileSync(path, "utf8").replaceAll("__WORKDIR__", workdir), path));
 }
 
+/**
+ * The "permission-order" script (view, bash and glob in one round) in a session of a new client:
+ * the events the session saw, and the final reply.
+ */
+async function runThreeThings(make: ClientMaker, onPermissionRequest: PermissionHandler = approveAll): Promise<{ events: AnyEvent[]; reply: string | undefined }> {
+  world = await startWorld([]);
+  loadScript("permission-order");
+  writeFileSync(join(workdir, "data.txt"), "one\n");
+  const client = make(world.env);
+  stops.push(() => client.stop());
+  const session = await client.createSession({ workingDirectory: workdir, onPermissionRequest });
+  const events = recordEvents(session);
+  const reply = await session.sendAndWait({ prompt: "Do three things" });
+  return { events, reply: reply?.data.content };
+}
+
 describe.each(clients)("permission requests of one round ($sdk)", ({ make }) => {
   it("are asked one at a time, in the order of the calls", async () => {
-    world = await startWorld([]);
-    loadScript("permission-order");
-    writeFileSync(join(workdir, "data.txt"), "one\n");
-    const client = make(world.env);
-    stops.push(() => client.stop());
     const asked: string[] = [];
     let outstanding = 0;
     let mostOutstanding = 0;
-    const session = await client.createSession({
-      workingDirectory: workdir,
-      onPermissionRequest: async (request) => {
-        asked.push(String((request as { toolCallId?: unknown }).toolCallId));
-        outstanding++;
-        mostOutstanding = Math.max(mostOutstanding, outstanding);
-        // An answer that takes a moment, as a person's would: the next request must wait for it.
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        outstanding--;
-        return { kind: "approved" };
-      },
+    const { events, reply } = await runThreeThings(make, async (request) => {
+      asked.push(String((request as { toolCallId?: unknown }).toolCallId));
+      outstanding++;
+      mostOutstanding = Math.max(mostOutstanding, outstanding);
+      // An answer that takes a moment, as a person's would: the next request must wait for it.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      outstanding--;
+      return { kind: "approved" };
     });
-    const events: AnyEvent[] = [];
-    session.on((event) => events.push(event as unknown as AnyEvent));
-    const reply = await session.sendAndWait({ prompt: "Do three things" });
-    expect(reply?.data.content).toBe("All three are done.");
+    expect(reply).toBe("All three are done.");
 
     expect(asked).toEqual(["call_view_1", "call_bash_1", "call_glob_1"]);
     expect(mostOutstanding).toBe(1);
@@ -94,23 +99,21 @@ describe.each(clients)("session.usage_info's window ($sdk)", ({ make }) => {
   });
 });
 
-describe.each(clients)("a session resumed by a new client ($sdk)", ({ make }) => {
+describe.each(clientVariants)("a session resumed by a new client ($sdk)", ({ make, approveAll }) => {
   /** One prompt in a first client's session, then the session resumed by a second client: the events each saw (the second's up to its title). */
   async function sendThenResume(prompt: string): Promise<{ before: AnyEvent[]; after: AnyEvent[] }> {
     world = await startWorld(["plain-reply"]);
     const first = make(world.env);
     stops.push(() => first.stop());
     const created = await first.createSession({ onPermissionRequest: approveAll });
-    const before: AnyEvent[] = [];
-    created.on((event) => before.push(event as unknown as AnyEvent));
+    const before = recordEvents(created);
     await created.sendAndWait({ prompt });
     await first.stop();
 
     const second = make(world.env);
     stops.push(() => second.stop());
     const resumed = await second.resumeSession(created.sessionId, { onPermissionRequest: approveAll });
-    const after: AnyEvent[] = [];
-    resumed.on((event) => after.push(event as unknown as AnyEvent));
+    const after = recordEvents(resumed);
     await waitFor(() => after.some((event) => event.type === "session.title_changed"), "the resumed session's title");
     return { before, after };
   }
@@ -140,15 +143,7 @@ describe.each(clients)("a session resumed by a new client ($sdk)", ({ make }) =>
 
 describe.each(clients)("tool.execution_complete's result ($sdk)", ({ make }) => {
   it("has the text for display beside the model's text, and bash's exit as a shell_exit block", async () => {
-    world = await startWorld([]);
-    loadScript("permission-order");
-    writeFileSync(join(workdir, "data.txt"), "one\n");
-    const client = make(world.env);
-    stops.push(() => client.stop());
-    const session = await client.createSession({ workingDirectory: workdir, onPermissionRequest: approveAll });
-    const events: AnyEvent[] = [];
-    session.on((event) => events.push(event as unknown as AnyEvent));
-    await session.sendAndWait({ prompt: "Do three things" });
+    const { events } = await runThreeThings(make);
     const results = new Map(
       events.filter((event) => event.type === "tool.execution_complete").map((event) => [event.data.toolCallId, event.data.result as Record<string, unknown>]),
     );
@@ -163,10 +158,9 @@ describe.each(clients)("tool.execution_complete's result ($sdk)", ({ make }) => 
     stops.push(() => client.stop());
     const session = await client.createSession({
       onPermissionRequest: approveAll,
-      tools: [{ name: "get_weather", description: "Weather of a city", parameters: { type: "object", properties: { city: { type: "string" } } }, handler: () => "72 and sunny" }],
+      tools: [weatherTool],
     });
-    const events: AnyEvent[] = [];
-    session.on((event) => events.push(event as unknown as AnyEvent));
+    const events = recordEvents(session);
     await session.sendAndWait({ prompt: "Weather in Paris?" });
     const complete = events.find((event) => event.type === "tool.execution_complete");
     expect(complete?.data.result).toEqual({ content: "72 and sunny", detailedContent: "72 and sunny" });
@@ -175,15 +169,7 @@ describe.each(clients)("tool.execution_complete's result ($sdk)", ({ make }) => 
 
 describe.each(clients)("a bash command ($sdk)", ({ make }) => {
   it("signals session.background_tasks_changed when it starts and when it ends", async () => {
-    world = await startWorld([]);
-    loadScript("permission-order");
-    writeFileSync(join(workdir, "data.txt"), "one\n");
-    const client = make(world.env);
-    stops.push(() => client.stop());
-    const session = await client.createSession({ workingDirectory: workdir, onPermissionRequest: approveAll });
-    const events: AnyEvent[] = [];
-    session.on((event) => events.push(event as unknown as AnyEvent));
-    await session.sendAndWait({ prompt: "Do three things" });
+    const { events } = await runThreeThings(make);
     const ofBash = events.filter((event) => event.type === "session.background_tasks_changed" || event.data.toolCallId === "call_bash_1");
     const types = ofBash.map((event) => event.type).filter((type) => !type.startsWith("permission."));
     expect(types).toEqual([
@@ -203,8 +189,7 @@ describe.each(clients)("a sub-agent's own conversation ($sdk)", ({ make }) => {
     const client = make(world.env);
     stops.push(() => client.stop());
     const session = await client.createSession({ onPermissionRequest: approveAll });
-    const events: AnyEvent[] = [];
-    session.on((event) => events.push(event as unknown as AnyEvent));
+    const events = recordEvents(session);
     await session.sendAndWait({ prompt: "Please explore the repo" });
     const types = events.map((event) => event.type);
     const opening = types.slice(types.indexOf("subagent.started") - 1, types.indexOf("subagent.started") + 7);

@@ -10,9 +10,9 @@
 import { approveAll } from "@github/copilot-sdk";
 import { afterEach, describe, expect, it } from "vitest";
 import { startWorld, waitFor, type TestWorld } from "../helpers/harness.js";
+import { recordEvents, weatherTool, type AnyEvent } from "../helpers/session-events.js";
 import { officialClient, officialV1Client, type ClientMaker } from "../helpers/official-client.js";
 
-type AnyEvent = { type: string; data: Record<string, unknown>; ephemeral?: boolean };
 
 let world: TestWorld | undefined;
 const stops: Array<() => Promise<unknown>> = [];
@@ -51,8 +51,7 @@ describe.each(clients)("reference event order ($sdk)", ({ make }) => {
     const client = make(world.env);
     stops.push(() => client.stop());
     const session = await client.createSession({ onPermissionRequest: approveAll });
-    const events: AnyEvent[] = [];
-    session.on((event) => events.push(event as unknown as AnyEvent));
+    const events = recordEvents(session);
     await waitFor(() => events.some((event) => event.type === "session.start"), "session.start at the session's handler");
 
     await session.sendAndWait({ prompt: "Say hello" });
@@ -95,8 +94,7 @@ describe.each(clients)("reference event order ($sdk)", ({ make }) => {
     const second = make(world.env);
     stops.push(() => second.stop());
     const resumed = await second.resumeSession(created.sessionId, { onPermissionRequest: approveAll });
-    const events: AnyEvent[] = [];
-    resumed.on((event) => events.push(event as unknown as AnyEvent));
+    const events = recordEvents(resumed);
     await waitFor(() => events.some((event) => event.type === "session.resume"), "session.resume at the session's handler");
     expect(events.find((event) => event.type === "session.resume")?.data).toMatchObject({ eventCount: expect.any(Number) });
   });
@@ -111,8 +109,7 @@ describe("ends of a turn, as the reference reports them", () => {
       onPermissionRequest: () => ({ kind: "denied-interactively-by-user" }),
       tools: [{ name: "read_secret", description: "Reads a secret", parameters: { type: "object", properties: { key: { type: "string" } } }, handler: () => "42" }],
     });
-    const events: AnyEvent[] = [];
-    session.on((event) => events.push(event as unknown as AnyEvent));
+    const events = recordEvents(session);
     await session.sendAndWait({ prompt: "Read the launch codes" });
     await waitFor(() => events.some((event) => event.type === "session.idle"), "session.idle");
 
@@ -129,8 +126,7 @@ describe("ends of a turn, as the reference reports them", () => {
     const client = officialClient(world.env);
     stops.push(() => client.stop());
     const session = await client.createSession({ onPermissionRequest: approveAll });
-    const events: AnyEvent[] = [];
-    session.on((event) => events.push(event as unknown as AnyEvent));
+    const events = recordEvents(session);
     await session.send({ prompt: "hang" });
     await waitFor(() => world?.model.requests.length === 1, "the model request");
     await session.abort();
@@ -147,8 +143,7 @@ describe("ends of a turn, as the reference reports them", () => {
     const client = officialV1Client(world.env);
     stops.push(() => client.stop());
     const session = await client.createSession({ onPermissionRequest: approveAll });
-    const events: AnyEvent[] = [];
-    session.on((event) => events.push(event as unknown as AnyEvent));
+    const events = recordEvents(session);
     await session.sendAndWait({ prompt: "Say hello" });
     await session.destroy();
     expect(events.at(-1)?.type).toBe("session.shutdown");
@@ -162,7 +157,7 @@ describe("the Copilot API request", () => {
     stops.push(() => client.stop());
     const session = await client.createSession({
       onPermissionRequest: approveAll,
-      tools: [{ name: "get_weather", description: "Weather of a city", parameters: { type: "object", properties: { city: { type: "string" } } }, handler: () => "72 and sunny" }],
+      tools: [weatherTool],
     });
     await session.sendAndWait({ prompt: "Weather in Paris?" });
     const mark = { type: "ephemeral" };
@@ -184,8 +179,7 @@ describe("sub-agents as the reference shows them", () => {
     const client = officialClient(world.env);
     stops.push(() => client.stop());
     const session = await client.createSession({ onPermissionRequest: approveAll });
-    const events: AnyEvent[] = [];
-    session.on((event) => events.push(event as unknown as AnyEvent));
+    const events = recordEvents(session);
     const reply = await session.sendAndWait({ prompt: "Please explore the repo" });
     expect(reply?.data.content).toBe("The explorer found config.yaml.");
     expect(events.find((event) => event.type === "subagent.started")?.data).toMatchObject({ agentName: "explore", agentDisplayName: "finder", agentDescription: "Find the config" });
@@ -203,10 +197,9 @@ describe("data fields of the 1.0.x schema", () => {
     stops.push(() => client.stop());
     const session = await client.createSession({
       onPermissionRequest: approveAll,
-      tools: [{ name: "get_weather", description: "Weather of a city", parameters: { type: "object", properties: { city: { type: "string" } } }, handler: () => "72 and sunny" }],
+      tools: [weatherTool],
     });
-    const events: AnyEvent[] = [];
-    session.on((event) => events.push(event as unknown as AnyEvent));
+    const events = recordEvents(session);
     const messageId = await session.send({ prompt: "Weather in Paris?" });
     await waitFor(() => events.some((event) => event.type === "session.idle"), "session.idle");
     const data = (type: string) => events.find((event) => event.type === type)?.data;

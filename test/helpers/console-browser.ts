@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ModelServer, parseScript, type ModelSpec } from "@tandem/testkit";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
-import { scriptsDir, type TestWorld } from "./harness.js";
+import { scriptsDir, worldAround, type TestWorld } from "./harness.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
@@ -53,19 +53,7 @@ async function startModelWorld(setup: ConsoleSetup, workdir: string): Promise<Te
     const path = join(scriptsDir, `${name}.yaml`);
     for (const document of readFileSync(path, "utf8").replaceAll("__WORKDIR__", workdir).split(/^---$/m)) model.addScript(parseScript(document, path));
   }
-  const { url } = await model.start();
-  const home = mkdtempSync(join(tmpdir(), "tandem-test-"));
-  const env = { PATH: process.env.PATH ?? "", HOME: home, COPILOT_HOME: home, COPILOT_API_URL: url, GH_TOKEN: "test-token", TANDEM_RETRY_BASE_MS: "10" };
-  return {
-    model,
-    modelUrl: url,
-    home,
-    env,
-    async dispose() {
-      await model.stop();
-      rmSync(home, { recursive: true, force: true });
-    },
-  };
+  return worldAround(model);
 }
 
 /** The console, its world and the browser of one test file. */

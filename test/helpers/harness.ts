@@ -31,6 +31,11 @@ export interface TestWorld {
 export async function startWorld(scriptNames: string[], extraEnv: Record<string, string> = {}): Promise<TestWorld> {
   const model = new ModelServer();
   for (const name of scriptNames) model.loadScriptFile(join(scriptsDir, `${name}.yaml`));
+  return worldAround(model, extraEnv);
+}
+
+/** Starts `model` (scripts already added) and makes a scratch home and the runtime environment around it. */
+export async function worldAround(model: ModelServer, extraEnv: Record<string, string> = {}): Promise<TestWorld> {
   const { url } = await model.start();
   const home = mkdtempSync(join(tmpdir(), "tandem-test-"));
   const env: Record<string, string> = {

@@ -57,15 +57,7 @@ export function storeVariants(started: PostgresStart | undefined): StoreVariants
     variants,
     server,
     lastUrl: () => url,
-    async query<T extends Record<string, unknown>>(sql: string, values: unknown[] = []): Promise<T[]> {
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      try {
-        return (await client.query<T>(sql, values)).rows;
-      } finally {
-        await client.end();
-      }
-    },
+    query: <T extends Record<string, unknown>>(sql: string, values: unknown[] = []) => queryDatabase<T>(url, sql, values),
     async stop() {
       await started?.server?.stop();
     },
@@ -77,4 +69,15 @@ export async function startSuitePostgres(): Promise<PostgresStart> {
   const started = await startPostgres();
   if (started.skipped) console.warn(`PostgreSQL store tests skipped: ${started.skipped}`);
   return started;
+}
+
+/** Rows of one query against the database at `url`, on a connection of its own. */
+export async function queryDatabase<T extends Record<string, unknown>>(url: string, sql: string, values: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<T>(sql, values)).rows;
+  } finally {
+    await client.end();
+  }
 }

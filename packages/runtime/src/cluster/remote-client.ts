@@ -1,5 +1,5 @@
 import type { Logger } from "../log.js";
-import { ClientLifetime, newClientId, type RequestingClient } from "../server/requesting-client.js";
+import { ClientBase, type RequestingClient } from "../server/requesting-client.js";
 import type { NodeBus } from "./node-bus.js";
 
 /** One thing for a remote client, in the order the session produced it. */
@@ -19,8 +19,6 @@ export const clusterMethods = {
   broadcast: "cluster.broadcast",
 } as const;
 
-/** Client ids of remote clients: far from those of local connections (a counter from 1). */
-
 /**
  * A client connected to another node (the origin) whose requests for a session running here
  * that node forwards. Sessions treat it like a local connection: its events and notifications go
@@ -28,10 +26,8 @@ export const clusterMethods = {
  * user input, a custom tool it registered, hooks, elicitation) travel the bus to the origin, whose
  * connection asks the real client and sends the answer back.
  */
-export class RemoteClient implements RequestingClient {
-  readonly id = newClientId();
+export class RemoteClient extends ClientBase implements RequestingClient {
   readonly extensionId = undefined;
-  private readonly lifetime = new ClientLifetime();
   private readonly queue: RemoteDelivery[] = [];
   private sending: Promise<void> | undefined;
 
@@ -41,14 +37,8 @@ export class RemoteClient implements RequestingClient {
     readonly isCurrentClient: boolean,
     private readonly bus: NodeBus,
     private readonly logger: Logger,
-  ) {}
-
-  get isOpen(): boolean {
-    return this.lifetime.isOpen;
-  }
-
-  onClose(listener: () => void): void {
-    this.lifetime.onClose(listener);
+  ) {
+    super();
   }
 
   /** The client (or its node) went away. */

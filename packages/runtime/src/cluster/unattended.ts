@@ -1,5 +1,5 @@
 import { ErrorCodes, TandemError } from "../errors.js";
-import { ClientLifetime, newClientId, type RequestingClient } from "../server/requesting-client.js";
+import { ClientBase, type RequestingClient } from "../server/requesting-client.js";
 
 /**
  * Stands in for "no client" while a node continues a dead node's turn that nobody watches: the
@@ -7,20 +7,12 @@ import { ClientLifetime, newClientId, type RequestingClient } from "../server/re
  * the session's rules: a pending one a person had to answer is refused as "could not ask"), and
  * it leaves when the session goes idle (`onIdle`), which closes the session and frees its lease.
  */
-export class UnattendedClient implements RequestingClient {
-  readonly id = newClientId();
+export class UnattendedClient extends ClientBase implements RequestingClient {
   readonly extensionId = undefined;
   readonly isCurrentClient = true;
-  private readonly lifetime = new ClientLifetime();
 
-  constructor(private readonly onIdle: () => void) {}
-
-  get isOpen(): boolean {
-    return this.lifetime.isOpen;
-  }
-
-  onClose(listener: () => void): void {
-    this.lifetime.onClose(listener);
+  constructor(private readonly onIdle: () => void) {
+    super();
   }
 
   close(): void {

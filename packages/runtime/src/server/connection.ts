@@ -11,7 +11,7 @@ import { errorMessage, TandemError } from "../errors.js";
 import { defaultOutboundLimits, FramedMessageWriter, type OutboundLimits } from "./writer.js";
 import { FramedMessageReader, type MessageReaderLimits } from "./message-reader.js";
 import { EventHold } from "./event-hold.js";
-import { ClientLifetime, newClientId } from "./requesting-client.js";
+import { ClientBase } from "./requesting-client.js";
 
 /** What one connection may take in (message size) and leave unread (outbound budget). */
 export interface ConnectionLimits extends Partial<MessageReaderLimits> {
@@ -34,14 +34,12 @@ export const progressEventTypes: ReadonlySet<string> = new Set(["tool.execution_
  * One connected client (a stdio pair or a TCP socket) speaking JSON-RPC 2.0 with Content-Length
  * framing. Requests go to the dispatcher; errors become JSON-RPC errors here, at the edge.
  */
-export class ClientConnection implements ClientPort {
-  readonly id = newClientId();
+export class ClientConnection extends ClientBase implements ClientPort {
   readonly extensionId: string | undefined;
   private requestsSeen = 0;
   private openedWithConnect = false;
   private readonly connection: MessageConnection;
   private readonly writer: FramedMessageWriter;
-  private readonly lifetime = new ClientLifetime();
   /** Rejects when the client goes away (used to fail requests still waiting on it). */
   private readonly closed: Promise<never>;
   /** Session events held back while a create/resume is answered (see {@link holdEventsUntilResult}). */
@@ -54,6 +52,7 @@ export class ClientConnection implements ClientPort {
     private readonly logger: Logger,
     limits: ConnectionLimits = {},
   ) {
+    super();
     this.extensionId = limits.extensionId;
     this.closed = new Promise<never>((_, reject) => this.onClose(() => reject(new Error("client disconnected"))));
     this.closed.catch(() => undefined);
@@ -90,10 +89,6 @@ export class ClientConnection implements ClientPort {
     this.connection.listen();
   }
 
-  get isOpen(): boolean {
-    return this.lifetime.isOpen;
-  }
-
   /**
    * Whether this is a current client (official SDK 1.0.x or ours): one whose first request was
    * `connect`. Where 0.2.0 and 1.0 disagree on a result's shape, such a client gets 1.0's.
@@ -105,11 +100,6 @@ export class ClientConnection implements ClientPort {
   /** Records that the client opened with `connect` before this connection saw it (the TCP token handshake). */
   markOpenedWithConnect(): void {
     this.openedWithConnect = true;
-  }
-
-  /** Calls `listener` once when the client goes away. */
-  onClose(listener: () => void): void {
-    this.lifetime.onClose(listener);
   }
 
   deliverSessionEvent(sessionId: string, eventJson: string, eventType?: string): void {

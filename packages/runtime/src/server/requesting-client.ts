@@ -48,3 +48,21 @@ export class ClientLifetime {
     return true;
   }
 }
+
+/**
+ * What every kind of client of this process shares: an id from {@link newClientId} and a
+ * {@link ClientLifetime} that says whether it is still there. Subclasses close it their own way.
+ */
+export abstract class ClientBase {
+  readonly id = newClientId();
+  protected readonly lifetime = new ClientLifetime();
+
+  get isOpen(): boolean {
+    return this.lifetime.isOpen;
+  }
+
+  /** Calls `listener` once when the client goes away. */
+  onClose(listener: () => void): void {
+    this.lifetime.onClose(listener);
+  }
+}

@@ -75,7 +75,7 @@ export class FileSessionStore implements SessionStore {
 
   /** Whether a session has an events file on disk. */
   async exists(sessionId: string): Promise<boolean> {
-    return fileExists(this.eventsPath(sessionId));
+    return pathExists(this.eventsPath(sessionId));
   }
 
   /** The `workspace.yaml` of one session. */
@@ -159,7 +159,7 @@ export class FileSessionStore implements SessionStore {
     const dir = this.sessionDir(sessionId);
     const info = await lstat(dir).catch(() => undefined);
     if (!info?.isDirectory()) return false;
-    const isSession = (await fileExists(join(dir, "events.jsonl"))) || (await fileExists(join(dir, "workspace.yaml")));
+    const isSession = pathExists(join(dir, "events.jsonl")) || pathExists(join(dir, "workspace.yaml"));
     if (!isSession) return false;
     await rm(dir, { recursive: true, force: true });
     return true;
@@ -167,6 +167,6 @@ export class FileSessionStore implements SessionStore {
 }
 
 /** Whether `path` exists (a synchronous probe: every create asks this of a new id, see {@link probeSync}). */
-async function fileExists(path: string): Promise<boolean> {
+function pathExists(path: string): boolean {
   return probeSync(path) !== undefined;
 }
