@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { ModelServer, parseScript, type ModelSpec } from "@tandem/testkit";
+import { ModelServer, parseScripts, type ModelSpec } from "@tandem/testkit";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { scriptsDir, worldAround, type TestWorld } from "./harness.js";
 
@@ -51,7 +51,7 @@ async function startModelWorld(setup: ConsoleSetup, workdir: string): Promise<Te
   const model = new ModelServer(setup.models ? { models: setup.models } : {});
   for (const name of setup.scripts) {
     const path = join(scriptsDir, `${name}.yaml`);
-    for (const document of readFileSync(path, "utf8").replaceAll("__WORKDIR__", workdir).split(/^---$/m)) model.addScript(parseScript(document, path));
+    for (const script of parseScripts(readFileSync(path, "utf8").replaceAll("__WORKDIR__", workdir), path)) model.addScript(script);
   }
   return worldAround(model);
 }

@@ -1,5 +1,6 @@
 /**
- * The `serve` command: `serve <script.yaml>... [--port N] [--host H]`.
+ * The `serve` command: `serve <script.yaml>... [--port N] [--host H]`. A file may hold several
+ * scripts as `---`-separated YAML documents.
  */
 import { parseArgs } from "node:util";
 import { ModelServer } from "./server.js";
@@ -62,7 +63,7 @@ export async function runCli(argv: string[], io: CliIo = processIo()): Promise<n
   const server = new ModelServer();
   try {
     options = parseServeArgs(argv);
-    for (const path of options.scripts) server.loadScriptFile(path);
+    for (const path of options.scripts) server.loadScriptFiles(path);
   } catch (error) {
     io.stderr((error as Error).message);
     return 2;

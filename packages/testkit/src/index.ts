@@ -4,7 +4,7 @@
  */
 export { ModelServer } from "./server.js";
 export type { ModelServerOptions, RecordedRequest } from "./server.js";
-export { loadScript, parseScript, validateScript } from "./script.js";
+export { loadScript, loadScripts, parseScript, parseScripts, validateScript } from "./script.js";
 export type { ErrorSpec, ExpectSpec, ReplySpec, Script, ScriptStep, ToolCallSpec, UsageSpec } from "./script.js";
 export { ScriptValidationError } from "./validate.js";
 export { defaultModels } from "./formats/models.js";

@@ -3,7 +3,7 @@
  * the request whose history already holds `i` model turns.
  */
 import { readFileSync } from "node:fs";
-import { parse as parseYaml } from "yaml";
+import { parse as parseYaml, parseAllDocuments } from "yaml";
 import {
   child,
   fail,
@@ -263,15 +263,49 @@ export function parseScript(yamlText: string, source = "<inline>"): Script {
 }
 
 /**
- * Reads, parses and validates a YAML script file (synchronously).
- * @throws ScriptValidationError (or a file-system error naming the path)
+ * Parses and validates every script of a YAML stream: documents separated by `---` lines, one
+ * script each (a single document gives one script). Empty documents are skipped.
+ * @param yamlText one or more YAML documents
+ * @param source file path used in error messages (default "<inline>")
+ * @throws ScriptValidationError on invalid YAML, a bad field (naming the document), or no script at all
+ *
+ * @example
+ * const scripts = parseScripts("name: a\nsteps: [{ reply: { content: hi } }]\n---\nname: b\nmatch: bye\nsteps: [{ reply: { content: bye } }]\n");
  */
-export function loadScript(path: string): Script {
-  let text: string;
+export function parseScripts(yamlText: string, source = "<inline>"): Script[] {
+  const documents = parseAllDocuments(yamlText);
+  const scripts: Script[] = [];
+  for (const [index, document] of documents.entries()) {
+    const label = documents.length > 1 ? `${source} (document ${index + 1})` : source;
+    if (document.errors.length > 0) throw new ScriptValidationError(label, "", `invalid YAML: ${document.errors[0]!.message}`);
+    const value: unknown = document.toJS();
+    if (value === null || value === undefined) continue;
+    scripts.push(validateScript(value, label));
+  }
+  if (scripts.length === 0) throw new ScriptValidationError(source, "", "no script: the file holds no YAML document");
+  return scripts;
+}
+
+function readScriptText(path: string): string {
   try {
-    text = readFileSync(path, "utf8");
+    return readFileSync(path, "utf8");
   } catch (error) {
     throw new ScriptValidationError(path, "", `cannot read script file: ${(error as Error).message}`);
   }
-  return parseScript(text, path);
+}
+
+/**
+ * Reads, parses and validates a single-document YAML script file (synchronously).
+ * @throws ScriptValidationError (or a file-system error naming the path)
+ */
+export function loadScript(path: string): Script {
+  return parseScript(readScriptText(path), path);
+}
+
+/**
+ * Reads, parses and validates every script of a YAML file (synchronously): one per `---` document.
+ * @throws ScriptValidationError (or a file-system error naming the path)
+ */
+export function loadScripts(path: string): Script[] {
+  return parseScripts(readScriptText(path), path);
 }

@@ -11,7 +11,7 @@ import { responsesFormat } from "./formats/responses.js";
 import { BadRequestError, type ConversationView, type WireFormat, type WireFormatName } from "./formats/types.js";
 import { ResponseLifetime } from "./lifetime.js";
 import { resolveReply } from "./reply.js";
-import { loadScript, validateScript, type ErrorSpec, type ReplySpec, type Script, type ScriptStep } from "./script.js";
+import { loadScripts, validateScript, type ErrorSpec, type ReplySpec, type Script, type ScriptStep } from "./script.js";
 import { SSE_HEADERS, writeSseEvents } from "./sse.js";
 import { checkExpectation, decideOutcome, selectScript, type StepOutcome } from "./steps.js";
 import { isPlainObject } from "./validate.js";
@@ -184,9 +184,17 @@ export class ModelServer {
     return validated;
   }
 
-  /** Loads a YAML script file (synchronously) and adds it. */
+  /**
+   * Loads a YAML script file (synchronously) and adds its script; a file of several `---`
+   * documents adds each of them and returns the first (see {@link ModelServer.loadScriptFiles}).
+   */
   loadScriptFile(path: string): Script {
-    return this.addScript(loadScript(path));
+    return this.loadScriptFiles(path)[0]!;
+  }
+
+  /** Loads every script of a YAML file (one per `---` document, synchronously) and adds them in order. */
+  loadScriptFiles(path: string): Script[] {
+    return loadScripts(path).map((script) => this.addScript(script));
   }
 
   /** Removes all scripts (and their hit counters). */

@@ -4,6 +4,8 @@ import { runCli, type CliIo } from "../src/cli-main.js";
 import { request } from "./helpers.js";
 
 const plainReply = fileURLToPath(new URL("../scripts/plain-reply.yaml", import.meta.url));
+/** A file of several `---`-separated scripts, each chosen by its `match`. */
+const multiDocument = fileURLToPath(new URL("../../../test/scripts/console-browser.yaml", import.meta.url));
 
 function fakeIo(): CliIo & { out: string[]; err: string[]; shutdown: () => void } {
   let shutdown: () => void = () => undefined;
@@ -28,6 +30,22 @@ describe("cli", () => {
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const response = await request(`${url}/chat/completions`, { method: "POST", body: JSON.stringify({ messages: [{ role: "user", content: "hi" }] }) });
     expect((await response.json()).choices[0].message.content).toContain("Hello");
+    io.shutdown();
+    expect(await exit).toBe(0);
+  });
+
+  it("serves every script of a multi-document file", async () => {
+    const io = fakeIo();
+    const exit = runCli(["serve", multiDocument, "--port", "0"], io);
+    while (io.out.length === 0 && io.err.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(io.err).toEqual([]);
+    const url = io.out[0]!.replace("model server listening on ", "");
+    const ask = async (prompt: string) => {
+      const response = await request(`${url}/chat/completions`, { method: "POST", body: JSON.stringify({ messages: [{ role: "user", content: prompt }] }) });
+      return (await response.json()).choices[0].message;
+    };
+    expect((await ask("stream please")).content).toContain("Streamed answer");
+    expect((await ask("approve the shell")).tool_calls[0].function.name).toBe("bash");
     io.shutdown();
     expect(await exit).toBe(0);
   });

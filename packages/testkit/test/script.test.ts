@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { loadScript, ModelServer, parseScript, ScriptValidationError } from "../src/index.js";
+import { loadScript, loadScripts, ModelServer, parseScript, parseScripts, ScriptValidationError } from "../src/index.js";
 
 const scriptsDir = fileURLToPath(new URL("../scripts/", import.meta.url));
 
@@ -76,6 +76,22 @@ steps:
 
   it("reports unreadable files", () => {
     expect(() => loadScript("/nonexistent/script.yaml")).toThrow(/^\/nonexistent\/script\.yaml: cannot read script file/);
+  });
+
+  it("reads every document of a multi-document file, in order", () => {
+    const path = writeTemp("many.yaml", "name: first\nmatch: one\nsteps: [{ reply: { content: a } }]\n---\nname: second\nmatch: two\nsteps: [{ reply: { content: b } }]\n---\n");
+    expect(loadScripts(path).map((script) => script.name)).toEqual(["first", "second"]);
+    const server = new ModelServer();
+    server.loadScriptFiles(path);
+    expect(server.loadScriptFiles(writeTemp("third.yaml", "name: third\nmatch: three\nsteps: [{ reply: { content: c } }]\n")).map((script) => script.name)).toEqual(["third"]);
+  });
+
+  it("names the document of a multi-document file that is wrong", () => {
+    expect(() => parseScripts("name: ok\nsteps: [{ reply: {} }]\n---\nname: bad\nsteps: []\n", "many.yaml")).toThrow(
+      "many.yaml (document 2): steps must contain at least one step",
+    );
+    expect(() => parseScripts("name: ok\nsteps: [{ reply: {} }]\n---\nname: [unclosed\n", "many.yaml")).toThrow(/^many\.yaml \(document 2\): invalid YAML/);
+    expect(() => parseScripts("# only a comment\n", "empty.yaml")).toThrow("empty.yaml: no script");
   });
 
   it("loads the example scripts", () => {
