@@ -1,6 +1,8 @@
 /**
  * Divergences kept on purpose, each with its reason. A rule matches a divergence's key (and,
- * where given, its text). Everything not matched here is reported as a divergence to fix.
+ * where given, its text), for the references it names (all when it names none). Everything not
+ * matched here is reported as a divergence to fix. Rules for the older era's reference (1.0.10)
+ * give the event reference of that era as their reason.
  * @module
  */
 
@@ -9,8 +11,12 @@
  * @property {string} id
  * @property {RegExp} key
  * @property {RegExp} [text]
+ * @property {string[]} [references] the reference ids it applies to (`lib/references.mjs`); all when absent
  * @property {string} reason
  */
+
+/** Today's references: the 1.0.102 CLI and the runtime bundled with SDK 1.0.x. */
+const today = ["cli-1.0.102", "sdk-bundled"];
 
 /** @type {AllowRule[]} */
 export const allowRules = [
@@ -41,6 +47,7 @@ export const allowRules = [
   },
   {
     id: "ref-0.2-permissions",
+    references: ["cli-1.0.102"],
     key: /^request\.message\.tool\.content$/,
     text: /native tool permission flow failed|Failed to request permission: native tool permission|Error: native too/,
     reason: "The reference (1.0.102) fails every built-in tool's permission round trip with the 0.2.0 SDK (it no longer reads 0.2.0's decision kinds), so it is no oracle there; the 1.0.x runs of the same scenario compare the real results.",
@@ -58,40 +65,47 @@ export const allowRules = [
   },
   {
     id: "ref-1.0.10-shell-text",
+    references: today,
     key: /^(request\.message\.tool\.content|event\.field:tool\.execution_complete\.(result\.content|result\.detailedContent))$/,
     text: /shellId: \d+ completed with exit code|ref "[^"]*" \| tandem "1\. |^[a-z._ ]*: ref "(?!1\. )[^"]*" \| tandem "1\. /,
     reason: "The lead's target is the interface shared/reference documents (1.0.10): bash's `<exited with exit code N>` marker and `view`'s numbered lines. shared/reference documents 1.0.10; 1.0.102 differs.",
   },
   {
     id: "ref-1.0.10-ephemeral",
+    references: today,
     key: /^event\.ephemeral:(permission|external_tool)\.(requested|completed)$/,
     reason: "Permission and external-tool events are ephemeral in 1.0.10 and seed 001. shared/reference documents 1.0.10; 1.0.102 differs.",
   },
   {
     id: "ref-1.0.10-schemas",
+    references: today,
     key: /^request\.tool-schema\.(grep|glob|web_fetch|read_bash|bash|view|read_agent|list_agents|task|sql|ask_user|task_complete)\./,
     reason: "Tool schemas follow 1.0.10 (grep/glob `path`, integer counts with bounds, `task` without `reasoning_effort`/`context_tier` and the research/security-review types; Tandem's `sql` keeps its `database` and `ask_user` its `allow_freeform`). shared/reference documents 1.0.10; 1.0.102 differs.",
   },
   {
     id: "ref-1.0.10-cache-marks",
+    references: today,
     key: /^request\.message\.(user|assistant|tool)\.message$/,
     text: /copilot_cache_control/,
     reason: "Cache marks follow facts §0 (1.0.10): the system message, the last non-user message (assistant or tool) and the last tool; 1.0.102 marks the last user/tool message instead. shared/reference documents 1.0.10; 1.0.102 differs.",
   },
   {
     id: "ref-1.0.102-fields",
+    references: today,
     key: /^event\.(field:(user\.message|assistant\.message|assistant\.message\.toolRequests|system\.message|session\.start|session\.resume|tool\.execution_start|tool\.execution_complete|tool\.execution_complete\.toolTelemetry(\.properties|\.metrics)?|permission\.requested|permission\.requested\.permissionRequest|subagent\.started|subagent\.completed|session\.shutdown(\.modelMetrics\.[\w.-]+)?)|only-ref:(model\.call_finished|assistant\.message_start))$/,
     text: /only ref has|only ref emits/,
     reason: "Data fields and events 1.0.102 adds beyond the documented 1.0.10 interface (optional in the 1.0.x schema): telemetry (`rte`, `toolTelemetry` metrics, `model.call_finished`), UI hints (`toolTitle`, `intentionSummary`, `shellToolInfo`, `commandSegments`, `promptRequest`), context tiers, prompt `contentBlocks`/`metadata`, sub-agent model-selection details. shared/reference documents 1.0.10; 1.0.102 differs.",
   },
   {
     id: "ref-1.0.10-fields",
+    references: today,
     key: /^event\.field:(user|assistant)\.message$/,
     text: /^[a-z.]+ data\.\{keys\}: only tandem has (outputTokens|attachments|agentMode|attachments, agentMode)$/,
     reason: "Documented in 1.0.10 (facts §3, §4): `user.message` echoes `attachments` ([] by default), `assistant.message` carries `outputTokens` when not streaming; `agentMode` is a field of the 1.0.x schema. shared/reference documents 1.0.10; 1.0.102 differs.",
   },
   {
     id: "ref-1.0.10-abort",
+    references: today,
     key: /^event\.(only-tandem:(abort|session\.info|assistant\.streaming_delta)|only-ref:abort|field:abort\.reason)$/,
     reason: "facts §4(f) (1.0.10): after `session.abort` come `abort {reason:\"user initiated\"}` and `session.info {infoType:\"cancellation\"}`; 1.0.102 writes the abort earlier, spells the reason `user_initiated` and sends no notice (and, streaming, no `assistant.streaming_delta`, facts §4(b)). shared/reference documents 1.0.10; 1.0.102 differs.",
   },
@@ -102,6 +116,7 @@ export const allowRules = [
   },
   {
     id: "usage-telemetry",
+    references: today,
     key: /^event\.field:assistant\.usage$/,
     text: /only ref has/,
     reason: "`assistant.usage` has the fields of facts §4 (1.0.10: model, token counts, cost, duration, initiator, apiCallId, providerCallId, quotaSnapshots); 1.0.102 adds Copilot billing and transport telemetry (provider, model display name, request body sizes, latencies, credit status; see `copilot-billing`). shared/reference documents 1.0.10; 1.0.102 differs.",
@@ -138,11 +153,7 @@ export const allowRules = [
     text: /ref "sub-agent"/,
     reason: "`initiator` is a premium-request billing category of the Copilot service (see `copilot-billing`): Tandem reports who started the call in the session (`user`/`agent`).",
   },
-  {
-    id: "context-at-start",
-    key: /^event\.only-tandem:session\.context_changed$/,
-    reason: "Issue 14 asks for `session.context_changed` (cwd, git root, repository, branch) at session start as well as on every change; the reference 1.0.102 sends it only on changes. Asserted by test/e2e/context-changed.test.ts.",
-  },
+
   {
     id: "failed-call-result",
     key: /^event\.field:tool\.execution_complete$/,
@@ -166,10 +177,15 @@ export const allowRules = [
 export const brokenReferenceRuleId = "ref-broken-run";
 
 /**
- * The first rule that explains a divergence, if any.
+ * The first rule that explains a divergence against a reference, if any.
  * @param {import("./diff.mjs").Divergence} divergence
+ * @param {string} referenceId
  * @returns {AllowRule | undefined}
+ * @example
+ * explain({ area: "event", key: "event.field:session.start.producer", text: "…" }, "cli-1.0.10")?.id; // "identity"
  */
-export function explain(divergence) {
-  return allowRules.find((rule) => rule.key.test(divergence.key) && (!rule.text || rule.text.test(divergence.text)));
+export function explain(divergence, referenceId) {
+  return allowRules.find(
+    (rule) => (!rule.references || rule.references.includes(referenceId)) && rule.key.test(divergence.key) && (!rule.text || rule.text.test(divergence.text)),
+  );
 }

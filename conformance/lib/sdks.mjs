@@ -18,7 +18,11 @@ import { githubToken } from "./world.mjs";
  * @property {(cliPath: string, env: Record<string, string>, workdir: string) => any} makeClient
  * @property {() => object} approve a permission decision that approves once
  * @property {(feedback?: string) => object} reject the user's refusal
+ * @property {(log: (line: string) => void) => Promise<{ available: boolean, reason?: string }>} prepare
+ *   makes the driver ready (once per run) or says why it cannot run here
  */
+
+const ready = async () => ({ available: true });
 
 /** @returns {SdkAdapter[]} */
 export function sdkAdapters() {
@@ -27,6 +31,7 @@ export function sdkAdapters() {
       id: "sdk-0.2",
       version: packageVersion("@github/copilot-sdk"),
       makeClient: (cliPath, env, workdir) => new sdk020.CopilotClient({ cliPath, env, cwd: workdir, logLevel: "error", githubToken, autoStart: false }),
+      prepare: ready,
       approve: () => ({ kind: "approved" }),
       reject: (feedback) => (feedback ? { kind: "denied-interactively-by-user", feedback } : { kind: "denied-interactively-by-user" }),
     },
@@ -35,6 +40,7 @@ export function sdkAdapters() {
       version: packageVersion("copilot-sdk-v1"),
       makeClient: (cliPath, env, workdir) =>
         new sdk1.CopilotClient({ connection: sdk1.RuntimeConnection.forStdio({ path: cliPath, env }), workingDirectory: workdir, logLevel: "error", gitHubToken: githubToken }),
+      prepare: ready,
       approve: () => ({ kind: "approve-once" }),
       reject: (feedback) => (feedback ? { kind: "reject", feedback } : { kind: "reject" }),
     },
