@@ -1,7 +1,8 @@
 /**
- * The official SDKs the scenarios are driven with: 0.2.0 (`@github/copilot-sdk`, the protocol
- * the reference facts were observed with) and the current 1.0.x (`copilot-sdk-v1`). Each adapter
- * starts a client on a runtime entry and knows its SDK's spelling of a permission decision.
+ * The official SDKs the scenarios are driven with: 0.2.0 (`@github/copilot-sdk`, the older
+ * client generation), the current 1.0.x (`copilot-sdk-v1`) and the official Python SDK (through
+ * `python-driver.mjs`). Each adapter starts a client on a runtime entry and knows its SDK's
+ * spelling of a permission decision.
  * @module
  */
 import { readFileSync } from "node:fs";
@@ -9,6 +10,7 @@ import { join } from "node:path";
 import * as sdk020 from "@github/copilot-sdk";
 import * as sdk1 from "copilot-sdk-v1";
 import { repoRoot } from "../../bench/lib/paths.mjs";
+import { PythonClient, preparePython } from "./python-driver.mjs";
 import { githubToken } from "./world.mjs";
 
 /**
@@ -26,6 +28,7 @@ const ready = async () => ({ available: true });
 
 /** @returns {SdkAdapter[]} */
 export function sdkAdapters() {
+  let pythonVersion = "unprepared";
   return [
     {
       id: "sdk-0.2",
@@ -41,6 +44,20 @@ export function sdkAdapters() {
       makeClient: (cliPath, env, workdir) =>
         new sdk1.CopilotClient({ connection: sdk1.RuntimeConnection.forStdio({ path: cliPath, env }), workingDirectory: workdir, logLevel: "error", gitHubToken: githubToken }),
       prepare: ready,
+      approve: () => ({ kind: "approve-once" }),
+      reject: (feedback) => (feedback ? { kind: "reject", feedback } : { kind: "reject" }),
+    },
+    {
+      id: "python",
+      get version() {
+        return pythonVersion;
+      },
+      prepare: async (log) => {
+        const prepared = await preparePython(log);
+        pythonVersion = prepared.version ?? "unavailable";
+        return prepared;
+      },
+      makeClient: (cliPath, env, workdir) => new PythonClient(cliPath, env, workdir, githubToken),
       approve: () => ({ kind: "approve-once" }),
       reject: (feedback) => (feedback ? { kind: "reject", feedback } : { kind: "reject" }),
     },
