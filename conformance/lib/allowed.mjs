@@ -224,7 +224,7 @@ export const allowRules = [
     id: "older-era-prompt-preprocessing",
     references: older,
     key: /^(request\.message\.user\.content|event\.field:user\.message\.transformedContent)$/,
-    text: /<reminder>sql_tables<\/reminder>" \| tandem "/,
+    text: /ref "[^|]*<reminder>sql_tables<\/reminder>[^|]*" \| tandem "(?![^|]*<reminder>)/,
     reason: "The event reference defines `transformedContent` as the prompt's \"transformed version after preprocessing\", which is the runtime's own: 1.0.10 appends a reminder of its SQL session tables to every prompt (1.0.102 no longer does), and the model request carries the same text.",
   },
 ];
