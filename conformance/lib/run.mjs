@@ -102,15 +102,13 @@ export class ScenarioContext {
   }
 
   /**
-   * Creates a session on `client` (default: the first) and records its events.
+   * Creates a session on `client` (default: the first) and records its events (from `onEvent`).
    * @param {Record<string, unknown>} [extra]
    * @param {any} [client]
    */
   async createSession(extra, client) {
     const owner = client ?? (await this.client());
-    const session = await withTimeout(owner.createSession(this.config(extra)), 30_000, "createSession");
-    this.track(session);
-    return session;
+    return withTimeout(owner.createSession({ ...this.config(extra), onEvent: this.recorder() }), 30_000, "createSession");
   }
 
   /**
@@ -120,15 +118,19 @@ export class ScenarioContext {
    * @param {Record<string, unknown>} [extra]
    */
   async resumeSession(client, sessionId, extra) {
-    const session = await withTimeout(client.resumeSession(sessionId, this.config(extra)), 30_000, "resumeSession");
-    this.track(session);
-    return session;
+    return withTimeout(client.resumeSession(sessionId, { ...this.config(extra), onEvent: this.recorder() }), 30_000, "resumeSession");
   }
 
-  /** @param {any} session */
-  track(session) {
+  /**
+   * An `onEvent` handler that records a new session's events under the next label. Given to
+   * `createSession`/`resumeSession`, it sees what an application sees, including the events a
+   * runtime sends before it answers the call.
+   */
+  recorder() {
     const label = `s${this.sessionCount++}`;
-    session.on((event) => this.record.events.push({ session: label, event }));
+    return (/** @type {any} */ event) => {
+      this.record.events.push({ session: label, event });
+    };
   }
 
   /**
