@@ -60,6 +60,7 @@ describe("the packed packages in a fresh project outside the workspace", () => {
   let project = "";
   const reports = new Map<string, PackReport>();
   let modelServer: ChildProcess | undefined;
+  let installWarnings = "";
 
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), "tandem-install-"));
@@ -84,12 +85,19 @@ describe("the packed packages in a fresh project outside the workspace", () => {
       "@github/copilot-sdk@0.2.0",
       "copilot-sdk-v1@npm:@github/copilot-sdk@1.0.14",
     ];
-    await run("npm", install, { cwd: project, env: npmEnv(), maxBuffer: 64 * 1024 * 1024 });
+    installWarnings = (await run("npm", install, { cwd: project, env: npmEnv(), maxBuffer: 64 * 1024 * 1024 })).stderr;
   }, 300_000);
 
   afterAll(() => {
     modelServer?.kill();
     if (root) rmSync(root, { recursive: true, force: true });
+  });
+
+  it("installs on this Node without engine warnings for anything the Tandem packages bring", () => {
+    // npm names each package whose `engines` this Node does not satisfy: `package: 'name@version'`.
+    const unsupported = [...installWarnings.matchAll(/EBADENGINE[\s\S]*?package: '([^']+)'/g)].map((match) => match[1]!);
+    // The official SDKs installed beside ours for the interop checks bring their own runtime; not ours to pin.
+    expect(unsupported.filter((name) => !name.startsWith("@github/"))).toEqual([]);
   });
 
   it("packs the runtime's bundle and bin without the tsc output's JavaScript", () => {
