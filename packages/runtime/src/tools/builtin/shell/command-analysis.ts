@@ -1,6 +1,7 @@
 import { homedir } from "node:os";
 import type { Node } from "web-tree-sitter";
 import type { BashSyntaxParser } from "./bash-parser.js";
+import { arbitraryCodeIdentifier, commandHazard, declarationHazard, evaluationHazard } from "./evaluation-hazards.js";
 import { isHarmlessAssignment, isReadOnlyCommand, type ShellWord } from "./read-only.js";
 import { commandRole } from "./wrappers.js";
 
@@ -43,6 +44,8 @@ interface Draft {
 /** The functions of one shell (a `bash -c` script is another shell, an `eval` string is not). */
 interface Scope {
   functions: Set<string>;
+  /** Some variable is given the integer attribute (`declare -i`): assignments may be arithmetic. */
+  integerVariables: boolean;
 }
 type FunctionKey = { scope: Scope; name: string };
 
@@ -81,7 +84,7 @@ class CommandLineWalker {
   constructor(private readonly syntax: BashSyntaxParser) {}
 
   analyze(source: string): CommandLineAnalysis {
-    this.parseScript(source, { scope: { functions: new Set() }, depth: 0, owner: undefined, inFunction: undefined, writes: false });
+    this.parseScript(source, { scope: newScope(), depth: 0, owner: undefined, inFunction: undefined, writes: false });
     return { commands: settle(this.drafts), pathCandidates: this.pathCandidates, writesFile: this.writesFile };
   }
 
@@ -95,6 +98,7 @@ class CommandLineWalker {
         const name = definition?.childForFieldName("name")?.text;
         if (name !== undefined) context.scope.functions.add(name);
       }
+      if (root.descendantsOfType("declaration_command").some((node) => node !== null && givesIntegerAttribute(node))) context.scope.integerVariables = true;
       this.visit(root, context);
     } finally {
       tree.delete();
@@ -108,7 +112,14 @@ class CommandLineWalker {
     return draft;
   }
 
+  /** Lists what an evaluation may run (see {@link evaluationHazard}) as a command inside the current one. */
+  private addHazard(hazard: string | undefined, context: Context): void {
+    if (hazard !== undefined) this.add(arbitraryCodeIdentifier(hazard), false, context);
+  }
+
   private visit(node: Node, context: Context): void {
+    // Assignments are judged where their statement or command is, so the hazard lands inside it.
+    if (node.type !== "variable_assignment") this.addHazard(evaluationHazard(node, context.scope.integerVariables), context);
     switch (node.type) {
       case "comment":
       case "heredoc_start":
@@ -132,9 +143,17 @@ class CommandLineWalker {
       case "unset_command":
       case "test_command": {
         const draft = this.add(node.text, statementIsReadOnly(node) && !context.writes, context);
-        for (const child of namedChildren(node)) {
+        const inner = { ...context, owner: draft };
+        const declared = node.type === "declaration_command" || node.type === "unset_command" ? declarationHazard(node) : undefined;
+        this.addHazard(declared, inner);
+        for (const child of node.type === "variable_assignment" ? [node] : namedChildren(node)) {
+          if (child.type !== "variable_assignment") {
+            this.visit(child, inner);
+            continue;
+          }
           // An assignment inside `export A=…` or `a=1 b=2` is part of this entry, not one of its own.
-          for (const part of child.type === "variable_assignment" ? namedChildren(child) : [child]) this.visit(part, { ...context, owner: draft });
+          if (declared === undefined) this.addHazard(evaluationHazard(child, context.scope.integerVariables), inner);
+          for (const part of namedChildren(child)) this.visit(part, inner);
         }
         return;
       }
@@ -172,7 +191,7 @@ class CommandLineWalker {
       if (last) this.visitRedirectedBody(last, redirects, statement, context);
       return;
     }
-    const writes = context.writes || redirects.some(isFileWrite);
+    const writes = context.writes || redirects.some(writesToFile);
     const source = statement.tree.rootNode.text;
     if (body.type === "command") return this.visitCommand(body, source.slice(body.startIndex, statement.endIndex), redirects, { ...context, writes });
     this.visit(body, { ...context, writes });
@@ -186,7 +205,7 @@ class CommandLineWalker {
   private visitCommand(node: Node, identifier: string, outerRedirects: Node[], context: Context): void {
     const children = namedChildren(node);
     const redirects = [...outerRedirects, ...children.filter(isRedirect)];
-    const writes = context.writes || redirects.some(isFileWrite);
+    const writes = context.writes || redirects.some(writesToFile);
     const wordNodes = [node.childForFieldName("name"), ...node.childrenForFieldName("argument")].filter((child): child is Node => child !== null);
     const draft = this.add(identifier, !writes, context);
     const inner: Context = { ...context, owner: draft, writes };
@@ -198,8 +217,10 @@ class CommandLineWalker {
         continue;
       }
       if (!isHarmlessAssignment(child.childForFieldName("name")?.text ?? "")) draft.own = false;
+      this.addHazard(evaluationHazard(child, context.scope.integerVariables), inner);
       for (const value of namedChildren(child)) this.visit(value, inner);
     }
+    this.addHazard(commandHazard(identifier, wordNodes.map((word) => shellWord(word).value)), inner);
     this.judge(draft, wordNodes, node.tree.rootNode.text, inner);
   }
 
@@ -244,7 +265,7 @@ class CommandLineWalker {
           draft.own = false;
           return;
         }
-        const scope = role.kind === "eval" ? context.scope : { functions: new Set<string>() };
+        const scope = role.kind === "eval" ? context.scope : newScope();
         return this.parseScript(script, { scope, depth: context.depth + 1, owner: draft, inFunction: context.inFunction, writes: context.writes });
       }
     }
@@ -358,6 +379,20 @@ function isDescriptorDuplication(node: Node): boolean {
   const operator = redirectOperator(node);
   const destination = node.childForFieldName("destination");
   return (operator === ">&" || operator === "<&") && (destination?.type === "number" || /^-$|^\d+-?$/.test(destination?.text ?? ""));
+}
+
+function newScope(): Scope {
+  return { functions: new Set(), integerVariables: false };
+}
+
+function givesIntegerAttribute(declaration: Node): boolean {
+  return namedChildren(declaration).some((child) => child.type === "word" && /^-[a-zA-Z]*i/.test(child.text));
+}
+
+/** A redirection into a file, or a here-document whose line goes on with one (`cat <<EOF > f`). */
+function writesToFile(node: Node): boolean {
+  if (node.type === "heredoc_redirect") return namedChildren(node).some(isFileWrite);
+  return isFileWrite(node);
 }
 
 function isFileWrite(node: Node): boolean {
