@@ -6,12 +6,12 @@ import { isHarmlessAssignment, isReadOnlyCommand, type ShellWord } from "./read-
 import { commandRole } from "./wrappers.js";
 
 /** One command a command line will run, as the `shell` permission request shows it. */
-export interface ShellCommandEntry {
+export type ShellCommandEntry = {
   /** Its source text. */
   identifier: string;
   /** Whether it only reads (a conservative guess: false whenever in doubt). */
   readOnly: boolean;
-}
+};
 
 /** Everything a `shell` permission request needs to know about a command line. */
 export interface CommandLineAnalysis {
@@ -21,6 +21,8 @@ export interface CommandLineAnalysis {
   pathCandidates: string[];
   /** Whether any command, anywhere, redirects output into a file (`/dev/null` aside). */
   writesFile: boolean;
+  /** Evaluations of values not known before the line runs, which may run any command (see {@link evaluationHazard}). */
+  hazards: string[];
 }
 
 /** How deep `bash -c '…'` and `eval '…'` strings are parsed; deeper ones are not read-only. */
@@ -80,12 +82,13 @@ class CommandLineWalker {
   private readonly drafts: Draft[] = [];
   private readonly pathCandidates: string[] = [];
   private writesFile = false;
+  private readonly hazards: string[] = [];
 
   constructor(private readonly syntax: BashSyntaxParser) {}
 
   analyze(source: string): CommandLineAnalysis {
     this.parseScript(source, { scope: newScope(), depth: 0, owner: undefined, inFunction: undefined, writes: false });
-    return { commands: settle(this.drafts), pathCandidates: this.pathCandidates, writesFile: this.writesFile };
+    return { commands: settle(this.drafts), pathCandidates: this.pathCandidates, writesFile: this.writesFile, hazards: this.hazards };
   }
 
   /** Walks one script: the command line itself, or a literal `bash -c` / `eval` string. */
@@ -114,7 +117,9 @@ class CommandLineWalker {
 
   /** Lists what an evaluation may run (see {@link evaluationHazard}) as a command inside the current one. */
   private addHazard(hazard: string | undefined, context: Context): void {
-    if (hazard !== undefined) this.add(arbitraryCodeIdentifier(hazard), false, context);
+    if (hazard === undefined) return;
+    this.hazards.push(hazard);
+    this.add(arbitraryCodeIdentifier(hazard), false, context);
   }
 
   private visit(node: Node, context: Context): void {
