@@ -48,6 +48,8 @@ interface Scope {
   functions: Set<string>;
   /** Some variable is given the integer attribute (`declare -i`): assignments may be arithmetic. */
   integerVariables: boolean;
+  /** Values assigned literally in the script (`x='a[$(cmd)]'`), by variable name. */
+  literals: Map<string, string[]>;
 }
 type FunctionKey = { scope: Scope; name: string };
 
@@ -102,6 +104,7 @@ class CommandLineWalker {
         if (name !== undefined) context.scope.functions.add(name);
       }
       if (root.descendantsOfType("declaration_command").some((node) => node !== null && givesIntegerAttribute(node))) context.scope.integerVariables = true;
+      for (const assignment of root.descendantsOfType("variable_assignment")) noteLiteral(assignment, context.scope);
       this.visit(root, context);
     } finally {
       tree.delete();
@@ -115,16 +118,39 @@ class CommandLineWalker {
     return draft;
   }
 
-  /** Lists what an evaluation may run (see {@link evaluationHazard}) as a command inside the current one. */
-  private addHazard(hazard: string | undefined, context: Context): void {
+  /**
+   * Lists what an evaluation may run (see {@link evaluationHazard}) as a command inside the
+   * current one, and the commands in the substitutions of `evaluated`, the values it will
+   * evaluate that the script spells out (`x='a[$(cmd)]'; echo $((x))` runs `cmd`).
+   */
+  private addHazard(hazard: string | undefined, context: Context, evaluated: readonly string[] = []): void {
     if (hazard === undefined) return;
     this.hazards.push(hazard);
-    this.add(arbitraryCodeIdentifier(hazard), false, context);
+    const marker = this.add(arbitraryCodeIdentifier(hazard), false, context);
+    if (context.depth >= MAX_NESTING) return;
+    for (const expression of evaluated) {
+      if (!/\$\(|`/.test(expression)) continue;
+      const tree = this.syntax.parse(`(( ${expression} ))`);
+      try {
+        const inner: Context = { ...context, owner: marker, depth: context.depth + 1, writes: false };
+        for (const substitution of tree.rootNode.descendantsOfType("command_substitution")) {
+          if (substitution) this.visit(substitution, inner);
+        }
+      } finally {
+        tree.delete();
+      }
+    }
+  }
+
+  /** The literal values of the variables `node` names (`$x`, `${x}`, a bare `x` in arithmetic). */
+  private literalsNamedIn(node: Node, scope: Scope): string[] {
+    const names = new Set(node.descendantsOfType(["variable_name", "word"]).map((name) => name?.text ?? ""));
+    return [...names].flatMap((name) => scope.literals.get(name) ?? []);
   }
 
   private visit(node: Node, context: Context): void {
     // Assignments are judged where their statement or command is, so the hazard lands inside it.
-    if (node.type !== "variable_assignment") this.addHazard(evaluationHazard(node, context.scope.integerVariables), context);
+    if (node.type !== "variable_assignment") this.addHazard(evaluationHazard(node, context.scope.integerVariables), context, this.literalsNamedIn(node, context.scope));
     switch (node.type) {
       case "comment":
       case "heredoc_start":
@@ -225,7 +251,8 @@ class CommandLineWalker {
       this.addHazard(evaluationHazard(child, context.scope.integerVariables), inner);
       for (const value of namedChildren(child)) this.visit(value, inner);
     }
-    this.addHazard(commandHazard(identifier, wordNodes.map((word) => shellWord(word).value)), inner);
+    const values = wordNodes.map((word) => shellWord(word).value);
+    this.addHazard(commandHazard(identifier, values), inner, values.filter((value): value is string => value !== undefined));
     this.judge(draft, wordNodes, node.tree.rootNode.text, inner);
   }
 
@@ -387,7 +414,16 @@ function isDescriptorDuplication(node: Node): boolean {
 }
 
 function newScope(): Scope {
-  return { functions: new Set(), integerVariables: false };
+  return { functions: new Set(), integerVariables: false, literals: new Map() };
+}
+
+function noteLiteral(assignment: Node | null, scope: Scope): void {
+  const name = assignment?.childForFieldName("name");
+  const value = assignment?.childForFieldName("value");
+  if (name?.type !== "variable_name" || !value) return;
+  const literal = wordValue(value);
+  if (literal === undefined) return;
+  scope.literals.set(name.text, [...(scope.literals.get(name.text) ?? []), literal]);
 }
 
 function givesIntegerAttribute(declaration: Node): boolean {

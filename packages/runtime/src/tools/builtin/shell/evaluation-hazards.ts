@@ -46,9 +46,9 @@ export function evaluationHazard(node: Node, integerVariables: boolean): string 
       return header.every(isLiteralExpression) ? undefined : node.text.slice(0, node.text.indexOf("))") + 2);
     }
     case "binary_expression": {
-      // `[[ $x -eq 1 ]]`: both operands are arithmetic expressions.
+      // `[[ $x -eq 1 ]]`: both operands are arithmetic expressions (`[ … ]` only takes integers).
       const operator = namedChildren(node).find((child) => child.type === "test_operator");
-      if (!operator || !ARITHMETIC_TEST_OPERATORS.has(operator.text)) return undefined;
+      if (!operator || !ARITHMETIC_TEST_OPERATORS.has(operator.text) || enclosingTest(node) === "[") return undefined;
       const operands = namedChildren(node).filter((child) => child.id !== operator.id);
       return operands.every((operand) => isLiteralNumber(operand.text)) ? undefined : node.text;
     }
@@ -150,6 +150,14 @@ function expansionHazard(node: Node): string | undefined {
   if (colon === -1) return undefined;
   const offsets = children.slice(colon + 1).filter((child) => child.isNamed);
   return offsets.every((offset) => isLiteralNumber(offset.text)) ? undefined : node.text;
+}
+
+// `[[` or `[`: the brackets of the test a test expression is part of.
+function enclosingTest(node: Node): string | undefined {
+  for (let current = node.parent; current; current = current.parent) {
+    if (current.type === "test_command") return current.child(0)?.text;
+  }
+  return undefined;
 }
 
 function isLiteralExpression(node: Node): boolean {
