@@ -1,8 +1,8 @@
-import { homedir } from "node:os";
 import type { Node } from "web-tree-sitter";
 import type { BashSyntaxParser } from "./bash-parser.js";
 import { arbitraryCodeIdentifier, commandHazard, declarationHazard, evaluationHazard } from "./evaluation-hazards.js";
 import { isHarmlessAssignment, isReadOnlyCommand, type ShellWord } from "./read-only.js";
+import { joinedValues, looksLikePath, shellWord, wordValue } from "./shell-words.js";
 import { commandRole } from "./wrappers.js";
 
 /** One command a command line will run, as the `shell` permission request shows it. */
@@ -441,68 +441,4 @@ function isFileWrite(node: Node): boolean {
   if (!FILE_WRITE_OPERATORS.has(redirectOperator(node))) return false;
   const destination = node.childForFieldName("destination");
   return !destination || shellWord(destination).value !== "/dev/null";
-}
-
-/** A word as the shell will pass it: quotes and escapes removed; `$HOME` known, other expansions not. */
-function shellWord(node: Node): ShellWord {
-  return { value: wordValue(node), pattern: isPattern(node) };
-}
-
-function wordValue(node: Node): string | undefined {
-  switch (node.type) {
-    case "word":
-    case "command_name":
-      if (node.type === "command_name") {
-        const [only] = namedChildren(node);
-        return only ? wordValue(only) : undefined;
-      }
-      return node.text.replace(/\\\n/g, "").replace(/\\(.)/gs, "$1");
-    case "number":
-      return node.namedChildCount === 0 ? node.text : undefined;
-    case "raw_string":
-      return node.text.slice(1, -1);
-    case "string": {
-      let value = "";
-      for (const child of namedChildren(node)) {
-        const part = child.type === "string_content" ? child.text.replace(/\\\n/g, "").replace(/\\([$`"\\])/g, "$1") : wordValue(child);
-        if (part === undefined) return undefined;
-        value += part;
-      }
-      return value;
-    }
-    case "concatenation": {
-      let value = "";
-      for (const child of namedChildren(node)) {
-        const part = wordValue(child);
-        if (part === undefined) return undefined;
-        value += part;
-      }
-      return value;
-    }
-    case "simple_expansion":
-    case "expansion":
-      return /^\$\{?HOME\}?$/.test(node.text) ? homedir() : undefined;
-    default:
-      return undefined;
-  }
-}
-
-// Unquoted `*`, `?`, `[…]` and `{a,b}` may expand to other words (option-looking ones included).
-function isPattern(node: Node): boolean {
-  if (node.type === "word") return /(^|[^\\])[*?[]|\{[^}]*(,|\.\.)[^}]*\}/.test(node.text);
-  if (node.type === "concatenation" || node.type === "command_name") return namedChildren(node).some(isPattern) || /\{[^}]*,[^}]*\}/.test(node.text);
-  return node.type === "extglob_pattern" || node.type === "brace_expression";
-}
-
-function joinedValues(words: ShellWord[]): string | undefined {
-  const values = words.map((word) => word.value);
-  return values.every((value): value is string => value !== undefined) && !words.some((word) => word.pattern) ? values.join(" ") : undefined;
-}
-
-function looksLikePath(word: string): boolean {
-  if (word === "" || word.startsWith("-") || /^[a-z][a-z0-9+.-]*:\/\//i.test(word)) return false;
-  if (word === "." || word === ".." || word === "~") return true;
-  if (word.startsWith("./") || word.startsWith("../") || word.startsWith("~/") || word.startsWith("/")) return true;
-  if (word.includes("/") && !/\s/.test(word)) return true;
-  return /^[\w@%+,-][\w@%+,.-]*\.[A-Za-z][A-Za-z0-9]{0,7}$/.test(word);
 }
