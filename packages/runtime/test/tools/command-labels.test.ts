@@ -157,6 +157,10 @@ const table: Array<[string, Array<[string, boolean]>, Flags]> = [
   ["f() { echo $((n)); }; f", [["echo $((n))",false],["arbitrary code via evaluation of: $((n))",false],["f",false]], { writes: false, runsUnknownCode: true }],
   ["bash -c 'echo $((x))'", [["bash -c 'echo $((x))'",false],["echo $((x))",false],["arbitrary code via evaluation of: $((x))",false]], { writes: false, runsUnknownCode: true }],
   ["echo $(printf -v 'a[$(touch p)]' x)", [["echo $(printf -v 'a[$(touch p)]' x)",false],["printf -v 'a[$(touch p)]' x",false],["arbitrary code via evaluation of: printf -v 'a[$(touch p)]' x",false],["touch p",false]], { writes: false, runsUnknownCode: true }],
+  // Arithmetic in here-documents (which the grammar reads as `$( (…) )`), strings and case patterns.
+  ["cat <<EOF\n$((x))\nEOF", [["cat <<EOF\n$((x))\nEOF",false],["arbitrary code via evaluation of: $((x))",false],["x",false]], { writes: false, runsUnknownCode: true }],
+  ["echo \"a $((x))\"", [["echo \"a $((x))\"",false],["arbitrary code via evaluation of: $((x))",false]], { writes: false, runsUnknownCode: true }],
+  ["case 1 in $((x))) :;; esac", [["arbitrary code via evaluation of: $((x))",false],[":",true]], { writes: false, runsUnknownCode: true }],
 ];
 
 describe("shell command labels", () => {

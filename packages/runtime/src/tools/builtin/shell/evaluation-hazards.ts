@@ -64,6 +64,10 @@ export function evaluationHazard(node: Node, integerVariables: boolean): string 
     }
     case "expansion":
       return expansionHazard(node);
+    case "command_substitution":
+      // In here-document bodies the grammar reads `$((x))` as `$( (x) )`.
+      if (!node.text.startsWith("$((") || !node.text.endsWith("))")) return undefined;
+      return /^\$\(\([\s\d+\-*/%<>=!&|^~?:()]*\)\)$/.test(node.text) ? undefined : node.text;
     case "variable_assignment": {
       const value = node.childForFieldName("value");
       if (!integerVariables || !value || isLiteralNumber(value.text)) return undefined;
