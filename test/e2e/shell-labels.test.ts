@@ -81,17 +81,19 @@ it("an approval for the session is asked again in a named shell whose state a la
       const shell = request as ShellRequest;
       requests.push(shell);
       if (requests.length === 1) return { kind: "approve-for-session", approval: { kind: "commands", commandIdentifiers: ["ls"] } };
-      if (shell.fullCommandText?.startsWith("ls()")) return { kind: "approve-once" };
+      if (shell.fullCommandText?.startsWith("ls()") || shell.fullCommandText === "touch made.txt") return { kind: "approve-once" };
       return { kind: "reject", feedback: "ls is a function now" };
     },
   });
   const reply = await session.sendAndWait({ prompt: "Please list twice" }, 60_000);
   expect(reply?.data.content).toBe("Listed.");
-  // Asked: the first `ls`, the definition, and `ls` after it; not the second `ls` nor the one in a fresh shell.
-  expect(requests.map((request) => request.fullCommandText)).toEqual(["ls", "ls() { touch ls-ran; }", "ls"]);
+  // Asked: the first `ls`, `touch`, the definition, and `ls` after it; not the `ls` after `touch` (an external
+  // program cannot change the shell) nor the one in a fresh shell.
+  expect(requests.map((request) => request.fullCommandText)).toEqual(["ls", "touch made.txt", "ls() { touch ls-ran; }", "ls"]);
   expect(requests[0]?.commands).toEqual([{ identifier: "ls", readOnly: true }]);
-  expect(requests[2]?.commands).toEqual([{ identifier: "ls", readOnly: false }]);
-  expect(requests[2]?.warning).toContain("shell's state");
+  expect(requests[3]?.commands).toEqual([{ identifier: "ls", readOnly: false }]);
+  expect(requests[3]?.warning).toContain("shell's state");
+  expect(existsSync(join(workdir, "made.txt"))).toBe(true);
   expect(existsSync(join(workdir, "ls-ran"))).toBe(false);
   await session.disconnect();
 });

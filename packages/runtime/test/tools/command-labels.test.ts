@@ -170,3 +170,34 @@ describe("shell command labels", () => {
     expect({ writes: analysis.writesFile, runsUnknownCode: analysis.hazards.length > 0 }).toEqual(flags);
   });
 });
+
+/** Whether a command line may change the shell it runs in (a named shell then asks again for what was approved before). */
+const shellStateTable: Array<[string, boolean]> = [
+  ["ls -la", false],
+  ["rm -rf build && npm install", false],
+  ["echo hi > out.txt", false],
+  ["PATH=/tmp/evil ls", false],
+  ["timeout 5 rm x", false],
+  ["git commit -m wip", false],
+  ["f() { echo hi; }; f", true],
+  ["ls() { touch x; }", true],
+  ["cd src", true],
+  ["export PATH=/tmp/evil:$PATH", true],
+  ["PATH=/tmp/evil", true],
+  ["printf -v PATH %s /tmp/evil", true],
+  ["trap 'touch x' DEBUG", true],
+  ["shopt -s extdebug", true],
+  ["set -o functrace", true],
+  ["alias ls='rm -rf'", true],
+  ["enable -n echo", true],
+  ["source venv/bin/activate", true],
+  ['eval "$setup"', true],
+  ["$CMD", true],
+  ["echo $((PATH=1))", true],
+];
+
+describe("shell state changes", () => {
+  it.each(shellStateTable)("%j changes the shell: %s", async (command, changes) => {
+    expect(analyzeCommandLine(command, await syntax()).changesShellState).toBe(changes);
+  });
+});

@@ -3,7 +3,7 @@ import { interruptedText } from "../../loop/tool-runner.js";
 import type { ShellExitContent, Tool, ToolOutcome } from "../types.js";
 import { askPermission, defineBuiltinTool } from "./define.js";
 import { ShellCommandParser } from "./shell/bash-parser.js";
-import { shellPermissionRequest } from "./shell/command-parse.js";
+import { analyzeShellCommand, shellRequestFrom } from "./shell/command-parse.js";
 import { MAX_DETAILED_OUTPUT_CHARS, MAX_MODEL_OUTPUT_CHARS, truncateMiddle } from "../output-limits.js";
 import { PartialOutputStream } from "./shell/partial-output.js";
 import type { CommandRecord, ShellManager } from "./shell/shell-manager.js";
@@ -88,8 +88,8 @@ export function bashTool(
       return shells.dispose();
     },
     async execute(args, context) {
-      const request = await shellPermissionRequest(args.command, args.description, context.workingDirectory, parser);
-      const changesState = request.commands.some((command) => !command.readOnly);
+      const analysis = await analyzeShellCommand(args.command, parser);
+      const request = await shellRequestFrom(analysis, args.command, args.description, context.workingDirectory);
       const changedAt = args.shellId === undefined ? undefined : shellStates.changedAt(args.shellId);
       const denied =
         changedAt === undefined
@@ -97,7 +97,7 @@ export function bashTool(
           : await askPermission(context, inChangedShell(request), { sessionApprovalsAfter: changedAt });
       if (denied) return denied;
       // Marked before it runs, and after its own approval was remembered: that approval is not carried over either.
-      if (args.shellId !== undefined && changesState) shellStates.markChanged(args.shellId);
+      if (args.shellId !== undefined && analysis.changesShellState) shellStates.markChanged(args.shellId);
       const mode = args.mode ?? "sync";
       const timeoutMs = Math.min(MAX_TIMEOUT_MS, args.initial_wait !== undefined ? args.initial_wait * 1000 : defaultTimeoutMs);
       const telemetry = {

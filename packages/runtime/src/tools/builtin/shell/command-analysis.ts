@@ -23,6 +23,13 @@ export interface CommandLineAnalysis {
   writesFile: boolean;
   /** Evaluations of values not known before the line runs, which may run any command (see {@link evaluationHazard}). */
   hazards: string[];
+  /**
+   * Whether the line may change the state of the shell it runs in (functions, aliases, variables
+   * such as `PATH`, traps, options, the working directory): it defines a function, or a command
+   * that is not read-only is anything but an external program or a builtin that only prints.
+   * Conservative: a builtin counts even inside a subshell or `bash -c`.
+   */
+  changesShellState: boolean;
 }
 
 /** How deep `bash -c '…'` and `eval '…'` strings are parsed; deeper ones are not read-only. */
@@ -33,6 +40,11 @@ const FILE_WRITE_OPERATORS = new Set([">", ">>", ">|", "&>", "&>>", "<>", ">&"])
 /** A command found in the tree, before the verdicts of what it contains are known. */
 interface Draft {
   identifier: string;
+  /**
+   * The program of a simple command, when known; `""` for other entries (assignments,
+   * declarations, arbitrary-code markers, unparsed text), which all may change the shell.
+   */
+  program?: string;
   /** Read-only as far as the command itself goes. */
   own: boolean;
   /** Commands inside it (substitutions, wrapped commands, scripts) that must be read-only too. */
@@ -85,12 +97,16 @@ class CommandLineWalker {
   private readonly pathCandidates: string[] = [];
   private writesFile = false;
   private readonly hazards: string[] = [];
+  private definesFunction = false;
 
   constructor(private readonly syntax: BashSyntaxParser) {}
 
   analyze(source: string): CommandLineAnalysis {
     this.parseScript(source, { scope: newScope(), depth: 0, owner: undefined, inFunction: undefined, writes: false });
-    return { commands: settle(this.drafts), pathCandidates: this.pathCandidates, writesFile: this.writesFile, hazards: this.hazards };
+    const verdicts = settle(this.drafts);
+    const commands = entriesOf(this.drafts, verdicts);
+    const changesShellState = this.definesFunction || this.drafts.some((draft) => !verdicts.get(draft) && mayChangeShell(draft));
+    return { commands, pathCandidates: this.pathCandidates, writesFile: this.writesFile, hazards: this.hazards, changesShellState };
   }
 
   /** Walks one script: the command line itself, or a literal `bash -c` / `eval` string. */
@@ -161,6 +177,7 @@ class CommandLineWalker {
       case "redirected_statement":
         return this.visitRedirected(node, context);
       case "function_definition": {
+        this.definesFunction = true;
         const nameNode = node.childForFieldName("name");
         const inFunction = { scope: context.scope, name: nameNode?.text ?? "" };
         for (const child of namedChildren(node)) {
@@ -264,6 +281,7 @@ class CommandLineWalker {
       draft.own = draft.own && words.length === 0;
       return;
     }
+    draft.program = program === "printf" && words[1]?.value !== undefined && !words[1].value.startsWith("-v") ? "echo" : program;
     if (context.scope.functions.has(program)) {
       draft.calls = { scope: context.scope, name: program };
       return;
@@ -333,7 +351,7 @@ class CommandLineWalker {
 }
 
 /** The verdicts: a command is read-only when it, everything inside it and any function it calls are. */
-function settle(drafts: Draft[]): ShellCommandEntry[] {
+function settle(drafts: Draft[]): Map<Draft, boolean> {
   const verdict = new Map(drafts.map((draft) => [draft, draft.own]));
   const functionReadOnly = (key: FunctionKey) =>
     drafts.every((draft) => !draft.inFunction || draft.inFunction.scope !== key.scope || draft.inFunction.name !== key.name || verdict.get(draft));
@@ -349,6 +367,11 @@ function settle(drafts: Draft[]): ShellCommandEntry[] {
       }
     }
   }
+  return verdict;
+}
+
+/** One entry per identifier, read-only only when every command with that text is. */
+function entriesOf(drafts: Draft[], verdict: Map<Draft, boolean>): ShellCommandEntry[] {
   const entries = new Map<string, ShellCommandEntry>();
   for (const draft of drafts) {
     const readOnly = verdict.get(draft) ?? false;
@@ -411,6 +434,26 @@ function isDescriptorDuplication(node: Node): boolean {
   const operator = redirectOperator(node);
   const destination = node.childForFieldName("destination");
   return (operator === ">&" || operator === "<&") && (destination?.type === "number" || /^-$|^\d+-?$/.test(destination?.text ?? ""));
+}
+
+/** Builtins that only print or test (`printf` without `-v` is recorded as `echo`). */
+const PRINTING_BUILTINS = new Set(["echo", "test", "[", "true", "false", ":", "pwd", "type", "help", "times", "jobs", "kill", "caller", "compgen", "dirs"]);
+
+/** The other builtins and keywords: they run in the shell itself and may change its state. */
+const STATEFUL_BUILTINS = new Set([
+  ".", "alias", "bg", "printf", "bind", "break", "builtin", "cd", "command", "complete", "compopt", "continue", "coproc", "declare", "disown", "enable",
+  "eval", "exec", "exit", "export", "fc", "fg", "getopts", "hash", "history", "let", "local", "logout", "mapfile", "popd", "pushd", "read",
+  "readarray", "readonly", "return", "select", "set", "shift", "shopt", "source", "suspend", "time", "trap", "typeset", "ulimit", "umask",
+  "unalias", "unset", "wait",
+]);
+
+// An external program runs in a process of its own and cannot change the shell; a function call is
+// judged by its body, whose commands are entries of their own.
+function mayChangeShell(draft: Draft): boolean {
+  if (draft.calls) return false;
+  const program = draft.program ?? "";
+  if (program === "" || STATEFUL_BUILTINS.has(program)) return true;
+  return !PRINTING_BUILTINS.has(program) && !/^[\w.+-][\w.+\/-]*$/.test(program);
 }
 
 function newScope(): Scope {

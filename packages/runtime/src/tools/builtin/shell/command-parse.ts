@@ -50,11 +50,22 @@ export async function shellPermissionRequest(
   workingDirectory: string,
   parser: ShellCommandParser,
 ): Promise<ShellPermissionRequest> {
+  return shellRequestFrom(await analyzeShellCommand(command, parser), command, description, workingDirectory);
+}
+
+/**
+ * The analysis of a command line ({@link analyzeCommandLine}); without the bash parser, the whole
+ * line as one command that is not read-only and may change the shell.
+ */
+export async function analyzeShellCommand(command: string, parser: ShellCommandParser): Promise<CommandLineAnalysis> {
   const syntax = await parser.syntax();
-  const analysis: CommandLineAnalysis = syntax
-    ? analyzeCommandLine(command, syntax)
-    : // Nothing is known without the parser; any `>` might write a file.
-      { commands: [{ identifier: command.trim(), readOnly: false }], pathCandidates: [], writesFile: command.includes(">"), hazards: [] };
+  if (syntax) return analyzeCommandLine(command, syntax);
+  // Nothing is known without the parser; any `>` might write a file.
+  return { commands: [{ identifier: command.trim(), readOnly: false }], pathCandidates: [], writesFile: command.includes(">"), hazards: [], changesShellState: true };
+}
+
+/** The `shell` permission request for a command line already analysed (see {@link shellPermissionRequest}). */
+export async function shellRequestFrom(analysis: CommandLineAnalysis, command: string, description: string, workingDirectory: string): Promise<ShellPermissionRequest> {
   const possiblePaths: string[] = [];
   for (const candidate of analysis.pathCandidates) {
     const resolved = await resolveToolPath(candidate, workingDirectory);

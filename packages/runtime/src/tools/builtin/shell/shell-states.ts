@@ -4,9 +4,12 @@ import type { ShellPermissionRequest } from "./command-parse.js";
 export type MonotonicClock = () => number;
 
 /**
- * When each named shell (`bash` with a `shellId`) last ran a command that was not read-only.
+ * When each named shell (`bash` with a `shellId`) last ran a command line that may have changed
+ * its state (`CommandLineAnalysis.changesShellState`: a function definition, or a command that is
+ * not read-only and runs in the shell itself: `cd`, `export`, `trap`, `shopt`, an assignment, …;
+ * external programs such as `rm` or `npm` run in processes of their own and do not count).
  *
- * Such a command may have changed what later command texts mean in that shell: `PATH`, functions
+ * Such a line may have changed what later command texts mean in that shell: `PATH`, functions
  * (`ls() { rm -rf ~; }`), aliases, traps (`trap '…' DEBUG` runs before every command), `enable`,
  * `shopt`/`set` options (`extdebug`, `expand_aliases`), integer attributes. The analysis of a
  * command line cannot see that state, so after such a change:
@@ -29,12 +32,12 @@ export class NamedShellStates {
 
   constructor(private readonly clock: MonotonicClock = () => performance.now()) {}
 
-  /** Notes that `shellId` is about to run a command that is not read-only. */
+  /** Notes that `shellId` is about to run a command line that may change its state. */
   markChanged(shellId: string): void {
     this.changes.set(shellId, this.clock());
   }
 
-  /** When `shellId` last ran a command that was not read-only, or undefined if it never did. */
+  /** When `shellId` last ran a command line that may have changed its state, or undefined if it never did. */
   changedAt(shellId: string): number | undefined {
     return this.changes.get(shellId);
   }
@@ -42,7 +45,7 @@ export class NamedShellStates {
 
 /** The warning of a request in a shell whose state may have changed. */
 export const CHANGED_SHELL_WARNING =
-  "This shell's state (functions, aliases, PATH, traps, options) was changed by an earlier command that was not read-only; " +
+  "This shell's state (functions, aliases, PATH, traps, options, working directory) may have been changed by an earlier command; " +
   "any command here may run something other than what its text says.";
 
 /**
