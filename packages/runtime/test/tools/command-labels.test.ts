@@ -161,6 +161,11 @@ const table: Array<[string, Array<[string, boolean]>, Flags]> = [
   ["cat <<EOF\n$((x))\nEOF", [["cat <<EOF\n$((x))\nEOF",false],["arbitrary code via evaluation of: $((x))",false],["x",false]], { writes: false, runsUnknownCode: true }],
   ["echo \"a $((x))\"", [["echo \"a $((x))\"",false],["arbitrary code via evaluation of: $((x))",false]], { writes: false, runsUnknownCode: true }],
   ["case 1 in $((x))) :;; esac", [["arbitrary code via evaluation of: $((x))",false],[":",true]], { writes: false, runsUnknownCode: true }],
+  // `$?`, `$#`, `$$`, `$!` and lengths are numbers whatever the shell holds.
+  ["[[ $# -gt 0 ]]", [["[[ $# -gt 0 ]]",true]], { writes: false, runsUnknownCode: false }],
+  ["echo $(( $? + 1 ))", [["echo $(( $? + 1 ))",true]], { writes: false, runsUnknownCode: false }],
+  ["[[ ${#x} -gt 0 ]]", [["[[ ${#x} -gt 0 ]]",true]], { writes: false, runsUnknownCode: false }],
+  ["[[ $x -eq $# ]]", [["[[ $x -eq $# ]]",false],["arbitrary code via evaluation of: $x -eq $#",false]], { writes: false, runsUnknownCode: true }],
 ];
 
 describe("shell command labels", () => {

@@ -165,13 +165,19 @@ function enclosingTest(node: Node): string | undefined {
 }
 
 function isLiteralExpression(node: Node): boolean {
+  if (isAlwaysNumber(node.text)) return true;
   if (!LITERAL_EXPRESSION_TYPES.has(node.type)) return false;
   if (node.type === "number") return isLiteralNumber(node.text);
   return namedChildren(node).every(isLiteralExpression);
 }
 
 function isLiteralNumber(text: string): boolean {
-  return /^\s*[-+]?\d+\s*$/.test(text);
+  return /^\s*[-+]?\d+\s*$/.test(text) || isAlwaysNumber(text);
+}
+
+// `$?`, `$#`, `$$`, `$!` and a length `${#name}` are numbers whatever the shell holds.
+function isAlwaysNumber(text: string): boolean {
+  return /^\s*"?(\$[#?$!]|\$\{[#?$!]\}|\$\{#[A-Za-z_]\w*\})"?\s*$/.test(text);
 }
 
 function isPlainName(node: Node): boolean {
