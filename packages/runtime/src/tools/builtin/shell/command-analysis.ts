@@ -441,10 +441,10 @@ const PRINTING_BUILTINS = new Set(["echo", "test", "[", "true", "false", ":", "p
 
 /** The other builtins and keywords: they run in the shell itself and may change its state. */
 const STATEFUL_BUILTINS = new Set([
-  ".", "alias", "bg", "printf", "bind", "break", "builtin", "cd", "command", "complete", "compopt", "continue", "coproc", "declare", "disown", "enable",
-  "eval", "exec", "exit", "export", "fc", "fg", "getopts", "hash", "history", "let", "local", "logout", "mapfile", "popd", "pushd", "read",
-  "readarray", "readonly", "return", "select", "set", "shift", "shopt", "source", "suspend", "time", "trap", "typeset", "ulimit", "umask",
-  "unalias", "unset", "wait",
+  ".", "alias", "bg", "bind", "break", "builtin", "cd", "command", "complete", "compopt", "continue", "coproc", "declare", "disown", "enable",
+  "eval", "exec", "exit", "export", "fc", "fg", "getopts", "hash", "history", "let", "local", "logout", "mapfile", "popd", "printf", "pushd",
+  "read", "readarray", "readonly", "return", "select", "set", "shift", "shopt", "source", "suspend", "time", "trap", "typeset", "ulimit",
+  "umask", "unalias", "unset", "wait",
 ]);
 
 // An external program runs in a process of its own and cannot change the shell; a function call is
