@@ -97,7 +97,8 @@ export function bashTool(
           : await askPermission(context, inChangedShell(request), { sessionApprovalsAfter: changedAt });
       if (denied) return denied;
       // Marked before it runs, and after its own approval was remembered: that approval is not carried over either.
-      if (args.shellId !== undefined && analysis.changesShellState) shellStates.markChanged(args.shellId);
+      // In a shell already changed, any word may be a function that changes it again.
+      if (args.shellId !== undefined && (analysis.changesShellState || changedAt !== undefined)) shellStates.markChanged(args.shellId);
       const mode = args.mode ?? "sync";
       const timeoutMs = Math.min(MAX_TIMEOUT_MS, args.initial_wait !== undefined ? args.initial_wait * 1000 : defaultTimeoutMs);
       const telemetry = {

@@ -19,6 +19,9 @@ export type MonotonicClock = () => number;
  *   alias, and a trap may run before any command, assignments and `[[ … ]]` included. (Words that
  *   cannot be redefined are few and a trap covers them too, so no exception is made.)
  *
+ * Once changed, a shell stays changed: every command line it runs marks it again, since any word
+ * there may now be a function that changes it further (so an approval given in it covers nothing
+ * after its next command; fresh shells and unchanged named shells keep carrying approvals).
  * Conservative on purpose: a command is counted when it is approved, whether or not it then
  * succeeds, and a shell keeps its mark when it is stopped and a new one takes its id.
  *
