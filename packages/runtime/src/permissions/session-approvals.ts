@@ -13,6 +13,15 @@ export type SessionApproval =
 /** Why a request was approved without asking: approve-all, or an earlier session approval. */
 export type StandingApproval = "approve-all" | "session-approval";
 
+/** What a request asks of the remembered approvals beyond its own content. */
+export interface CoverOptions {
+  /**
+   * Only approvals remembered after this moment (of the approvals' clock, `performance.now()`)
+   * cover the request: a named shell whose state changed since asks again (see `NamedShellStates`).
+   */
+  approvedAfter?: number;
+}
+
 /** The `session.permissions_changed` modes Tandem uses. */
 export type PermissionMode = "manual" | "allow-all";
 
@@ -62,14 +71,18 @@ export function sessionApprovalOf(answer: unknown): { approval?: SessionApproval
 export class SessionApprovals {
   private approveAllTools = false;
   private approveAllReads = false;
-  private readonly commands = new Set<string>();
+  /** Approved command identifiers, with the clock's reading when each was last approved. */
+  private readonly commands = new Map<string, number>();
   private readonly kinds = new Set<"read" | "write">();
   /** MCP approvals: server name → tool names, or null for every tool of the server. */
   private readonly mcp = new Map<string, Set<string> | null>();
   private readonly customTools = new Set<string>();
   private readonly domains = new Set<string>();
 
-  constructor(private readonly logger: Logger) {}
+  constructor(
+    private readonly logger: Logger,
+    private readonly clock: () => number = () => performance.now(),
+  ) {}
 
   /** The mode `session.permissions_changed` reports. */
   get mode(): PermissionMode {
@@ -92,7 +105,7 @@ export class SessionApprovals {
   remember(approval: SessionApproval): void {
     switch (approval.kind) {
       case "commands":
-        for (const id of approval.commandIdentifiers) this.commands.add(id);
+        for (const id of approval.commandIdentifiers) this.commands.set(id, this.clock());
         return;
       case "read":
       case "write":
@@ -128,16 +141,18 @@ export class SessionApprovals {
   }
 
   /** Whether `request` is approved without asking, and why. */
-  covers(request: PermissionRequest): StandingApproval | undefined {
+  covers(request: PermissionRequest, options: CoverOptions = {}): StandingApproval | undefined {
     if (this.approveAllTools) return "approve-all";
     if (this.approveAllReads && (request.kind === "read" || request.kind === "url")) return "approve-all";
-    return this.remembered(request) ? "session-approval" : undefined;
+    return this.remembered(request, options) ? "session-approval" : undefined;
   }
 
-  private remembered(request: PermissionRequest): boolean {
+  private remembered(request: PermissionRequest, options: CoverOptions): boolean {
     switch (request.kind) {
-      case "shell":
-        return request.commands.length > 0 && request.commands.every((command) => this.commands.has(command.identifier));
+      case "shell": {
+        const after = options.approvedAfter ?? -Infinity;
+        return request.commands.length > 0 && request.commands.every((command) => (this.commands.get(command.identifier) ?? -Infinity) > after);
+      }
       case "read":
       case "write":
         return this.kinds.has(request.kind);

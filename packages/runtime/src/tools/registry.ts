@@ -13,6 +13,7 @@ import { SessionDatabase } from "./builtin/sql/session-database.js";
 import { sqlTool } from "./builtin/sql/sql-tool.js";
 import { ShellCommandParser } from "./builtin/shell/bash-parser.js";
 import { ShellManager, type ShellManagerOptions } from "./builtin/shell/shell-manager.js";
+import { NamedShellStates } from "./builtin/shell/shell-states.js";
 import { taskCompleteTool } from "./builtin/task-complete.js";
 import { viewTool, type ViewOptions } from "./builtin/view.js";
 import { webFetchTool, type WebFetchOptions } from "./builtin/web-fetch.js";
@@ -35,6 +36,8 @@ export interface BuiltinToolOptions {
  */
 export interface BuiltinServices {
   shells: ShellManager;
+  /** Which named shells ran a command that was not read-only, and when. */
+  shellStates: NamedShellStates;
   commandParser: ShellCommandParser;
   ripgrep: Ripgrep;
   /** The session's SQLite database (the `sql` tool), opened on its first query. */
@@ -61,6 +64,7 @@ export function createBuiltinServices(
   const { logger } = settings;
   return {
     shells: new ShellManager(settings.shells),
+    shellStates: new NamedShellStates(),
     commandParser: new ShellCommandParser(logger ? { warn: (message, detail) => logger.warn(message, detail) } : {}),
     ripgrep: new Ripgrep(settings.ripgrepPath),
     database: new SessionDatabase(settings.sessionFolder),
@@ -77,9 +81,9 @@ export function createBuiltinServices(
  * const tools = createBuiltinTools(createBuiltinServices(), { askUser: false });
  */
 export function createBuiltinTools(services: BuiltinServices, include: { askUser: boolean }): Tool[] {
-  const { shells, commandParser, ripgrep, database, options } = services;
+  const { shells, shellStates, commandParser, ripgrep, database, options } = services;
   return [
-    bashTool(shells, options.shell, commandParser),
+    bashTool(shells, options.shell, commandParser, shellStates),
     writeBashTool(shells, options.shell),
     readBashTool(shells, options.shell),
     stopBashTool(shells),

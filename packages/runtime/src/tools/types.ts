@@ -5,6 +5,16 @@ import type { UserInputAnswer, UserInputQuestion } from "../session/user-input.j
 /** A permission request as a tool states it (the runtime adds `toolCallId`). */
 export type ToolPermissionRequest = PermissionRequest extends infer R ? (R extends unknown ? Omit<R, "toolCallId"> : never) : never;
 
+/** How a tool asks for a permission, beyond the request itself. */
+export interface PermissionAskOptions {
+  /**
+   * Approvals "for the session" remembered at or before this moment (`performance.now()`) do not
+   * cover the request: what they approved may mean something else now (a named shell whose
+   * state a later command changed).
+   */
+  sessionApprovalsAfter?: number;
+}
+
 /** What an application's tool handler answered. */
 export interface ClientToolReply {
   result?: unknown;
@@ -22,7 +32,7 @@ export interface ToolContext {
   readonly workingDirectory: string;
   readonly emitter: EventEmitterPort;
   /** Asks the application for permission; resolves with its decision (never throws). */
-  requestPermission(request: ToolPermissionRequest): Promise<PermissionResult>;
+  requestPermission(request: ToolPermissionRequest, options?: PermissionAskOptions): Promise<PermissionResult>;
   /** Runs an application-defined tool in the client (protocol v3 broadcast or v2 `tool.call`). */
   callClientTool(args: unknown): Promise<ClientToolReply>;
   /** Asks the user a question; throws `UserInputUnavailable` when nobody can answer. */

@@ -82,3 +82,18 @@ it("approve-all covers everything and approve-all-reads covers reads and URL fet
   expect(session.covers(url("https://a.b/"))).toBe("approve-all");
   expect(session.covers(write)).toBeUndefined();
 });
+
+it("a commands approval covers a request that asks for approvals after a moment only when it was given after it", () => {
+  let now = 0;
+  const session = new SessionApprovals(new Logger("warning", () => {}), () => now);
+  now = 10;
+  session.rememberAnswer({ kind: "approve-for-session", approval: { kind: "commands", commandIdentifiers: ["ls", "git status"] } }, "s");
+  expect(session.covers(shell("ls"), { approvedAfter: 5 })).toBe("session-approval");
+  expect(session.covers(shell("ls"), { approvedAfter: 10 })).toBeUndefined();
+  expect(session.covers(shell("ls"), { approvedAfter: 20 })).toBeUndefined();
+  expect(session.covers(shell("ls"))).toBe("session-approval");
+  now = 30;
+  session.rememberAnswer({ kind: "approve-for-session", approval: { kind: "commands", commandIdentifiers: ["ls"] } }, "s");
+  expect(session.covers(shell("ls"), { approvedAfter: 20 })).toBe("session-approval");
+  expect(session.covers(shell("ls", "git status"), { approvedAfter: 20 })).toBeUndefined();
+});

@@ -1,12 +1,13 @@
 import { z } from "zod";
 import { interruptedText } from "../../loop/tool-runner.js";
 import type { ShellExitContent, Tool, ToolOutcome } from "../types.js";
-import { defineBuiltinTool } from "./define.js";
+import { askPermission, defineBuiltinTool } from "./define.js";
 import { ShellCommandParser } from "./shell/bash-parser.js";
-import { shellPermissionRequest } from "./shell/command-parse.js";
+import { analyzeShellCommand, shellRequestFrom } from "./shell/command-parse.js";
 import { MAX_DETAILED_OUTPUT_CHARS, MAX_MODEL_OUTPUT_CHARS, truncateMiddle } from "../output-limits.js";
 import { PartialOutputStream } from "./shell/partial-output.js";
 import type { CommandRecord, ShellManager } from "./shell/shell-manager.js";
+import { inChangedShell, NamedShellStates } from "./shell/shell-states.js";
 
 /** Limits of the shell tools. */
 export interface ShellToolOptions {
@@ -55,7 +56,9 @@ const bashSchema = z.object({
 
 /**
  * The `bash` tool: runs a command line in bash (a fresh shell, or a named session that keeps its
- * state), streaming output as `tool.execution_partial_result`, after a `shell` permission.
+ * state), streaming output as `tool.execution_partial_result`, after a `shell` permission. In a
+ * named shell that ran a command that was not read-only, the request is asked as
+ * {@link inChangedShell} says and earlier session approvals do not cover it ({@link NamedShellStates}).
  * Streamed output is coalesced and capped per call ({@link PartialOutputStream}); the command's
  * output is kept as head + tail ({@link OutputLog}), and the result is cut for the model and for
  * `detailedContent`.
@@ -63,7 +66,12 @@ const bashSchema = z.object({
  * @example
  * const bash = bashTool(new ShellManager());
  */
-export function bashTool(shells: ShellManager, options: ShellToolOptions = {}, parser: ShellCommandParser = new ShellCommandParser()): Tool {
+export function bashTool(
+  shells: ShellManager,
+  options: ShellToolOptions = {},
+  parser: ShellCommandParser = new ShellCommandParser(),
+  shellStates: NamedShellStates = new NamedShellStates(),
+): Tool {
   const maxOutputChars = options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS;
   const defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
   return defineBuiltinTool({
@@ -75,12 +83,22 @@ export function bashTool(shells: ShellManager, options: ShellToolOptions = {}, p
       "Prefer the view, grep and glob tools over cat, grep and find for reading and searching files.",
     ].join(" "),
     schema: bashSchema,
-    permission: (args, context) => shellPermissionRequest(args.command, args.description, context.workingDirectory, parser),
     dispose: () => {
       parser.dispose();
       return shells.dispose();
     },
     async execute(args, context) {
+      const analysis = await analyzeShellCommand(args.command, parser);
+      const request = await shellRequestFrom(analysis, args.command, args.description, context.workingDirectory);
+      const changedAt = args.shellId === undefined ? undefined : shellStates.changedAt(args.shellId);
+      const denied =
+        changedAt === undefined
+          ? await askPermission(context, request)
+          : await askPermission(context, inChangedShell(request), { sessionApprovalsAfter: changedAt });
+      if (denied) return denied;
+      // Marked before it runs, and after its own approval was remembered: that approval is not carried over either.
+      // In a shell already changed, any word may be a function that changes it again.
+      if (args.shellId !== undefined && (analysis.changesShellState || changedAt !== undefined)) shellStates.markChanged(args.shellId);
       const mode = args.mode ?? "sync";
       const timeoutMs = Math.min(MAX_TIMEOUT_MS, args.initial_wait !== undefined ? args.initial_wait * 1000 : defaultTimeoutMs);
       const telemetry = {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { deniedOutcome } from "../../permissions/outcome.js";
-import type { Tool, ToolContext, ToolOutcome, ToolPermissionRequest } from "../types.js";
+import type { PermissionAskOptions, Tool, ToolContext, ToolOutcome, ToolPermissionRequest } from "../types.js";
 
 /** The definition of a built-in tool: a zod schema for its arguments and an `execute`. */
 export interface BuiltinToolSpec<Schema extends z.ZodObject> {
@@ -65,8 +65,8 @@ export function defineBuiltinTool<Schema extends z.ZodObject>(spec: BuiltinToolS
  * const denied = await askPermission(context, { kind: "read", intention: `Read file: ${path}`, path });
  * if (denied) return denied;
  */
-export async function askPermission(context: ToolContext, request: ToolPermissionRequest): Promise<ToolOutcome | undefined> {
-  const decision = await context.requestPermission(request);
+export async function askPermission(context: ToolContext, request: ToolPermissionRequest, options?: PermissionAskOptions): Promise<ToolOutcome | undefined> {
+  const decision = await context.requestPermission(request, options);
   if (decision.kind === "approved") return undefined;
   return deniedOutcome(decision);
 }

@@ -1,16 +1,17 @@
-import { homedir } from "node:os";
 import type { Node } from "web-tree-sitter";
 import type { BashSyntaxParser } from "./bash-parser.js";
+import { arbitraryCodeIdentifier, commandHazard, declarationHazard, evaluationHazard } from "./evaluation-hazards.js";
 import { isHarmlessAssignment, isReadOnlyCommand, type ShellWord } from "./read-only.js";
+import { joinedValues, looksLikePath, shellWord, wordValue } from "./shell-words.js";
 import { commandRole } from "./wrappers.js";
 
 /** One command a command line will run, as the `shell` permission request shows it. */
-export interface ShellCommandEntry {
+export type ShellCommandEntry = {
   /** Its source text. */
   identifier: string;
   /** Whether it only reads (a conservative guess: false whenever in doubt). */
   readOnly: boolean;
-}
+};
 
 /** Everything a `shell` permission request needs to know about a command line. */
 export interface CommandLineAnalysis {
@@ -20,6 +21,15 @@ export interface CommandLineAnalysis {
   pathCandidates: string[];
   /** Whether any command, anywhere, redirects output into a file (`/dev/null` aside). */
   writesFile: boolean;
+  /** Evaluations of values not known before the line runs, which may run any command (see {@link evaluationHazard}). */
+  hazards: string[];
+  /**
+   * Whether the line may change the state of the shell it runs in (functions, aliases, variables
+   * such as `PATH`, traps, options, the working directory): it defines a function, or a command
+   * that is not read-only is anything but an external program or a builtin that only prints.
+   * Conservative: a builtin counts even inside a subshell or `bash -c`.
+   */
+  changesShellState: boolean;
 }
 
 /** How deep `bash -c '…'` and `eval '…'` strings are parsed; deeper ones are not read-only. */
@@ -30,6 +40,11 @@ const FILE_WRITE_OPERATORS = new Set([">", ">>", ">|", "&>", "&>>", "<>", ">&"])
 /** A command found in the tree, before the verdicts of what it contains are known. */
 interface Draft {
   identifier: string;
+  /**
+   * The program of a simple command, when known; `""` for other entries (assignments,
+   * declarations, arbitrary-code markers, unparsed text), which all may change the shell.
+   */
+  program?: string;
   /** Read-only as far as the command itself goes. */
   own: boolean;
   /** Commands inside it (substitutions, wrapped commands, scripts) that must be read-only too. */
@@ -43,6 +58,10 @@ interface Draft {
 /** The functions of one shell (a `bash -c` script is another shell, an `eval` string is not). */
 interface Scope {
   functions: Set<string>;
+  /** Some variable is given the integer attribute (`declare -i`): assignments may be arithmetic. */
+  integerVariables: boolean;
+  /** Values assigned literally in the script (`x='a[$(cmd)]'`), by variable name. */
+  literals: Map<string, string[]>;
 }
 type FunctionKey = { scope: Scope; name: string };
 
@@ -77,12 +96,17 @@ class CommandLineWalker {
   private readonly drafts: Draft[] = [];
   private readonly pathCandidates: string[] = [];
   private writesFile = false;
+  private readonly hazards: string[] = [];
+  private definesFunction = false;
 
   constructor(private readonly syntax: BashSyntaxParser) {}
 
   analyze(source: string): CommandLineAnalysis {
-    this.parseScript(source, { scope: { functions: new Set() }, depth: 0, owner: undefined, inFunction: undefined, writes: false });
-    return { commands: settle(this.drafts), pathCandidates: this.pathCandidates, writesFile: this.writesFile };
+    this.parseScript(source, { scope: newScope(), depth: 0, owner: undefined, inFunction: undefined, writes: false });
+    const verdicts = settle(this.drafts);
+    const commands = entriesOf(this.drafts, verdicts);
+    const changesShellState = this.definesFunction || this.drafts.some((draft) => !verdicts.get(draft) && mayChangeShell(draft));
+    return { commands, pathCandidates: this.pathCandidates, writesFile: this.writesFile, hazards: this.hazards, changesShellState };
   }
 
   /** Walks one script: the command line itself, or a literal `bash -c` / `eval` string. */
@@ -95,6 +119,8 @@ class CommandLineWalker {
         const name = definition?.childForFieldName("name")?.text;
         if (name !== undefined) context.scope.functions.add(name);
       }
+      if (root.descendantsOfType("declaration_command").some((node) => node !== null && givesIntegerAttribute(node))) context.scope.integerVariables = true;
+      for (const assignment of root.descendantsOfType("variable_assignment")) noteLiteral(assignment, context.scope);
       this.visit(root, context);
     } finally {
       tree.delete();
@@ -108,7 +134,39 @@ class CommandLineWalker {
     return draft;
   }
 
+  /**
+   * Lists what an evaluation may run (see {@link evaluationHazard}) as a command inside the
+   * current one, and the commands in the substitutions of `evaluated`, the values it will
+   * evaluate that the script spells out (`x='a[$(cmd)]'; echo $((x))` runs `cmd`).
+   */
+  private addHazard(hazard: string | undefined, context: Context, evaluated: readonly string[] = []): void {
+    if (hazard === undefined) return;
+    this.hazards.push(hazard);
+    const marker = this.add(arbitraryCodeIdentifier(hazard), false, context);
+    if (context.depth >= MAX_NESTING) return;
+    for (const expression of evaluated) {
+      if (!/\$\(|`/.test(expression)) continue;
+      const tree = this.syntax.parse(`(( ${expression} ))`);
+      try {
+        const inner: Context = { ...context, owner: marker, depth: context.depth + 1, writes: false };
+        for (const substitution of tree.rootNode.descendantsOfType("command_substitution")) {
+          if (substitution) this.visit(substitution, inner);
+        }
+      } finally {
+        tree.delete();
+      }
+    }
+  }
+
+  /** The literal values of the variables `node` names (`$x`, `${x}`, a bare `x` in arithmetic). */
+  private literalsNamedIn(node: Node, scope: Scope): string[] {
+    const names = new Set(node.descendantsOfType(["variable_name", "word"]).map((name) => name?.text ?? ""));
+    return [...names].flatMap((name) => scope.literals.get(name) ?? []);
+  }
+
   private visit(node: Node, context: Context): void {
+    // Assignments are judged where their statement or command is, so the hazard lands inside it.
+    if (node.type !== "variable_assignment") this.addHazard(evaluationHazard(node, context.scope.integerVariables), context, this.literalsNamedIn(node, context.scope));
     switch (node.type) {
       case "comment":
       case "heredoc_start":
@@ -119,6 +177,7 @@ class CommandLineWalker {
       case "redirected_statement":
         return this.visitRedirected(node, context);
       case "function_definition": {
+        this.definesFunction = true;
         const nameNode = node.childForFieldName("name");
         const inFunction = { scope: context.scope, name: nameNode?.text ?? "" };
         for (const child of namedChildren(node)) {
@@ -132,9 +191,17 @@ class CommandLineWalker {
       case "unset_command":
       case "test_command": {
         const draft = this.add(node.text, statementIsReadOnly(node) && !context.writes, context);
-        for (const child of namedChildren(node)) {
+        const inner = { ...context, owner: draft };
+        const declared = node.type === "declaration_command" || node.type === "unset_command" ? declarationHazard(node) : undefined;
+        this.addHazard(declared, inner);
+        for (const child of node.type === "variable_assignment" ? [node] : namedChildren(node)) {
+          if (child.type !== "variable_assignment") {
+            this.visit(child, inner);
+            continue;
+          }
           // An assignment inside `export A=…` or `a=1 b=2` is part of this entry, not one of its own.
-          for (const part of child.type === "variable_assignment" ? namedChildren(child) : [child]) this.visit(part, { ...context, owner: draft });
+          if (declared === undefined) this.addHazard(evaluationHazard(child, context.scope.integerVariables), inner);
+          for (const part of namedChildren(child)) this.visit(part, inner);
         }
         return;
       }
@@ -172,7 +239,7 @@ class CommandLineWalker {
       if (last) this.visitRedirectedBody(last, redirects, statement, context);
       return;
     }
-    const writes = context.writes || redirects.some(isFileWrite);
+    const writes = context.writes || redirects.some(writesToFile);
     const source = statement.tree.rootNode.text;
     if (body.type === "command") return this.visitCommand(body, source.slice(body.startIndex, statement.endIndex), redirects, { ...context, writes });
     this.visit(body, { ...context, writes });
@@ -186,7 +253,7 @@ class CommandLineWalker {
   private visitCommand(node: Node, identifier: string, outerRedirects: Node[], context: Context): void {
     const children = namedChildren(node);
     const redirects = [...outerRedirects, ...children.filter(isRedirect)];
-    const writes = context.writes || redirects.some(isFileWrite);
+    const writes = context.writes || redirects.some(writesToFile);
     const wordNodes = [node.childForFieldName("name"), ...node.childrenForFieldName("argument")].filter((child): child is Node => child !== null);
     const draft = this.add(identifier, !writes, context);
     const inner: Context = { ...context, owner: draft, writes };
@@ -198,8 +265,11 @@ class CommandLineWalker {
         continue;
       }
       if (!isHarmlessAssignment(child.childForFieldName("name")?.text ?? "")) draft.own = false;
+      this.addHazard(evaluationHazard(child, context.scope.integerVariables), inner);
       for (const value of namedChildren(child)) this.visit(value, inner);
     }
+    const values = wordNodes.map((word) => shellWord(word).value);
+    this.addHazard(commandHazard(identifier, values), inner, values.filter((value): value is string => value !== undefined));
     this.judge(draft, wordNodes, node.tree.rootNode.text, inner);
   }
 
@@ -211,6 +281,7 @@ class CommandLineWalker {
       draft.own = draft.own && words.length === 0;
       return;
     }
+    draft.program = program === "printf" && words[1]?.value !== undefined && !words[1].value.startsWith("-v") ? "echo" : program;
     if (context.scope.functions.has(program)) {
       draft.calls = { scope: context.scope, name: program };
       return;
@@ -244,7 +315,7 @@ class CommandLineWalker {
           draft.own = false;
           return;
         }
-        const scope = role.kind === "eval" ? context.scope : { functions: new Set<string>() };
+        const scope = role.kind === "eval" ? context.scope : newScope();
         return this.parseScript(script, { scope, depth: context.depth + 1, owner: draft, inFunction: context.inFunction, writes: context.writes });
       }
     }
@@ -280,7 +351,7 @@ class CommandLineWalker {
 }
 
 /** The verdicts: a command is read-only when it, everything inside it and any function it calls are. */
-function settle(drafts: Draft[]): ShellCommandEntry[] {
+function settle(drafts: Draft[]): Map<Draft, boolean> {
   const verdict = new Map(drafts.map((draft) => [draft, draft.own]));
   const functionReadOnly = (key: FunctionKey) =>
     drafts.every((draft) => !draft.inFunction || draft.inFunction.scope !== key.scope || draft.inFunction.name !== key.name || verdict.get(draft));
@@ -296,6 +367,11 @@ function settle(drafts: Draft[]): ShellCommandEntry[] {
       }
     }
   }
+  return verdict;
+}
+
+/** One entry per identifier, read-only only when every command with that text is. */
+function entriesOf(drafts: Draft[], verdict: Map<Draft, boolean>): ShellCommandEntry[] {
   const entries = new Map<string, ShellCommandEntry>();
   for (const draft of drafts) {
     const readOnly = verdict.get(draft) ?? false;
@@ -360,73 +436,52 @@ function isDescriptorDuplication(node: Node): boolean {
   return (operator === ">&" || operator === "<&") && (destination?.type === "number" || /^-$|^\d+-?$/.test(destination?.text ?? ""));
 }
 
+/** Builtins that only print or test (`printf` without `-v` is recorded as `echo`). */
+const PRINTING_BUILTINS = new Set(["echo", "test", "[", "true", "false", ":", "pwd", "type", "help", "times", "jobs", "kill", "caller", "compgen", "dirs"]);
+
+/** The other builtins and keywords: they run in the shell itself and may change its state. */
+const STATEFUL_BUILTINS = new Set([
+  ".", "alias", "bg", "bind", "break", "builtin", "cd", "command", "complete", "compopt", "continue", "coproc", "declare", "disown", "enable",
+  "eval", "exec", "exit", "export", "fc", "fg", "getopts", "hash", "history", "let", "local", "logout", "mapfile", "popd", "printf", "pushd",
+  "read", "readarray", "readonly", "return", "select", "set", "shift", "shopt", "source", "suspend", "time", "trap", "typeset", "ulimit",
+  "umask", "unalias", "unset", "wait",
+]);
+
+// An external program runs in a process of its own and cannot change the shell; a function call is
+// judged by its body, whose commands are entries of their own.
+function mayChangeShell(draft: Draft): boolean {
+  if (draft.calls) return false;
+  const program = draft.program ?? "";
+  if (program === "" || STATEFUL_BUILTINS.has(program)) return true;
+  return !PRINTING_BUILTINS.has(program) && !/^[\w.+-][\w.+\/-]*$/.test(program);
+}
+
+function newScope(): Scope {
+  return { functions: new Set(), integerVariables: false, literals: new Map() };
+}
+
+function noteLiteral(assignment: Node | null, scope: Scope): void {
+  const name = assignment?.childForFieldName("name");
+  const value = assignment?.childForFieldName("value");
+  if (name?.type !== "variable_name" || !value) return;
+  const literal = wordValue(value);
+  if (literal === undefined) return;
+  scope.literals.set(name.text, [...(scope.literals.get(name.text) ?? []), literal]);
+}
+
+function givesIntegerAttribute(declaration: Node): boolean {
+  return namedChildren(declaration).some((child) => child.type === "word" && /^-[a-zA-Z]*i/.test(child.text));
+}
+
+/** A redirection into a file, or a here-document whose line goes on with one (`cat <<EOF > f`). */
+function writesToFile(node: Node): boolean {
+  if (node.type === "heredoc_redirect") return namedChildren(node).some(isFileWrite);
+  return isFileWrite(node);
+}
+
 function isFileWrite(node: Node): boolean {
   if (node.type !== "file_redirect" || isDescriptorDuplication(node)) return false;
   if (!FILE_WRITE_OPERATORS.has(redirectOperator(node))) return false;
   const destination = node.childForFieldName("destination");
   return !destination || shellWord(destination).value !== "/dev/null";
-}
-
-/** A word as the shell will pass it: quotes and escapes removed; `$HOME` known, other expansions not. */
-function shellWord(node: Node): ShellWord {
-  return { value: wordValue(node), pattern: isPattern(node) };
-}
-
-function wordValue(node: Node): string | undefined {
-  switch (node.type) {
-    case "word":
-    case "command_name":
-      if (node.type === "command_name") {
-        const [only] = namedChildren(node);
-        return only ? wordValue(only) : undefined;
-      }
-      return node.text.replace(/\\\n/g, "").replace(/\\(.)/gs, "$1");
-    case "number":
-      return node.namedChildCount === 0 ? node.text : undefined;
-    case "raw_string":
-      return node.text.slice(1, -1);
-    case "string": {
-      let value = "";
-      for (const child of namedChildren(node)) {
-        const part = child.type === "string_content" ? child.text.replace(/\\\n/g, "").replace(/\\([$`"\\])/g, "$1") : wordValue(child);
-        if (part === undefined) return undefined;
-        value += part;
-      }
-      return value;
-    }
-    case "concatenation": {
-      let value = "";
-      for (const child of namedChildren(node)) {
-        const part = wordValue(child);
-        if (part === undefined) return undefined;
-        value += part;
-      }
-      return value;
-    }
-    case "simple_expansion":
-    case "expansion":
-      return /^\$\{?HOME\}?$/.test(node.text) ? homedir() : undefined;
-    default:
-      return undefined;
-  }
-}
-
-// Unquoted `*`, `?`, `[…]` and `{a,b}` may expand to other words (option-looking ones included).
-function isPattern(node: Node): boolean {
-  if (node.type === "word") return /(^|[^\\])[*?[]|\{[^}]*(,|\.\.)[^}]*\}/.test(node.text);
-  if (node.type === "concatenation" || node.type === "command_name") return namedChildren(node).some(isPattern) || /\{[^}]*,[^}]*\}/.test(node.text);
-  return node.type === "extglob_pattern" || node.type === "brace_expression";
-}
-
-function joinedValues(words: ShellWord[]): string | undefined {
-  const values = words.map((word) => word.value);
-  return values.every((value): value is string => value !== undefined) && !words.some((word) => word.pattern) ? values.join(" ") : undefined;
-}
-
-function looksLikePath(word: string): boolean {
-  if (word === "" || word.startsWith("-") || /^[a-z][a-z0-9+.-]*:\/\//i.test(word)) return false;
-  if (word === "." || word === ".." || word === "~") return true;
-  if (word.startsWith("./") || word.startsWith("../") || word.startsWith("~/") || word.startsWith("/")) return true;
-  if (word.includes("/") && !/\s/.test(word)) return true;
-  return /^[\w@%+,-][\w@%+,.-]*\.[A-Za-z][A-Za-z0-9]{0,7}$/.test(word);
 }
