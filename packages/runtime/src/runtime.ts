@@ -10,6 +10,9 @@ import { assertDefaultProviderUsable, createModelClient, describeDefaultProvider
 import { ClientConnection } from "./server/connection.js";
 import type { RequestingClient } from "./server/requesting-client.js";
 import { ExtensionHost } from "./extensions/host.js";
+import { PermissionBroker } from "./permissions/broker.js";
+import { FolderConsent } from "./trust/folder-consent.js";
+import { TrustedFolders } from "./trust/trusted-folders.js";
 import { SlashCommands } from "./commands/slash-commands.js";
 import { LoggedModelClient } from "./providers/logged-client.js";
 import type { SessionEmitter } from "./session/emitter.js";
@@ -129,6 +132,7 @@ export class Runtime {
       env,
       authTokenEnv: args.authTokenEnv,
       logger,
+      consent: new FolderConsent({ trustAll: args.allowAll, trustedFolders: new TrustedFolders(this.store.home, logger) }),
       findSession: (sessionId) => {
         const session = this.sessions.find(sessionId);
         if (!session) return undefined;
@@ -137,6 +141,10 @@ export class Runtime {
           emitter: session.emitter,
           isAttached: (port) => session.isAttached(port),
           extensionsWanted: (session.config as { requestExtensions?: unknown }).requestExtensions !== false,
+          consent: {
+            approvesWithoutAsking: (request) => session.approvals.covers(request) === "approve-all",
+            ask: (request, signal) => new PermissionBroker(session).request(request, signal),
+          },
         };
       },
       connect: (input, output, extensionId, onJoined) => {
