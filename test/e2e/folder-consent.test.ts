@@ -17,7 +17,9 @@ import { fileURLToPath } from "node:url";
 import { approveAll, CopilotClient, type PermissionRequest, type SessionEvent } from "@github/copilot-sdk";
 import { afterEach, describe, expect, it } from "vitest";
 import { eventsOf, startWorld, tandemBin, waitFor, type TestWorld } from "../helpers/harness.js";
+import type { WireMessage } from "../helpers/frames.js";
 import { clientVariants, officialClient, rawConnection } from "../helpers/official-client.js";
+import { startTcpRuntime } from "../helpers/tcp.js";
 
 const stdioServer = fileURLToPath(new URL("../fixtures/mcp/stdio-server.mjs", import.meta.url));
 
@@ -125,6 +127,30 @@ describe("an extension from the working folder", () => {
     expect((request.tools ?? []).map((tool) => tool.function.name)).not.toContain("ext_echo");
   });
 
+  it.each([
+    { answer: "denied", result: { kind: "denied-interactively-by-user" }, started: false },
+    { answer: "approved", result: { kind: "approved" }, started: true },
+  ])("over protocol v2 (a permission.request call), $answer", async ({ result, started }) => {
+    const { repo, marker } = hostileRepo();
+    writeExtension(join(repo, ".github", "extensions"), "hostile", markerExtension(marker));
+    world = await startWorld(["plain-reply"]);
+    const client = new CopilotClient({ cliPath: tandemBin, cliArgs: ["--sdk-protocol-version", "2"], env: world.env, logLevel: "error" });
+    clients.push(client);
+    const { requests, handler } = recordingHandler((request) => ((request.kind as string) === "extension-management" ? result : { kind: "approved" }));
+    const session = await client.createSession({ onPermissionRequest: handler, workingDirectory: repo });
+    const events: SessionEvent[] = [];
+    session.on((event) => events.push(event));
+    const reply = await session.sendAndWait({ prompt: "hello" }, 30_000);
+    expect(reply?.data.content).toBe("Hello from the scripted model.");
+    expect(extensionRequests(requests)).toEqual([expect.objectContaining({ operation: "start", extensionId: "project:hostile" })]);
+    if (started) {
+      await waitFor(() => existsSync(marker), "the approved extension to start", 20_000);
+      return;
+    }
+    expect(existsSync(marker)).toBe(false);
+    expect(eventsOf(events, "session.warning")[0]?.data.message).toContain("project:hostile");
+  });
+
   it("a permission handler that fails does not start it", async () => {
     const { repo, marker } = hostileRepo();
     writeExtension(join(repo, ".github", "extensions"), "hostile", markerExtension(marker));
@@ -143,6 +169,33 @@ describe("an extension from the working folder", () => {
     expect(reply?.data.content).toBe("Hello from the scripted model.");
     expect(existsSync(marker)).toBe(false);
     expect(eventsOf(events, "session.warning")[0]?.data.message).toMatch(/project:hostile .* was not started: .*nobody approved it/s);
+  });
+
+  it("the asking client gone before it answers: not started, and a client still there sees why", async () => {
+    const { repo, marker } = hostileRepo();
+    writeExtension(join(repo, ".github", "extensions"), "hostile", markerExtension(marker));
+    world = await startWorld(["plain-reply"]);
+    const runtime = await startTcpRuntime(world.env);
+    try {
+      const asker = await runtime.connect();
+      const watcher = await runtime.connect();
+      const created = await asker.request("session.create", { workingDirectory: repo, requestPermission: true });
+      const sessionId = (created.result as { sessionId: string }).sessionId;
+      const isEvent = (type: string) => (message: WireMessage) => message.method === "session.event" && (message.params as { event?: { type?: string } }).event?.type === type;
+      const requested = await asker.waitFor(isEvent("permission.requested"));
+      expect((requested.params as { event: { data: { permissionRequest: unknown } } }).event.data.permissionRequest).toMatchObject({ kind: "extension-management", extensionId: "project:hostile" });
+      // A second client that does not answer permissions joins; the asker leaves without an answer.
+      await watcher.request("session.resume", { sessionId, requestPermission: false });
+      asker.close();
+      const warning = await watcher.waitFor(isEvent("session.warning"));
+      expect((warning.params as { event: { data: { message: string } } }).event.data.message).toMatch(/project:hostile .* was not started: .*nobody approved it/s);
+      const listed = await watcher.request("session.extensions.list", { sessionId });
+      expect((listed.result as { extensions: unknown[] }).extensions).toEqual([{ id: "project:hostile", name: "hostile", source: "project", status: "disabled" }]);
+      expect(existsSync(marker)).toBe(false);
+      await watcher.request("session.destroy", { sessionId });
+    } finally {
+      await runtime.stop();
+    }
   });
 
   it("an application that does not answer permissions (requestPermission: false) does not start it", async () => {
