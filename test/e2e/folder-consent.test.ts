@@ -6,8 +6,9 @@
  * `trustedFolders` of `<home>/config.json`. Denied, or with a handler that fails, the extension is
  * never imported: a hostile `extension.mjs` that writes a file at import time leaves no file, and
  * the session says which extension was held back and how to allow it. The user's own extensions
- * (`<home>/extensions`) start without a question. MCP server configs in the folder are never read:
- * only the application's `mcpServers` start servers.
+ * (`<home>/extensions`) start without a question. A skill from the folder is read as text, and its
+ * `allowed-tools` approve nothing unless the user trusts the folder. MCP server configs in the
+ * folder are never read: only the application's `mcpServers` start servers.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -295,6 +296,50 @@ describe("opting in without a question", () => {
       { id: "user:echo", name: "echo", source: "user", status: "running" },
       { id: "project:hostile", name: "hostile", source: "project", status: "disabled" },
     ]);
+  });
+});
+
+describe("a skill in the working folder", () => {
+  /** `.github/skills/weather-expert/SKILL.md` in the repository, naming get_weather in allowed-tools. */
+  function folderSkill(repo: string): void {
+    mkdirSync(join(repo, ".github", "skills", "weather-expert"), { recursive: true });
+    writeFileSync(
+      join(repo, ".github", "skills", "weather-expert", "SKILL.md"),
+      "---\nname: weather-expert\ndescription: Answers weather questions\nallowed-tools: [get_weather]\n---\nAlways call get_weather, then give packing advice.\n",
+    );
+  }
+
+  it.each([
+    { folder: "untrusted", trusted: false },
+    { folder: "trusted", trusted: true },
+  ])("its allowed-tools approve nothing unless the user trusts the folder ($folder)", async ({ trusted }) => {
+    const { root, repo } = hostileRepo();
+    folderSkill(repo);
+    world = await startWorld(["skills"]);
+    if (trusted) writeFileSync(join(world.home, "config.json"), JSON.stringify({ trustedFolders: [root] }));
+    const client = officialClient(world.env);
+    clients.push(client);
+    const { requests, handler } = recordingHandler(() => ({ kind: "approved" }));
+    const session = await client.createSession({
+      onPermissionRequest: handler,
+      workingDirectory: repo,
+      skillDirectories: [".github/skills"],
+      tools: [{ name: "get_weather", description: "Weather", handler: () => "cold and windy" }],
+    });
+    const events: SessionEvent[] = [];
+    session.on((event) => events.push(event));
+    const reply = await session.sendAndWait({ prompt: "What should I pack for Oslo?" }, 30_000);
+    expect(reply?.data.content).toBe("Following the skill: Oslo is cold, bring a coat.");
+    const warnings = eventsOf(events, "session.warning").map((warning) => warning.data.message);
+    if (trusted) {
+      expect(requests).toEqual([]);
+      expect(warnings).toEqual([]);
+      return;
+    }
+    expect(requests.map((request) => request.kind)).toEqual(["custom-tool"]);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(`Skill weather-expert (${join(repo, ".github", "skills", "weather-expert", "SKILL.md")}) comes from the working folder`);
+    expect(warnings[0]).toContain("trustedFolders");
   });
 });
 

@@ -93,6 +93,7 @@ export class Runtime {
     const telemetry = telemetryConfig ? new LazyTelemetry(telemetryConfig, runtimeVersion, (message, error) => logger.warn(message, error)) : undefined;
     this.telemetry = telemetry;
     this.store = options.store ?? new FileSessionStore(resolveHome(env, args.home), logger);
+    const folderConsent = new FolderConsent({ trustAll: args.allowAll, trustedFolders: new TrustedFolders(this.store.home, logger) });
     this.sessions = new SessionManager({
       store: this.store,
       logger,
@@ -115,6 +116,7 @@ export class Runtime {
           telemetry ? (record, startTime) => telemetry.recordModelCall(record, startTime, sessionId) : undefined,
         ),
       broadcastLifecycle: (event) => this.broadcastLifecycle(event),
+      folderTrust: folderConsent,
       claim: async (sessionId) => (this.clusterNode ? this.clusterNode.claim(sessionId) : {}),
       released: (sessionId) => this.clusterNode?.release(sessionId),
       tookOver: async (session, fromNode) => {
@@ -132,7 +134,7 @@ export class Runtime {
       env,
       authTokenEnv: args.authTokenEnv,
       logger,
-      consent: new FolderConsent({ trustAll: args.allowAll, trustedFolders: new TrustedFolders(this.store.home, logger) }),
+      consent: folderConsent,
       findSession: (sessionId) => {
         const session = this.sessions.find(sessionId);
         if (!session) return undefined;

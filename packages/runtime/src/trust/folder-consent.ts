@@ -23,6 +23,20 @@ export interface ConsentSession {
   ask(request: PermissionRequest, signal: AbortSignal): Promise<PermissionResult>;
 }
 
+/** The user's standing trust in folders, as the parts of a session that cannot ask see it. */
+export interface FolderTrust {
+  /** Whether the user trusts code `folder` brings: `--allow-all` / `--yolo`, or `trustedFolders`. */
+  trusts(folder: string): Promise<boolean>;
+  /** How the user can trust `folder`, in words. */
+  howToTrust(folder: string): string;
+}
+
+/** Trusts no folder: what a session sees when the runtime was given no {@link FolderTrust}. */
+export const untrusting: FolderTrust = {
+  trusts: async () => false,
+  howToTrust: (folder) => `list ${JSON.stringify(folder)} in "trustedFolders" of the runtime's config.json, or start the runtime with --allow-all (--yolo)`,
+};
+
 /** What {@link FolderConsent} is built from. */
 export interface FolderConsentOptions {
   /** `--allow-all` / `--yolo`: every folder is trusted. */
@@ -41,7 +55,7 @@ export interface FolderConsentOptions {
  * const decision = await consent.decide(workingDirectory, { kind: "extension-management", operation: "start", extensionName: "deploy" }, session, signal);
  * if (!decision.allowed) report(howToAllow(workingDirectory, trustedFolders.configPath));
  */
-export class FolderConsent {
+export class FolderConsent implements FolderTrust {
   constructor(private readonly options: FolderConsentOptions) {}
 
   async decide(workingDirectory: string, request: PermissionRequest, session: ConsentSession, signal: AbortSignal): Promise<ConsentDecision> {
@@ -53,13 +67,17 @@ export class FolderConsent {
     return { allowed: false, result };
   }
 
+  async trusts(folder: string): Promise<boolean> {
+    return this.options.trustAll || (await this.options.trustedFolders.covers(folder));
+  }
+
+  howToTrust(folder: string): string {
+    return `add ${JSON.stringify(folder)} (or a folder above it) to "trustedFolders" in ${this.options.trustedFolders.configPath}, or start the runtime with --allow-all (--yolo)`;
+  }
+
   /** The ways to allow a folder's code, for the message that says it was held back. */
   howToAllow(workingDirectory: string): string {
-    return (
-      `To allow it, approve the permission request when the session opens, ` +
-      `add ${JSON.stringify(workingDirectory)} (or a folder above it) to "trustedFolders" in ${this.options.trustedFolders.configPath}, ` +
-      `or start the runtime with --allow-all (--yolo).`
-    );
+    return `To allow it, approve the permission request when the session opens, ${this.howToTrust(workingDirectory)}.`;
   }
 }
 

@@ -31,10 +31,8 @@ export class TrustedFolders {
   async covers(folder: string): Promise<boolean> {
     const entries = await this.read();
     if (entries.length === 0) return false;
-    const target = await canonical(folder);
     for (const entry of entries) {
-      const trusted = await canonical(entry);
-      if (isInside(target, trusted)) return true;
+      if (await folderContains(entry, folder)) return true;
     }
     return false;
   }
@@ -58,6 +56,16 @@ export class TrustedFolders {
     const listed = [record.trustedFolders, record.trusted_folders].flatMap((value) => (Array.isArray(value) ? value : []));
     return listed.filter((entry): entry is string => typeof entry === "string" && isAbsolute(entry));
   }
+}
+
+/**
+ * Whether `path` is `root` or lies below it, symbolic links resolved on both sides.
+ *
+ * @example
+ * await folderContains("/repo", "/repo/.github/skills/deploy"); // true
+ */
+export async function folderContains(root: string, path: string): Promise<boolean> {
+  return isInside(await canonical(path), await canonical(root));
 }
 
 /** Whether `folder` is `root` or lies below it. */
