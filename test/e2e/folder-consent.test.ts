@@ -222,13 +222,19 @@ describe("an extension from the working folder", () => {
     world = await startWorld(["extension-tool"]);
     const client = make(world.env);
     clients.push(client);
-    const { requests, handler } = recordingHandler((request) => approve(request as never, { sessionId: "" }));
+    // Whether the extension had been imported when the application was asked.
+    const importedWhenAsked: boolean[] = [];
+    const { requests, handler } = recordingHandler((request) => {
+      if ((request.kind as string) === "extension-management") importedWhenAsked.push(existsSync(marker));
+      return approve(request as never, { sessionId: "" });
+    });
     const session = await client.createSession({ onPermissionRequest: handler, workingDirectory: repo });
     const events: SessionEvent[] = [];
     session.on((event) => events.push(event));
     const reply = await session.sendAndWait({ prompt: "use the extension tool" }, 30_000);
     expect(reply?.data.content).toBe("The extension answered.");
     expect(extensionRequests(requests)).toHaveLength(1);
+    expect(importedWhenAsked).toEqual([false]);
     expect(readFileSync(marker, "utf8")).toBe(`imported ${session.sessionId}\n`);
     expect(eventsOf(events, "session.warning")).toEqual([]);
   });
