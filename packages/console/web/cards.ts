@@ -177,12 +177,14 @@ function permissionTitle(request: PermissionRequest): string {
       return `Call ${request.toolTitle || request.toolName} on MCP server ${request.serverName}?`;
     case "memory":
       return "Remember this fact?";
+    case "extension-management":
+      return request.operation === "start" ? `Start extension ${request.extensionName ?? request.extensionId ?? ""} from this folder?` : `${request.operation} extension ${request.extensionName ?? ""}?`;
     default:
       return `Allow ${request.kind}?`;
   }
 }
 
-/** What is asked, per kind: every sub-command of a shell line, a write's diff, the path, the URL, the MCP server and tool. */
+/** What is asked, per kind: every sub-command of a shell line, a write's diff, the path, the URL, the MCP server and tool, the extension and its folder. */
 function permissionDetails(request: PermissionRequest): HTMLElement {
   const intention = "intention" in request && typeof request.intention === "string" && request.intention ? h("div", { class: "permission-intention" }, request.intention) : null;
   const field = (label: string, value: string) => h("div", { class: "permission-field" }, h("span", { class: "permission-label" }, label), h("code", {}, value));
@@ -214,6 +216,15 @@ function permissionDetails(request: PermissionRequest): HTMLElement {
       );
     case "memory":
       return h("pre", {}, request.fact);
+    case "extension-management":
+      return h(
+        "div",
+        {},
+        request.operation === "start" ? h("div", { class: "permission-warning" }, "The working folder brings this program; approved, it runs as you, with your environment.") : null,
+        request.extensionId ? field("Extension", request.extensionId) : request.extensionName ? field("Extension", request.extensionName) : null,
+        request.path ? field("Path", request.path) : null,
+        request.workingDirectory ? field("Folder", request.workingDirectory) : null,
+      );
     default:
       return h("div", {}, intention);
   }

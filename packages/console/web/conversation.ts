@@ -238,6 +238,8 @@ export class ConversationView {
   }
 
   #onPermissionRequested(requestId: string, request: PermissionRequest): void {
+    // A request can arrive twice: in the snapshot a tab opens with, and as its live event.
+    if (this.#permissionCards.has(requestId)) return;
     let card = request.toolCallId ? this.#cards.get(request.toolCallId) : request.kind === "mcp" ? this.#mcpCard(request.serverName, request.toolName) : undefined;
     if (!card) {
       card = new ToolCard(request.toolCallId ?? requestId, request.kind, {});

@@ -172,6 +172,20 @@ export const PermissionRequest = z.discriminatedUnion("kind", [
     toolDescription: z.string(),
     args: z.unknown().optional(),
   }),
+  /**
+   * Managing an extension (1.0.x). Tandem asks it with `operation: "start"` before it runs an
+   * extension found in the working folder, and adds what the application needs to decide:
+   * `extensionId` (`project:<name>`), `path` (its `extension.mjs`) and `workingDirectory`.
+   */
+  z.looseObject({
+    kind: z.literal("extension-management"),
+    toolCallId: z.string().optional(),
+    operation: z.string(),
+    extensionName: z.string().optional(),
+    extensionId: z.string().optional(),
+    path: z.string().optional(),
+    workingDirectory: z.string().optional(),
+  }),
 ]);
 export type PermissionRequest = z.infer<typeof PermissionRequest>;
 /** The kinds of {@link PermissionRequest}. */

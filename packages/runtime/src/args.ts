@@ -36,6 +36,11 @@ export interface RuntimeArgs {
   sessionIdleTimeoutSeconds: number;
   /** `--remote` (official SDK 1.0 `enableRemoteSessions`): accepted; Tandem has no remote sessions. */
   remote: boolean;
+  /**
+   * `--allow-all` / `--yolo` (the reference CLI's names): the user trusts every working folder, so
+   * the code a folder brings (its `.github/extensions`) starts without a permission request.
+   */
+  allowAll: boolean;
 }
 
 /**
@@ -62,6 +67,8 @@ const flags = {
   "health-port": { type: "string" },
   "session-idle-timeout": { type: "string" },
   remote: { type: "boolean" },
+  "allow-all": { type: "boolean" },
+  yolo: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
   "no-auto-update": { type: "boolean" },
@@ -121,6 +128,7 @@ export function parseArgs(argv: readonly string[]): RuntimeArgs {
     version: values.version === true,
     sessionIdleTimeoutSeconds: 0,
     remote: values.remote === true,
+    allowAll: values["allow-all"] === true || values.yolo === true,
   };
   const port = text("port");
   if (port !== undefined) args.port = check("port", Number(port), Number.isInteger(Number(port)) && Number(port) >= 0 && Number(port) <= 65535);
@@ -222,6 +230,9 @@ Options
   --node-id <id>              this node's name in the cluster (default $TANDEM_NODE_ID, else hostname-pid)
   --health-port <n>           with --store: GET /healthz on this port (200 ok, 503 store unreachable)
   --session-idle-timeout <s>  accepted (whole seconds); idle sessions are not released yet
+  --allow-all, --yolo         trust every working folder: its extensions (.github/extensions) start
+                              without asking the application (default: a permission request, or
+                              the folder listed in "trustedFolders" of <home>/config.json)
   --no-auto-update, --remote  accepted for compatibility (no effect)
   --help, --version
 

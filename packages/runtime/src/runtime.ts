@@ -10,6 +10,9 @@ import { assertDefaultProviderUsable, createModelClient, describeDefaultProvider
 import { ClientConnection } from "./server/connection.js";
 import type { RequestingClient } from "./server/requesting-client.js";
 import { ExtensionHost } from "./extensions/host.js";
+import { PermissionBroker } from "./permissions/broker.js";
+import { FolderConsent } from "./trust/folder-consent.js";
+import { TrustedFolders } from "./trust/trusted-folders.js";
 import { SlashCommands } from "./commands/slash-commands.js";
 import { LoggedModelClient } from "./providers/logged-client.js";
 import type { SessionEmitter } from "./session/emitter.js";
@@ -90,6 +93,7 @@ export class Runtime {
     const telemetry = telemetryConfig ? new LazyTelemetry(telemetryConfig, runtimeVersion, (message, error) => logger.warn(message, error)) : undefined;
     this.telemetry = telemetry;
     this.store = options.store ?? new FileSessionStore(resolveHome(env, args.home), logger);
+    const folderConsent = new FolderConsent({ trustAll: args.allowAll, trustedFolders: new TrustedFolders(this.store.home, logger) });
     this.sessions = new SessionManager({
       store: this.store,
       logger,
@@ -112,6 +116,7 @@ export class Runtime {
           telemetry ? (record, startTime) => telemetry.recordModelCall(record, startTime, sessionId) : undefined,
         ),
       broadcastLifecycle: (event) => this.broadcastLifecycle(event),
+      folderTrust: folderConsent,
       claim: async (sessionId) => (this.clusterNode ? this.clusterNode.claim(sessionId) : {}),
       released: (sessionId) => this.clusterNode?.release(sessionId),
       tookOver: async (session, fromNode) => {
@@ -129,6 +134,7 @@ export class Runtime {
       env,
       authTokenEnv: args.authTokenEnv,
       logger,
+      consent: folderConsent,
       findSession: (sessionId) => {
         const session = this.sessions.find(sessionId);
         if (!session) return undefined;
@@ -137,6 +143,10 @@ export class Runtime {
           emitter: session.emitter,
           isAttached: (port) => session.isAttached(port),
           extensionsWanted: (session.config as { requestExtensions?: unknown }).requestExtensions !== false,
+          consent: {
+            approvesWithoutAsking: (request) => session.approvals.covers(request) === "approve-all",
+            ask: (request, signal) => new PermissionBroker(session).request(request, signal),
+          },
         };
       },
       connect: (input, output, extensionId, onJoined) => {

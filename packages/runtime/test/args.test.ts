@@ -8,6 +8,12 @@ describe("parseArgs (node:util parseArgs underneath)", () => {
     expect(parseArgs(["--stdio", "--sdk-protocol-version", "2", "--home", "/tmp/h", "-h", "-v"])).toMatchObject({ stdio: true, sdkProtocolVersion: 2, home: "/tmp/h", help: true, version: true });
   });
 
+  it("reads --allow-all and its reference alias --yolo as trusting every working folder (off by default)", () => {
+    expect(parseArgs([]).allowAll).toBe(false);
+    expect(parseArgs(["--allow-all"]).allowAll).toBe(true);
+    expect(parseArgs(["--yolo"]).allowAll).toBe(true);
+  });
+
   it("lets the last of --exit-with-parent / --no-exit-with-parent win, and leaves it unset without either", () => {
     expect(parseArgs([]).exitWithParent).toBeUndefined();
     expect(parseArgs(["--exit-with-parent", "--no-exit-with-parent"]).exitWithParent).toBe(false);

@@ -1,6 +1,8 @@
+import type { PermissionRequest } from "@tandem/protocol";
 import type { Logger } from "../log.js";
 import type { ClientPort } from "../session/client-port.js";
 import type { EventEmitterPort } from "../session/emitter.js";
+import { heldBackReason, type ConsentSession, type FolderConsent } from "../trust/folder-consent.js";
 import { extensionEnv, findSdkPreload } from "./child-env.js";
 import { discoverExtensions, type ExtensionSpec } from "./discovery.js";
 import { ExtensionProcess, type ExtensionLink, type ExtensionStatus } from "./extension-process.js";
@@ -12,6 +14,8 @@ export interface ExtensionSessionView {
   isAttached(port: ClientPort): boolean;
   /** False when the application opted out (1.0.x `requestExtensions: false`). */
   readonly extensionsWanted: boolean;
+  /** The session's permission path, asked before a project extension starts. */
+  readonly consent: ConsentSession;
 }
 
 /** The runtime's services the host uses. */
@@ -23,6 +27,8 @@ export interface ExtensionHostOptions {
   /** The variable `--auth-token-env` named, kept from extensions too. */
   authTokenEnv?: string;
   logger: Logger;
+  /** Decides whether an extension from the working folder may start. */
+  consent: FolderConsent;
   findSession(sessionId: string): ExtensionSessionView | undefined;
   /**
    * Serves an extension's stdio as a client connection of the runtime; `onJoined` runs when its
@@ -31,12 +37,12 @@ export interface ExtensionHostOptions {
   connect(input: NodeJS.ReadableStream, output: NodeJS.WritableStream, extensionId: string, onJoined: () => void): ExtensionLink & ClientPort;
 }
 
-/** One extension as `session.extensions.list` and `session.extensions_loaded` report it. */
+/** One extension as `session.extensions.list` and `session.extensions_loaded` report it (`disabled`: held back, not consented to). */
 export type ExtensionInfo = {
   id: string;
   name: string;
   source: ExtensionSpec["source"];
-  status: ExtensionStatus;
+  status: ExtensionStatus | "disabled";
   pid?: number;
 };
 
@@ -48,6 +54,8 @@ const killGraceMs = 5_000;
 interface Loaded {
   sessionId: string;
   processes: ExtensionProcess[];
+  /** Project extensions not started: nobody consented. */
+  heldBack: ExtensionSpec[];
   links: Array<ExtensionLink & ClientPort>;
   ready: Promise<void>;
 }
@@ -58,6 +66,13 @@ interface Loaded {
  * them at exit. The foreground session is the one set with `session.setForeground`, or else the one
  * an application opened last. A failing extension is reported as a `session.warning`
  * (`warningType: "extension"`); the session goes on without it.
+ *
+ * An extension from the working folder (`.github/extensions`, source `project`) is code the folder
+ * brings, so it starts only with consent (see {@link FolderConsent}): an `extension-management`
+ * permission request (`operation: "start"`) the application approves, asked once each time the
+ * session's extensions load, or the user's opt-in. Nothing of it is read or run before the answer.
+ * Held back, it is listed as `disabled` and a `session.warning` names it and the ways to allow it.
+ * The user's own extensions (`<home>/extensions`) start without a question.
  *
  * @example
  * host.sessionOpened(sessionId);           // after session.create / session.resume
@@ -77,6 +92,8 @@ export class ExtensionHost {
   private readonly killOnExit = () => this.killNow();
   private exitHookInstalled = false;
   private readonly disabled: boolean;
+  /** Aborts the consent questions under way (runtime exit, or the extensions moving to another session). */
+  private asking: AbortController | undefined;
 
   constructor(private readonly options: ExtensionHostOptions) {
     const timeout = Number(options.env.TANDEM_EXTENSION_JOIN_TIMEOUT_MS);
@@ -107,7 +124,7 @@ export class ExtensionHost {
   /** The extensions running for `sessionId`. */
   list(sessionId: string): ExtensionInfo[] {
     if (this.loaded?.sessionId !== sessionId) return [];
-    return this.loaded.processes.map(describe);
+    return [...this.loaded.processes.map(describe), ...this.loaded.heldBack.map(describeHeldBack)];
   }
 
   /** `session.extensions.reload`: stops and rediscovers the session's extensions. */
@@ -135,6 +152,7 @@ export class ExtensionHost {
 
   /** Stops every extension (runtime exit). */
   stopAll(): Promise<void> {
+    this.asking?.abort();
     return this.enqueue(() => this.stopLoaded());
   }
 
@@ -144,6 +162,7 @@ export class ExtensionHost {
    * last one, not of each in turn (and a project without extensions looks for them once).
    */
   private switchTo(sessionId: string): void {
+    if (this.target !== sessionId) this.asking?.abort();
     this.target = sessionId;
     void this.enqueue(async () => {
       const target = this.target;
@@ -164,8 +183,11 @@ export class ExtensionHost {
     const { options } = this;
     const session = options.findSession(sessionId);
     if (!session || this.disabled || !session.extensionsWanted) return;
-    const specs = await discoverExtensions(session.workingDirectory, options.home);
-    if (specs.length === 0) return;
+    const discovered = await discoverExtensions(session.workingDirectory, options.home);
+    if (discovered.length === 0) return;
+    const { allowed: specs, heldBack, cancelled } = await this.consented(sessionId, session, discovered);
+    // The runtime is exiting, the extensions moved on, or the session closed while the application was asked.
+    if (cancelled || !options.findSession(sessionId)) return;
     const preload = findSdkPreload();
     if (!preload) options.logger.warn("the extension SDK bundle is missing (run build.mjs); extensions must bring their own SDK");
     const env = extensionEnv(options.env, sessionId, options.authTokenEnv);
@@ -194,10 +216,63 @@ export class ExtensionHost {
       });
       return started;
     });
-    this.loaded = { sessionId, processes, links, ready: Promise.all(processes.map((started) => started.settled)).then(() => undefined) };
-    this.installExitHook();
-    options.logger.info(`session ${sessionId}: started ${specs.length} extension(s): ${specs.map((spec) => spec.id).join(", ")}`);
+    this.loaded = { sessionId, processes, heldBack, links, ready: Promise.all(processes.map((started) => started.settled)).then(() => undefined) };
+    if (processes.length > 0) {
+      this.installExitHook();
+      options.logger.info(`session ${sessionId}: started ${specs.length} extension(s): ${specs.map((spec) => spec.id).join(", ")}`);
+    }
     this.announce();
+  }
+
+  /**
+   * Splits the discovered extensions into those that may start and those held back. User
+   * extensions may; each project extension needs consent, asked one after another.
+   */
+  private async consented(
+    sessionId: string,
+    session: ExtensionSessionView,
+    specs: readonly ExtensionSpec[],
+  ): Promise<{ allowed: ExtensionSpec[]; heldBack: ExtensionSpec[]; cancelled: boolean }> {
+    const allowed: ExtensionSpec[] = [];
+    const heldBack: ExtensionSpec[] = [];
+    if (!specs.some((spec) => spec.source === "project")) return { allowed: [...specs], heldBack, cancelled: false };
+    const asking = new AbortController();
+    this.asking = asking;
+    try {
+      for (const spec of specs) {
+        if (spec.source === "user") {
+          allowed.push(spec);
+          continue;
+        }
+        const request: PermissionRequest = {
+          kind: "extension-management",
+          operation: "start",
+          extensionName: spec.name,
+          extensionId: spec.id,
+          path: spec.entry,
+          workingDirectory: session.workingDirectory,
+        };
+        const decision = await this.options.consent.decide(session.workingDirectory, request, session.consent, asking.signal);
+        if (asking.signal.aborted) return { allowed: [], heldBack: [], cancelled: true };
+        if (decision.allowed) {
+          this.options.logger.info(`session ${sessionId}: extension ${spec.id} may start (${decision.grant})`);
+          allowed.push(spec);
+          continue;
+        }
+        heldBack.push(spec);
+        this.holdBack(sessionId, session, spec, heldBackReason(decision.result));
+      }
+    } finally {
+      if (this.asking === asking) this.asking = undefined;
+    }
+    return { allowed, heldBack, cancelled: false };
+  }
+
+  /** Says which extension was not started, why, and how to allow it. */
+  private holdBack(sessionId: string, session: ExtensionSessionView, spec: ExtensionSpec, reason: string): void {
+    const text = `Extension ${spec.id} (${spec.entry}) was not started: it comes from the working folder ${session.workingDirectory} and ${reason}. ${this.options.consent.howToAllow(session.workingDirectory)}`;
+    this.options.logger.warn(`session ${sessionId}: ${text}`);
+    session.emitter.emit("session.warning", { warningType: "extension", message: text });
   }
 
   private async stopLoaded(): Promise<void> {
@@ -215,7 +290,8 @@ export class ExtensionHost {
     const loaded = this.loaded;
     if (!loaded) return;
     const session = this.options.findSession(loaded.sessionId);
-    session?.emitter.emit("session.extensions_loaded", { extensions: loaded.processes.map(({ spec, status }) => ({ id: spec.id, name: spec.name, source: spec.source, status })) });
+    const extensions = [...loaded.processes.map(({ spec, status }) => ({ id: spec.id, name: spec.name, source: spec.source, status })), ...loaded.heldBack.map(describeHeldBack)];
+    session?.emitter.emit("session.extensions_loaded", { extensions });
   }
 
   private report(sessionId: string, spec: ExtensionSpec, message: string): void {
@@ -241,6 +317,10 @@ export class ExtensionHost {
   private killNow(): void {
     for (const running of this.loaded?.processes ?? []) running.killNow();
   }
+}
+
+function describeHeldBack(spec: ExtensionSpec): ExtensionInfo {
+  return { id: spec.id, name: spec.name, source: spec.source, status: "disabled" };
 }
 
 function describe(running: ExtensionProcess): ExtensionInfo {

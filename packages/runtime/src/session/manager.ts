@@ -20,6 +20,7 @@ import { sameContext } from "../context/git-context.js";
 import type { CompactionServices } from "../compaction/session-compaction.js";
 import { lifecycleMetadata, listedSessions, openedResult, startData, workspaceInfo, type SessionListFilter, type SessionOpened } from "./session-metadata.js";
 import { sessionExists, SessionOpener } from "./session-opener.js";
+import type { FolderTrust } from "../trust/folder-consent.js";
 
 export type { SessionOpened } from "./session-metadata.js";
 
@@ -53,6 +54,8 @@ export interface SessionManagerOptions {
   tookOver?(session: Session, fromNode: string): Promise<void>;
   /** Reads the sessions' git contexts (shared between sessions of one folder). */
   gitContexts?: GitContextReader;
+  /** The user's trust in working folders (`--allow-all`, `trustedFolders`); without it no folder is trusted. */
+  folderTrust?: FolderTrust;
 }
 
 /**

@@ -163,6 +163,7 @@ export class SessionOpener {
       createModelClient: (config) => this.options.createModelClient(config, sessionId),
       hookTimeoutMs: this.options.hookTimeoutMs,
       compaction: this.options.compaction,
+      ...(this.options.folderTrust ? { folderTrust: this.options.folderTrust } : {}),
       onSummary: (session) => void this.saveWorkspace(session),
     };
   }

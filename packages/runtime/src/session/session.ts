@@ -34,6 +34,7 @@ import type { CompactionHost, SessionCompactor } from "../compaction/compactor.j
 import { TurnRunner, type TurnHost } from "./turn-runner.js";
 import { SessionPrompt, type PromptHost } from "./session-prompt.js";
 import { ClientMembership, type MembershipHost } from "./client-membership.js";
+import { untrusting, type FolderTrust } from "../trust/folder-consent.js";
 
 /** Services a session borrows from the runtime. */
 export interface SessionServices {
@@ -47,6 +48,8 @@ export interface SessionServices {
   readonly hookTimeoutMs: number;
   /** The summary call's timeout and the model lists compaction reads windows from. */
   readonly compaction: CompactionServices;
+  /** The user's trust in working folders; without it no folder is trusted. */
+  readonly folderTrust?: FolderTrust;
 }
 
 /** Everything a session starts with. */
@@ -267,6 +270,9 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
   }
   autoApprove(toolNames: readonly string[]): void {
     this.contexts.autoApprove(toolNames);
+  }
+  get folderTrust(): FolderTrust {
+    return this.services.folderTrust ?? untrusting;
   }
   /**
    * The offered tools' specs: the same array (not to be modified) as long as the same tool

@@ -4,6 +4,8 @@ import type { EventEmitterPort } from "../session/emitter.js";
 import { z } from "zod";
 import { defineBuiltinTool } from "../tools/builtin/define.js";
 import { failure, success, type Tool, type ToolOutcome } from "../tools/types.js";
+import { folderContains } from "../trust/trusted-folders.js";
+import type { FolderTrust } from "../trust/folder-consent.js";
 import { loadSkills, skillContextMessage, type SkillDefinition } from "./loader.js";
 
 /** What skills need from the session. */
@@ -13,6 +15,8 @@ export interface SkillsHost {
   readonly workingDirectory: string;
   /** Auto-approves these tools for the rest of the session (a skill's `allowed-tools`). */
   autoApprove(toolNames: readonly string[]): void;
+  /** Whether the user trusts what the working folder brings (a folder skill's `allowed-tools` count only then). */
+  readonly folderTrust: FolderTrust;
 }
 
 /**
@@ -115,10 +119,28 @@ export class SessionSkills {
     });
     // The skill's instructions are injected for the model: announced as the developer prompt they are.
     this.host.emitter.emit("system.message", { content: skillContextMessage(skill), role: "developer", name: `skill:${skill.name}` });
-    if (skill.allowedTools) this.host.autoApprove(skill.allowedTools);
+    if (skill.allowedTools) await this.approveAllowedTools(skill, skill.allowedTools);
     return success(`Skill "${skill.name}" loaded successfully. Follow the instructions in the skill context.`, {
       followUpMessages: [skillContextMessage(skill)],
     });
+  }
+
+  /**
+   * Approves a skill's `allowed-tools` for the rest of the session. A skill from inside the working
+   * folder is the folder's text, and text in the folder grants nothing: its tools keep asking
+   * unless the user trusts the folder (a `session.warning` says so and how to trust it).
+   */
+  private async approveAllowedTools(skill: SkillDefinition, toolNames: string[]): Promise<void> {
+    const { host } = this;
+    if (!(await folderContains(host.workingDirectory, skill.baseDir)) || (await host.folderTrust.trusts(host.workingDirectory))) {
+      host.autoApprove(toolNames);
+      return;
+    }
+    const message =
+      `Skill ${skill.name} (${skill.path}) comes from the working folder ${host.workingDirectory}: its allowed-tools (${toolNames.join(", ")}) still ask for permission. ` +
+      `To approve them when the skill loads, ${host.folderTrust.howToTrust(host.workingDirectory)}.`;
+    host.logger.warn(message);
+    host.emitter.emit("session.warning", { warningType: "skill", message });
   }
 
   private find(name: string): SkillDefinition {
