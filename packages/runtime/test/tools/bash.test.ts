@@ -212,6 +212,16 @@ describe("background shells", () => {
     expect(answered.textForModel).toBe("Hello, Ada\n<command with id: prompt exited with exit code 0>");
   });
 
+  it("never runs input the command did not read as a command line of the shell", async () => {
+    // `sleep` reads no input: what write_bash sent stays input, for the next command that reads it.
+    await run(bash, { command: "sleep 1.5", description: "x", mode: "async", shellId: "typed" });
+    await run(writeBash, { shellId: "typed", input: "touch typed-ahead{enter}", delay: 0 });
+    await run(readBash, { shellId: "typed", delay: 5 });
+    const next = await run(bash, { command: "read -t 1 line; echo \"read: $line\"; ls", description: "x", shellId: "typed" });
+    expect(next.textForModel).toBe("read: touch typed-ahead\n<exited with exit code 0>");
+    expect(existsSync(join(dir.path, "typed-ahead"))).toBe(false);
+  });
+
   it("refuses input when nothing runs, and unknown shells on read", async () => {
     expect((await run(writeBash, { shellId: "nope", input: "x", delay: 0 })).textForModel).toBe(
       "<unable to send input. no command with id: nope is currently running>",

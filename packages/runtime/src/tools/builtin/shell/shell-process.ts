@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { closeSync, openSync, readSync } from "node:fs";
 import type { Socket } from "node:net";
+import type { Writable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 import { LIFELINE_FD, lifelineCommand } from "./lifeline.js";
 
@@ -39,12 +40,18 @@ interface RunningCommand {
 
 // The marker is framed by ASCII record separators, which ordinary output never contains.
 const SEPARATOR = "\x1e";
+/**
+ * The descriptor of the commands' input. The shell reads its command lines from its stdin, which
+ * only the runtime writes to; each command's stdin is this other channel (what `write_bash` sends),
+ * so input that a command did not read is never run as a command line.
+ */
+const INPUT_FD = 4;
 const POLL_INTERVAL_MS = 25;
 
 /**
  * One long-lived `bash` process in its own process group. Commands are written to its stdin one
- * at a time, each followed on the same line by a `printf` of a unique marker carrying `$?` (framed
- * by ASCII record separators), so
+ * at a time (each reads its own input from another channel, see INPUT_FD), each followed on the
+ * same line by a `printf` of a unique marker carrying `$?` (framed by ASCII record separators), so
  * state (cd, export, functions) carries over between commands and each command's output and exit
  * code can be cut out of the stream. stderr is merged into stdout inside the shell, so the two
  * stay interleaved as they were written. Unless it `outlivesRuntime`, the group dies with the
@@ -58,6 +65,8 @@ const POLL_INTERVAL_MS = 25;
 export class ShellProcess {
   readonly pid: number | undefined;
   private readonly child: ChildProcess;
+  /** The commands' input channel (see INPUT_FD). */
+  private readonly input: Writable | null;
   private current: RunningCommand | undefined;
   private exited = false;
   private exitCode: number | null = null;
@@ -75,7 +84,7 @@ export class ShellProcess {
       cwd: options.cwd,
       env: options.env,
       detached: true,
-      stdio: tethered ? ["pipe", output, output, "pipe"] : ["pipe", output, output],
+      stdio: ["pipe", output, output, tethered ? "pipe" : "ignore", "pipe"],
     });
     if (typeof output === "number") closeSync(output);
     this.pid = this.child.pid;
@@ -85,6 +94,8 @@ export class ShellProcess {
       // It must not keep the runtime running; it only has to stay open while the runtime does.
       this.lifeline?.unref();
     }
+    this.input = this.child.stdio[INPUT_FD] as Writable | null;
+    this.input?.on("error", () => undefined);
     this.child.stdin?.on("error", () => undefined);
     this.child.on("error", () => this.onExit(null));
     this.child.on("exit", (code) => this.onExit(code));
@@ -129,16 +140,14 @@ export class ShellProcess {
           resolve(end);
         },
       };
-      // One line: bash reads (and parses) it whole before running it, so input written later
-      // through `write` reaches the command, not the shell.
-      const input = options.closedStdin ? " </dev/null" : "";
+      const input = options.closedStdin ? " </dev/null" : ` <&${INPUT_FD}`;
       this.child.stdin?.write(`eval ${shellQuote(command)}${input}; printf '\\036__TANDEM_%s_%d__\\036' '${nonce}' "$?"\n`);
     });
   }
 
-  /** Writes to the shell's stdin, which a running command reads. */
+  /** Writes to the running command's input (never read by the shell as a command line). */
   write(text: string): void {
-    if (this.alive) this.child.stdin?.write(text);
+    if (this.alive) this.input?.write(text);
   }
 
   /** Kills the shell's whole process group (the command and everything it started). */
@@ -151,6 +160,7 @@ export class ShellProcess {
   release(): void {
     this.stopPolling();
     this.child.stdin?.end();
+    this.input?.end();
     this.child.unref();
   }
 
