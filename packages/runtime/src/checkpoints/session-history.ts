@@ -123,11 +123,17 @@ export class SessionHistory {
 
   /** The session's git checkpoints; undefined outside a git work tree. */
   checkpoints(): Promise<GitCheckpoints | undefined> {
-    this.store ??= GitCheckpoints.open(this.host.workingDirectory, this.host.sessionId, this.indexFile).catch((error: unknown) => {
+    this.store ??= GitCheckpoints.open(this.host.workingDirectory, this.host.sessionId, this.indexFile, () => this.turnIds()).catch((error: unknown) => {
       this.host.logger.warn(`session ${this.host.sessionId}: git checkpoints are unavailable: ${errorMessage(error)}`);
       return undefined;
     });
     return this.store;
+  }
+
+  /** The ids of every `user.message` the session persisted (rewound ones too): the turns its checkpoints belong to. */
+  private async turnIds(): Promise<ReadonlySet<string>> {
+    const events = JSON.parse((await this.host.emitter.persistedArrayBytes()).toString("utf8")) as SessionEvent[];
+    return new Set(events.filter((event) => event.type === "user.message").map((event) => event.id));
   }
 
   /** Resolves when the checkpoints taken so far are written (tool calls wait for the turn's start checkpoint). */
