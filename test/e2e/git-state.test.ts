@@ -3,7 +3,8 @@
  * repositories in temporary folders: `session.delete` removes its checkpoint refs, its worktree
  * (folder and git's entry) and its `tandem/…` branch, and `keepGitState` leaves them; untracked
  * files that were there before the session (`.env`) are in no checkpoint commit; and a session
- * whose id is another session's former hashed ref name sees none of that session's checkpoints.
+ * whose id is another session's former hashed ref name sees none of that session's checkpoints, while
+ * checkpoints an earlier version wrote under a session's former name are still found.
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -136,4 +137,33 @@ it("a session named like another session's former hashed ref name sees none of i
   // Deleting the impostor takes its own refs only.
   await tandem.deleteSession(crafted);
   expect(lines(git("for-each-ref", "--format=%(refname) %(objectname)", "refs/tandem/"))).toEqual(victimRefs);
+});
+
+it("checkpoints an earlier version wrote under a session's hashed ref name are found on resume, moved to its own namespace, and deleted with it", async () => {
+  const sessionId = "notes.v1";
+  const formerName = `x-${createHash("sha256").update(sessionId).digest("hex").slice(0, 32)}`;
+  const first = await startClient(["plain-reply"]);
+  const session = await first.createSession({ sessionId, workingDirectory: workdir, enableFileChangeTracking: true, onPermissionRequest: approveAll });
+  await session.sendAndWait({ prompt: "Say hello" });
+  expect((await session.rpc.workspaces.listCheckpoints()).checkpoints).toHaveLength(2);
+  await first.stop();
+  // Put the refs where the earlier naming had them, and drop the file the earlier version did not write.
+  const written = lines(git("for-each-ref", "--format=%(refname) %(objectname)", "refs/tandem/"));
+  for (const line of written) {
+    const [ref = "", commit = ""] = line.split(" ");
+    git("update-ref", ref.replace("/notes_dv1/", `/${formerName}/`), commit);
+    git("update-ref", "-d", ref);
+  }
+  rmSync(join(world!.home, "session-state", sessionId, "checkpoint.index.preexisting"));
+
+  client = new CopilotClient({ env: world!.env, logLevel: "error" });
+  const resumed = await client.resumeSession(sessionId, { workingDirectory: workdir, onPermissionRequest: approveAll });
+  const listed = await resumed.rpc.workspaces.listCheckpoints();
+  expect(listed.checkpoints.map((checkpoint) => [checkpoint.filename, checkpoint.title])).toEqual([
+    ["refs/tandem/checkpoints/notes_dv1/1", "start of turn: Say hello"],
+    ["refs/tandem/checkpoints/notes_dv1/2", "end of turn: Say hello"],
+  ]);
+  expect(tandemRefs()).toEqual(["refs/tandem/checkpoints/notes_dv1/1", "refs/tandem/checkpoints/notes_dv1/2"]);
+  await client.deleteSession(sessionId);
+  expect(tandemRefs()).toEqual([]);
 });
