@@ -2,7 +2,8 @@
  * What a session leaves in the user's git repository, through the real runtime and real
  * repositories in temporary folders: `session.delete` removes its checkpoint refs, its worktree
  * (folder and git's entry) and its `tandem/…` branch, and `keepGitState` leaves them; untracked
- * files that were there before the session (`.env`) are in no checkpoint commit; and a session
+ * files that were there before the session (`.env`), or that the user made meanwhile, are in no
+ * checkpoint commit; and a session
  * whose id is another session's former hashed ref name sees none of that session's checkpoints, while
  * checkpoints an earlier version wrote under a session's former name are still found.
  */
@@ -88,13 +89,16 @@ it("session.delete removes the session's checkpoint refs, worktree and branch; k
   expect(git("status", "--porcelain")).toBe("");
 });
 
-it("an untracked .env that was there before the session is in no checkpoint commit; files the session makes are, and a rewind still restores them", async () => {
+it("an untracked .env that was there before the session, and a file the user makes meanwhile, are in no checkpoint commit; files the session's tools and shell commands make are, and a rewind still restores them", async () => {
   writeFileSync(join(workdir, ".env"), "API_TOKEN=do-not-publish\n");
   const tandem = await startClient([]);
   const path = join(scriptsDir, "rewind-turns.yaml");
   world!.model.addScript(parseScript(readFileSync(path, "utf8").replaceAll("__WORKDIR__", workdir), path));
   const session = await tandem.createSession({ workingDirectory: workdir, enableFileChangeTracking: true, onPermissionRequest: approveAll });
-  for (const prompt of ["turn one", "turn two"]) await session.sendAndWait({ prompt });
+  await session.sendAndWait({ prompt: "turn one" });
+  // The user's own new file, made while the session waits: not the session's, never captured.
+  writeFileSync(join(workdir, "user-notes.txt"), "mine\n");
+  await session.sendAndWait({ prompt: "turn two" });
   writeFileSync(join(workdir, ".env"), "API_TOKEN=changed-during-the-session\n");
   await session.sendAndWait({ prompt: "turn three" });
   await session.rpc.workspaces.listCheckpoints();
@@ -103,6 +107,7 @@ it("an untracked .env that was there before the session is in no checkpoint comm
   expect(refs.length).toBeGreaterThan(3);
   for (const ref of refs) expect(lines(git("ls-tree", "-r", "--name-only", ref))).not.toContain(".env");
   expect(git("log", "--all", "--stat", "--format=%H")).not.toContain(".env");
+  expect(git("log", "--all", "--stat", "--format=%H")).not.toContain("user-notes.txt");
   const latest = lines(git("ls-tree", "-r", "--name-only", refs.at(-1)!));
   expect(latest).toEqual(expect.arrayContaining(["a.txt", "c.txt", "sub/d.txt"]));
   expect(latest).not.toContain("debug.log");
@@ -113,6 +118,7 @@ it("an untracked .env that was there before the session is in no checkpoint comm
   expect(readFileSync(join(workdir, "a.txt"), "utf8")).toBe("alpha\n");
   expect(existsSync(join(workdir, "c.txt"))).toBe(false);
   expect(readFileSync(join(workdir, ".env"), "utf8")).toBe("API_TOKEN=changed-during-the-session\n");
+  expect(readFileSync(join(workdir, "user-notes.txt"), "utf8")).toBe("mine\n");
 });
 
 it("a session named like another session's former hashed ref name sees none of its checkpoints and overwrites none", async () => {

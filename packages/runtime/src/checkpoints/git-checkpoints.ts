@@ -43,11 +43,22 @@ const phases: ReadonlySet<string> = new Set(["start", "end", "before-rewind", "a
  */
 export type SessionTurnIds = () => Promise<ReadonlySet<string>>;
 
+/** How {@link GitCheckpoints.open} reads and writes a session's checkpoints. */
+export interface CheckpointOptions {
+  /** The session's turns; refs of other turns under its names are not its own. */
+  turnIds?: SessionTurnIds;
+  /**
+   * Whether an untracked file that appeared after the session began is captured (`path` relative
+   * to the repository `root`); by default every such file is.
+   */
+  captures?: (path: string, root: string) => boolean;
+}
+
 /**
  * Git checkpoints of one session's working tree. A snapshot adds the working tree to a private
  * index file (`GIT_INDEX_FILE`): the files the user's index tracks, and the untracked ones that
- * appeared after the session began — never untracked files that were there before it (see
- * {@link PreexistingUntracked}), never ignored ones. It writes the tree and a commit, and points
+ * appeared after the session began and that `captures` accepts — never untracked files that were
+ * there before it (see {@link PreexistingUntracked}), never ignored ones. It writes the tree and a commit, and points
  * `refs/tandem/checkpoints/<namespace>/<n>` at it ({@link refNamespace}: one name per session id):
  * the user's HEAD, branches, index and stash are never touched. The private index is kept between
  * snapshots so unchanged files are not hashed again.
@@ -71,6 +82,7 @@ export class GitCheckpoints {
     loaded: Checkpoint[],
     /** The highest checkpoint number under the prefix, another session's included (never reused). */
     private highestNumber: number,
+    private readonly captures: (path: string, root: string) => boolean,
   ) {
     this.checkpoints = loaded;
   }
@@ -81,7 +93,8 @@ export class GitCheckpoints {
    * its namespace, when their turns are the session's (`turnIds`): that former name could also be
    * another session's, and reading a session's checkpoints only ever shows its own.
    */
-  static async open(workingDirectory: string, sessionId: string, indexFile: string, turnIds: SessionTurnIds = async () => new Set()): Promise<GitCheckpoints | undefined> {
+  static async open(workingDirectory: string, sessionId: string, indexFile: string, options: CheckpointOptions = {}): Promise<GitCheckpoints | undefined> {
+    const turnIds = options.turnIds ?? (async () => new Set<string>());
     const probe = new Git(workingDirectory);
     const inside = await probe.line(["rev-parse", "--is-inside-work-tree"]).catch(() => "false");
     if (inside !== "true") return undefined;
@@ -95,7 +108,7 @@ export class GitCheckpoints {
     let owned: ReadonlySet<string> | undefined;
     const ownTurns = async () => (owned ??= await turnIds());
     const loaded = mayHoldLegacyHashedRefs(namespace) ? await onlyOwn(found, ownTurns) : found;
-    const checkpoints = new GitCheckpoints(git, root, refPrefix, indexFile, userIndex, loaded, highestNumber);
+    const checkpoints = new GitCheckpoints(git, root, refPrefix, indexFile, userIndex, loaded, highestNumber, options.captures ?? (() => true));
     const legacyPrefix = `${checkpointRefRoot}${legacyRefName(sessionId)}/`;
     if (legacyPrefix !== refPrefix) await checkpoints.adopt(await onlyOwn(await listCheckpoints(git, legacyPrefix), ownTurns));
     return checkpoints;
@@ -187,9 +200,9 @@ export class GitCheckpoints {
     return changes.map((item) => item.path);
   }
 
-  /** Unified diffs from a commit or tree to the working tree as it is now. */
+  /** Unified diffs from a commit or tree to the working tree as the user sees it now (see {@link viewTree}). */
   async diffSince(from: string, ignoreWhitespace = false): Promise<FileDiff[]> {
-    const to = await this.writeTree();
+    const to = await this.viewTree();
     const whitespace = ignoreWhitespace ? ["--ignore-all-space"] : [];
     const [status, patch] = await Promise.all([
       this.git.run(["diff-tree", "-r", "-z", "--no-renames", "--name-status", from, to]),
@@ -215,7 +228,7 @@ export class GitCheckpoints {
    */
   async writeTree(): Promise<string> {
     const preexisting = await this.prepare();
-    const fresh = preexisting.newSince(await listUntracked(this.git, this.indexFile));
+    const fresh = preexisting.newSince(await listUntracked(this.git, this.indexFile)).filter((path) => this.captures(path, this.root));
     await this.git.run(["add", "-u", "--", "."], { indexFile: this.indexFile });
     if (fresh.length > 0) {
       // `--remove`: a file gone since it was listed is not an error. A nested repository is listed as `sub/`.
@@ -223,6 +236,29 @@ export class GitCheckpoints {
       await this.git.run(["update-index", "--add", "--remove", "-z", "--stdin"], { indexFile: this.indexFile, input: `${paths.join("\0")}\0` });
     }
     return this.git.line(["write-tree"], { indexFile: this.indexFile });
+  }
+
+  /**
+   * The working tree as the user sees it, every untracked, non-ignored file included, for the
+   * workspace diffs. It goes through a scratch copy of the private index, so what only a view
+   * showed never reaches a checkpoint.
+   */
+  async viewTree(): Promise<string> {
+    await this.prepare();
+    const scratch = `${this.indexFile}.view`;
+    try {
+      await copyFile(this.indexFile, scratch).catch(() => undefined);
+      await this.git.run(["add", "-A", "--", "."], { indexFile: scratch });
+      return await this.git.line(["write-tree"], { indexFile: scratch });
+    } finally {
+      await rm(scratch, { force: true });
+    }
+  }
+
+  /** The untracked, non-ignored files the private index does not hold yet (paths relative to the root). */
+  async untracked(): Promise<string[]> {
+    await this.prepare();
+    return listUntracked(this.git, this.indexFile);
   }
 
   /** Deletes every checkpoint ref of the session (the commits go with git's next garbage collection). */

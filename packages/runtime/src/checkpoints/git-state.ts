@@ -46,7 +46,7 @@ export async function removeSessionGitState(target: SessionGitState): Promise<Re
   const repository = worktree?.repositoryRoot ?? target.workingDirectory;
   if (tookCheckpoints && repository && probeSync(repository) !== undefined) {
     try {
-      const checkpoints = await GitCheckpoints.open(repository, target.sessionId, indexFile, target.turnIds);
+      const checkpoints = await GitCheckpoints.open(repository, target.sessionId, indexFile, { turnIds: target.turnIds });
       removed.checkpointRefs = (await checkpoints?.removeAll()) ?? 0;
     } catch (error) {
       removed.failures.push(`checkpoint refs: ${describe(error)}`);

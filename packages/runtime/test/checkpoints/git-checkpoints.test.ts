@@ -94,11 +94,11 @@ describe("GitCheckpoints", () => {
     git("update-ref", `refs/tandem/checkpoints/${formerName}/2`, commitOf("tandem-checkpoint end turn-of-my-session"));
 
     // A session whose id is that former name sees none of them, and never reuses their numbers.
-    const impostor = await GitCheckpoints.open(repo, formerName, join(sessionDir, "other.index"), async () => new Set(["turn-of-the-impostor"]));
+    const impostor = await GitCheckpoints.open(repo, formerName, join(sessionDir, "other.index"), { turnIds: async () => new Set(["turn-of-the-impostor"]) });
     expect(impostor!.all).toEqual([]);
     expect((await impostor!.snapshot("turn-of-the-impostor", "start")).number).toBe(3);
 
-    const own = await GitCheckpoints.open(repo, "my.session", join(sessionDir, "checkpoint.index"), async () => new Set(["turn-of-my-session"]));
+    const own = await GitCheckpoints.open(repo, "my.session", join(sessionDir, "checkpoint.index"), { turnIds: async () => new Set(["turn-of-my-session"]) });
     expect(own!.all.map((checkpoint) => [checkpoint.ref, checkpoint.phase])).toEqual([
       ["refs/tandem/checkpoints/my_dsession/1", "start"],
       ["refs/tandem/checkpoints/my_dsession/2", "end"],
