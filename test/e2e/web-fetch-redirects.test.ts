@@ -8,6 +8,7 @@ import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { CopilotClient } from "@tandem/sdk";
 import { parseScript } from "@tandem/testkit";
 import { afterEach, expect, it } from "vitest";
 import { scriptsDir, startWorld, type TestWorld } from "../helpers/harness.js";
@@ -15,11 +16,14 @@ import { RawClient, type WireMessage } from "../helpers/raw-client.js";
 
 let world: TestWorld | undefined;
 let client: RawClient | undefined;
+let tandem: CopilotClient | undefined;
 const servers: Server[] = [];
 
 afterEach(async () => {
   await client?.close(true);
   client = undefined;
+  await tandem?.forceStop();
+  tandem = undefined;
   await world?.dispose();
   world = undefined;
   for (const server of servers.splice(0)) {
@@ -47,10 +51,15 @@ const isEvent = (type: string, where: (data: Record<string, unknown>) => boolean
   message.method === "session.event" && (message.params as EventMessage).event.type === type && where(eventData(message));
 const requestedUrl = (data: Record<string, unknown>) => (data.permissionRequest as { url?: string }).url;
 
-async function startSession(first: string, second: string): Promise<{ sessionId: string; client: RawClient }> {
+async function startModel(first: string, second: string): Promise<TestWorld> {
   world = await startWorld([]);
   const path = join(scriptsDir, "web-fetch-redirects.yaml");
   world.model.addScript(parseScript(readFileSync(path, "utf8").replaceAll("__FIRST__", first).replaceAll("__SECOND__", second), path));
+  return world;
+}
+
+async function startSession(first: string, second: string): Promise<{ sessionId: string; client: RawClient }> {
+  const world = await startModel(first, second);
   client = new RawClient(world.env);
   const { sessionId } = (await client.request("session.create", { requestPermission: true })).result as { sessionId: string };
   await client.request("session.send", { sessionId, prompt: "Please follow the links" });
@@ -112,4 +121,27 @@ it("an approved redirect target is fetched; its origin approved for the session 
   expect(target.seen).toEqual(["/page"]);
   const [first] = toolResults().map((message) => message.content);
   expect(first).toContain("B says /page");
+});
+
+it("a preToolUse hook that allows the call does not approve where it is redirected: the target is still asked for", async () => {
+  const target = await origin((_path, response) => void response.end("secret of B"));
+  const start = await origin((path, response) => {
+    if (path === "/hop") return void response.writeHead(301, { location: `${target.base}/private` }).end();
+    response.end("plain page of A");
+  });
+  const world = await startModel(`${start.base}/hop`, `${start.base}/again`);
+  tandem = new CopilotClient({ env: world.env, logLevel: "error" });
+  const asked: string[] = [];
+  const session = await tandem.createSession({
+    onPermissionRequest: (request) => {
+      asked.push(String((request as { url?: unknown }).url));
+      return { kind: "denied-interactively-by-user", feedback: "not approved" };
+    },
+    hooks: { onPreToolUse: () => ({ permissionDecision: "allow" }) },
+  });
+  const reply = await session.sendAndWait({ prompt: "Please follow the links" });
+  expect(reply?.data.content).toBe("Fetched both.");
+  expect(asked).toEqual([`${target.base}/private`]);
+  expect(target.seen).toEqual([]);
+  expect(toolResults()[0]?.content).toContain(`The redirect target ${target.base}/private (redirected from ${start.base}/hop) was not approved`);
 });

@@ -85,10 +85,10 @@ export class ToolContexts {
       signal,
       workingDirectory: host.workingDirectory,
       emitter,
-      requestPermission: (request) => {
+      requestPermission: (request, asked = {}) => {
         // The reference sends MCP permission requests without a toolCallId.
         const full = (request.kind === "mcp" ? { ...request } : { ...request, toolCallId: call.id }) as PermissionRequest;
-        const decided = this.decidedWithoutAsking(full, tool, emitter, options);
+        const decided = this.decidedWithoutAsking(full, tool, emitter, options, asked.newTarget === true);
         const turn = options.permissionTurn;
         if (!decided) return turn ? turn.ask(() => channel.permissions.request(full, signal)) : channel.permissions.request(full, signal);
         turn?.pass();
@@ -100,11 +100,12 @@ export class ToolContexts {
   }
 
   /** The decision when nobody needs to be asked: plan mode's gate, a hook, a skill or a standing approval. */
-  private decidedWithoutAsking(full: PermissionRequest, tool: Tool, emitter: EventEmitterPort, options: ContextOptions): PermissionResult | undefined {
+  private decidedWithoutAsking(full: PermissionRequest, tool: Tool, emitter: EventEmitterPort, options: ContextOptions, newTarget: boolean): PermissionResult | undefined {
     const { host } = this;
     const denial = host.mode === "plan" ? planModeDenial(full, host.planPath) : undefined;
     if (denial) return denial;
-    if (options.preApproved || this.autoApproved.has(tool.name)) return { kind: "approved" };
+    // A hook or a skill approved the call as its arguments named it, not what it met on the way.
+    if (!newTarget && (options.preApproved || this.autoApproved.has(tool.name))) return { kind: "approved" };
     const standing = host.approvals.covers(full);
     if (!standing) return undefined;
     // Nobody is asked; the completion says who decided (1.0.x `decisionSource`).

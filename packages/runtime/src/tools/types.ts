@@ -21,8 +21,13 @@ export interface ToolContext {
   readonly signal: AbortSignal;
   readonly workingDirectory: string;
   readonly emitter: EventEmitterPort;
-  /** Asks the application for permission; resolves with its decision (never throws). */
-  requestPermission(request: ToolPermissionRequest): Promise<PermissionResult>;
+  /**
+   * Asks the application for permission; resolves with its decision (never throws). With
+   * `newTarget`, the request is about something the call's arguments did not name (a redirect
+   * target): a hook's or a skill's approval of the call does not cover it; only the application or
+   * a standing approval of exactly that does.
+   */
+  requestPermission(request: ToolPermissionRequest, options?: { newTarget?: boolean }): Promise<PermissionResult>;
   /** Runs an application-defined tool in the client (protocol v3 broadcast or v2 `tool.call`). */
   callClientTool(args: unknown): Promise<ClientToolReply>;
   /** Asks the user a question; throws `UserInputUnavailable` when nobody can answer. */

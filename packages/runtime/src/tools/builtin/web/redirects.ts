@@ -20,7 +20,8 @@ export interface HopOptions {
  * GETs `url` with `redirect: "manual"` and follows redirects by hand. A redirect within the same
  * origin (scheme, host and port) is followed as it is; one to another origin is a new URL to the
  * session: it asks a `url` permission for the full target (an earlier approve-for-session of exactly
- * that origin answers without asking) and nothing is sent to the target unless it is approved. A
+ * that origin answers without asking; a hook's or skill's approval of the call does not) and
+ * nothing is sent to the target unless it is approved. A
  * redirect to anything but http(s), a `Location` that is not a URL, or more than {@link MAX_REDIRECTS}
  * hops end the fetch with a reason the model can read.
  *
@@ -48,7 +49,7 @@ export async function fetchFollowingApprovedRedirects(start: URL, context: ToolC
     }
     if (hops + 1 > MAX_REDIRECTS) return refused(`Too many redirects: gave up after ${MAX_REDIRECTS} (the last one pointed to ${target.href}).`);
     if (target.origin !== url.origin) {
-      const decision = await context.requestPermission({ kind: "url", intention: `Follow a redirect from ${url.origin} to fetch web content`, url: target.href });
+      const decision = await context.requestPermission({ kind: "url", intention: `Follow a redirect from ${url.origin} to fetch web content`, url: target.href }, { newTarget: true });
       if (decision.kind !== "approved") {
         return refused(`The redirect target ${target.href} (redirected from ${url.href}) was not approved, so it was not fetched.`, "denied");
       }
