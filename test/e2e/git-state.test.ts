@@ -14,12 +14,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CopilotClient, approveAll } from "@tandem/sdk";
 import { parseScript } from "@tandem/testkit";
-import { afterEach, beforeEach, expect, it } from "vitest";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { scriptsDir, startWorld, type TestWorld } from "../helpers/harness.js";
+import { startSuitePostgres, storeVariants } from "../helpers/stores.js";
 
 let world: TestWorld | undefined;
 let client: CopilotClient | undefined;
 let workdir: string;
+/** Deleting runs on the file store and on PostgreSQL (whose session folders are local scratch). */
+const stores = storeVariants(await startSuitePostgres());
+afterAll(() => stores.stop());
 
 beforeEach(() => {
   workdir = realpathSync(mkdtempSync(join(tmpdir(), "tandem-git-state-")));
@@ -46,47 +50,49 @@ const tandemRefs = () => lines(git("for-each-ref", "--format=%(refname)", "refs/
 const tandemBranches = () => lines(git("branch", "--list", "--format=%(refname:short)", "tandem/*"));
 const worktreePaths = () => lines(git("worktree", "list", "--porcelain")).filter((line) => line.startsWith("worktree ")).map((line) => line.slice("worktree ".length));
 
-async function startClient(scripts: string[]): Promise<CopilotClient> {
-  world = await startWorld(scripts);
+async function startClient(scripts: string[], env: Record<string, string> = {}): Promise<CopilotClient> {
+  world = await startWorld(scripts, env);
   client = new CopilotClient({ env: world.env, logLevel: "error" });
   return client;
 }
 
-it("session.delete removes the session's checkpoint refs, worktree and branch; keepGitState leaves them in the repository", async () => {
-  const tandem = await startClient(["plain-reply"]);
-  const isolated = await tandem.createSession({ workingDirectory: workdir, worktreeIsolation: true, onPermissionRequest: approveAll });
-  const tracked = await tandem.createSession({ workingDirectory: workdir, enableFileChangeTracking: true, onPermissionRequest: approveAll });
-  const kept = await tandem.createSession({ workingDirectory: workdir, worktreeIsolation: true, onPermissionRequest: approveAll });
-  // listCheckpoints answers once the turn's checkpoints are written.
-  for (const session of [isolated, tracked, kept]) {
-    await session.sendAndWait({ prompt: "Say hello" });
-    expect((await session.rpc.workspaces.listCheckpoints()).checkpoints).toHaveLength(2);
-  }
-  const isolatedPath = (await isolated.rpc.workspaces.getWorkspace()).workspace?.git_root ?? "";
-  const keptPath = (await kept.rpc.workspaces.getWorkspace()).workspace?.git_root ?? "";
-  const refsOf = (sessionId: string) => tandemRefs().filter((ref) => ref.startsWith(`refs/tandem/checkpoints/${sessionId}/`));
-  expect(refsOf(isolated.sessionId)).toHaveLength(2);
-  expect(refsOf(tracked.sessionId)).toHaveLength(2);
-  expect(refsOf(kept.sessionId)).toHaveLength(2);
-  expect(tandemBranches().sort()).toEqual([`tandem/${isolated.sessionId}`, `tandem/${kept.sessionId}`].sort());
-  expect(worktreePaths()).toEqual(expect.arrayContaining([isolatedPath, keptPath]));
+describe.each(stores.variants)("$store store", (store) => {
+  it.skipIf(store.skipped)("session.delete removes the session's checkpoint refs, worktree and branch; keepGitState leaves them in the repository", async () => {
+    const tandem = await startClient(["plain-reply"], await store.env());
+    const isolated = await tandem.createSession({ workingDirectory: workdir, worktreeIsolation: true, onPermissionRequest: approveAll });
+    const tracked = await tandem.createSession({ workingDirectory: workdir, enableFileChangeTracking: true, onPermissionRequest: approveAll });
+    const kept = await tandem.createSession({ workingDirectory: workdir, worktreeIsolation: true, onPermissionRequest: approveAll });
+    // listCheckpoints answers once the turn's checkpoints are written.
+    for (const session of [isolated, tracked, kept]) {
+      await session.sendAndWait({ prompt: "Say hello" });
+      expect((await session.rpc.workspaces.listCheckpoints()).checkpoints).toHaveLength(2);
+    }
+    const isolatedPath = (await isolated.rpc.workspaces.getWorkspace()).workspace?.git_root ?? "";
+    const keptPath = (await kept.rpc.workspaces.getWorkspace()).workspace?.git_root ?? "";
+    const refsOf = (sessionId: string) => tandemRefs().filter((ref) => ref.startsWith(`refs/tandem/checkpoints/${sessionId}/`));
+    expect(refsOf(isolated.sessionId)).toHaveLength(2);
+    expect(refsOf(tracked.sessionId)).toHaveLength(2);
+    expect(refsOf(kept.sessionId)).toHaveLength(2);
+    expect(tandemBranches().sort()).toEqual([`tandem/${isolated.sessionId}`, `tandem/${kept.sessionId}`].sort());
+    expect(worktreePaths()).toEqual(expect.arrayContaining([isolatedPath, keptPath]));
 
-  await tandem.deleteSession(isolated.sessionId);
-  expect(refsOf(isolated.sessionId)).toEqual([]);
-  expect(tandemBranches()).toEqual([`tandem/${kept.sessionId}`]);
-  expect(worktreePaths()).not.toContain(isolatedPath);
-  expect(existsSync(isolatedPath)).toBe(false);
+    await tandem.deleteSession(isolated.sessionId);
+    expect(refsOf(isolated.sessionId)).toEqual([]);
+    expect(tandemBranches()).toEqual([`tandem/${kept.sessionId}`]);
+    expect(worktreePaths()).not.toContain(isolatedPath);
+    expect(existsSync(isolatedPath)).toBe(false);
 
-  await tandem.deleteSession(tracked.sessionId);
-  expect(refsOf(tracked.sessionId)).toEqual([]);
+    await tandem.deleteSession(tracked.sessionId);
+    expect(refsOf(tracked.sessionId)).toEqual([]);
 
-  await tandem.deleteSession(kept.sessionId, { keepGitState: true });
-  expect(refsOf(kept.sessionId)).toHaveLength(2);
-  expect(tandemBranches()).toEqual([`tandem/${kept.sessionId}`]);
-  expect(worktreePaths()).toContain(keptPath);
-  // The user's own branch and work tree are as they were.
-  expect(lines(git("branch", "--format=%(refname:short)")).sort()).toEqual(["main", `tandem/${kept.sessionId}`]);
-  expect(git("status", "--porcelain")).toBe("");
+    await tandem.deleteSession(kept.sessionId, { keepGitState: true });
+    expect(refsOf(kept.sessionId)).toHaveLength(2);
+    expect(tandemBranches()).toEqual([`tandem/${kept.sessionId}`]);
+    expect(worktreePaths()).toContain(keptPath);
+    // The user's own branch and work tree are as they were.
+    expect(lines(git("branch", "--format=%(refname:short)")).sort()).toEqual(["main", `tandem/${kept.sessionId}`]);
+    expect(git("status", "--porcelain")).toBe("");
+  });
 });
 
 it("an untracked .env that was there before the session, and a file the user makes meanwhile, are in no checkpoint commit; files the session's tools and shell commands make are, and a rewind still restores them", async () => {
