@@ -5,7 +5,7 @@ import type { ModelToolCall } from "../loop/messages.js";
 import { PermissionBroker } from "../permissions/broker.js";
 import type { SessionApprovals } from "../permissions/session-approvals.js";
 import { planModeDenial } from "../plan/plan-mode.js";
-import type { Tool, ToolContext } from "../tools/types.js";
+import type { PermissionAskOptions, Tool, ToolContext } from "../tools/types.js";
 import type { ClientNeed, ClientPort } from "./client-port.js";
 import type { EventEmitterPort } from "./emitter.js";
 import type { PendingRequests } from "./pending.js";
@@ -85,10 +85,10 @@ export class ToolContexts {
       signal,
       workingDirectory: host.workingDirectory,
       emitter,
-      requestPermission: (request, asked = {}) => {
+      requestPermission: (request, askOptions) => {
         // The reference sends MCP permission requests without a toolCallId.
         const full = (request.kind === "mcp" ? { ...request } : { ...request, toolCallId: call.id }) as PermissionRequest;
-        const decided = this.decidedWithoutAsking(full, tool, emitter, options, asked.newTarget === true);
+        const decided = this.decidedWithoutAsking(full, tool, emitter, options, askOptions);
         const turn = options.permissionTurn;
         if (!decided) return turn ? turn.ask(() => channel.permissions.request(full, signal)) : channel.permissions.request(full, signal);
         turn?.pass();
@@ -100,12 +100,18 @@ export class ToolContexts {
   }
 
   /** The decision when nobody needs to be asked: plan mode's gate, a hook, a skill or a standing approval. */
-  private decidedWithoutAsking(full: PermissionRequest, tool: Tool, emitter: EventEmitterPort, options: ContextOptions, newTarget: boolean): PermissionResult | undefined {
+  private decidedWithoutAsking(
+    full: PermissionRequest,
+    tool: Tool,
+    emitter: EventEmitterPort,
+    options: ContextOptions,
+    askOptions: PermissionAskOptions = {},
+  ): PermissionResult | undefined {
     const { host } = this;
     const denial = host.mode === "plan" ? planModeDenial(full, host.planPath) : undefined;
     if (denial) return denial;
     // A hook or a skill approved the call as its arguments named it, not what it met on the way.
-    if (!newTarget && (options.preApproved || this.autoApproved.has(tool.name))) return { kind: "approved" };
+    if (!askOptions.newTarget && (options.preApproved || this.autoApproved.has(tool.name))) return { kind: "approved" };
     const standing = host.approvals.covers(full);
     if (!standing) return undefined;
     // Nobody is asked; the completion says who decided (1.0.x `decisionSource`).

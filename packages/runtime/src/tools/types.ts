@@ -5,6 +5,16 @@ import type { UserInputAnswer, UserInputQuestion } from "../session/user-input.j
 /** A permission request as a tool states it (the runtime adds `toolCallId`). */
 export type ToolPermissionRequest = PermissionRequest extends infer R ? (R extends unknown ? Omit<R, "toolCallId"> : never) : never;
 
+/** How a tool asks for a permission, beyond the request itself. */
+export interface PermissionAskOptions {
+  /**
+   * The request is about something the call's arguments did not name (a redirect target): a
+   * hook's or a skill's approval of the call does not cover it; only the application or a standing
+   * approval of exactly that does.
+   */
+  newTarget?: boolean;
+}
+
 /** What an application's tool handler answered. */
 export interface ClientToolReply {
   result?: unknown;
@@ -21,13 +31,8 @@ export interface ToolContext {
   readonly signal: AbortSignal;
   readonly workingDirectory: string;
   readonly emitter: EventEmitterPort;
-  /**
-   * Asks the application for permission; resolves with its decision (never throws). With
-   * `newTarget`, the request is about something the call's arguments did not name (a redirect
-   * target): a hook's or a skill's approval of the call does not cover it; only the application or
-   * a standing approval of exactly that does.
-   */
-  requestPermission(request: ToolPermissionRequest, options?: { newTarget?: boolean }): Promise<PermissionResult>;
+  /** Asks the application for permission; resolves with its decision (never throws). */
+  requestPermission(request: ToolPermissionRequest, options?: PermissionAskOptions): Promise<PermissionResult>;
   /** Runs an application-defined tool in the client (protocol v3 broadcast or v2 `tool.call`). */
   callClientTool(args: unknown): Promise<ClientToolReply>;
   /** Asks the user a question; throws `UserInputUnavailable` when nobody can answer. */
