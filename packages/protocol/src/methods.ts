@@ -194,8 +194,16 @@ export const SessionGetMessages = defineRequest(
 );
 /** `session.destroy`: release in-memory resources (disk is kept). */
 export const SessionDestroy = defineRequest("session.destroy", () => z.looseObject(sessionScoped), Success);
-/** `session.delete`: delete the session and its data. */
-export const SessionDelete = defineRequest("session.delete", () => z.looseObject(sessionScoped), Success);
+/**
+ * `session.delete`: delete the session and its data. Its git state (the checkpoint refs, and for a
+ * `worktreeIsolation` session its worktree and `tandem/…` branch) goes too, unless `keepGitState`
+ * (a Tandem extension) says to leave it in the repository.
+ */
+export const SessionDelete = defineRequest(
+  "session.delete",
+  () => z.looseObject({ ...sessionScoped, keepGitState: z.boolean().optional() }),
+  Success,
+);
 /** `session.list`: persisted sessions, newest first. */
 export const SessionList = defineRequest(
   "session.list",

@@ -353,13 +353,16 @@ export class CopilotClient {
   }
 
   /**
-   * Deletes a session and its data for good. Throws when the runtime reports a failure.
+   * Deletes a session and its data for good, its git state (checkpoint refs, worktree, branch)
+   * included unless `keepGitState` is set. Throws when the runtime reports a failure.
    *
    * @example
    * await client.deleteSession(session.sessionId);
+   * await client.deleteSession(other.sessionId, { keepGitState: true }); // its branch and checkpoints stay
    */
-  async deleteSession(sessionId: string): Promise<void> {
-    const response: ResultOf<typeof SessionDelete> = await this.#requireConnection().sendRequest(SessionDelete.method, { sessionId });
+  async deleteSession(sessionId: string, options: { keepGitState?: boolean } = {}): Promise<void> {
+    const params = options.keepGitState === undefined ? { sessionId } : { sessionId, keepGitState: options.keepGitState };
+    const response: ResultOf<typeof SessionDelete> = await this.#requireConnection().sendRequest(SessionDelete.method, params);
     if (!response.success) throw new Error(`Failed to delete session ${sessionId}: ${response.error || "Unknown error"}`);
     this.#sessions.delete(sessionId);
   }

@@ -7,6 +7,7 @@ import type { ConversationMessage } from "../loop/messages.js";
 import type { SessionEmitter } from "../session/emitter.js";
 import { HistoryRebuilder, type LiveEvent } from "../session/history.js";
 import { GitCheckpoints, type Checkpoint, type FileChange } from "./git-checkpoints.js";
+import { SessionWrites } from "./session-writes.js";
 import { readWorktreeInfo } from "./worktree.js";
 
 /** What {@link SessionHistory} needs from its session. */
@@ -83,6 +84,8 @@ export class SessionHistory {
   private readonly changeCache = new Map<string, Promise<FileChange[]>>();
   /** Tracking a session has without asking: earlier tracked turns, or its own worktree. */
   private inherited: Promise<boolean> | undefined;
+  /** The untracked files the session made (the only untracked files its checkpoints capture). */
+  private readonly writes = new SessionWrites();
 
   constructor(private readonly host: HistoryHost) {
     host.emitter.addListener((event) => this.onEvent(event));
@@ -123,11 +126,34 @@ export class SessionHistory {
 
   /** The session's git checkpoints; undefined outside a git work tree. */
   checkpoints(): Promise<GitCheckpoints | undefined> {
-    this.store ??= GitCheckpoints.open(this.host.workingDirectory, this.host.sessionId, this.indexFile).catch((error: unknown) => {
+    this.store ??= GitCheckpoints.open(this.host.workingDirectory, this.host.sessionId, this.indexFile, {
+      turnIds: () => this.turnIds(),
+      captures: (path, root) => this.writes.owns(path, root),
+    }).catch((error: unknown) => {
       this.host.logger.warn(`session ${this.host.sessionId}: git checkpoints are unavailable: ${errorMessage(error)}`);
       return undefined;
     });
     return this.store;
+  }
+
+  /** The ids of every `user.message` the session persisted (rewound ones too): the turns its checkpoints belong to. */
+  private async turnIds(): Promise<ReadonlySet<string>> {
+    const events = JSON.parse((await this.host.emitter.persistedArrayBytes()).toString("utf8")) as SessionEvent[];
+    return new Set(events.filter((event) => event.type === "user.message").map((event) => event.id));
+  }
+
+  /** A file tool of the session wrote `path` (absolute): a checkpoint may capture it. */
+  toolWrote(path: string): void {
+    this.writes.toolWrote(path);
+  }
+
+  /**
+   * Awaited before a round of tool calls: the turn's start checkpoint is written, and the untracked
+   * files are listed (what appears during the round's shell calls is the session's).
+   */
+  beforeToolCalls(): Promise<void> {
+    this.enqueue((store) => this.writes.observe(() => store.untracked(), false));
+    return this.work;
   }
 
   /** Resolves when the checkpoints taken so far are written (tool calls wait for the turn's start checkpoint). */
@@ -195,6 +221,14 @@ export class SessionHistory {
   }
 
   private onEvent(event: SessionEvent): void {
+    if (event.type === "tool.execution_start") {
+      this.writes.shellCallStarted(event.data.toolCallId, event.data.toolName);
+      return;
+    }
+    if (event.type === "tool.execution_complete") {
+      if (this.writes.shellCallEnded(event.data.toolCallId)) this.enqueue((store) => this.writes.observe(() => store.untracked(), true));
+      return;
+    }
     if (event.type === "user.message") {
       if ((event.data as { parentToolCallId?: string }).parentToolCallId || event.data.content === undefined || event.data.source === "system") return;
       const previous = this.openTurn;

@@ -2,13 +2,13 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { invalidParams } from "../errors.js";
 import { Git } from "./git.js";
-import { refSafeId } from "./git-checkpoints.js";
+import { refNamespace } from "./ref-names.js";
 
 /** A session's own worktree (`worktreeIsolation: true`), as recorded in `<session dir>/worktree.json`. */
 export interface WorktreeInfo {
   /** The worktree folder (inside the session folder). */
   path: string;
-  /** Its branch, `tandem/<sessionId>`. */
+  /** Its branch, `tandem/<session namespace>` (the session id for ids of letters, digits and `-`; see `refNamespace`). */
   branch: string;
   /** The branch the user had checked out when the session was created (absent when HEAD was detached). */
   baseBranch?: string;
@@ -35,7 +35,7 @@ export async function createSessionWorktree(sourceDirectory: string, sessionId: 
     throw invalidParams(`worktreeIsolation needs a repository with at least one commit (${repositoryRoot} has none).`, { workingDirectory: sourceDirectory });
   });
   const baseBranch = await git.line(["symbolic-ref", "--short", "-q", "HEAD"]).catch(() => "");
-  const branch = `tandem/${refSafeId(sessionId)}`;
+  const branch = `tandem/${refNamespace(sessionId)}`;
   const path = join(sessionDir, "worktree");
   await mkdir(sessionDir, { recursive: true });
   await new Git(repositoryRoot).run(["worktree", "add", "--quiet", "-b", branch, path, baseCommit]);

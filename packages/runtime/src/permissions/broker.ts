@@ -39,7 +39,9 @@ export class PermissionBroker {
   private async requestV3(permissionRequest: PermissionRequest, signal: AbortSignal): Promise<PermissionResult> {
     const { emitter, pending } = this.host;
     if (emitter.sinkCount === 0) return couldNotAsk;
-    const { requestId, promise } = pending.open<PermissionResult>("permission", signal);
+    // A `url` request keeps its URL: an approve-for-session answer remembers that URL's origin.
+    const subject = permissionRequest.kind === "url" ? permissionRequest.url : undefined;
+    const { requestId, promise } = pending.open<PermissionResult>("permission", signal, subject);
     emitter.emit("permission.requested", { requestId, permissionRequest });
     let result: PermissionResult;
     try {

@@ -8,7 +8,8 @@ export type SessionApproval =
   | { kind: "write" }
   | { kind: "mcp"; serverName: string; toolName: string | null }
   | { kind: "custom-tool"; toolName: string }
-  | { kind: "url"; domain: string };
+  /** A URL origin, `scheme://host:port` as `URL.origin` writes it. */
+  | { kind: "url"; origin: string };
 
 /** Why a request was approved without asking: approve-all, or an earlier session approval. */
 export type StandingApproval = "approve-all" | "session-approval";
@@ -28,14 +29,18 @@ export type PermissionMode = "manual" | "allow-all";
 /**
  * Reads the scope to remember from a client's answer, when it is an `approve-for-session` (or the
  * relayed `approved-for-session`) decision with a scope Tandem can hold: shell `commands`, `read`,
- * `write`, an `mcp` server or tool, a `custom-tool`, or a URL `domain`. Returns undefined for
- * every other answer; `unsupported` names a session approval whose scope is not understood.
+ * `write`, an `mcp` server or tool, a `custom-tool`, or a URL `domain` (see {@link urlOriginOf}:
+ * `approvedUrl` is the URL of the request being answered). Returns undefined for every other
+ * answer; `unsupported` names a session approval whose scope is not understood.
  */
-export function sessionApprovalOf(answer: unknown): { approval?: SessionApproval; unsupported?: string } {
+export function sessionApprovalOf(answer: unknown, approvedUrl?: string): { approval?: SessionApproval; unsupported?: string } {
   if (!answer || typeof answer !== "object") return {};
   const decision = answer as { kind?: unknown; approval?: unknown; domain?: unknown };
   if (decision.kind !== "approve-for-session" && decision.kind !== "approved-for-session") return {};
-  if (typeof decision.domain === "string" && decision.domain.trim() !== "") return { approval: { kind: "url", domain: decision.domain.trim().toLowerCase() } };
+  if (typeof decision.domain === "string" && decision.domain.trim() !== "") {
+    const origin = urlOriginOf(decision.domain.trim(), approvedUrl);
+    return origin ? { approval: { kind: "url", origin } } : { unsupported: `URL domain ${JSON.stringify(decision.domain)} that names no origin` };
+  }
   const scope = (decision.approval ?? {}) as Record<string, unknown>;
   switch (scope.kind) {
     case "commands": {
@@ -77,7 +82,8 @@ export class SessionApprovals {
   /** MCP approvals: server name → tool names, or null for every tool of the server. */
   private readonly mcp = new Map<string, Set<string> | null>();
   private readonly customTools = new Set<string>();
-  private readonly domains = new Set<string>();
+  /** URL origins (`scheme://host:port`), never bare host names: another port is another origin. */
+  private readonly origins = new Set<string>();
 
   constructor(
     private readonly logger: Logger,
@@ -125,14 +131,17 @@ export class SessionApprovals {
         this.customTools.add(approval.toolName);
         return;
       case "url":
-        this.domains.add(approval.domain);
+        this.origins.add(approval.origin);
         return;
     }
   }
 
-  /** Remembers what a client's answer asks to remember, logging a session approval it cannot hold. */
-  rememberAnswer(answer: unknown, sessionId: string): void {
-    const { approval, unsupported } = sessionApprovalOf(answer);
+  /**
+   * Remembers what a client's answer asks to remember, logging a session approval it cannot hold.
+   * `approvedUrl` is the URL of the `url` request being answered (it gives a bare domain its scheme and port).
+   */
+  rememberAnswer(answer: unknown, sessionId: string, approvedUrl?: string): void {
+    const { approval, unsupported } = sessionApprovalOf(answer, approvedUrl);
     if (approval) {
       this.remember(approval);
       return;
@@ -164,17 +173,45 @@ export class SessionApprovals {
       case "custom-tool":
         return this.customTools.has(request.toolName);
       case "url":
-        return this.domains.has(hostOf(request.url));
+        return this.origins.has(originOf(request.url) ?? "");
       default:
         return false;
     }
   }
 }
 
-function hostOf(url: string): string {
+/**
+ * The origin an approve-for-session `domain` stands for. A full URL (`https://example.com:8443`)
+ * names its own origin. A bare host name, or `host:port`, names the origin of the approved
+ * request's URL when it is that URL's host (`127.0.0.1` approving `http://127.0.0.1:4000/a` is
+ * `http://127.0.0.1:4000`); otherwise it takes the approved URL's scheme and the scheme's default
+ * port. Without an approved URL a bare name names nothing: approving one host must not approve
+ * every port and scheme of it.
+ *
+ * @example
+ * urlOriginOf("127.0.0.1", "http://127.0.0.1:4000/a"); // "http://127.0.0.1:4000"
+ * urlOriginOf("https://Example.com/x");                // "https://example.com"
+ */
+export function urlOriginOf(domain: string, approvedUrl?: string): string | undefined {
+  if (/^https?:\/\//i.test(domain)) return originOf(domain);
+  const approved = approvedUrl === undefined ? undefined : parseHttpUrl(approvedUrl);
+  if (!approved) return undefined;
+  const named = parseHttpUrl(`${approved.protocol}//${domain}`);
+  if (!named || named.pathname !== "/" || named.search !== "" || named.username !== "" || named.password !== "") return undefined;
+  const explicitPort = /:\d+$/.test(domain);
+  if (named.hostname === approved.hostname && (!explicitPort || named.port === approved.port)) return approved.origin;
+  return named.origin;
+}
+
+function originOf(url: string): string | undefined {
+  return parseHttpUrl(url)?.origin;
+}
+
+function parseHttpUrl(text: string): URL | undefined {
   try {
-    return new URL(url).hostname.toLowerCase();
+    const url = new URL(text);
+    return url.protocol === "http:" || url.protocol === "https:" ? url : undefined;
   } catch {
-    return "";
+    return undefined;
   }
 }

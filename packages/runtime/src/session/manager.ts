@@ -12,6 +12,7 @@ import { registrationOf } from "./clients.js";
 import type { SessionEmitter } from "./emitter.js";
 import type { ResumePointRecorder } from "./resume-point.js";
 import { Session } from "./session.js";
+import { removeGitStateOfSession } from "./git-cleanup.js";
 import { shortTitle } from "./turn-events.js";
 import { compactionSettings } from "../compaction/config.js";
 import { ContextTracker } from "../context/context-tracker.js";
@@ -276,8 +277,11 @@ export class SessionManager {
     void session.toolset.dispose().catch(() => undefined);
   }
 
-  /** Deletes a session and its files. */
-  async delete(sessionId: string): Promise<{ success: boolean; error?: string }> {
+  /**
+   * Deletes a session and its files, and (unless `keepGitState`) what it left in the user's git
+   * repository: its checkpoint refs, its worktree and its branch.
+   */
+  async delete(sessionId: string, options: { keepGitState?: boolean } = {}): Promise<{ success: boolean; error?: string }> {
     const session = this.live.get(sessionId);
     if (session) {
       this.live.delete(sessionId);
@@ -288,8 +292,11 @@ export class SessionManager {
       await session.emitter.close();
       await this.resumePoints.get(sessionId)?.settled();
       this.resumePoints.delete(sessionId);
+      // The last checkpoint is written before its ref can be removed.
+      await session.history.settled();
     }
     if (session) this.options.released?.(sessionId);
+    if (!options.keepGitState) await removeGitStateOfSession(this.options.store, this.options.logger, sessionId, session?.workingDirectory);
     const deleted = await this.options.store.delete(sessionId);
     if (!deleted && !session) return { success: false, error: `Session not found: ${sessionId}` };
     if (this.foregroundId === sessionId) this.foregroundId = undefined;

@@ -5,7 +5,7 @@ export type PendingKind = "tool" | "permission" | "userInput" | "elicitation" | 
 
 interface PendingEntry {
   kind: PendingKind;
-  /** What the request is about (a tool call's tool name), for {@link PendingRequests.abandonWhere}. */
+  /** What the request is about (a tool call's tool name, a `url` permission's URL), for {@link PendingRequests.abandonWhere}. */
   subject: string | undefined;
   resolve: (value: unknown) => void;
   reject: (reason: unknown) => void;
@@ -58,6 +58,12 @@ export class PendingRequests {
       });
     });
     return { requestId, promise };
+  }
+
+  /** What an open request is about (a tool call's tool name, a `url` permission's URL), if it is open. */
+  subjectOf(requestId: string, kind: PendingKind): string | undefined {
+    const entry = this.entries.get(requestId);
+    return entry?.kind === kind ? entry.subject : undefined;
   }
 
   /** Answers a request. Returns false when no request of that kind has this id. */

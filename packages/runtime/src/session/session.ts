@@ -308,7 +308,7 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
   }
   /** Tool calls wait for the turn's start checkpoint (taken while the first model call runs). */
   beforeToolCalls(): Promise<void> {
-    return this.history.settled();
+    return this.history.beforeToolCalls();
   }
   onTurnError(error: unknown): void {
     void this.hooks.run("errorOccurred", { error: errorMessage(error), errorContext: "model_call", recoverable: false });
@@ -324,6 +324,7 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
   }
   recordFileChange(change: { path: string; diff: string }): void {
     this.metrics.recordFileChange(change);
+    this.history.toolWrote(change.path);
   }
   recordModelCall(model: string, response: ModelResponse, durationMs: number): void {
     this.metrics.recordModelCall(model, response.usage, durationMs);

@@ -110,7 +110,8 @@ export class ToolContexts {
     const { host } = this;
     const denial = host.mode === "plan" ? planModeDenial(full, host.planPath) : undefined;
     if (denial) return denial;
-    if (options.preApproved || this.autoApproved.has(tool.name)) return { kind: "approved" };
+    // A hook or a skill approved the call as its arguments named it, not what it met on the way.
+    if (!askOptions.newTarget && (options.preApproved || this.autoApproved.has(tool.name))) return { kind: "approved" };
     const standing = host.approvals.covers(full, askOptions.sessionApprovalsAfter === undefined ? {} : { approvedAfter: askOptions.sessionApprovalsAfter });
     if (!standing) return undefined;
     // Nobody is asked; the completion says who decided (1.0.x `decisionSource`).

@@ -13,6 +13,12 @@ export interface PermissionAskOptions {
    * state a later command changed).
    */
   sessionApprovalsAfter?: number;
+  /**
+   * The request is about something the call's arguments did not name (a redirect target): a
+   * hook's or a skill's approval of the call does not cover it; only the application or a standing
+   * approval of exactly that does.
+   */
+  newTarget?: boolean;
 }
 
 /** What an application's tool handler answered. */

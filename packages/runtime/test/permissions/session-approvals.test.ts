@@ -1,7 +1,7 @@
 import type { PermissionRequest } from "@tandem/protocol";
 import { expect, it } from "vitest";
 import { Logger } from "../../src/log.js";
-import { SessionApprovals } from "../../src/permissions/session-approvals.js";
+import { SessionApprovals, urlOriginOf } from "../../src/permissions/session-approvals.js";
 
 function approvals(): { approvals: SessionApprovals; warnings: string[] } {
   const warnings: string[] = [];
@@ -49,15 +49,37 @@ it("an mcp approval covers one tool of a server, or all of them when toolName is
   expect(session.covers(mcp("files", "delete"))).toBe("session-approval");
 });
 
-it("custom-tool approvals go by tool name and url approvals by domain", () => {
-  const { approvals: session } = approvals();
+it("custom-tool approvals go by tool name and url approvals by origin: scheme, host and port", () => {
+  const { approvals: session, warnings } = approvals();
   session.rememberAnswer({ kind: "approve-for-session", approval: { kind: "custom-tool", toolName: "deploy" } }, "s");
-  session.rememberAnswer({ kind: "approve-for-session", domain: "Example.com" }, "s");
+  session.rememberAnswer({ kind: "approve-for-session", domain: "Example.com" }, "s", "https://example.com/start");
   expect(session.covers(customTool("deploy"))).toBe("session-approval");
   expect(session.covers(customTool("destroy"))).toBeUndefined();
   expect(session.covers(url("https://example.com/a?b"))).toBe("session-approval");
+  expect(session.covers(url("http://example.com/a"))).toBeUndefined();
+  expect(session.covers(url("https://example.com:8443/a"))).toBeUndefined();
   expect(session.covers(url("https://evil.example.org/"))).toBeUndefined();
   expect(session.covers(url("not a url"))).toBeUndefined();
+
+  session.rememberAnswer({ kind: "approve-for-session", domain: "127.0.0.1" }, "s", "http://127.0.0.1:4100/x");
+  expect(session.covers(url("http://127.0.0.1:4100/y"))).toBe("session-approval");
+  expect(session.covers(url("http://127.0.0.1:4200/y"))).toBeUndefined();
+  expect(session.covers(url("http://localhost:4100/y"))).toBeUndefined();
+
+  // A bare host name with no request to take the scheme and port from names no origin.
+  session.rememberAnswer({ kind: "approve-for-session", domain: "other.example" }, "s");
+  expect(session.covers(url("https://other.example/"))).toBeUndefined();
+  expect(warnings.join("\n")).toContain('URL domain "other.example" that names no origin');
+});
+
+it("a domain names the approved URL's origin, its own full origin, or a host:port on the approved scheme", () => {
+  expect(urlOriginOf("127.0.0.1", "http://127.0.0.1:4100/x")).toBe("http://127.0.0.1:4100");
+  expect(urlOriginOf("127.0.0.1:4100", "http://127.0.0.1:4100/x")).toBe("http://127.0.0.1:4100");
+  expect(urlOriginOf("127.0.0.1:4200", "http://127.0.0.1:4100/x")).toBe("http://127.0.0.1:4200");
+  expect(urlOriginOf("HTTPS://Example.com:443/path", undefined)).toBe("https://example.com");
+  expect(urlOriginOf("docs.example", "https://example.com/")).toBe("https://docs.example");
+  expect(urlOriginOf("a/b", "https://example.com/")).toBeUndefined();
+  expect(urlOriginOf("ftp://example.com", "https://example.com/")).toBeUndefined();
 });
 
 it("a scope it cannot hold, or one-off decisions, remember nothing; the unsupported scope is logged", () => {

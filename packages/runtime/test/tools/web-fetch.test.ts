@@ -21,6 +21,9 @@ beforeAll(async () => {
     if (request.url === "/data") return void response.writeHead(200, { "content-type": "application/json" }).end('{"ok":true}');
     if (request.url === "/long") return void response.writeHead(200, { "content-type": "text/plain" }).end("0123456789".repeat(3));
     if (request.url === "/image") return void response.writeHead(200, { "content-type": "image/png" }).end(Buffer.from([1, 2, 3]));
+    if (request.url?.startsWith("/loop/")) return void response.writeHead(302, { location: `/loop/${Number(request.url.slice(6)) + 1}` }).end();
+    if (request.url === "/to-file") return void response.writeHead(301, { location: "file:///etc/passwd" }).end();
+    if (request.url === "/same-origin") return void response.writeHead(303, { location: "/data" }).end();
     if (request.url === "/slow") return void setTimeout(() => response.writeHead(200).end("late"), 2000);
     response.writeHead(404).end("not here");
   });
@@ -84,6 +87,26 @@ describe("web_fetch", () => {
     const outcome = await run({ url: `${base}/page` }, fakeContext("/", { decide: denyAll }));
     expect(outcome.resultType).toBe("rejected");
     expect(hits).toBe(before);
+  });
+});
+
+describe("web_fetch redirects", () => {
+  it("follows same-origin redirects without asking again, and gives up after 10 with a reason the model can read", async () => {
+    const context = fakeContext("/");
+    expect((await run({ url: `${base}/same-origin` }, context)).textForModel).toContain('{"ok":true}');
+    expect(context.permissions).toHaveLength(1);
+    const before = hits;
+    const outcome = await run({ url: `${base}/loop/0` });
+    expect(outcome).toMatchObject({ resultType: "failure", textForModel: `Failed to fetch URL: Error: Too many redirects: gave up after 10 (the last one pointed to ${base}/loop/11).` });
+    expect(hits - before).toBe(11);
+  });
+
+  it("refuses a redirect to a scheme other than http(s)", async () => {
+    const context = fakeContext("/");
+    const outcome = await run({ url: `${base}/to-file` }, context);
+    expect(outcome).toMatchObject({ resultType: "failure" });
+    expect(outcome.textForModel).toContain("redirected to file:///etc/passwd; only http:// and https:// redirects are followed.");
+    expect(context.permissions).toHaveLength(1);
   });
 });
 

@@ -41,7 +41,7 @@ export function registerSessionLifecycleMethods(table: MethodTable, runtime: Run
     if (client.extensionId === undefined) runtime.extensions.applicationLeft();
     return { success: true };
   });
-  table.on(SessionDelete, ({ sessionId }) => sessions.delete(sessionId));
+  table.on(SessionDelete, ({ sessionId, keepGitState }) => sessions.delete(sessionId, { keepGitState: keepGitState === true }));
   table.on(SessionList, async (params) => ({ sessions: await sessions.list(params?.filter) }));
   table.on(SessionGetLastId, async () => {
     const sessionId = await sessions.lastId();

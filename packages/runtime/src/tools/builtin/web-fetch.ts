@@ -2,6 +2,7 @@ import { z } from "zod";
 import { errorMessage } from "../../errors.js";
 import type { Tool, ToolOutcome } from "../types.js";
 import { defineBuiltinTool } from "./define.js";
+import { fetchFollowingApprovedRedirects } from "./web/redirects.js";
 import { htmlToMarkdown } from "./web/html-to-markdown.js";
 
 /** Limits of `web_fetch`. */
@@ -15,6 +16,8 @@ export interface WebFetchOptions {
 const DEFAULT_MAX_LENGTH = 5000;
 const BINARY_TYPES = /^(image|audio|video|font)\/|^application\/(octet-stream|pdf|zip|gzip|x-tar|x-7z-compressed|wasm)/;
 
+const requestHeaders = { "user-agent": "Tandem web_fetch", accept: "text/html,application/xhtml+xml,text/plain,application/json;q=0.9,*/*;q=0.8" };
+
 /** The arguments of `web_fetch`, built once for every session's tool. */
 const webFetchArguments = z.object({
   url: z.string().refine(isHttpUrl, "Expected an absolute http:// or https:// URL").describe("The http:// or https:// URL to fetch."),
@@ -26,6 +29,8 @@ const webFetchArguments = z.object({
 /**
  * `web_fetch`: fetches a URL after a `url` permission and returns the page as Markdown (HTML) or
  * as text (anything else, or `raw`), `max_length` characters at a time from `start_index`.
+ * Redirects are followed by hand: one to another origin needs its own `url` permission (see
+ * {@link fetchFollowingApprovedRedirects}).
  *
  * @example
  * const fetchTool = webFetchTool();
@@ -41,17 +46,11 @@ export function webFetchTool(options: WebFetchOptions = {}): Tool {
     schema: webFetchArguments,
     permission: (args) => ({ kind: "url", intention: "Fetch web content", url: args.url }),
     async execute(args, context) {
-      const url = new URL(args.url);
-      let response: Response;
-      try {
-        response = await fetch(url, {
-          redirect: "follow",
-          signal: AbortSignal.any([context.signal, AbortSignal.timeout(timeoutMs)]),
-          headers: { "user-agent": "Tandem web_fetch", accept: "text/html,application/xhtml+xml,text/plain,application/json;q=0.9,*/*;q=0.8" },
-        });
-      } catch (error) {
-        return fetchFailure(describeFetchError(error));
-      }
+      const signal = AbortSignal.any([context.signal, AbortSignal.timeout(timeoutMs)]);
+      const fetched = await fetchFollowingApprovedRedirects(new URL(args.url), context, signal, { headers: requestHeaders });
+      if (!fetched.ok && fetched.kind === "network") return fetchFailure(describeFetchError(fetched.error));
+      if (!fetched.ok) return { ...fetchFailure(fetched.reason), resultType: fetched.resultType };
+      const { response, url } = fetched;
       if (!response.ok) {
         await response.body?.cancel().catch(() => undefined);
         return fetchFailure(`Failed to fetch URL - status code ${response.status}`);
@@ -68,7 +67,7 @@ export function webFetchTool(options: WebFetchOptions = {}): Tool {
         return fetchFailure(describeFetchError(error));
       }
       const isHtml = contentType.includes("html") || (contentType === "" && /^\s*(<!doctype html|<html)/i.test(body));
-      const { prefix, content } = await present(body, contentType, isHtml, args.raw === true, response.url || url.toString());
+      const { prefix, content } = await present(body, contentType, isHtml, args.raw === true, url.toString());
       return page(prefix, content, args.start_index ?? 0, args.max_length ?? DEFAULT_MAX_LENGTH);
     },
   });
