@@ -36,6 +36,11 @@ export interface RuntimeArgs {
   sessionIdleTimeoutSeconds: number;
   /** `--remote` (official SDK 1.0 `enableRemoteSessions`): accepted; Tandem has no remote sessions. */
   remote: boolean;
+  /**
+   * `--report-intent on|off`: whether sessions offer the model `report_intent` when the session
+   * does not say (unset: as the client's SDK generation expects; see `compat/profile.ts`).
+   */
+  reportIntent?: boolean;
 }
 
 /**
@@ -62,6 +67,7 @@ const flags = {
   "health-port": { type: "string" },
   "session-idle-timeout": { type: "string" },
   remote: { type: "boolean" },
+  "report-intent": { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
   "no-auto-update": { type: "boolean" },
@@ -87,6 +93,7 @@ const valueErrors: Partial<Record<keyof typeof flags, string>> = {
   "node-id": "--node-id needs a name (letters, digits, . _ : -; at most 100 characters)",
   "health-port": "--health-port needs a port number (0-65535)",
   "session-idle-timeout": "--session-idle-timeout needs a whole number of seconds (0 = never)",
+  "report-intent": "--report-intent must be on or off",
 };
 
 /**
@@ -132,6 +139,8 @@ export function parseArgs(argv: readonly string[]): RuntimeArgs {
   if (protocol !== undefined) args.sdkProtocolVersion = check("sdk-protocol-version", Number(protocol) as 2 | 3, protocol === "2" || protocol === "3");
   const idle = text("session-idle-timeout");
   if (idle !== undefined) args.sessionIdleTimeoutSeconds = check("session-idle-timeout", Number(idle), Number.isInteger(Number(idle)) && Number(idle) >= 0);
+  const reportIntent = text("report-intent");
+  if (reportIntent !== undefined) args.reportIntent = check("report-intent", reportIntent === "on", reportIntent === "on" || reportIntent === "off");
   const logFile = text("log-file");
   if (logFile !== undefined) args.logFile = logFile;
   const authTokenEnv = text("auth-token-env");
@@ -222,6 +231,9 @@ Options
   --node-id <id>              this node's name in the cluster (default $TANDEM_NODE_ID, else hostname-pid)
   --health-port <n>           with --store: GET /healthz on this port (200 ok, 503 store unreachable)
   --session-idle-timeout <s>  accepted (whole seconds); idle sessions are not released yet
+  --report-intent on|off      offer the model report_intent (its calls become assistant.intent
+                              events); default: on for SDK 0.2.0 clients, off for 1.0.x ones;
+                              a session's reportIntent option overrides it
   --no-auto-update, --remote  accepted for compatibility (no effect)
   --help, --version
 
