@@ -10,8 +10,41 @@ export type ClientGeneration = "0.2" | "1.0";
 /** `ping`'s answer: the time is epoch ms for 0.2.0, an ISO 8601 string for 1.0.x. */
 export type PingAnswer = { message: string; timestamp: number; protocolVersion: number } | { message: string; timestamp: string; protocolVersion: number };
 
-/** Why a turn was cancelled, as the runtime knows it (each generation spells it its own way). */
-export type CancelCause = "user" | "persistence failure";
+/** One event's data as the runtime emits it (the 0.2.0 generation's form). */
+export type EventData = Record<string, unknown>;
+
+/** An event as a generation wants it, when it differs from what was emitted: its data, and the sub-agent it came from. */
+export interface ShapedEvent {
+  data: EventData;
+  /** The envelope's `agentId` (1.0.x): the sub-agent run (its task call's id) the event belongs to. */
+  agentId?: string;
+}
+
+/**
+ * The event types whose 1.0.x data declares `parentToolCallId`; on the others, 1.0.x names the
+ * sub-agent in the envelope (`agentId`) only.
+ */
+const parentToolCallDeclared: ReadonlySet<string> = new Set([
+  "assistant.message",
+  "assistant.message_delta",
+  "assistant.usage",
+  "tool.execution_start",
+  "tool.execution_complete",
+  "hook.start",
+  "hook.end",
+]);
+
+/**
+ * How 1.0.x clients want an event's data where their declared types differ from what the 0.2.0
+ * generation's runtime sent (checked against the installed SDK's types by
+ * `test/e2e/current-sdk-types.test.ts`): the abort reason is an enum (`user_initiated`), and fields
+ * the 1.0.x types do not have are left out.
+ */
+const currentEventData: Readonly<Record<string, (data: EventData) => EventData>> = {
+  abort: (data) => (data.reason === "user initiated" ? { ...data, reason: "user_initiated" } : data),
+  "assistant.usage": ({ quotaSnapshots: _quotaSnapshots, ...data }) => data,
+  "session.shutdown": ({ totalPremiumRequests: _totalPremiumRequests, ...data }) => data,
+};
 
 /**
  * Everything that differs between the two client generations, in one place: the handshake picks a
@@ -20,7 +53,7 @@ export type CancelCause = "user" | "persistence failure";
  *
  * @example
  * const profile = profileFor(client.generation);
- * emitter.emit("abort", { reason: profile.abortReason("user") });
+ * const shaped = profile.shapeEvent("abort", { reason: "user initiated" });
  */
 export interface CompatProfile {
   readonly generation: ClientGeneration;
@@ -31,8 +64,13 @@ export interface CompatProfile {
   readonly offersReportIntent: boolean;
   /** Whether `session.context_changed` follows `session.start` at create (1.0.x) or only a real change (0.2.0). */
   readonly announcesContextAtStart: boolean;
-  /** `abort.reason`: 0.2.0's words (`user initiated`) or 1.0.x's enum (`user_initiated`). */
-  abortReason(cause: CancelCause): string;
+  /**
+   * An event for this generation, or undefined when it goes out as emitted. The runtime emits the
+   * 0.2.0 form (`abort {reason: "user initiated"}`, a sub-agent's events with `parentToolCallId` in
+   * their data); 1.0.x gets its enum spellings, no data fields its types do not declare, and the
+   * sub-agent in the envelope's `agentId`.
+   */
+  shapeEvent(type: string, data: EventData): ShapedEvent | undefined;
   /** `ping`: `pong` (or `pong: <message>`), the time in this generation's form, the protocol version. */
   pingResult(text: string, protocolVersion: number, now: number): PingAnswer;
   /** `session.mode.get`: 0.2.0 gets `{ mode }`, 1.0.x the bare mode. */
@@ -43,11 +81,25 @@ export interface CompatProfile {
   skillsReloadResult(): Record<string, never> | { warnings: string[]; errors: string[] };
 }
 
+/** {@link CompatProfile.shapeEvent} for 1.0.x: nothing is allocated for an event that needs no change. */
+function shapeForCurrent(type: string, emitted: EventData): ShapedEvent | undefined {
+  const adapt = currentEventData[type];
+  const parentToolCallId = emitted.parentToolCallId;
+  if (!adapt && typeof parentToolCallId !== "string") return undefined;
+  let data = adapt ? adapt(emitted) : emitted;
+  if (typeof parentToolCallId !== "string") return { data };
+  if (!parentToolCallDeclared.has(type)) {
+    const { parentToolCallId: _moved, ...rest } = data;
+    data = rest;
+  }
+  return { data, agentId: parentToolCallId };
+}
+
 const legacyProfile: CompatProfile = {
   generation: "0.2",
   offersReportIntent: true,
   announcesContextAtStart: false,
-  abortReason: (cause) => (cause === "user" ? "user initiated" : cause),
+  shapeEvent: () => undefined,
   pingResult: (message, protocolVersion, now) => ({ message, timestamp: now, protocolVersion }),
   modeGetResult: (mode) => ({ mode }),
   modeSetResult: (mode) => ({ mode }),
@@ -58,7 +110,7 @@ const currentProfile: CompatProfile = {
   generation: "1.0",
   offersReportIntent: false,
   announcesContextAtStart: true,
-  abortReason: (cause) => (cause === "user" ? "user_initiated" : cause),
+  shapeEvent: shapeForCurrent,
   pingResult: (message, protocolVersion, now) => ({ message, timestamp: new Date(now).toISOString(), protocolVersion }),
   modeGetResult: (mode) => mode,
   modeSetResult: () => ({ status: "unchanged", modelChanged: false, modeApplied: true }),
@@ -69,7 +121,7 @@ const currentProfile: CompatProfile = {
  * The profile of a client generation.
  *
  * @example
- * profileFor("0.2").abortReason("user"); // "user initiated"
+ * profileFor("1.0").shapeEvent("abort", { reason: "user initiated" }); // { data: { reason: "user_initiated" } }
  */
 export function profileFor(generation: ClientGeneration): CompatProfile {
   return generation === "1.0" ? currentProfile : legacyProfile;
@@ -88,4 +140,17 @@ export function generationOf(openedWithConnect: boolean): ClientGeneration {
 /** Reads a recorded generation (from a session's `workspace.yaml`); anything else is none. */
 export function parseGeneration(value: unknown): ClientGeneration | undefined {
   return value === "0.2" || value === "1.0" ? value : undefined;
+}
+
+/**
+ * The sub-agent run an event belongs to, in either generation's form: the envelope's `agentId`
+ * (1.0.x) or the data's `parentToolCallId` (0.2.0); undefined for the main agent's events.
+ *
+ * @example
+ * if (subAgentRunOf(event) !== undefined) return; // not the session's own conversation
+ */
+export function subAgentRunOf(event: { agentId?: unknown; data?: unknown }): string | undefined {
+  if (typeof event.agentId === "string") return event.agentId;
+  const parentToolCallId = (event.data as { parentToolCallId?: unknown } | undefined)?.parentToolCallId;
+  return typeof parentToolCallId === "string" ? parentToolCallId : undefined;
 }

@@ -1,5 +1,4 @@
 import type { AgentMode } from "@tandem/protocol";
-import type { CancelCause, CompatProfile } from "../compat/profile.js";
 import type { EventEmitterPort } from "./emitter.js";
 
 /** A short title from the first prompt: its first line, at most 60 characters. */
@@ -21,8 +20,6 @@ export class TurnEvents {
     private readonly emitter: EventEmitterPort,
     /** Whether the session already has its first prompt (resumed ones do). */
     hasFirstPrompt: boolean,
-    /** The session's current client generation profile (it spells the abort reason). */
-    private readonly profile: () => CompatProfile,
   ) {
     this.titleAnnounced = hasFirstPrompt;
   }
@@ -45,12 +42,12 @@ export class TurnEvents {
   }
 
   /**
-   * The run was cancelled (an abort, or a rejected tool call): `abort` (its reason in the words of
-   * the session's client generation), then, when the user cancelled it, a cancellation notice.
+   * The run was cancelled (an abort, or a rejected tool call): `abort` (the session's profile spells
+   * the reason for its client generation), then, when the user cancelled it, a cancellation notice.
    */
-  cancelled(cause: CancelCause): void {
-    this.emitter.emit("abort", { reason: this.profile().abortReason(cause) });
-    if (cause === "user") this.emitter.emit("session.info", { infoType: "cancellation", message: "Operation cancelled by user" });
+  cancelled(reason: "user initiated" | "persistence failure"): void {
+    this.emitter.emit("abort", { reason });
+    if (reason === "user initiated") this.emitter.emit("session.info", { infoType: "cancellation", message: "Operation cancelled by user" });
     // The waiting messages were dropped (abort) or stay waiting (rejection): the clients re-read them.
     this.emitter.emit("pending_messages.modified", {});
   }

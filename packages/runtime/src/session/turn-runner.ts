@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import type { CompatProfile } from "../compat/profile.js";
 import type { AgentMode, SessionSendParams } from "@tandem/protocol";
 import { reportLoopError, runAgentLoop, type LoopHost } from "../loop/agent-loop.js";
 import type { SessionAgents } from "../agents/session-agents.js";
@@ -37,8 +36,6 @@ export interface TurnHost extends LoopHost {
   readonly persistence: Pick<SessionPersistence, "failed" | "ensureWritable">;
   readonly mcp: Pick<McpManager, "start">;
   readonly agents: Pick<SessionAgents, "ready">;
-  /** The session's client generation profile (how an abort's reason is spelled). */
-  readonly profile: CompatProfile;
 }
 
 /**
@@ -77,7 +74,7 @@ export class TurnRunner {
     private readonly onFirstPrompt: (summary: string) => void,
   ) {
     this.pendingMessages = new MessageQueueView(this.queue, this.steering, host.emitter, () => this.host.mode);
-    this.turnEvents = new TurnEvents(host.emitter, hasFirstPrompt, () => host.profile);
+    this.turnEvents = new TurnEvents(host.emitter, hasFirstPrompt);
   }
 
   /** The `requestHeaders` of the message being answered (sent with its model calls). */
@@ -212,12 +209,12 @@ export class TurnRunner {
       for (let nudges = 0; ; nudges++) {
         const result = await runAgentLoop(host, interactionId, controller.signal, turns);
         if (result.end === "aborted") {
-          this.turnEvents.cancelled(this.haltedRun === controller ? "persistence failure" : "user");
+          this.turnEvents.cancelled(this.haltedRun === controller ? "persistence failure" : "user initiated");
           return "aborted";
         }
         // A rejected tool call ends the turn as a cancellation by the user (without `aborted`).
         if (result.end === "completed" && result.rejected) {
-          this.turnEvents.cancelled("user");
+          this.turnEvents.cancelled("user initiated");
           return undefined;
         }
         if (result.end === "failed") {
