@@ -7,6 +7,8 @@
  * for 1.0.x, switched by `--report-intent on|off` and the session's `reportIntent`), the abort
  * reason in each generation's spelling, and a session resumed by the other generation.
  */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { CopilotClient, approveAll } from "@github/copilot-sdk";
 import { CopilotClient as TandemClient, approveAll as tandemApproveAll } from "@tandem/sdk";
 import { CopilotClient as V1Client, RuntimeConnection, approveAll as v1ApproveAll } from "copilot-sdk-v1";
@@ -109,10 +111,18 @@ describe.each(generations)("opening and abort ($sdk)", ({ open, abortReason, con
   });
 });
 
+/** The client generation `workspace.yaml` records for a session. */
+function recordedGeneration(sessionId: string): string | undefined {
+  if (!world) throw new Error("no world");
+  const text = readFileSync(join(world.home, "session-state", sessionId, "workspace.yaml"), "utf8");
+  return /^client_generation: "(.*)"$/m.exec(text)?.[1];
+}
+
 describe("a session resumed by the other generation", () => {
   it("takes the resuming client's profile: a 0.2.0 session resumed by 1.0.x spells the abort reason 1.0.x's way", async () => {
     world = await startWorld(["hang-then-reply"]);
     const created = await openLegacy(world.env);
+    expect(recordedGeneration(created.sessionId)).toBe("0.2");
     await stops.pop()?.();
 
     const resumed = await openCurrent(world.env, { resume: created.sessionId });
@@ -122,6 +132,8 @@ describe("a session resumed by the other generation", () => {
     await resumed.abort();
     await waitFor(() => events.some((event) => event.type === "session.idle"), "idle after the abort");
     expect(events.find((event) => event.type === "abort")?.data).toEqual({ reason: "user_initiated" });
+    await stops.pop()?.();
+    expect(recordedGeneration(created.sessionId)).toBe("1.0");
   });
 });
 
