@@ -5,7 +5,7 @@
  * built-in tools, a sub-agent, report_intent, an abort, a resume from a new process) run through
  * the real 1.0.x client against the real runtime; every event (as delivered and as `getEvents`
  * returns it) and the results of calls the SDK hands back as they came (ping, status, auth, models,
- * `session.rpc.*`) are checked against the
+ * mode, model, name, plan, workspace files, agents, skills, MCP servers) are checked against the
  * installed `copilot-sdk-v1`'s generated types by the TypeScript compiler (`helpers/v1-types.ts`).
  */
 import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
@@ -99,6 +99,15 @@ const scenarios: Array<{ name: string; run(received: Received): Promise<void> }>
       received.result("mode.get", 'Awaited<ReturnType<CopilotSession["rpc"]["mode"]["get"]>>', await session.rpc.mode.get());
       received.result("mode.set", 'Awaited<ReturnType<CopilotSession["rpc"]["mode"]["set"]>>', await session.rpc.mode.set({ mode: "interactive" }));
       received.result("model.getCurrent", 'Awaited<ReturnType<CopilotSession["rpc"]["model"]["getCurrent"]>>', await session.rpc.model.getCurrent());
+      const rpc = session.rpc;
+      received.result("name.get", 'Awaited<ReturnType<CopilotSession["rpc"]["name"]["get"]>>', await rpc.name.get());
+      received.result("plan.read", 'Awaited<ReturnType<CopilotSession["rpc"]["plan"]["read"]>>', await rpc.plan.read());
+      received.result("workspaces.listFiles", 'Awaited<ReturnType<CopilotSession["rpc"]["workspaces"]["listFiles"]>>', await rpc.workspaces.listFiles());
+      received.result("agent.list", 'Awaited<ReturnType<CopilotSession["rpc"]["agent"]["list"]>>', await rpc.agent.list());
+      received.result("agent.getCurrent", 'Awaited<ReturnType<CopilotSession["rpc"]["agent"]["getCurrent"]>>', await rpc.agent.getCurrent());
+      received.result("skills.list", 'Awaited<ReturnType<CopilotSession["rpc"]["skills"]["list"]>>', await rpc.skills.list());
+      received.result("skills.reload", 'Awaited<ReturnType<CopilotSession["rpc"]["skills"]["reload"]>>', await rpc.skills.reload());
+      received.result("mcp.list", 'Awaited<ReturnType<CopilotSession["rpc"]["mcp"]["list"]>>', await rpc.mcp.list());
       await turn(received, session, "Say hello");
       await turn(received, session, "And again");
     },
