@@ -2,7 +2,8 @@
  * Everything the official SDK 1.0.x receives from `tandem` has the type that SDK declares: the
  * interop scenarios (a plain reply over two turns, streaming, an application tool with its
  * permission, a denied and a rejected call, a throwing tool handler, a failing model server, three
- * built-in tools, a sub-agent, report_intent, an abort, a resume from a new process) run through
+ * built-in tools, a sub-agent, a background shell, the sql tool, an MCP tool, report_intent, an
+ * abort, a resume from a new process) run through
  * the real 1.0.x client against the real runtime; every event (as delivered and as `getEvents`
  * returns it) and the results of calls the SDK hands back as they came (ping, status, auth, models,
  * mode, model, name, plan, workspace files, agents, skills, MCP servers) are checked against the
@@ -11,6 +12,7 @@
 import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { parseScript } from "@tandem/testkit";
 import { CopilotClient, RuntimeConnection, approveAll, type CopilotSession, type PermissionHandler } from "copilot-sdk-v1";
 import { afterEach, describe, expect, it } from "vitest";
@@ -79,6 +81,8 @@ async function turn(received: Received, session: CopilotSession, prompt: string)
   await session.sendAndWait({ prompt }, 30_000);
   await received.stored(session);
 }
+
+const mcpFixtures = fileURLToPath(new URL("../fixtures/mcp/", import.meta.url));
 
 const rejectAll: PermissionHandler = () => ({ kind: "reject" });
 
@@ -189,6 +193,39 @@ const scenarios: Array<{ name: string; run(received: Received): Promise<void> }>
       const session = await client().createSession({ onPermissionRequest: approveAll });
       received.listen(session);
       await turn(received, session, "Please explore the repo");
+    },
+  },
+  {
+    name: "a background shell command",
+    async run(received) {
+      world = await startWorld(["background-shell"]);
+      const session = await client().createSession({ onPermissionRequest: approveAll });
+      received.listen(session);
+      await turn(received, session, "Start it");
+      await waitFor(() => received.values.some((value) => value.label.endsWith("delivered session.background_tasks_changed")), "the background notice");
+      await turn(received, session, "What happened?");
+    },
+  },
+  {
+    name: "the sql tool and its todos",
+    async run(received) {
+      world = await startWorld(["sql-todos"]);
+      const session = await client().createSession({ onPermissionRequest: approveAll });
+      received.listen(session);
+      await turn(received, session, "Track my todos");
+    },
+  },
+  {
+    name: "an MCP server's tool",
+    async run(received) {
+      world = await startWorld([]);
+      world.model.loadScriptFile(join(mcpFixtures, "mcp-echo.yaml"));
+      const session = await client().createSession({
+        onPermissionRequest: approveAll,
+        mcpServers: { local: { command: process.execPath, args: [join(mcpFixtures, "stdio-server.mjs")], tools: ["*"] } },
+      });
+      received.listen(session);
+      await turn(received, session, "Please do the MCP echo");
     },
   },
   {
