@@ -40,11 +40,11 @@ const parentToolCallDeclared: ReadonlySet<string> = new Set([
  * `test/e2e/current-sdk-types.test.ts`): the abort reason is an enum (`user_initiated`), and fields
  * the 1.0.x types do not have are left out.
  */
-const currentEventData: Readonly<Record<string, (data: EventData) => EventData>> = {
-  abort: (data) => (data.reason === "user initiated" ? { ...data, reason: "user_initiated" } : data),
-  "assistant.usage": ({ quotaSnapshots: _quotaSnapshots, ...data }) => data,
-  "session.shutdown": ({ totalPremiumRequests: _totalPremiumRequests, ...data }) => data,
-};
+const currentEventData: ReadonlyMap<string, (data: EventData) => EventData> = new Map([
+  ["abort", (data: EventData) => (data.reason === "user initiated" ? { ...data, reason: "user_initiated" } : data)],
+  ["assistant.usage", ({ quotaSnapshots: _quotaSnapshots, ...data }: EventData) => data],
+  ["session.shutdown", ({ totalPremiumRequests: _totalPremiumRequests, ...data }: EventData) => data],
+]);
 
 /**
  * Everything that differs between the two client generations, in one place: the handshake picks a
@@ -83,7 +83,7 @@ export interface CompatProfile {
 
 /** {@link CompatProfile.shapeEvent} for 1.0.x: nothing is allocated for an event that needs no change. */
 function shapeForCurrent(type: string, emitted: EventData): ShapedEvent | undefined {
-  const adapt = currentEventData[type];
+  const adapt = currentEventData.get(type);
   const parentToolCallId = emitted.parentToolCallId;
   if (!adapt && typeof parentToolCallId !== "string") return undefined;
   let data = adapt ? adapt(emitted) : emitted;
