@@ -1,13 +1,15 @@
 /**
  * Custom agents and sub-agents (seed 003 §4.5) through the official SDK: the `task` tool runs a
  * child loop that inherits the session's permission handler and custom tools; every event it
- * produces carries `parentToolCallId`; background agents; agent selection.
+ * produces names the task call (0.2.0 clients: the data's `parentToolCallId`; 1.0.x: the envelope's
+ * `agentId`); background agents; agent selection.
  */
 import { fileURLToPath } from "node:url";
 import { CopilotClient, type SessionEvent } from "@github/copilot-sdk";
 import { describe, expect, it } from "vitest";
 import { eventsOf, waitFor, type TestWorld } from "../helpers/harness.js";
 import { clientVariants, officialClientFixture } from "../helpers/official-client.js";
+import { subAgentOf } from "../helpers/session-events.js";
 
 let world: TestWorld | undefined;
 describe.each(clientVariants)("$sdk", ({ make }) => {
@@ -43,7 +45,7 @@ describe.each(clientVariants)("$sdk", ({ make }) => {
     const childEvents = events.slice(startIndex + 1, endIndex);
     expect(childEvents.length).toBeGreaterThan(5);
     for (const event of childEvents) {
-      expect((event.data as { parentToolCallId?: string }).parentToolCallId, event.type).toBe("call_task_1");
+      expect(subAgentOf(event), event.type).toBe("call_task_1");
     }
     expect(childEvents.map((event) => event.type)).toEqual(expect.arrayContaining(["assistant.turn_start", "assistant.message", "permission.requested", "tool.execution_complete"]));
 

@@ -46,7 +46,7 @@ function loadScript(name: string, values: Record<string, string>): void {
 type RequestBody = { tools?: Array<{ function: { name: string } }>; messages: Array<{ role: string; content: string }> };
 const body = (index: number) => world?.model.requests[index]?.body as RequestBody;
 
-describe.each(clientVariants)("$sdk", ({ make }: { make: ClientMaker }) => {
+describe.each(clientVariants)("$sdk", ({ sdk, make }: { sdk: string; make: ClientMaker }) => {
   function start(): CopilotClient {
     if (!world) throw new Error("no world");
     copilot = make(world.env);
@@ -167,7 +167,8 @@ describe.each(clientVariants)("$sdk", ({ make }: { make: ClientMaker }) => {
     const offered = body(0).tools?.map((tool) => tool.function.name) ?? [];
     for (const name of ["bash", "web_fetch", "write_bash"]) expect(offered).not.toContain(name);
     // The reference order (1.0.102): sub-agent tools sit after sql (read_agent, list_agents) and glob (task);
-    // no report_intent, and task_complete only in plan and autopilot mode.
+    // report_intent only for 0.2.0 clients (after web_fetch, as their runtime had it), and
+    // task_complete only in plan and autopilot mode.
     expect(offered).toEqual([
       "read_bash",
       "stop_bash",
@@ -175,6 +176,7 @@ describe.each(clientVariants)("$sdk", ({ make }: { make: ClientMaker }) => {
       "view",
       "create",
       "edit",
+      ...(sdk === "official SDK 0.2.0" ? ["report_intent"] : []),
       "sql",
       "read_agent",
       "list_agents",

@@ -13,7 +13,7 @@ import { approveAll, type PermissionHandler } from "@github/copilot-sdk";
 import { parseScript } from "@tandem/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { scriptsDir, startWorld, waitFor, type TestWorld } from "../helpers/harness.js";
-import { recordEvents, weatherTool, type AnyEvent } from "../helpers/session-events.js";
+import { recordEvents, subAgentOf, weatherTool, type AnyEvent } from "../helpers/session-events.js";
 import { clientVariants, officialClient, officialV1Client, type ClientMaker } from "../helpers/official-client.js";
 
 
@@ -203,7 +203,7 @@ describe.each(clients)("a sub-agent's own conversation ($sdk)", ({ make }) => {
       "session.tools_updated",
       "system.message",
     ]);
-    const inRun = (type: string) => events.find((event) => event.type === type && event.data.parentToolCallId === "call_explore_1")?.data;
+    const inRun = (type: string) => events.find((event) => event.type === type && subAgentOf(event) === "call_explore_1")?.data;
     expect(inRun("subagent.selected")).toMatchObject({ agentName: "explore", tools: ["grep", "glob", "view", "bash", "read_bash", "stop_bash", "list_bash"] });
     expect(inRun("session.model_change")).toMatchObject({ newModel: "gpt-4.1" });
     expect(inRun("subagent.configured")).toMatchObject({ model: "gpt-4.1", multiTurn: false });

@@ -94,7 +94,7 @@ function withoutDatetime(text: string): string {
   return text.replace(/<current_datetime>[^<]*<\/current_datetime>/g, "<current_datetime>T</current_datetime>");
 }
 
-describe.each(variants)("$sdk: what the model sees", ({ make, approveAll }) => {
+describe.each(variants)("$sdk: what the model sees", ({ sdk, make, approveAll }) => {
   it("a custom tool that throws: the model is told only that it failed; the event keeps the real error", async () => {
     await startWorld("tool-throws");
     const session = await client(make).createSession({
@@ -185,15 +185,15 @@ describe.each(variants)("$sdk: what the model sees", ({ make, approveAll }) => {
     expect(content).toContain("[screen.png: an image was attached, but the model does not accept images, so it was not sent.]");
   });
 
-  it("built-in tools: no report_intent, a sql tool; task_complete and exit_plan_mode only in plan mode", async () => {
+  it("built-in tools: report_intent for 0.2.0 only, a sql tool; task_complete and exit_plan_mode only in plan mode", async () => {
     await startWorld("plain-reply");
     const session = await client(make).createSession({ onPermissionRequest: approveAll });
     await session.sendAndWait({ prompt: "Hello" });
     const interactive = toolNamesOf(0);
-    expect(interactive).not.toContain("report_intent");
+    const intent = sdk === "official SDK 0.2.0" ? ["report_intent"] : [];
     expect(interactive).not.toContain("task_complete");
     expect(interactive).not.toContain("exit_plan_mode");
-    expect(interactive.slice(interactive.indexOf("web_fetch"), interactive.indexOf("web_fetch") + 4)).toEqual(["web_fetch", "sql", "read_agent", "list_agents"]);
+    expect(interactive.slice(interactive.indexOf("web_fetch"), interactive.indexOf("web_fetch") + 4 + intent.length)).toEqual(["web_fetch", ...intent, "sql", "read_agent", "list_agents"]);
 
     await session.rpc.mode.set({ mode: "plan" });
     await session.sendAndWait({ prompt: "Plan it" });

@@ -18,3 +18,13 @@ export const weatherTool = {
   parameters: { type: "object", properties: { city: { type: "string" } } },
   handler: () => "72 and sunny",
 };
+
+/**
+ * The sub-agent run an event belongs to, as each generation says it: 1.0.x clients (the official
+ * 1.0.x SDK and ours) get it in the envelope's `agentId`, 0.2.0 ones in the data's `parentToolCallId`.
+ */
+export function subAgentOf(event: unknown): string | undefined {
+  const { agentId, data } = event as { agentId?: unknown; data?: { parentToolCallId?: unknown } };
+  if (typeof agentId === "string") return agentId;
+  return typeof data?.parentToolCallId === "string" ? data.parentToolCallId : undefined;
+}

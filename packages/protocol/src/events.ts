@@ -357,6 +357,8 @@ export const EventEnvelope = z.object({
   timestamp: z.string(),
   parentId: z.string().nullable(),
   ephemeral: z.boolean().optional(),
+  /** The sub-agent run the event belongs to (its task call's id), for 1.0.x-generation clients; absent for the main agent. */
+  agentId: z.string().optional(),
 });
 
 /** A session event of type `T`: envelope plus typed data. */

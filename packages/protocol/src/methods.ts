@@ -140,6 +140,11 @@ const SessionConfigFields = {
   tracestate: z.string().optional(),
   /** Official SDK 1.0: opt in to capturing file changes for rewind (Tandem: git checkpoints, in a git repository). */
   enableFileChangeTracking: z.boolean().optional(),
+  /**
+   * Tandem: offer the model `report_intent` (its calls become `assistant.intent` events). Unset:
+   * the runtime's `--report-intent`, else what the client's SDK generation expects.
+   */
+  reportIntent: z.boolean().optional(),
   /** Tandem: run the session in its own `git worktree` on branch `tandem/<sessionId>` (create only). */
   worktreeIsolation: z.boolean().optional(),
   /** Slash commands this client runs (SDK 1.0.x `commands`): handed to it as `command.execute`. */

@@ -41,6 +41,11 @@ export interface RuntimeArgs {
    * the code a folder brings (its `.github/extensions`) starts without a permission request.
    */
   allowAll: boolean;
+  /**
+   * `--report-intent on|off`: whether sessions offer the model `report_intent` when the session
+   * does not say (unset: as the client's SDK generation expects; see `compat/profile.ts`).
+   */
+  reportIntent?: boolean;
 }
 
 /**
@@ -69,6 +74,7 @@ const flags = {
   remote: { type: "boolean" },
   "allow-all": { type: "boolean" },
   yolo: { type: "boolean" },
+  "report-intent": { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
   "no-auto-update": { type: "boolean" },
@@ -94,6 +100,7 @@ const valueErrors: Partial<Record<keyof typeof flags, string>> = {
   "node-id": "--node-id needs a name (letters, digits, . _ : -; at most 100 characters)",
   "health-port": "--health-port needs a port number (0-65535)",
   "session-idle-timeout": "--session-idle-timeout needs a whole number of seconds (0 = never)",
+  "report-intent": "--report-intent must be on or off",
 };
 
 /**
@@ -140,6 +147,8 @@ export function parseArgs(argv: readonly string[]): RuntimeArgs {
   if (protocol !== undefined) args.sdkProtocolVersion = check("sdk-protocol-version", Number(protocol) as 2 | 3, protocol === "2" || protocol === "3");
   const idle = text("session-idle-timeout");
   if (idle !== undefined) args.sessionIdleTimeoutSeconds = check("session-idle-timeout", Number(idle), Number.isInteger(Number(idle)) && Number(idle) >= 0);
+  const reportIntent = text("report-intent");
+  if (reportIntent !== undefined) args.reportIntent = check("report-intent", reportIntent === "on", reportIntent === "on" || reportIntent === "off");
   const logFile = text("log-file");
   if (logFile !== undefined) args.logFile = logFile;
   const authTokenEnv = text("auth-token-env");
@@ -233,6 +242,9 @@ Options
   --allow-all, --yolo         trust every working folder: its extensions (.github/extensions) start
                               without asking the application (default: a permission request, or
                               the folder listed in "trustedFolders" of <home>/config.json)
+  --report-intent on|off      offer the model report_intent (its calls become assistant.intent
+                              events); default: on for SDK 0.2.0 clients, off for 1.0.x ones;
+                              a session's reportIntent option overrides it
   --no-auto-update, --remote  accepted for compatibility (no effect)
   --help, --version
 

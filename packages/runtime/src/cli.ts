@@ -152,7 +152,7 @@ class RuntimeLoader {
   }
 
   private async dispatch(method: string, params: unknown, client: ClientConnection): Promise<unknown> {
-    if (method === "ping" && !this.loaded) return pingResult(params, this.args.sdkProtocolVersion, client.isCurrentClient);
+    if (method === "ping" && !this.loaded) return pingResult(params, this.args.sdkProtocolVersion, client.profile);
     if (method === "connect" && !this.loaded) return connectResult(this.args.sdkProtocolVersion, runtimeVersion);
     const runtime = this.loaded ?? (await this.load());
     return runtime.dispatch(method, params, client);

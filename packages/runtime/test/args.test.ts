@@ -51,6 +51,14 @@ describe("--log-format", () => {
     expect(() => parseArgs(["--log-format", "xml"])).toThrow("--log-format must be one of text, json");
   });
 
+  it("reads --report-intent on|off, leaves it unset without it, and refuses anything else", () => {
+    expect(parseArgs(["--report-intent", "on"]).reportIntent).toBe(true);
+    expect(parseArgs(["--report-intent=off"]).reportIntent).toBe(false);
+    expect(parseArgs([]).reportIntent).toBeUndefined();
+    expect(() => parseArgs(["--report-intent", "yes"])).toThrow("--report-intent must be on or off");
+    expect(() => parseArgs(["--report-intent"])).toThrow("--report-intent must be on or off");
+  });
+
   it("reads a cluster node's --node-id and --health-port, and refuses bad ones", () => {
     expect(parseArgs(["--store", "postgres://db/t", "--node-id", "node-1", "--health-port", "8081"])).toMatchObject({ store: "postgres://db/t", nodeId: "node-1", healthPort: 8081 });
     expect(parseArgs([]).nodeId).toBeUndefined();

@@ -67,6 +67,7 @@ export function prepareSessionConfig(config: SessionConfig | ResumeSessionConfig
     infiniteSessions: config.infiniteSessions,
     enableFileChangeTracking: config.enableFileChangeTracking,
     worktreeIsolation: config.worktreeIsolation,
+    reportIntent: config.reportIntent,
     commands: toCommandRegistrations(config.commands),
   } satisfies WithoutSessionId<SessionCreatePayload>;
   return { handlers, wire };

@@ -261,6 +261,12 @@ export interface SessionConfig {
   /** Tandem: run the session in its own `git worktree` on branch `tandem/<sessionId>` (create only). */
   worktreeIsolation?: boolean;
   /**
+   * Tandem: offer the model the `report_intent` tool, whose calls reach you as `assistant.intent`
+   * events (`false` turns it off). Unset: the runtime's `--report-intent` setting, else off for
+   * this SDK (it is a 1.0.x-generation client, like the official SDK 1.0.x).
+   */
+  reportIntent?: boolean;
+  /**
    * Slash commands this application runs (1.0.x `commands`): the user runs one as `/name args`, as
    * a message or through `session.commands.invoke`, and its `handler` runs here.
    */

@@ -1,4 +1,5 @@
 import { access } from "node:fs/promises";
+import { subAgentRunOf } from "../compat/profile.js";
 import { join } from "node:path";
 import type { SessionCreateParams, SessionEvent } from "@tandem/protocol";
 import { ErrorCodes, errorMessage, invalidParams, TandemError } from "../errors.js";
@@ -230,7 +231,7 @@ export class SessionHistory {
       return;
     }
     if (event.type === "user.message") {
-      if ((event.data as { parentToolCallId?: string }).parentToolCallId || event.data.content === undefined || event.data.source === "system") return;
+      if (subAgentRunOf(event) !== undefined || event.data.content === undefined || event.data.source === "system") return;
       const previous = this.openTurn;
       this.openTurn = event.id;
       this.enqueue(async (store) => {

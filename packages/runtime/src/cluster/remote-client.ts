@@ -1,3 +1,4 @@
+import { generationOf, profileFor, type ClientGeneration, type CompatProfile } from "../compat/profile.js";
 import type { Logger } from "../log.js";
 import { ClientBase, type RequestingClient } from "../server/requesting-client.js";
 import type { NodeBus } from "./node-bus.js";
@@ -44,6 +45,15 @@ export class RemoteClient extends ClientBase implements RequestingClient {
   /** The client (or its node) went away. */
   close(): void {
     this.lifetime.close();
+  }
+
+  /** The client's SDK generation, as its node saw it open. */
+  get generation(): ClientGeneration {
+    return generationOf(this.isCurrentClient);
+  }
+
+  get profile(): CompatProfile {
+    return profileFor(this.generation);
   }
 
   deliverSessionEvent(sessionId: string, eventJson: string, eventType?: string): void {

@@ -1,3 +1,4 @@
+import { profileFor } from "../compat/profile.js";
 import { ErrorCodes, TandemError } from "../errors.js";
 import { ClientBase, type RequestingClient } from "../server/requesting-client.js";
 
@@ -10,6 +11,8 @@ import { ClientBase, type RequestingClient } from "../server/requesting-client.j
 export class UnattendedClient extends ClientBase implements RequestingClient {
   readonly extensionId = undefined;
   readonly isCurrentClient = true;
+  /** It answers nothing; its results are never read. */
+  readonly profile = profileFor("1.0");
 
   constructor(private readonly onIdle: () => void) {
     super();

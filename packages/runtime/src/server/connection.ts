@@ -12,6 +12,7 @@ import { defaultOutboundLimits, FramedMessageWriter, type OutboundLimits } from 
 import { FramedMessageReader, type MessageReaderLimits } from "./message-reader.js";
 import { EventHold } from "./event-hold.js";
 import { ClientBase } from "./requesting-client.js";
+import { generationOf, profileFor, type ClientGeneration, type CompatProfile } from "../compat/profile.js";
 
 /** What one connection may take in (message size) and leave unread (outbound budget). */
 export interface ConnectionLimits extends Partial<MessageReaderLimits> {
@@ -91,10 +92,20 @@ export class ClientConnection extends ClientBase implements ClientPort {
 
   /**
    * Whether this is a current client (official SDK 1.0.x or ours): one whose first request was
-   * `connect`. Where 0.2.0 and 1.0 disagree on a result's shape, such a client gets 1.0's.
+   * `connect`. Where 0.2.0 and 1.0 disagree, {@link profile} says what such a client gets.
    */
   get isCurrentClient(): boolean {
     return this.openedWithConnect;
+  }
+
+  /** The client's SDK generation, from its opening request. */
+  get generation(): ClientGeneration {
+    return generationOf(this.openedWithConnect);
+  }
+
+  /** What this client's generation expects (result shapes, event spellings, tools by default). */
+  get profile(): CompatProfile {
+    return profileFor(this.generation);
   }
 
   /** Records that the client opened with `connect` before this connection saw it (the TCP token handshake). */

@@ -1,3 +1,4 @@
+import type { CompatProfile } from "../compat/profile.js";
 import type { ClientPort } from "../session/client-port.js";
 
 /**
@@ -6,8 +7,10 @@ import type { ClientPort } from "../session/client-port.js";
  * forwards here (`cluster/remote-client.ts`).
  */
 export interface RequestingClient extends ClientPort {
-  /** Whether the client opened with `connect` (official SDK 1.0.x or ours). */
+  /** Whether the client opened with `connect` (official SDK 1.0.x or ours); forwarded as is between cluster nodes. */
   readonly isCurrentClient: boolean;
+  /** How this client's generation wants results shaped (see `compat/profile.ts`). */
+  readonly profile: CompatProfile;
   /** Calls `listener` once when the client goes away. */
   onClose(listener: () => void): void;
   sendNotification(method: string, params: unknown): void;

@@ -1,3 +1,4 @@
+import type { ClientGeneration } from "../compat/profile.js";
 import type { EventSink } from "./emitter.js";
 
 /**
@@ -9,6 +10,11 @@ export interface ClientPort extends EventSink {
   readonly isOpen: boolean;
   /** Set when the client is an extension the runtime started (its source-qualified id, e.g. `project:deploy`). */
   readonly extensionId?: string;
+  /**
+   * The SDK generation the client speaks (see `compat/profile.ts`); none for a stand-in that is no
+   * SDK (a node continuing a turn nobody watches), which leaves a session's recorded generation as it is.
+   */
+  readonly generation?: ClientGeneration;
   sendRequest<R>(method: string, params: unknown, signal?: AbortSignal): Promise<R>;
 }
 

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { ephemeralEventTypes, type SessionEvent, type SessionEventData, type SessionEventOf, type SessionEventType } from "@tandem/protocol";
+import type { ShapedEvent } from "../compat/profile.js";
 import { persistenceFailed } from "../store/persistence-error.js";
 import type { LogRange, SessionEventLog } from "../store/types.js";
 
@@ -20,6 +21,9 @@ export interface RestoredEvents {
 
 /** A listener inside the runtime (sub-systems and tests), called synchronously. */
 export type EventListener = (event: SessionEvent) => void;
+
+/** Gives an event's data (and envelope `agentId`) for the session's clients, or undefined to send it as emitted. */
+export type EventShaper = (type: string, data: Record<string, unknown>) => ShapedEvent | undefined;
 
 /** What code that emits events needs: the session emitter, or a scoped view of it. */
 export interface EventEmitterPort {
@@ -68,6 +72,8 @@ export class SessionEmitter implements EventEmitterPort {
   private emittedCount = 0;
   /** What resume read from the events file: how many events, up to which offset, and the unreadable lines it left out. */
   private restored: RestoredEvents = { count: 0, end: 0, excluded: [] };
+  /** Puts each event in the form the session's clients expect (see {@link shapeEventsWith}). */
+  private shapeEvent: EventShaper | undefined;
 
   constructor(
     readonly sessionId: string,
@@ -104,16 +110,27 @@ export class SessionEmitter implements EventEmitterPort {
     return () => this.listeners.delete(listener);
   }
 
+  /**
+   * Sets the one function every event's data passes before it is stamped, stored and sent: the
+   * session's compatibility profile (`compat/profile.ts`), so disk and wire keep the same bytes.
+   */
+  shapeEventsWith(shape: EventShaper): void {
+    this.shapeEvent = shape;
+  }
+
   /** Emits one event and returns it. */
-  emit<T extends SessionEventType>(type: T, data: SessionEventData<T>): SessionEventOf<T> {
+  emit<T extends SessionEventType>(type: T, emitted: SessionEventData<T>): SessionEventOf<T> {
+    const shaped = this.shapeEvent?.(type, emitted as Record<string, unknown>);
+    const data = shaped ? shaped.data : emitted;
     const ephemeral = ephemeralEventTypes.has(type);
     const id = randomUUID();
-    // Key order matches the reference files: type, data, id, timestamp, parentId (+ ephemeral).
+    // Key order matches the reference files: type, data, id, timestamp, parentId (+ ephemeral, agentId).
     const event = (
       ephemeral
         ? { type, data, id, timestamp: new Date().toISOString(), parentId: this.lastEventId, ephemeral: true }
         : { type, data, id, timestamp: new Date().toISOString(), parentId: this.lastEventId }
     ) as SessionEventOf<T>;
+    if (shaped?.agentId !== undefined) Object.assign(event, { agentId: shaped.agentId });
     this.lastEventId = id;
     const json = JSON.stringify(event);
     if (!ephemeral) {

@@ -1,4 +1,5 @@
 import type { AgentMode, SessionContext, SessionEvent } from "@tandem/protocol";
+import { subAgentRunOf } from "../compat/profile.js";
 import { completeInterruptedCalls } from "../loop/agent-loop.js";
 import type { ConversationMessage, ModelToolCall } from "../loop/messages.js";
 import { skillContextMessage } from "../skills/loader.js";
@@ -98,8 +99,9 @@ export class HistoryRebuilder {
     }
     this.live.push(live);
     // A sub-agent's own conversation (its prompt, agent and model) is not the session's.
+    const subAgent = subAgentRunOf(event);
     if (event.type === "user.message" || event.type === "subagent.selected" || event.type === "session.model_change") {
-      if ((event.data as { parentToolCallId?: string }).parentToolCallId) return;
+      if (subAgent !== undefined) return;
     }
     switch (event.type) {
       case "session.start":
@@ -129,7 +131,7 @@ export class HistoryRebuilder {
         if (event.data.content === undefined && event.data.transformedContent === undefined) break;
         this.flushFollowUps();
         live.messagesBefore = messages.length;
-        if (!(event.data as { parentToolCallId?: string }).parentToolCallId && event.data.content !== undefined && event.data.source !== "system") {
+        if (subAgent === undefined && event.data.content !== undefined && event.data.source !== "system") {
           live.turn = { userMessage: event.data.content, timestamp: event.timestamp, ...(event.data.source ? { source: event.data.source } : {}) };
         }
         if (rebuilt.firstPrompt === undefined && event.data.content !== undefined) rebuilt.firstPrompt = summaryOf(event.data.content);
@@ -137,7 +139,7 @@ export class HistoryRebuilder {
         break;
       }
       case "assistant.message": {
-        if (event.data.parentToolCallId) break;
+        if (subAgent !== undefined) break;
         this.flushFollowUps();
         const toolCalls: ModelToolCall[] = (event.data.toolRequests ?? []).map((request) => {
           toolNames.set(request.toolCallId, request.name);
@@ -152,7 +154,7 @@ export class HistoryRebuilder {
         break;
       }
       case "tool.execution_complete": {
-        if (event.data.parentToolCallId) break;
+        if (subAgent !== undefined) break;
         const toolName = toolNames.get(event.data.toolCallId);
         if (toolName === undefined) break;
         const content = event.data.result?.content ?? event.data.error?.message ?? "";
@@ -162,10 +164,10 @@ export class HistoryRebuilder {
       }
       case "session.compaction_complete":
         // Not a flush point: a background compaction may finish while a tool call is running.
-        replayCompaction(messages, event.data);
+        if (subAgent === undefined) replayCompaction(messages, event.data);
         break;
       case "skill.invoked":
-        if (!(event.data as { parentToolCallId?: string }).parentToolCallId) this.followUps.push(skillContextMessage(event.data));
+        if (subAgent === undefined) this.followUps.push(skillContextMessage(event.data));
         break;
       default:
         break;

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { profileFor } from "../compat/profile.js";
 import type { SessionContext, SessionCreateParams, SessionLifecycleEvent, SessionMetadata, SessionResumeParams } from "@tandem/protocol";
 import { ErrorCodes, errorMessage, invalidParams, sessionNotFound, TandemError } from "../errors.js";
 import { persistenceFailed } from "../store/persistence-error.js";
@@ -37,6 +38,8 @@ export interface SessionManagerOptions {
   runtimeVersion: string;
   defaultModel: string;
   hookTimeoutMs: number;
+  /** `--report-intent on|off`: whether sessions offer `report_intent` when they do not say (unset: per client generation). */
+  reportIntent?: boolean;
   /** The summary call's timeout and the model lists compaction reads windows from. */
   compaction: CompactionServices;
   createModelClient(config: SessionCreateParams, sessionId: string): ModelClient;
@@ -106,7 +109,7 @@ export class SessionManager {
     // One session.start per session: an id in use (live, opening or on disk) is never created
     // again. The id is taken synchronously here, so two racing creates cannot both pass.
     if (this.live.has(sessionId) || this.opening.has(sessionId)) throw sessionExists(sessionId);
-    const opening = this.opener.openNew(sessionId, params);
+    const opening = this.opener.openNew(sessionId, params, port.generation ?? "1.0");
     this.opening.set(sessionId, opening);
     try {
       const session = await opening;
@@ -116,7 +119,8 @@ export class SessionManager {
       // Independent file-system work, side by side: the answer to create waits for both.
       const [context] = await Promise.all([this.trackContext(session), this.options.store.writeWorkspace(workspaceInfo(session))]);
       session.emitter.emit("session.start", { ...startData(session, this.options.runtimeVersion, false), context });
-      session.emitter.emit("session.context_changed", context);
+      // 1.0.x clients expect the context announced again right after the start; 0.2.0 ones only a change.
+      if (session.profile.announcesContextAtStart) session.emitter.emit("session.context_changed", context);
       if (params.agent) session.agents.select(params.agent);
       await session.skills.load();
       const disabled = session.toolset.disabledNames();
@@ -146,6 +150,8 @@ export class SessionManager {
     if (port.extensionId !== undefined) return this.joinAsExtension(session, params, port);
     let changedContext: SessionContext | undefined;
     if (session) {
+      // The client that resumes the session decides its profile from now on (a stand-in keeps it).
+      if (port.generation !== undefined) session.profile = profileFor(port.generation);
       session.attach(port, registrationOf(params));
       const merged = mergeConfig(session.config, params);
       session.reconfigure(merged, params.model ?? session.model);
@@ -153,7 +159,7 @@ export class SessionManager {
         await session.skills.reconfigure(merged.skillDirectories ?? [], merged.disabledSkills ?? []);
       }
     } else {
-      const pending = this.opening.get(sessionId) ?? this.opener.loadFromDisk(params);
+      const pending = this.opening.get(sessionId) ?? this.opener.loadFromDisk(params, port.generation);
       this.opening.set(sessionId, pending);
       try {
         session = await pending;

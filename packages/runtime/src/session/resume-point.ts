@@ -26,6 +26,7 @@
  *   ranges and appends the lines not yet written (see `EventLog.position`). Ephemeral events were
  *   never part of it and still are not.
  */
+import { subAgentRunOf } from "../compat/profile.js";
 import type { SessionEvent } from "@tandem/protocol";
 import type { Logger } from "../log.js";
 import type { LogRange as ByteRange, SessionEventLog, SessionFiles } from "../store/types.js";
@@ -231,8 +232,8 @@ export class ResumePointRecorder {
   /** Takes every event of the session; acts on successful root compactions. */
   observe(event: SessionEvent): void {
     if (event.type !== "session.compaction_complete") return;
-    const data = event.data as { success?: boolean; parentToolCallId?: string; messagesRemoved?: number };
-    if (!data.success || data.parentToolCallId || !data.messagesRemoved) return;
+    const data = event.data as { success?: boolean; messagesRemoved?: number };
+    if (!data.success || subAgentRunOf(event) !== undefined || !data.messagesRemoved) return;
     this.work = this.work.then(() => this.record(event.id)).catch((error: unknown) => this.logger.warn(`could not write ${this.files.location(resumePointFileName)}`, error));
   }
 

@@ -48,6 +48,7 @@ export function workspaceInfo(session: Session): WorkspaceInfo {
     summary: session.summary,
     model: session.model,
     ...(session.name !== undefined ? { name: session.name } : {}),
+    client_generation: session.profile.generation,
   };
 }
 

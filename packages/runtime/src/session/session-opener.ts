@@ -1,4 +1,5 @@
 import { stat } from "node:fs/promises";
+import { parseGeneration, profileFor, type ClientGeneration, type CompatProfile } from "../compat/profile.js";
 import { resolve } from "node:path";
 import { ReasoningEffort, type AgentMode, type SessionContext, type SessionCreateParams, type SessionResumeParams } from "@tandem/protocol";
 import { invalidParams, sessionNotFound } from "../errors.js";
@@ -73,8 +74,8 @@ export class SessionOpener {
     return takenOverFrom;
   }
 
-  /** Checks a new session's config and opens it (the id must not be on disk yet). */
-  async openNew(sessionId: string, params: SessionCreateParams): Promise<Session> {
+  /** Checks a new session's config and opens it (the id must not be on disk yet) for a client of `generation`. */
+  async openNew(sessionId: string, params: SessionCreateParams, generation: ClientGeneration): Promise<Session> {
     if (await this.options.store.exists(sessionId)) throw sessionExists(sessionId);
     await this.options.claim?.(sessionId);
     const requestedDirectory = await checkDirectory(params.workingDirectory);
@@ -86,11 +87,14 @@ export class SessionOpener {
     if (params.agent && !(params.customAgents ?? []).some((agent) => agent.name === params.agent)) {
       throw invalidParams(`Unknown agent "${params.agent}": it is not among customAgents.`, { agent: params.agent });
     }
-    return this.open(sessionId, params, workingDirectory, undefined);
+    return this.open(sessionId, params, workingDirectory, profileFor(generation), undefined);
   }
 
-  /** Replays a persisted session from its log and opens it. */
-  async loadFromDisk(params: SessionResumeParams): Promise<Session> {
+  /**
+   * Replays a persisted session from its log and opens it for a client of `generation`; a client
+   * without one (a stand-in) keeps the generation recorded in `workspace.yaml` (else 1.0.x).
+   */
+  async loadFromDisk(params: SessionResumeParams, generation: ClientGeneration | undefined): Promise<Session> {
     const { sessionId } = params;
     const { store, logger } = this.options;
     if (!(await store.exists(sessionId))) throw sessionNotFound(sessionId);
@@ -107,7 +111,8 @@ export class SessionOpener {
     const workingDirectory = await checkDirectory(params.workingDirectory ?? rebuilt.cwd ?? workspace?.cwd);
     // A resume that names no reasoning effort keeps the one the session last used.
     const reasoningEffort = params.reasoningEffort ?? ReasoningEffort.safeParse(rebuilt.reasoningEffort).data;
-    const session = await this.open(sessionId, { ...params, ...(reasoningEffort ? { reasoningEffort } : {}) }, workingDirectory, {
+    const profile = profileFor(generation ?? parseGeneration(workspace?.client_generation) ?? "1.0");
+    const session = await this.open(sessionId, { ...params, ...(reasoningEffort ? { reasoningEffort } : {}) }, workingDirectory, profile, {
       events: { count, end, excluded },
       log,
       lastEventId: rebuilt.lastEventId,
@@ -124,7 +129,7 @@ export class SessionOpener {
     return session;
   }
 
-  private async open(sessionId: string, config: SessionCreateParams, workingDirectory: string, restored: RestoredSession | undefined): Promise<Session> {
+  private async open(sessionId: string, config: SessionCreateParams, workingDirectory: string, profile: CompatProfile, restored: RestoredSession | undefined): Promise<Session> {
     const { store } = this.options;
     const workspacePath = await store.createSessionDir(sessionId);
     const emitter = new SessionEmitter(sessionId, restored?.log ?? store.openEventLog(sessionId), restored?.lastEventId ?? null, () => this.host.scheduleUpdated(sessionId));
@@ -148,6 +153,7 @@ export class SessionOpener {
       summary: restored?.summary,
       name: restored?.name,
       mode: restored?.mode,
+      profile,
     });
     if (restored?.approveAll) session.approvals.setApproveAll(true);
     if (restored?.selectedAgent) session.agents.restoreSelection(restored.selectedAgent);
@@ -162,6 +168,7 @@ export class SessionOpener {
       retryPolicy: this.options.retryPolicy,
       createModelClient: (config) => this.options.createModelClient(config, sessionId),
       hookTimeoutMs: this.options.hookTimeoutMs,
+      reportIntent: this.options.reportIntent,
       compaction: this.options.compaction,
       ...(this.options.folderTrust ? { folderTrust: this.options.folderTrust } : {}),
       onSummary: (session) => void this.saveWorkspace(session),

@@ -1,4 +1,5 @@
 import type { AgentMode, SessionCreateParams, SessionSendParams } from "@tandem/protocol";
+import type { CompatProfile } from "../compat/profile.js";
 import type { Logger } from "../log.js";
 import type { LoopHost } from "../loop/agent-loop.js";
 import type { ConversationMessage, ModelToolCall, ToolSpec } from "../loop/messages.js";
@@ -50,6 +51,8 @@ export interface SessionServices {
   readonly compaction: CompactionServices;
   /** The user's trust in working folders; without it no folder is trusted. */
   readonly folderTrust?: FolderTrust;
+  /** The runtime's `--report-intent` setting, if it was given. */
+  readonly reportIntent?: boolean;
 }
 
 /** Everything a session starts with. */
@@ -69,6 +72,8 @@ export interface SessionInit {
   /** The name the user gave the session (`session.name.set`). */
   name?: string;
   mode?: AgentMode;
+  /** The profile of the client generation opening the session. */
+  profile: CompatProfile;
 }
 
 /**
@@ -95,6 +100,11 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
   /** The name the user gave the session, if any (it replaces the automatic title). */
   name: string | undefined;
   mode: AgentMode;
+  /**
+   * The profile of the client generation that created the session or last resumed it (recorded in
+   * `workspace.yaml`): tools offered by default, the events around create, event spellings.
+   */
+  profile: CompatProfile;
   /** Approve-all and the approvals remembered for the rest of the session. */
   readonly approvals: SessionApprovals;
   /** `session.queue.*`: the waiting messages as the application sees them. */
@@ -139,6 +149,9 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
     this.summary = init.summary;
     this.name = init.name;
     this.mode = init.mode ?? "interactive";
+    this.profile = init.profile;
+    // Every event of the session is shaped by the profile it has at the time.
+    init.emitter.shapeEventsWith((type, data) => this.profile.shapeEvent(type, data));
     this.approvals = new SessionApprovals(init.services.logger);
     this.runner = new TurnRunner(this, init.summary !== undefined, (summary) => {
       this.summary = summary;
@@ -196,6 +209,10 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
   /** The session's MCP servers. */
   get mcp(): McpManager {
     return this.toolset.mcp;
+  }
+  /** The runtime's `--report-intent` setting (the toolset reads it). */
+  get reportIntentSetting(): boolean | undefined {
+    return this.services.reportIntent;
   }
   /** MCP servers for a custom agent's own `mcpServers`. */
   createMcpManager(configs: Record<string, McpServerConfig>, emitter: EventEmitterPort): McpManager {

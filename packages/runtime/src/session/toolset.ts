@@ -1,4 +1,5 @@
 import type { SessionCreateParams } from "@tandem/protocol";
+import type { CompatProfile } from "../compat/profile.js";
 import { SessionAgents, type AgentsHost } from "../agents/session-agents.js";
 import { McpManager } from "../mcp/manager.js";
 import type { McpHost } from "../mcp/types.js";
@@ -19,21 +20,26 @@ export interface ToolsetHost extends AgentsHost, SkillsHost, ExitPlanHost {
   readonly mcpHost: Omit<McpHost, "emitter" | "logger" | "workingDirectory">;
   /** A background shell command finished: `notice` is the message for the model. */
   onBackgroundShellDone(notice: string): void;
+  /** The profile of the client generation that opened the session (it decides whether `report_intent` is offered by default). */
+  readonly profile: CompatProfile;
+  /** The runtime's `--report-intent` setting, if it was given. */
+  readonly reportIntentSetting: boolean | undefined;
 }
 
 let builtinNameSet: ReadonlySet<string> | undefined;
 /** The names of the built-in tools (computed on first use, not at load). */
 function builtinNames(): ReadonlySet<string> {
-  builtinNameSet ??= new Set(listBuiltinTools().map((tool) => tool.name));
+  builtinNameSet ??= new Set([...listBuiltinTools().map((tool) => tool.name), "report_intent"]);
   return builtinNameSet;
 }
 
 /**
  * The order of the reference runtime's tools (1.0.102, observed): `task_complete` is offered in
  * plan and autopilot mode, `exit_plan_mode` in plan mode; the application's tools follow, then MCP tools.
+ * `report_intent`, when offered, comes after `web_fetch`, where the 0.2.0 generation's runtime had it.
  */
 const builtinOrder = [
-  "bash", "write_bash", "read_bash", "stop_bash", "list_bash", "view", "create", "edit", "web_fetch", "ask_user",
+  "bash", "write_bash", "read_bash", "stop_bash", "list_bash", "view", "create", "edit", "web_fetch", "report_intent", "ask_user",
   "skill", "sql", "task_complete", "exit_plan_mode", "read_agent", "list_agents", "grep", "glob", "task",
 ];
 const orderIndex = new Map(builtinOrder.map((name, index) => [name, index]));
@@ -64,7 +70,7 @@ export class SessionToolset {
       host.emitter.emit("session.background_tasks_changed", {});
       host.onBackgroundShellDone(completion.notice);
     });
-    this.registryTools = buildSessionTools(config, this.services);
+    this.registryTools = buildSessionTools(this.withReportIntent(config), this.services);
     this.agents = new SessionAgents(config.customAgents, host);
     this.skills = new SessionSkills(config.skillDirectories ?? [], config.disabledSkills ?? [], host);
     this.exitPlanModeTool = createExitPlanModeTool(host);
@@ -78,7 +84,19 @@ export class SessionToolset {
 
   /** Rebuilds the built-in and custom tools after the configuration or the clients' tools changed. */
   rebuild(config: SessionCreateParams): void {
-    this.registryTools = buildSessionTools(config, this.services);
+    this.registryTools = buildSessionTools(this.withReportIntent(config), this.services);
+  }
+
+  /**
+   * Whether `report_intent` is offered: the session's `reportIntent` setting, else the runtime's
+   * `--report-intent`, else the default of the client generation that opened the session.
+   */
+  offersReportIntent(config: SessionCreateParams = this.host.config): boolean {
+    return config.reportIntent ?? this.host.reportIntentSetting ?? this.host.profile.offersReportIntent;
+  }
+
+  private withReportIntent(config: SessionCreateParams): SessionCreateParams {
+    return { ...config, reportIntent: this.offersReportIntent(config) };
   }
 
   /** Every tool of the session, in order, after availableTools / excludedTools. */
@@ -109,7 +127,8 @@ export class SessionToolset {
   /** Tools left out by availableTools / excludedTools (for the configuration notice): built-in, agent, skill and custom tools. */
   disabledNames(): string[] {
     const { requestUserInput, tools } = this.host.config;
-    const everything = [...buildSessionTools({ requestUserInput, tools }, this.services), ...this.agents.tools, ...this.skills.tools()];
+    const reportIntent = this.offersReportIntent();
+    const everything = [...buildSessionTools({ requestUserInput, tools, reportIntent }, this.services), ...this.agents.tools, ...this.skills.tools()];
     const allowed = new Set(this.filter(everything).map((tool) => tool.name));
     return [...new Set(everything.map((tool) => tool.name))].filter((name) => !allowed.has(name)).sort();
   }

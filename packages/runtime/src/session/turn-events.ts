@@ -42,8 +42,8 @@ export class TurnEvents {
   }
 
   /**
-   * The run was cancelled (an abort, or a rejected tool call): `abort`, then, when the user
-   * cancelled it, a cancellation notice.
+   * The run was cancelled (an abort, or a rejected tool call): `abort` (the session's profile spells
+   * the reason for its client generation), then, when the user cancelled it, a cancellation notice.
    */
   cancelled(reason: "user initiated" | "persistence failure"): void {
     this.emitter.emit("abort", { reason });

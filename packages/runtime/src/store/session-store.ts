@@ -98,6 +98,7 @@ export class FileSessionStore implements SessionStore {
     if (info.summary !== undefined) lines.push(`summary: ${JSON.stringify(info.summary)}`);
     if (info.model !== undefined) lines.push(`model: ${JSON.stringify(info.model)}`);
     if (info.name !== undefined) lines.push(`name: ${JSON.stringify(info.name)}`);
+    if (info.client_generation !== undefined) lines.push(`client_generation: ${JSON.stringify(info.client_generation)}`);
     await writeFileAtomic(this.workspaceFilePath(info.id), `${lines.join("\n")}\n`);
   }
 
@@ -122,6 +123,7 @@ export class FileSessionStore implements SessionStore {
         summary: value.summary === undefined || value.summary === null ? undefined : String(value.summary),
         model: value.model === undefined || value.model === null ? undefined : String(value.model),
         name: value.name === undefined || value.name === null ? undefined : String(value.name),
+        ...(typeof value.client_generation === "string" ? { client_generation: value.client_generation } : {}),
       };
     } catch (error) {
       this.logger.warn(`unreadable workspace.yaml for session ${sessionId}`, error);

@@ -27,6 +27,8 @@ export interface WorkspaceInfo {
   model?: string;
   /** The name the user gave the session (`session.name.set`). */
   name?: string;
+  /** The SDK generation (`"0.2"` or `"1.0"`) of the client that created or last resumed the session. */
+  client_generation?: string;
 }
 
 /** A persisted session as listing finds it. */

@@ -9,6 +9,7 @@
  * over OTLP/HTTP (JSON). The OpenTelemetry packages are imported here only, and this module only
  * through a dynamic import when telemetry is on.
  */
+import { subAgentRunOf } from "../compat/profile.js";
 import { context, SpanKind, SpanStatusCode, trace, type Span } from "@opentelemetry/api";
 import type { SessionEvent } from "@tandem/protocol";
 import { OTLPMetricExporter } from "@opentelemetry/exporter-metrics-otlp-http";
@@ -44,7 +45,7 @@ export function startTelemetry(config: TelemetryConfig, runtimeVersion: string):
   const closing = new Map<string, { span: Span; endTime: number }>();
   const tools = new Map<string, Span>();
   const time = (event: SessionEvent) => Date.parse(event.timestamp);
-  const parentToolCallIdOf = (event: SessionEvent) => (event.data as { parentToolCallId?: string }).parentToolCallId;
+  const parentToolCallIdOf = (event: SessionEvent) => subAgentRunOf(event);
   const turnKey = (sessionId: string, event: SessionEvent) => {
     const parentToolCallId = parentToolCallIdOf(event);
     return parentToolCallId ? `${sessionId}/${parentToolCallId}` : sessionId;

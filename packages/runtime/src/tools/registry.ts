@@ -8,6 +8,7 @@ import { createTool } from "./builtin/create.js";
 import { editTool } from "./builtin/edit.js";
 import { globTool } from "./builtin/glob.js";
 import { grepTool } from "./builtin/grep.js";
+import { reportIntentTool } from "./builtin/report-intent.js";
 import { Ripgrep } from "./builtin/search/ripgrep.js";
 import { SessionDatabase } from "./builtin/sql/session-database.js";
 import { sqlTool } from "./builtin/sql/sql-tool.js";
@@ -74,13 +75,14 @@ export function createBuiltinServices(
 
 /**
  * The built-in tools in the order the model sees them: `bash, write_bash, read_bash, stop_bash,
- * list_bash, view, create, edit, web_fetch, [ask_user], sql, grep, glob, task_complete` (the session
- * offers `task_complete` only in plan and autopilot mode, after `sql`; see `SessionToolset`).
+ * list_bash, view, create, edit, web_fetch, [report_intent], [ask_user], sql, grep, glob,
+ * task_complete` (the session offers `task_complete` only in plan and autopilot mode, after `sql`;
+ * see `SessionToolset`; `report_intent` as its client generation or its settings say).
  *
  * @example
- * const tools = createBuiltinTools(createBuiltinServices(), { askUser: false });
+ * const tools = createBuiltinTools(createBuiltinServices(), { askUser: false, reportIntent: true });
  */
-export function createBuiltinTools(services: BuiltinServices, include: { askUser: boolean }): Tool[] {
+export function createBuiltinTools(services: BuiltinServices, include: { askUser: boolean; reportIntent: boolean }): Tool[] {
   const { shells, shellStates, commandParser, ripgrep, database, options } = services;
   return [
     bashTool(shells, options.shell, commandParser, shellStates),
@@ -92,6 +94,7 @@ export function createBuiltinTools(services: BuiltinServices, include: { askUser
     createTool(),
     editTool(),
     webFetchTool(options.webFetch),
+    ...(include.reportIntent ? [reportIntentTool()] : []),
     ...(include.askUser ? [askUserTool()] : []),
     sqlTool(database),
     grepTool(ripgrep),
@@ -110,10 +113,10 @@ export function createBuiltinTools(services: BuiltinServices, include: { askUser
  * const tools = buildSessionTools({ tools: [{ name: "deploy", description: "…" }], excludedTools: ["web_fetch"] }, services);
  */
 export function buildSessionTools(
-  config: Pick<SessionCreateParams, "tools" | "availableTools" | "excludedTools" | "requestUserInput">,
+  config: Pick<SessionCreateParams, "tools" | "availableTools" | "excludedTools" | "requestUserInput" | "reportIntent">,
   services: BuiltinServices = createBuiltinServices(),
 ): Tool[] {
-  const builtins = createBuiltinTools(services, { askUser: config.requestUserInput === true });
+  const builtins = createBuiltinTools(services, { askUser: config.requestUserInput === true, reportIntent: config.reportIntent === true });
   const builtinNames = new Set(builtins.map((tool) => tool.name));
   const overrides = new Map<string, Tool>();
   const custom: Tool[] = [];
@@ -147,7 +150,7 @@ export function buildSessionTools(
  * listBuiltinTools().map((tool) => tool.name); // ["bash", "write_bash", …, "task_complete"]
  */
 export function listBuiltinTools(): Array<{ name: string; description: string; parameters: Record<string, unknown> }> {
-  return createBuiltinTools(createBuiltinServices({ ripgrepPath: null }), { askUser: true }).map((tool) => ({
+  return createBuiltinTools(createBuiltinServices({ ripgrepPath: null }), { askUser: true, reportIntent: false }).map((tool) => ({
     name: tool.name,
     description: tool.description,
     parameters: tool.parameters,

@@ -9,7 +9,7 @@ import { pingResult } from "../ping.js";
 
 /** Server-scoped methods: health, status, auth, models, the built-in tool list. */
 export function registerServerMethods(table: MethodTable, runtime: Runtime): void {
-  table.on(Ping, (params, client) => pingResult(params, runtime.protocolVersion, client.isCurrentClient));
+  table.on(Ping, (params, client) => pingResult(params, runtime.protocolVersion, client.profile));
   // TCP clients were authenticated before they got here (see TcpAccessGate); stdio needs none.
   table.on(Connect, () => connectResult(runtime.protocolVersion, runtime.version));
   table.on(StatusGet, () => ({ version: runtime.version, protocolVersion: runtime.protocolVersion }));

@@ -1,7 +1,6 @@
 import { SessionAgentDeselect, SessionAgentGetCurrent, SessionAgentList, SessionAgentReload, SessionAgentSelect, SessionFleetStart, SessionMcpDisable, SessionMcpEnable, SessionMcpList, SessionMcpReload, SessionModeGet, SessionModeSet, SessionModelGetCurrent, SessionModelSwitchTo, SessionPlanDelete, SessionPlanRead, SessionPlanUpdate, SessionSkillsDisable, SessionSkillsEnable, SessionSkillsList, SessionSkillsReload, SessionWorkspaceCreateFile, SessionWorkspaceListFiles, SessionWorkspaceReadFile } from "@tandem/protocol";
 import type { Runtime } from "../../runtime.js";
 import type { MethodTable } from "../dispatch.js";
-import { modeGetResult, modeSetResult, skillsReloadResult } from "../result-shapes.js";
 
 /** Per-session features: model, mode, plan and workspace files, agents, skills, MCP servers, fleet. */
 export function registerSessionFeatureMethods(table: MethodTable, runtime: Runtime): void {
@@ -14,11 +13,11 @@ export function registerSessionFeatureMethods(table: MethodTable, runtime: Runti
     sessions.get(sessionId).switchModel(modelId, reasoningEffort);
     return { modelId };
   });
-  table.on(SessionModeGet, ({ sessionId }, client) => modeGetResult(sessions.get(sessionId).mode, client));
+  table.on(SessionModeGet, ({ sessionId }, client) => client.profile.modeGetResult(sessions.get(sessionId).mode));
   table.on(SessionModeSet, ({ sessionId, mode }, client) => {
     const session = sessions.get(sessionId);
     session.setMode(mode);
-    return modeSetResult(session.mode, client);
+    return client.profile.modeSetResult(session.mode);
   });
 
   table.on(SessionPlanRead, ({ sessionId }) => sessions.get(sessionId).workspace.readPlan());
@@ -69,7 +68,7 @@ export function registerSessionFeatureMethods(table: MethodTable, runtime: Runti
   });
   table.on(SessionSkillsReload, async ({ sessionId }, client) => {
     await sessions.get(sessionId).skills.load();
-    return skillsReloadResult(client);
+    return client.profile.skillsReloadResult();
   });
 
   table.on(SessionMcpList, ({ sessionId }) => ({ servers: sessions.get(sessionId).mcp.list() }));
