@@ -34,7 +34,9 @@ export interface TcpAccessOptions {
  * each peer may hold `limits.perPeer` unauthenticated connections and all together `limits.total`
  * (this OS user is exempt from the total), a newcomer beyond is refused; each has
  * `limits.authTimeoutMs` to authenticate; and wrong tokens are throttled per peer (see
- * {@link GuessThrottle}). Refused sockets are closed and the reason is logged (a flood in summary).
+ * {@link GuessThrottle}). Refused sockets are closed and the reason is logged (a flood in summary);
+ * those refused before any handshake are reset, so a refused flood leaves no TIME_WAIT rows that
+ * every later peer lookup would have to read through.
  */
 export class TcpAccessGate {
   private readonly limits: AdmissionLimits;
@@ -47,7 +49,7 @@ export class TcpAccessGate {
   constructor(private readonly options: TcpAccessOptions) {
     this.limits = options.limits ?? defaultAdmissionLimits;
     this.peerUids = new PeerUidFinder(options.readSocketTable);
-    this.pending = new PendingConnections(this.limits, options.uid === undefined ? undefined : uidPeer(options.uid));
+    this.pending = new PendingConnections(this.limits, options.uid === undefined ? undefined : uidLabel(options.uid));
     this.guesses = new GuessThrottle(this.limits.guessBurst, this.limits.guessesPerSecond);
     this.refusals = new RefusalLog(options.logger);
     this.findsUids = options.readSocketTable !== undefined || canFindPeerUid();
@@ -73,15 +75,15 @@ export class TcpAccessGate {
     });
   }
 
-  private authenticate(socket: Socket, peer: string, token: string, admit: (socket: Socket, openedWithConnect: boolean) => void): void {
-    const slot = this.pending.take(peer);
+  private authenticate(socket: Socket, peer: Peer, token: string, admit: (socket: Socket, openedWithConnect: boolean) => void): void {
+    const slot = this.pending.take(peer.label);
     if ("refusal" in slot) {
       const reply = JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: ErrorCodes.Unauthenticated, message: `Not authenticated: ${slot.refusal}` } });
       socket.on("error", () => undefined);
       // Reset rather than close: a refused flood then leaves no TIME_WAIT rows that every later
       // peer lookup would have to read through. The reply is queued at the peer before the reset.
       socket.write(`Content-Length: ${Buffer.byteLength(reply, "utf8")}\r\n\r\n${reply}`, () => socket.resetAndDestroy());
-      this.refusals.refused(peer, addressOf(socket), slot.refusal);
+      this.refusals.refused(peer.label, addressOf(socket), slot.refusal);
       return;
     }
     socket.once("close", () => slot.release());
@@ -92,8 +94,8 @@ export class TcpAccessGate {
         connectResult: this.options.connectResult,
         logger: this.options.logger,
         timeoutMs: this.limits.authTimeoutMs,
-        beginGuess: () => this.guesses.begin(peer),
-        onRefused: (reason) => this.refusals.refused(peer, addressOf(socket), reason),
+        beginGuess: () => this.guesses.begin(peer.label),
+        onRefused: (reason) => this.refusals.refused(peer.label, addressOf(socket), reason),
       },
       (admitted) => {
         slot.release();
@@ -102,31 +104,37 @@ export class TcpAccessGate {
     );
   }
 
-  /** Who is at the other end: `uid N` for a loopback client whose socket owner was found, else `address A`. */
-  private async peerOf(socket: Socket): Promise<string> {
-    const address = `address ${socket.remoteAddress ?? "?"}`;
-    if (!this.findsUids || !isLoopbackAddress(socket.remoteAddress)) return address;
+  /** Who is at the other end: its OS user for a loopback client whose socket owner was found, else its address. */
+  private async peerOf(socket: Socket): Promise<Peer> {
+    const byAddress: Peer = { label: `address ${socket.remoteAddress ?? "?"}`, uid: undefined };
+    if (!this.findsUids || !isLoopbackAddress(socket.remoteAddress)) return byAddress;
     const uid = await this.peerUids.peerUid(socket);
-    return uid === undefined ? address : uidPeer(uid);
+    return uid === undefined ? byAddress : { label: uidLabel(uid), uid };
   }
 
   /** Undefined when the peer is this OS user on loopback; else why not. */
-  private sameUserRefusal(socket: Socket, peer: string): string | undefined {
+  private sameUserRefusal(socket: Socket, peer: Peer): string | undefined {
     if (!isLoopbackAddress(socket.remoteAddress)) return "not a loopback address, and no connection token is configured";
     const ownUid = this.options.uid;
     if (ownUid === undefined) return "cannot tell which OS user the client is, and no connection token is configured";
-    if (!peer.startsWith("uid ")) return "cannot find the client's OS user in /proc/net/tcp, and no connection token is configured";
-    if (peer !== uidPeer(ownUid)) return `its OS user (${peer}) is not this runtime's (uid ${ownUid}); set COPILOT_CONNECTION_TOKEN to let other clients in`;
+    if (peer.uid === undefined) return "cannot find the client's OS user in /proc/net/tcp, and no connection token is configured";
+    if (peer.uid !== ownUid) return `its OS user (uid ${peer.uid}) is not this runtime's (uid ${ownUid}); set COPILOT_CONNECTION_TOKEN to let other clients in`;
     return undefined;
   }
 
-  private refuse(socket: Socket, peer: string, reason: string): void {
-    this.refusals.refused(peer, addressOf(socket), reason);
+  private refuse(socket: Socket, peer: Peer, reason: string): void {
+    this.refusals.refused(peer.label, addressOf(socket), reason);
     socket.resetAndDestroy();
   }
 }
 
-function uidPeer(uid: number): string {
+/** Who a client is, for the bounds and the log: `uid N` (its OS user, on loopback) or `address A`. */
+interface Peer {
+  readonly label: string;
+  readonly uid: number | undefined;
+}
+
+function uidLabel(uid: number): string {
   return `uid ${uid}`;
 }
 
