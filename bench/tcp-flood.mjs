@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // A TCP runtime under a longer flood from another OS user (not part of `npm test` or `npm run bench`):
 // starts the built runtime on a free port (with a connection token when TCP_FLOOD_TOKEN=1), runs the
-// test flooder as `nobody` (needs root; `setpriv`) with TCP_FLOOD_CONNECTIONS connections (default 300)
-// for TCP_FLOOD_SECONDS (default 60), and prints, every 10 s, the owner's ping p50/p99/max and the
-// runtime's RSS, then the flooder's counts.
+// test flooder as `nobody` (needs root; `setpriv`; under SCHED_IDLE, as in the test) with TCP_FLOOD_CONNECTIONS connections (default 300)
+// for TCP_FLOOD_SECONDS (default 60), and prints, every 10 s, the owner's ping p50/p99/max, the
+// runtime's RSS and its CPU use, then the flooder's counts.
 //
 //   npm run build && sudo node bench/tcp-flood.mjs
 //   TCP_FLOOD_TOKEN=1 TCP_FLOOD_SECONDS=120 node bench/tcp-flood.mjs
@@ -59,13 +59,18 @@ async function client() {
   return { request, close: () => socket.destroy() };
 }
 
+/** CPU time of the runtime so far, in ms (utime + stime from /proc/<pid>/stat, 100 ticks a second). */
+const cpuMs = () => {
+  const fields = readFileSync(`/proc/${runtime.pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+};
 const rssMiB = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${runtime.pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
 const percentile = (values, fraction) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * fraction))];
 
 const owner = await client();
 const flooder = spawn(
-  "nice",
-  ["-n", "19", "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, "-e", readFileSync(`${root}test/helpers/tcp-flooder.cjs`, "utf8"), JSON.stringify({ port, mode: "hold", connections, durationMs: seconds * 1000 })],
+  "chrt",
+  ["--idle", "0", "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, "-e", readFileSync(`${root}test/helpers/tcp-flooder.cjs`, "utf8"), JSON.stringify({ port, mode: "hold", connections, durationMs: seconds * 1000 })],
   { stdio: ["ignore", "pipe", "inherit"] },
 );
 let counts = "";
@@ -73,11 +78,12 @@ flooder.stdout.on("data", (chunk) => (counts += chunk));
 const flooderDone = new Promise((resolve) => flooder.once("exit", resolve));
 
 console.log(`flood: ${connections} connections from nobody for ${seconds} s, ${token ? "with" : "without"} a token`);
-console.log("window   pings  p50 ms  p99 ms  max ms  RSS MiB");
+console.log("window   pings  p50 ms  p99 ms  max ms  RSS MiB  CPU %");
 let finished = false;
 void flooderDone.then(() => (finished = true));
 for (let window = 0; !finished; window += 1) {
   const pingMs = [];
+  const started = { wall: performance.now(), cpu: cpuMs() };
   const end = performance.now() + 10_000;
   let maxRss = rssMiB();
   while (!finished && performance.now() < end) {
@@ -89,7 +95,8 @@ for (let window = 0; !finished; window += 1) {
   }
   if (pingMs.length === 0) break;
   const cells = [percentile(pingMs, 0.5), percentile(pingMs, 0.99), Math.max(...pingMs)].map((ms) => ms.toFixed(1).padStart(7));
-  console.log(`${String(window * 10).padStart(4)} s ${String(pingMs.length).padStart(7)} ${cells.join(" ")} ${maxRss.toFixed(0).padStart(8)}`);
+  const cpuPercent = ((cpuMs() - started.cpu) / (performance.now() - started.wall)) * 100;
+  console.log(`${String(window * 10).padStart(4)} s ${String(pingMs.length).padStart(7)} ${cells.join(" ")} ${maxRss.toFixed(0).padStart(8)} ${cpuPercent.toFixed(0).padStart(6)}`);
 }
 await flooderDone;
 console.log(`flooder: ${counts.trim()}`);

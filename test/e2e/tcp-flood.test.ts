@@ -1,9 +1,10 @@
 /**
  * Another OS user cannot stall a TCP runtime: a flood of unauthenticated connections from `nobody`
- * (300 at once, reopened as soon as they close) leaves the runtime's own user with quick pings, a
- * quick new connection and session, and the runtime's memory small; `nobody` keeps at most its
- * share of unauthenticated connections, and its token guesses are throttled. Real runtime, real
- * sockets, a real second OS user (setpriv; the tests run as root).
+ * (300 at once, reopened as soon as they close) leaves the runtime's own user with quick pings (p99
+ * within 50 ms of this machine's flood-free p99), a quick new connection and session, and the
+ * runtime's memory small; `nobody` keeps at most its share of unauthenticated connections, and its
+ * token guesses are throttled. Real runtime, real sockets, a real second OS user (setpriv; the
+ * tests run as root).
  */
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -13,10 +14,11 @@ import { startWorld, waitFor, type TestWorld } from "../helpers/harness.js";
 import { RawTcpClient, startTcpRuntime, type TcpRuntime } from "../helpers/tcp.js";
 
 const TOKEN = "flood-test-token-5f0c2a9e71d84b36";
-// The flooder runs at the lowest CPU priority: a local user can always take CPU with a busy loop, and
-// on a shared two-core machine that alone moves the owner's latencies. What is measured here is what
-// the runtime's own handling of the flood costs its owner.
-const asNobody = ["nice", "-n", "19", "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"];
+// The flooder runs under SCHED_IDLE (only on otherwise idle CPU): a local user can always take CPU
+// with a busy loop, and on a shared two-core machine that alone moves the owner's latencies. What is
+// measured here is what the runtime's own handling of the flood costs its owner: its ping p99 under
+// the flood may exceed the p99 of a flood-free baseline just before by less than 50 ms.
+const asNobody = ["chrt", "--idle", "0", "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"];
 const flooderSource = readFileSync(fileURLToPath(new URL("../helpers/tcp-flooder.cjs", import.meta.url)), "utf8");
 
 let world: TestWorld | undefined;
@@ -78,9 +80,22 @@ async function measureDuring(runtime: TcpRuntime, client: RawTcpClient, flood: P
     expect((await client.request("ping", { message: "owner" })).result).toMatchObject({ message: "pong: owner" });
     pingMs.push(performance.now() - started);
     maxRssBytes = Math.max(maxRssBytes, runtime.rssBytes());
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await new Promise((resolve) => setTimeout(resolve, 2));
   }
   return { pingMs, maxRssBytes };
+}
+
+/** The owner's ping times over `durationMs` with no flood: what this machine's load alone costs. */
+async function baselinePingMs(client: RawTcpClient, durationMs: number): Promise<number[]> {
+  const pingMs: number[] = [];
+  const end = performance.now() + durationMs;
+  while (performance.now() < end) {
+    const started = performance.now();
+    await client.request("ping", { message: "owner" });
+    pingMs.push(performance.now() - started);
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+  return pingMs;
 }
 
 /** How long the owner takes to open a new connection (with `token` if given) and create a session. */
@@ -104,6 +119,7 @@ describe("a flood from another OS user", () => {
     world = await startWorld([]);
     const runtime = await runtimeWith(world.env);
     const owner = await ownerClient(runtime, undefined);
+    const baseline = await baselinePingMs(owner, 2000);
 
     const flood = floodAsNobody({ port: runtime.port, mode: "hold", connections: 300, durationMs: 8000 });
     const [measured, sessionMs] = await Promise.all([
@@ -115,7 +131,7 @@ describe("a flood from another OS user", () => {
     expect(counts.opened).toBeGreaterThan(300);
     expect(counts.maxHeld).toBe(0);
     expect(measured.pingMs.length).toBeGreaterThan(50);
-    expect(percentile(measured.pingMs, 0.99)).toBeLessThan(50);
+    expect(percentile(measured.pingMs, 0.99)).toBeLessThan(50 + percentile(baseline, 0.99));
     expect(sessionMs).toBeLessThan(1000);
     expect(measured.maxRssBytes).toBeLessThan(120 * MiB);
     expect(runtime.stderr).toMatch(/refused TCP client 127\.0\.0\.1:\d+: its OS user \(uid 65534\) is not this runtime's/);
@@ -125,6 +141,7 @@ describe("a flood from another OS user", () => {
     world = await startWorld([]);
     const runtime = await runtimeWith({ ...world.env, COPILOT_CONNECTION_TOKEN: TOKEN });
     const owner = await ownerClient(runtime, TOKEN);
+    const baseline = await baselinePingMs(owner, 2000);
 
     const flood = floodAsNobody({ port: runtime.port, mode: "hold", connections: 300, durationMs: 8000 });
     const [measured, sessionMs] = await Promise.all([
@@ -136,7 +153,7 @@ describe("a flood from another OS user", () => {
     // 16 per OS user by default; a few more may still be on their way through the accept queue.
     expect(counts.maxHeld).toBeLessThanOrEqual(20);
     expect(counts.refusedForLimit).toBeGreaterThanOrEqual(280);
-    expect(percentile(measured.pingMs, 0.99)).toBeLessThan(50);
+    expect(percentile(measured.pingMs, 0.99)).toBeLessThan(50 + percentile(baseline, 0.99));
     expect(sessionMs).toBeLessThan(1000);
     expect(measured.maxRssBytes).toBeLessThan(120 * MiB);
     expect(runtime.stderr).toMatch(/refused TCP client 127\.0\.0\.1:\d+: too many unauthenticated connections from uid 65534 \(limit 16\)/);

@@ -95,7 +95,7 @@ export class PeerUidFinder {
    */
   constructor(
     private readonly readTable: SocketTableReader = readSocketTable,
-    private readonly minIntervalMs = 50,
+    private readonly minIntervalMs = 100,
     private readonly retries = 1,
   ) {}
 
