@@ -127,6 +127,29 @@ describe("with a connection token (COPILOT_CONNECTION_TOKEN)", () => {
     expect(runtime.stderr).toMatch(/refused TCP client .*: Content-Length 1048576 is over the limit of 65536 bytes \(the limit before authentication\)/);
   });
 
+  it("cuts off a client that streams small messages before connect (64 KiB in all), and one that does not authenticate in time", async () => {
+    const runtime = await runtimeWith({ PATH: process.env.PATH ?? "", COPILOT_CONNECTION_TOKEN: TOKEN, TANDEM_TCP_AUTH_TIMEOUT_MS: "1500" });
+    const chatty = await rawClient(runtime.port);
+    const notification = frame(JSON.stringify({ jsonrpc: "2.0", method: "$/cancelRequest", params: { id: 1 } }));
+    // Up to 1 MiB of notifications, trickled in small writes so that the runtime's buffer never
+    // fills: every one is dropped before connect, and the runtime stops the client at 64 KiB.
+    const batch = notification.repeat(16);
+    let sent = 0;
+    while (sent < 1024 * 1024 && !chatty.isClosed) {
+      await new Promise<void>((resolve) => chatty.socket.write(batch, () => setTimeout(resolve, 1)));
+      sent += batch.length;
+    }
+    await chatty.waitClosed();
+    expect(sent).toBeLessThan(1024 * 1024);
+    expect(runtime.stderr).toMatch(/refused TCP client 127\.0\.0\.1:\d+: sent more than 65536 bytes (of messages )?without authenticating/);
+
+    const silent = await rawClient(runtime.port);
+    const started = Date.now();
+    await silent.waitClosed();
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(runtime.stderr).toMatch(/refused TCP client 127\.0\.0\.1:\d+: did not authenticate within 1\.5 s/);
+  });
+
   it("the --connection-token-env flag names the variable to read the token from", async () => {
     const runtime = await runtimeWith({ PATH: process.env.PATH ?? "", MY_TOKEN: TOKEN }, ["--connection-token-env", "MY_TOKEN"]);
     const refused = await rawClient(runtime.port);

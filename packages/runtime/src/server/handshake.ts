@@ -3,13 +3,14 @@
 import type { Socket } from "node:net";
 import { ErrorCodes } from "@tandem/protocol/errors";
 import type { Logger } from "../log.js";
+import type { Guess } from "./admission/guess-throttle.js";
 import { tokenMatches } from "./connection-token.js";
 import { MAX_HEADER_BYTES, parseFrameHeader } from "./frame-header.js";
 
 /** Bytes a client may send before it has authenticated. A `connect` request is far smaller. */
 const MAX_HANDSHAKE_BYTES = 64 * 1024;
-/** How long a client has to authenticate after connecting. */
-const HANDSHAKE_TIMEOUT_MS = 10_000;
+/** How long a client has to authenticate after connecting, unless the options say otherwise. */
+const HANDSHAKE_TIMEOUT_MS = 5_000;
 
 /** What the handshake needs to know. */
 export interface HandshakeOptions {
@@ -18,9 +19,15 @@ export interface HandshakeOptions {
   /** The `connect` result for a client that authenticated. */
   connectResult: () => unknown;
   logger: Logger;
+  /** How long the client has to authenticate (default 5 s). */
+  timeoutMs?: number;
+  /** Lets one token guess through, or says how long the client's user must wait (see `GuessThrottle`). */
+  beginGuess?: () => Guess | { retryAfterMs: number };
+  /** Reports a refusal (default: a warning in `logger`). */
+  onRefused?: (reason: string) => void;
 }
 
-type Frame = { kind: "incomplete" } | { kind: "invalid"; reason: string } | { kind: "message"; body: string; rest: Buffer };
+type Frame = { kind: "incomplete" } | { kind: "invalid"; reason: string } | { kind: "message"; body: string; bytes: number; rest: Buffer };
 
 /**
  * Holds a new TCP connection until its first request, `connect {token}`, carries the right token.
@@ -28,25 +35,32 @@ type Frame = { kind: "incomplete" } | { kind: "invalid"; reason: string } | { ki
  * `connect` request put back), which hands it to the JSON-RPC connection. Any other first request,
  * a wrong or missing token, a malformed frame, too many bytes or a timeout gets a JSON-RPC error
  * (-32008 Unauthenticated, or a parse error) and the connection is closed. Notifications sent
- * before `connect` are dropped.
+ * before `connect` are dropped. At most 64 KiB are held, and 64 KiB of messages examined, before
+ * authentication (a client that sends more is cut off), and the socket is not read while a message
+ * is being examined, so a client cannot make it buffer more.
  */
 export function authenticateSocket(socket: Socket, options: HandshakeOptions, admit: (socket: Socket) => void): void {
   const { logger } = options;
   const peer = `${socket.remoteAddress ?? "?"}:${socket.remotePort ?? "?"}`;
+  const timeoutMs = options.timeoutMs ?? HANDSHAKE_TIMEOUT_MS;
+  const onRefused = options.onRefused ?? ((reason: string) => logger.warn(`refused TCP client ${peer}: ${reason}`));
   let buffered: Buffer = Buffer.alloc(0);
   let busy = false;
   let finished = false;
+  /** Bytes of the messages examined so far (notifications before `connect` are dropped, but counted). */
+  let examinedBytes = 0;
 
   const finish = (): void => {
     finished = true;
     clearTimeout(timer);
     socket.off("data", onData);
     socket.off("error", onError);
+    socket.off("close", onClose);
   };
   const refuse = (reason: string, reply?: string): void => {
     if (finished) return;
     finish();
-    logger.warn(`refused TCP client ${peer}: ${reason}`);
+    onRefused(reason);
     socket.on("error", () => undefined);
     if (reply === undefined) socket.destroy();
     else socket.end(reply, () => socket.destroy());
@@ -54,13 +68,13 @@ export function authenticateSocket(socket: Socket, options: HandshakeOptions, ad
   const onError = (error: Error): void => refuse(`socket error: ${error.message}`);
   const onData = (chunk: Buffer): void => {
     buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
-    if (buffered.length > MAX_HANDSHAKE_BYTES && !busy) {
+    if (buffered.length > MAX_HANDSHAKE_BYTES) {
       refuse(`sent more than ${MAX_HANDSHAKE_BYTES} bytes without authenticating`);
       return;
     }
     void pump();
   };
-  const timer = setTimeout(() => refuse(`did not authenticate within ${HANDSHAKE_TIMEOUT_MS / 1000} s`), HANDSHAKE_TIMEOUT_MS);
+  const timer = setTimeout(() => refuse(`did not authenticate within ${timeoutMs / 1000} s`), timeoutMs);
 
   const pump = async (): Promise<void> => {
     if (busy || finished) return;
@@ -74,14 +88,24 @@ export function authenticateSocket(socket: Socket, options: HandshakeOptions, ad
           return;
         }
         buffered = frame.rest;
+        examinedBytes += frame.bytes;
+        if (examinedBytes > MAX_HANDSHAKE_BYTES) {
+          refuse(`sent more than ${MAX_HANDSHAKE_BYTES} bytes of messages without authenticating`);
+          return;
+        }
+        // Nothing more is read while the message is examined (the token check is asynchronous).
+        socket.pause();
         const outcome = await examine(frame.body, options);
-        if (outcome.kind === "ignore") continue;
+        if (finished) return;
+        if (outcome.kind === "ignore") {
+          socket.resume();
+          continue;
+        }
         if (outcome.kind === "refuse") {
           refuse(outcome.reason, outcome.reply);
           return;
         }
         finish();
-        socket.pause();
         socket.write(outcome.reply);
         if (buffered.length > 0) socket.unshift(buffered);
         logger.debug(`TCP client ${peer} authenticated`);
@@ -93,9 +117,13 @@ export function authenticateSocket(socket: Socket, options: HandshakeOptions, ad
       busy = false;
     }
   };
+  const onClose = (): void => {
+    if (!finished) finish();
+  };
 
   socket.on("data", onData);
   socket.on("error", onError);
+  socket.on("close", onClose);
 }
 
 type Outcome = { kind: "ignore" } | { kind: "refuse"; reason: string; reply: string } | { kind: "admit"; reply: string };
@@ -128,9 +156,17 @@ async function examine(body: string, options: HandshakeOptions): Promise<Outcome
     const reply = errorFrame(requestId, ErrorCodes.Unauthenticated, "Not authenticated: this runtime requires a connection token; send it as `connect` { token }");
     return { kind: "refuse", reason: "connect without a token", reply };
   }
-  if (!(await tokenMatches(options.token, token))) {
+  const guess = options.beginGuess?.();
+  if (guess && "retryAfterMs" in guess) {
+    const reply = errorFrame(requestId, ErrorCodes.Unauthenticated, `Not authenticated: too many wrong connection tokens from this OS user or address; retry in ${guess.retryAfterMs} ms`);
+    return { kind: "refuse", reason: `too many wrong connection tokens (retry in ${guess.retryAfterMs} ms)`, reply };
+  }
+  const matches = await tokenMatches(options.token, token);
+  if (!matches) {
+    guess?.failed();
     return { kind: "refuse", reason: "wrong connection token", reply: errorFrame(requestId, ErrorCodes.Unauthenticated, "Not authenticated: invalid connection token") };
   }
+  guess?.settled();
   return { kind: "admit", reply: frameJson(JSON.stringify({ jsonrpc: "2.0", id: requestId, result: options.connectResult() })) };
 }
 
@@ -143,7 +179,7 @@ function takeFrame(buffer: Buffer): Frame {
   const bodyStart = headerEnd + 4;
   const { length } = parsed.header;
   if (buffer.length < bodyStart + length) return { kind: "incomplete" };
-  return { kind: "message", body: buffer.subarray(bodyStart, bodyStart + length).toString("utf8"), rest: buffer.subarray(bodyStart + length) };
+  return { kind: "message", body: buffer.subarray(bodyStart, bodyStart + length).toString("utf8"), bytes: bodyStart + length, rest: buffer.subarray(bodyStart + length) };
 }
 
 function errorFrame(id: string | number | null, code: number, message: string): string {

@@ -2,6 +2,7 @@ import { createServer, type Socket } from "node:net";
 import type { RuntimeArgs } from "../args.js";
 import type { Logger } from "../log.js";
 import { checkTcpStartup, TcpAccessGate, type TcpStartupCheck } from "./access.js";
+import { admissionLimitsFromEnv } from "./admission/limits.js";
 import { connectResult } from "./connect.js";
 import { shouldExitWithParent, watchParent } from "./parent-watch.js";
 
@@ -45,10 +46,13 @@ export function listenTcp(options: TcpListenerOptions): void {
     connectResult: () => connectResult(args.sdkProtocolVersion, options.runtimeVersion),
     logger,
     uid: process.getuid?.(),
+    limits: admissionLimitsFromEnv(process.env),
   });
   const server = createServer((socket: Socket) => {
-    socket.setNoDelay(true);
-    gate.admit(socket, (admitted, openedWithConnect) => options.serve(admitted, openedWithConnect));
+    gate.admit(socket, (admitted, openedWithConnect) => {
+      admitted.setNoDelay(true);
+      options.serve(admitted, openedWithConnect);
+    });
   });
   server.on("error", (error) => {
     logger.error("TCP server error", error);

@@ -6,7 +6,8 @@ import { createServer, connect, type Server, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { Logger } from "../../src/log.js";
 import { checkTcpStartup, TcpAccessGate } from "../../src/server/access.js";
-import { canFindPeerUid, isLoopbackAddress, loopbackPeerUid } from "../../src/server/peer-check.js";
+import { readFile } from "node:fs/promises";
+import { canFindPeerUid, isLoopbackAddress, loopbackPeerUid, PeerUidFinder } from "../../src/server/peer-check.js";
 
 const opened: Array<{ close(): unknown }> = [];
 afterEach(() => {
@@ -21,6 +22,8 @@ async function socketPair(host: string, clientHost: string): Promise<{ accepted:
   await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const port = (server.address() as { port: number }).port;
   const client = connect(port, clientHost);
+  // A refused client is reset (ECONNRESET), which is what some tests expect.
+  client.on("error", () => undefined);
   opened.push({ close: () => client.destroy() });
   await new Promise<void>((resolve) => client.once("connect", resolve));
   const socket = await accepted;
@@ -57,6 +60,75 @@ describe("loopbackPeerUid", () => {
     expect(await loopbackPeerUid(accepted, async () => "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid\n")).toBeUndefined();
   });
 });
+
+/** Reads the real socket tables, passing each text through `rewrite`; counts the reads. */
+function countingReader(rewrite: (text: string, read: number) => Promise<string> | string = (text) => text) {
+  const reads: string[] = [];
+  const read = async (path: string): Promise<string> => {
+    reads.push(path);
+    const text = await readFile(path, "latin1").catch(() => "");
+    return rewrite(text, reads.length);
+  };
+  return { reads, read };
+}
+
+/** The table with every row's uid (column 8) replaced by `uid`, or its inode (column 10) by 0. */
+function rewriteRows(text: string, change: { uid?: number; inode?: 0 }): string {
+  return text
+    .split("\n")
+    .map((line, index) => {
+      if (index === 0 || !line.trim()) return line;
+      const fields = line.trim().split(/\s+/);
+      if (change.uid !== undefined) fields[7] = String(change.uid);
+      if (change.inode !== undefined) fields[9] = "0";
+      return fields.join(" ");
+    })
+    .join("\n");
+}
+
+describe("PeerUidFinder", () => {
+  it("serves every connection that asked while a read ran with one more read, not one each", async () => {
+    const pairs = await Promise.all(Array.from({ length: 20 }, () => socketPair("127.0.0.1", "127.0.0.1")));
+    const reader = countingReader();
+    const finder = new PeerUidFinder(reader.read);
+    const uids = await Promise.all(pairs.map(({ accepted }) => finder.peerUid(accepted)));
+    expect(uids).toEqual(pairs.map(() => process.getuid?.()));
+    // The first lookup starts a read; the other 19 share the next one.
+    expect(reader.reads.filter((path) => path === "/proc/net/tcp").length).toBeLessThanOrEqual(2);
+  });
+
+  it("never answers a connection from a read that started before it asked (a stale owner of its port)", async () => {
+    let releaseFirstRead: () => void = () => undefined;
+    const firstReadHeld = new Promise<void>((resolve) => (releaseFirstRead = resolve));
+    // The first read stands for an old table: every row says uid 4242.
+    const reader = countingReader(async (text, read) => {
+      if (read !== 1) return text;
+      await firstReadHeld;
+      return rewriteRows(text, { uid: 4242 });
+    });
+    const finder = new PeerUidFinder(reader.read, 0);
+    const early = await socketPair("127.0.0.1", "127.0.0.1");
+    const earlyUid = finder.peerUid(early.accepted);
+    await waitUntil(() => reader.reads.length === 1);
+    const late = await socketPair("127.0.0.1", "127.0.0.1");
+    const lateUid = finder.peerUid(late.accepted);
+    releaseFirstRead();
+    expect(await earlyUid).toBe(4242);
+    expect(await lateUid).toBe(process.getuid?.());
+  });
+
+  it("skips rows no process owns (TIME_WAIT, closed) and looks once more before giving up", async () => {
+    const { accepted } = await socketPair("127.0.0.1", "127.0.0.1");
+    const reader = countingReader((text) => rewriteRows(text, { inode: 0 }));
+    expect(await new PeerUidFinder(reader.read, 0).peerUid(accepted)).toBeUndefined();
+    // Both tables (an IPv4 client may sit in either), twice.
+    expect(reader.reads).toEqual(["/proc/net/tcp", "/proc/net/tcp6", "/proc/net/tcp", "/proc/net/tcp6"]);
+  });
+});
+
+async function waitUntil(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
+}
 
 describe("TcpAccessGate without a token", () => {
   const logger = new Logger("none", () => undefined);
