@@ -51,10 +51,10 @@ export async function runAgentLoop(host: LoopHost, interactionId: string, signal
       if (next === "stop") return { end: "completed" };
       if (next === "rejected") return { end: "completed", rejected: true };
     } catch (error) {
-      if (signal.aborted) {
-        completeInterruptedCalls(host.messages);
-        return { end: "aborted" };
-      }
+      // Calls that never started (the round failed or was aborted before them) still get a result
+      // in the history: the next model request answers every call of the assistant message.
+      completeInterruptedCalls(host.messages);
+      if (signal.aborted) return { end: "aborted" };
       host.onTurnError(error);
       return { end: "failed", error };
     } finally {

@@ -279,7 +279,7 @@ export class SessionManager {
     if (session) {
       this.live.delete(sessionId);
       session.context.dispose();
-      await session.abort();
+      await session.abort("destroyed");
       session.pending.abandonAll("destroyed");
       await session.toolset.dispose();
       await session.emitter.close();

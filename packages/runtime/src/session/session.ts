@@ -436,9 +436,12 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
     this.emitter.emit("session.mode_changed", { previousMode, newMode: mode });
   }
 
-  /** Cancels the running turn and everything queued; resolves once the session is idle. */
-  abort(): Promise<void> {
-    return this.runner.abort();
+  /**
+   * Cancels the running turn and everything queued; resolves once the session is idle.
+   * `destroyed`: the session is closing (its interrupted tool calls say so).
+   */
+  abort(reason: "aborted" | "destroyed" = "aborted"): Promise<void> {
+    return this.runner.abort(reason);
   }
 
   /** Stops the running turn and drops queued messages: the session's files cannot be written. */
@@ -458,7 +461,7 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
     if (this.destroyed) return;
     this.destroyed = true;
     this.context.dispose();
-    await this.abort();
+    await this.abort("destroyed");
     if (this.hooks.active) await this.hooks.run("sessionEnd", { reason: "user_exit" });
     this.pending.abandonAll("destroyed");
     await this.toolset.dispose();
