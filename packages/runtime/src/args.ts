@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import type { ParseArgsConfig } from "node:util";
 import { logFormats, logLevels, type LogFormat, type LogLevel } from "./log.js";
+import { isModelCallLimit } from "./loop/model-call-limit.js";
 
 /** The runtime's parsed command line. */
 export interface RuntimeArgs {
@@ -36,6 +37,8 @@ export interface RuntimeArgs {
   sessionIdleTimeoutSeconds: number;
   /** `--remote` (official SDK 1.0 `enableRemoteSessions`): accepted; Tandem has no remote sessions. */
   remote: boolean;
+  /** `--max-model-calls-per-turn <n>`: how many model calls one user message may make (else `TANDEM_MAX_MODEL_CALLS_PER_TURN`, else 200). */
+  maxModelCallsPerTurn?: number;
 }
 
 /**
@@ -62,6 +65,7 @@ const flags = {
   "health-port": { type: "string" },
   "session-idle-timeout": { type: "string" },
   remote: { type: "boolean" },
+  "max-model-calls-per-turn": { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
   "no-auto-update": { type: "boolean" },
@@ -87,6 +91,7 @@ const valueErrors: Partial<Record<keyof typeof flags, string>> = {
   "node-id": "--node-id needs a name (letters, digits, . _ : -; at most 100 characters)",
   "health-port": "--health-port needs a port number (0-65535)",
   "session-idle-timeout": "--session-idle-timeout needs a whole number of seconds (0 = never)",
+  "max-model-calls-per-turn": "--max-model-calls-per-turn needs a whole number of model calls (at least 1)",
 };
 
 /**
@@ -132,6 +137,8 @@ export function parseArgs(argv: readonly string[]): RuntimeArgs {
   if (protocol !== undefined) args.sdkProtocolVersion = check("sdk-protocol-version", Number(protocol) as 2 | 3, protocol === "2" || protocol === "3");
   const idle = text("session-idle-timeout");
   if (idle !== undefined) args.sessionIdleTimeoutSeconds = check("session-idle-timeout", Number(idle), Number.isInteger(Number(idle)) && Number(idle) >= 0);
+  const maxModelCalls = text("max-model-calls-per-turn");
+  if (maxModelCalls !== undefined) args.maxModelCallsPerTurn = check("max-model-calls-per-turn", Number(maxModelCalls), isModelCallLimit(Number(maxModelCalls)));
   const logFile = text("log-file");
   if (logFile !== undefined) args.logFile = logFile;
   const authTokenEnv = text("auth-token-env");
@@ -222,6 +229,9 @@ Options
   --node-id <id>              this node's name in the cluster (default $TANDEM_NODE_ID, else hostname-pid)
   --health-port <n>           with --store: GET /healthz on this port (200 ok, 503 store unreachable)
   --session-idle-timeout <s>  accepted (whole seconds); idle sessions are not released yet
+  --max-model-calls-per-turn <n>
+                              model calls one user message may make before the turn stops with
+                              session.error "model_call_limit" (default $TANDEM_MAX_MODEL_CALLS_PER_TURN, else 200)
   --no-auto-update, --remote  accepted for compatibility (no effect)
   --help, --version
 

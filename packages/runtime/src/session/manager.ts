@@ -32,6 +32,8 @@ export interface SessionManagerOptions {
   logger: Logger;
   protocolVersion: 2 | 3;
   retryPolicy: RetryPolicy;
+  /** How many model calls one user message may make. */
+  maxModelCallsPerTurn: number;
   runtimeVersion: string;
   defaultModel: string;
   hookTimeoutMs: number;

@@ -40,6 +40,8 @@ export interface SessionServices {
   readonly logger: Logger;
   readonly protocolVersion: 2 | 3;
   readonly retryPolicy: RetryPolicy;
+  /** How many model calls one user message may make (see `loop/model-call-limit.ts`). */
+  readonly maxModelCallsPerTurn: number;
   createModelClient(config: SessionCreateParams): ModelClient;
   /** Called when the first user message gives the session its summary. */
   onSummary(session: Session, summary: string): void;
@@ -229,6 +231,9 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
   }
   get retryPolicy(): RetryPolicy {
     return this.services.retryPolicy;
+  }
+  get maxModelCallsPerTurn(): number {
+    return this.services.maxModelCallsPerTurn;
   }
   get tokenLimit(): number {
     return this.context.tokenLimit;
