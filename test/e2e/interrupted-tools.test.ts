@@ -1,6 +1,7 @@
 /**
  * Tool calls cut short: an abort (or the session closing) while a round of calls waits — a bash
- * `sleep 30`, an application tool that never answers, a call whose permission is never answered.
+ * `sleep 30`, an application tool that never answers, a call whose permission is never answered;
+ * a sub-agent running its own `sleep 30` next to an MCP tool that never answers.
  * Every call that started gets exactly one failed `tool.execution_complete` saying it was
  * interrupted, before `session.idle`, in the store (files and PostgreSQL); a new runtime resumes
  * that history and the next model request answers every tool call id exactly once.
@@ -10,6 +11,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CopilotClient, approveAll, type PermissionRequest, type PermissionRequestResult, type SessionEvent } from "@github/copilot-sdk";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { fileURLToPath } from "node:url";
 import { startWorld, tandemBin, waitFor, type TestWorld } from "../helpers/harness.js";
 import { startSuitePostgres, storeVariants } from "../helpers/stores.js";
 
@@ -136,5 +138,41 @@ describe.each(stores.variants)("$store store", ({ store, env, skipped }) => {
     const resumed = await client().resumeSession(sessionId, { onPermissionRequest: approveAll });
     await resumed.sendAndWait({ prompt: "carry on" });
     expect(resultsPerCall(world.model.requests.at(-1)?.body)).toEqual(new Map(callIds.map((id) => [id, 1])));
+  }, 60_000);
+});
+
+describe("sub-agent and MCP calls", () => {
+  const stdioServer = fileURLToPath(new URL("../fixtures/mcp/stdio-server.mjs", import.meta.url));
+
+  it("an abort while a sub-agent's bash and an MCP call wait: every started call, the sub-agent's too, gets one interrupted completion before idle", async () => {
+    world = await startWorld(["abort-nested-main", "abort-nested-sub"]);
+    const session = await client().createSession({
+      onPermissionRequest: approveAll,
+      mcpServers: { local: { command: process.execPath, args: [stdioServer], tools: ["*"] } },
+    });
+    const events: SessionEvent[] = [];
+    session.on((event) => events.push(event));
+    await session.send({ prompt: "nested wait" });
+    const started = (id: string) => events.some((event) => event.type === "tool.execution_start" && event.data.toolCallId === id);
+    await waitFor(() => started("call_sub_sleep") && started("call_mcp"), "the sub-agent's sleep and the MCP call to start", 30_000);
+    const idle = new Promise<void>((resolve) => session.on("session.idle", () => resolve()));
+    await session.abort();
+    await idle;
+
+    const idleIndex = events.findIndex((event) => event.type === "session.idle");
+    const ids = ["call_task", "call_mcp", "call_sub_sleep"];
+    for (const id of ids) {
+      const done = completions(events).filter((event) => event.data.toolCallId === id);
+      expect(done, id).toHaveLength(1);
+      expect(events.indexOf(done[0]!)).toBeLessThan(idleIndex);
+      expect(done[0]!.data.success).toBe(false);
+      expect(done[0]!.data.error?.code).toBe("interrupted");
+    }
+    expect((completions(events).find((event) => event.data.toolCallId === "call_sub_sleep")?.data as { parentToolCallId?: string }).parentToolCallId).toBe("call_task");
+    const stored = completions(await storedEvents("file", session.sessionId)).map((event) => event.data.toolCallId);
+    expect(stored.sort()).toEqual([...ids].sort());
+
+    await session.sendAndWait({ prompt: "carry on" });
+    expect(resultsPerCall(world.model.requests.at(-1)?.body)).toEqual(new Map([["call_task", 1], ["call_mcp", 1]]));
   }, 60_000);
 });
