@@ -210,7 +210,7 @@ export function completeInterruptedCalls(messages: ConversationMessage[]): void 
   const answeredEnd = messages.length;
   for (const call of assistant.toolCalls) {
     if (isAnswered(messages, lastAssistant + 1, answeredEnd, call.id)) continue;
-    messages.push({ role: "tool", toolCallId: call.id, toolName: call.name, content: interruptedText });
+    messages.push({ role: "tool", toolCallId: call.id, toolName: call.name, content: interruptedText, unrecorded: true });
   }
 }
 
