@@ -13,6 +13,7 @@ import { CopilotClient, approveAll, type PermissionRequest, type PermissionReque
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { fileURLToPath } from "node:url";
 import { startWorld, tandemBin, waitFor, type TestWorld } from "../helpers/harness.js";
+import { RawClient, type WireMessage } from "../helpers/raw-client.js";
 import { startSuitePostgres, storeVariants } from "../helpers/stores.js";
 
 const stores = storeVariants(await startSuitePostgres());
@@ -174,5 +175,38 @@ describe("sub-agent and MCP calls", () => {
 
     await session.sendAndWait({ prompt: "carry on" });
     expect(resultsPerCall(world.model.requests.at(-1)?.body)).toEqual(new Map([["call_task", 1], ["call_mcp", 1]]));
+  }, 60_000);
+});
+
+describe("runtime shutdown", () => {
+  it("SIGTERM during a round: the runtime writes each started call's completion (the session was closed) before it exits", async () => {
+    world = await startWorld(["abort-tool-round"]);
+    const raw = new RawClient(world.env);
+    const eventOf = (message: WireMessage) => (message.params as { event: SessionEvent }).event;
+    const permissionFor = (toolCallId: string) => (message: WireMessage) =>
+      message.method === "session.event" && eventOf(message).type === "permission.requested" && (eventOf(message).data as { permissionRequest: { toolCallId?: string } }).permissionRequest.toolCallId === toolCallId;
+    try {
+      const { sessionId } = (await raw.request("session.create", { requestPermission: true })).result as { sessionId: string };
+      await raw.request("session.send", { sessionId, prompt: "run the slow round" });
+      const sleepPermission = eventOf(await raw.waitFor(permissionFor("call_sleep"))) as Extract<SessionEvent, { type: "permission.requested" }>;
+      await raw.request("session.permissions.handlePendingPermissionRequest", { sessionId, requestId: sleepPermission.data.requestId, result: { kind: "approved" } });
+      // Asked once the sleep's permission is answered (one request at a time, in call order).
+      await raw.waitFor(permissionFor("call_unapproved"));
+      const exited = new Promise((resolve) => raw.child.once("exit", resolve));
+      raw.child.kill("SIGTERM");
+      await exited;
+
+      const stored = await storedEvents("file", sessionId);
+      const done = completions(stored);
+      expect(done.map((event) => event.data.toolCallId).sort()).toEqual([...callIds].sort());
+      const closed = { code: "interrupted", message: "Interrupted: the session was closed before the tool call finished." };
+      expect(done.find((event) => event.data.toolCallId === "call_sleep")?.data.error).toEqual(closed);
+      expect(done.find((event) => event.data.toolCallId === "call_unapproved")?.data.error).toEqual(closed);
+      // No client provides slow_lookup here: it failed at once, as a missing tool.
+      expect(done.find((event) => event.data.toolCallId === "call_client")?.data.success).toBe(false);
+      expect(stored.findIndex((event) => event.type === "session.shutdown")).toBeGreaterThan(stored.indexOf(done.at(-1)!));
+    } finally {
+      await raw.close(true);
+    }
   }, 60_000);
 });
