@@ -37,7 +37,7 @@ export interface RuntimeArgs {
   sessionIdleTimeoutSeconds: number;
   /** `--remote` (official SDK 1.0 `enableRemoteSessions`): accepted; Tandem has no remote sessions. */
   remote: boolean;
-  /** `--max-model-calls-per-turn <n>`: how many model calls one user message may make (else `TANDEM_MAX_MODEL_CALLS_PER_TURN`, else 200). */
+  /** `--max-model-calls-per-turn <n>`: how many model calls one user message may make (else `TANDEM_MAX_MODEL_CALLS_PER_TURN`, else 1000). */
   maxModelCallsPerTurn?: number;
 }
 
@@ -231,7 +231,7 @@ Options
   --session-idle-timeout <s>  accepted (whole seconds); idle sessions are not released yet
   --max-model-calls-per-turn <n>
                               model calls one user message may make before the turn stops with
-                              session.error "model_call_limit" (default $TANDEM_MAX_MODEL_CALLS_PER_TURN, else 200)
+                              session.error "model_call_limit" (default $TANDEM_MAX_MODEL_CALLS_PER_TURN, else 1000)
   --no-auto-update, --remote  accepted for compatibility (no effect)
   --help, --version
 

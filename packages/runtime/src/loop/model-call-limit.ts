@@ -9,9 +9,11 @@
 
 /**
  * The default limit: well past what real work takes in one turn (long coding tasks make tens of
- * calls, rarely a hundred), low enough to stop a runaway loop within minutes.
+ * calls, a long tool loop a few hundred: reading 200 files one at a time is 201 calls), low enough
+ * to stop a runaway loop within minutes (against a fast model server one went through ~80 calls a
+ * second).
  */
-export const defaultMaxModelCallsPerTurn = 200;
+export const defaultMaxModelCallsPerTurn = 1000;
 
 /** The environment variable that sets the limit when the flag does not. */
 export const maxModelCallsPerTurnVariable = "TANDEM_MAX_MODEL_CALLS_PER_TURN";
@@ -27,7 +29,7 @@ export function isModelCallLimit(value: number): boolean {
  *
  * @example
  * maxModelCallsPerTurnFromEnv({ TANDEM_MAX_MODEL_CALLS_PER_TURN: "50" }); // 50
- * maxModelCallsPerTurnFromEnv({}); // 200
+ * maxModelCallsPerTurnFromEnv({}); // 1000
  */
 export function maxModelCallsPerTurnFromEnv(env: NodeJS.ProcessEnv): number {
   const raw = env[maxModelCallsPerTurnVariable]?.trim();
@@ -43,7 +45,7 @@ export function maxModelCallsPerTurnFromEnv(env: NodeJS.ProcessEnv): number {
  * usable (the next message starts a new count).
  *
  * @example
- * new ModelCallLimitReached(200).message; // "This turn reached the limit of 200 model calls …"
+ * new ModelCallLimitReached(1000).message; // "This turn reached the limit of 1000 model calls …"
  */
 export class ModelCallLimitReached extends Error {
   /** The `errorType` of the `session.error` that reports it. */

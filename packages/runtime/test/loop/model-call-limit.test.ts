@@ -3,10 +3,10 @@ import { parseArgs } from "../../src/args.js";
 import { defaultMaxModelCallsPerTurn, maxModelCallsPerTurnFromEnv, ModelCallLimitReached } from "../../src/loop/model-call-limit.js";
 
 describe("the model-call limit per user message", () => {
-  it("is 200 unless TANDEM_MAX_MODEL_CALLS_PER_TURN says otherwise", () => {
-    expect(defaultMaxModelCallsPerTurn).toBe(200);
-    expect(maxModelCallsPerTurnFromEnv({})).toBe(200);
-    expect(maxModelCallsPerTurnFromEnv({ TANDEM_MAX_MODEL_CALLS_PER_TURN: "" })).toBe(200);
+  it("is 1000 unless TANDEM_MAX_MODEL_CALLS_PER_TURN says otherwise", () => {
+    expect(defaultMaxModelCallsPerTurn).toBe(1000);
+    expect(maxModelCallsPerTurnFromEnv({})).toBe(1000);
+    expect(maxModelCallsPerTurnFromEnv({ TANDEM_MAX_MODEL_CALLS_PER_TURN: "" })).toBe(1000);
     expect(maxModelCallsPerTurnFromEnv({ TANDEM_MAX_MODEL_CALLS_PER_TURN: " 7 " })).toBe(7);
   });
 
@@ -24,9 +24,9 @@ describe("the model-call limit per user message", () => {
   });
 
   it("says which limit was hit and how to raise it", () => {
-    const error = new ModelCallLimitReached(200);
+    const error = new ModelCallLimitReached(1000);
     expect(error.errorType).toBe("model_call_limit");
-    expect(error.message).toContain("limit of 200 model calls");
+    expect(error.message).toContain("limit of 1000 model calls");
     expect(error.message).toContain("--max-model-calls-per-turn");
     expect(error.message).toContain("TANDEM_MAX_MODEL_CALLS_PER_TURN");
   });
