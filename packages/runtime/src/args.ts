@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import type { ParseArgsConfig } from "node:util";
 import { logFormats, logLevels, type LogFormat, type LogLevel } from "./log.js";
+import { isModelCallLimit } from "./loop/model-call-limit.js";
 
 /** The runtime's parsed command line. */
 export interface RuntimeArgs {
@@ -46,6 +47,8 @@ export interface RuntimeArgs {
    * does not say (unset: as the client's SDK generation expects; see `compat/profile.ts`).
    */
   reportIntent?: boolean;
+  /** `--max-model-calls-per-turn <n>`: how many model calls one user message may make (else `TANDEM_MAX_MODEL_CALLS_PER_TURN`, else 1000). */
+  maxModelCallsPerTurn?: number;
 }
 
 /**
@@ -75,6 +78,7 @@ const flags = {
   "allow-all": { type: "boolean" },
   yolo: { type: "boolean" },
   "report-intent": { type: "string" },
+  "max-model-calls-per-turn": { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
   "no-auto-update": { type: "boolean" },
@@ -101,6 +105,7 @@ const valueErrors: Partial<Record<keyof typeof flags, string>> = {
   "health-port": "--health-port needs a port number (0-65535)",
   "session-idle-timeout": "--session-idle-timeout needs a whole number of seconds (0 = never)",
   "report-intent": "--report-intent must be on or off",
+  "max-model-calls-per-turn": "--max-model-calls-per-turn needs a whole number of model calls (at least 1)",
 };
 
 /**
@@ -149,6 +154,8 @@ export function parseArgs(argv: readonly string[]): RuntimeArgs {
   if (idle !== undefined) args.sessionIdleTimeoutSeconds = check("session-idle-timeout", Number(idle), Number.isInteger(Number(idle)) && Number(idle) >= 0);
   const reportIntent = text("report-intent");
   if (reportIntent !== undefined) args.reportIntent = check("report-intent", reportIntent === "on", reportIntent === "on" || reportIntent === "off");
+  const maxModelCalls = text("max-model-calls-per-turn");
+  if (maxModelCalls !== undefined) args.maxModelCallsPerTurn = check("max-model-calls-per-turn", Number(maxModelCalls), isModelCallLimit(Number(maxModelCalls)));
   const logFile = text("log-file");
   if (logFile !== undefined) args.logFile = logFile;
   const authTokenEnv = text("auth-token-env");
@@ -245,6 +252,9 @@ Options
   --report-intent on|off      offer the model report_intent (its calls become assistant.intent
                               events); default: on for SDK 0.2.0 clients, off for 1.0.x ones;
                               a session's reportIntent option overrides it
+  --max-model-calls-per-turn <n>
+                              model calls one user message may make before the turn stops with
+                              session.error "model_call_limit" (default $TANDEM_MAX_MODEL_CALLS_PER_TURN, else 1000)
   --no-auto-update, --remote  accepted for compatibility (no effect)
   --help, --version
 

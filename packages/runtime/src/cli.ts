@@ -3,6 +3,7 @@ import { fileSink, Logger, stderrSink } from "./log.js";
 import { connectResult } from "./server/connect.js";
 import { ClientConnection } from "./server/connection.js";
 import { takeConnectionToken } from "./server/connection-token.js";
+import { maxModelCallsPerTurnFromEnv } from "./loop/model-call-limit.js";
 import { maxMessageBytesFromEnv } from "./server/message-reader.js";
 import { pingResult } from "./server/ping.js";
 import { outboundLimitsFromEnv } from "./server/writer.js";
@@ -34,6 +35,7 @@ export async function main(argv: readonly string[]): Promise<void> {
   try {
     args = parseArgs(argv);
     maxMessageBytes = maxMessageBytesFromEnv(process.env);
+    args.maxModelCallsPerTurn ??= maxModelCallsPerTurnFromEnv(process.env);
   } catch (error) {
     process.stderr.write(`tandem: ${(error as Error).message}\nRun tandem --help for usage.\n`);
     process.exitCode = 2;

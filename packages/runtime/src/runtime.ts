@@ -4,6 +4,7 @@ import { TandemError } from "./errors.js";
 import type { RuntimeArgs } from "./args.js";
 import type { Logger } from "./log.js";
 import { hookTimeoutFromEnv } from "./hooks/hook-runner.js";
+import { maxModelCallsPerTurnFromEnv } from "./loop/model-call-limit.js";
 import { retryPolicyFromEnv } from "./loop/retry.js";
 import { ConnectionPool } from "./providers/chat-completions/connections.js";
 import { assertDefaultProviderUsable, createModelClient, describeDefaultProvider, type ProviderEnvironment } from "./providers/resolve.js";
@@ -99,6 +100,7 @@ export class Runtime {
       logger,
       protocolVersion: this.protocolVersion,
       retryPolicy: retryPolicyFromEnv(env),
+      maxModelCallsPerTurn: args.maxModelCallsPerTurn ?? maxModelCallsPerTurnFromEnv(env),
       runtimeVersion,
       defaultModel: env.TANDEM_MODEL ?? env.COPILOT_MODEL ?? fallbackModel,
       hookTimeoutMs: hookTimeoutFromEnv(env),

@@ -21,6 +21,7 @@ export interface SubAgentParent {
   readonly streaming: boolean;
   readonly reasoningEffort: string | undefined;
   readonly retryPolicy: RetryPolicy;
+  readonly maxModelCallsPerTurn: number;
   readonly logger: Logger;
   readonly tokenLimit: number;
   readonly hooks: HookRunner;
@@ -83,6 +84,9 @@ class SubAgentRun implements LoopHost, CompactionHost {
   }
   get retryPolicy(): RetryPolicy {
     return this.parent.retryPolicy;
+  }
+  get maxModelCallsPerTurn(): number {
+    return this.parent.maxModelCallsPerTurn;
   }
   get logger(): Logger {
     return this.parent.logger;

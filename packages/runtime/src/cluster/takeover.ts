@@ -16,13 +16,16 @@ export function turnInFlight(messages: readonly ConversationMessage[]): boolean 
   return !(last.role === "assistant" && last.toolCalls.length === 0);
 }
 
-/** The tool calls of the last assistant message that the rebuilt history answered "interrupted". */
+/**
+ * The tool calls of the last assistant message that the rebuilt history answered "interrupted"
+ * without a `tool.execution_complete` in the log (an abort's completions are already there).
+ */
 export function interruptedCalls(messages: readonly ConversationMessage[]): Array<{ id: string; name: string }> {
   const calls: Array<{ id: string; name: string }> = [];
   for (let index = messages.length - 1; index >= 0; index--) {
     const message = messages[index]!;
     if (message.role === "assistant") break;
-    if (message.role === "tool" && message.content === interruptedText) calls.unshift({ id: message.toolCallId, name: message.toolName });
+    if (message.role === "tool" && message.unrecorded) calls.unshift({ id: message.toolCallId, name: message.toolName });
   }
   return calls;
 }

@@ -47,11 +47,37 @@ const latinKinds = Uint8Array.from({ length: 0x250 }, (_, code) => kindOf(code))
  * 1.6 of the real count (Cyrillic and Greek, which the two tokenizers count 2–2.5× apart, land
  * between them): it errs on the high side, so compaction starts a little early rather than too
  * late, and the provider's reported usage corrects it after each call.
+ * A text over 1 Mi characters is estimated from evenly spaced slices, scaled to its length.
  *
  * @example
  * estimateTextTokens("Hello, world"); // 4 (the real count is 3)
  */
 export function estimateTextTokens(text: string): number {
+  if (text.length > exactEstimateMaxChars) return sampledEstimate(text);
+  return Math.ceil(rawTokens(text, 0, text.length) * safetyFactor);
+}
+
+/**
+ * Up to this many characters a text is read whole; a longer one (a multi-megabyte prompt or tool
+ * result) is estimated from {@link estimateSamples} evenly spaced slices, scaled to its length:
+ * reading 4 Mi characters took 60-90 ms of the runtime's one thread on the shared 2-core test
+ * machine, the samples 1-10 ms, within 0.1 % of the whole reading on mixed prose and code. Cutting
+ * runs at the slices' edges counts a little high, the safe side.
+ */
+const exactEstimateMaxChars = 1024 * 1024;
+/** How many slices of how many characters a long text is estimated from (256 Ki characters in all). */
+const estimateSamples = { count: 64, chars: 4096 };
+
+function sampledEstimate(text: string): number {
+  const { count, chars } = estimateSamples;
+  const stride = Math.floor((text.length - chars) / (count - 1));
+  let tokens = 0;
+  for (let sample = 0; sample < count; sample++) tokens += rawTokens(text, sample * stride, sample * stride + chars);
+  return Math.ceil(((tokens * text.length) / (count * chars)) * safetyFactor);
+}
+
+/** The estimate of `text[start, end)` before the safety margin. */
+function rawTokens(text: string, start: number, end: number): number {
   // Hand-written as one loop with the run's end inlined (no closure over the counters) and a table
   // for Latin characters: 11 M characters of a 100k-event history took ~95 ms, now ~25 ms. The
   // additions happen in the same order as in the plain form, so the sums are identical.
@@ -59,8 +85,7 @@ export function estimateTextTokens(text: string): number {
   let kind = -1;
   let run = 0;
   let afterNewline = false;
-  const length = text.length;
-  for (let index = 0; index < length; index++) {
+  for (let index = start; index < end; index++) {
     const code = text.charCodeAt(index);
     const next = code < 0x250 ? (latinKinds[code] as CharKind) : code >= 0x2e80 ? CharKind.Wide : CharKind.Other;
     if (next !== kind) {
@@ -80,7 +105,7 @@ export function estimateTextTokens(text: string): number {
   if (kind === CharKind.Letter) tokens += Math.ceil(run / 6);
   else if (kind === CharKind.Digit || kind === CharKind.Other) tokens += Math.ceil(run / 3);
   else if (kind === CharKind.Space && !afterNewline) tokens += 1;
-  return Math.ceil(tokens * safetyFactor);
+  return tokens;
 }
 
 /**

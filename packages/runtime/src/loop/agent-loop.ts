@@ -6,6 +6,7 @@ import { ProviderError } from "../providers/errors.js";
 import { reasoningEventFields } from "../providers/reasoning.js";
 import type { ModelClient, ModelResponse, ModelStreamPart } from "../providers/types.js";
 import { parseToolArguments, type ConversationMessage, type ToolSpec } from "./messages.js";
+import { ModelCallLimitReached } from "./model-call-limit.js";
 import { withRetries, type RetryPolicy } from "./retry.js";
 import { interruptedText, runToolCalls, type ToolRunnerHost } from "./tool-runner.js";
 
@@ -16,6 +17,8 @@ export interface LoopHost extends ToolRunnerHost {
   readonly streaming: boolean;
   readonly reasoningEffort: string | undefined;
   readonly retryPolicy: RetryPolicy;
+  /** How many model calls one run (a user message, with autopilot's nudges) may make. */
+  readonly maxModelCallsPerTurn: number;
   readonly logger: Logger;
   /** The context window of the current model. */
   readonly tokenLimit: number;
@@ -39,10 +42,16 @@ export type LoopEnd = LoopResult["end"];
 /**
  * The agent loop: one model call per turn; tool requests are executed and fed back; the loop ends
  * when a response asks for no tools (or a tool result ends the turn, or an error or abort).
- * Every model call is exactly one `assistant.turn_start` / `assistant.turn_end` pair.
+ * Every model call is exactly one `assistant.turn_start` / `assistant.turn_end` pair. A run that
+ * would make more than `maxModelCallsPerTurn` calls fails with {@link ModelCallLimitReached}.
  */
 export async function runAgentLoop(host: LoopHost, interactionId: string, signal: AbortSignal, turns = { next: 0 }): Promise<LoopResult> {
   for (;;) {
+    if (turns.next >= host.maxModelCallsPerTurn) {
+      const error = new ModelCallLimitReached(host.maxModelCallsPerTurn);
+      host.onTurnError(error);
+      return { end: "failed", error };
+    }
     const turn = turns.next++;
     const turnId = String(turn);
     host.emitter.emit("assistant.turn_start", { turnId, interactionId });
@@ -51,10 +60,10 @@ export async function runAgentLoop(host: LoopHost, interactionId: string, signal
       if (next === "stop") return { end: "completed" };
       if (next === "rejected") return { end: "completed", rejected: true };
     } catch (error) {
-      if (signal.aborted) {
-        completeInterruptedCalls(host.messages);
-        return { end: "aborted" };
-      }
+      // Calls that never started (the round failed or was aborted before them) still get a result
+      // in the history: the next model request answers every call of the assistant message.
+      completeInterruptedCalls(host.messages);
+      if (signal.aborted) return { end: "aborted" };
       host.onTurnError(error);
       return { end: "failed", error };
     } finally {
@@ -201,7 +210,7 @@ export function completeInterruptedCalls(messages: ConversationMessage[]): void 
   const answeredEnd = messages.length;
   for (const call of assistant.toolCalls) {
     if (isAnswered(messages, lastAssistant + 1, answeredEnd, call.id)) continue;
-    messages.push({ role: "tool", toolCallId: call.id, toolName: call.name, content: interruptedText });
+    messages.push({ role: "tool", toolCallId: call.id, toolName: call.name, content: interruptedText, unrecorded: true });
   }
 }
 
@@ -215,6 +224,11 @@ function isAnswered(messages: readonly ConversationMessage[], from: number, to: 
 
 /** Emits `session.error` for a failed run (typed for provider failures). */
 export function reportLoopError(host: Pick<LoopHost, "emitter" | "logger" | "sessionId">, error: unknown): void {
+  if (error instanceof ModelCallLimitReached) {
+    host.logger.warn(`session ${host.sessionId}: ${error.message}`);
+    host.emitter.emit("session.error", { errorType: error.errorType, message: error.message });
+    return;
+  }
   if (error instanceof ProviderError) {
     host.logger.warn(`session ${host.sessionId}: model call failed: ${error.message}`);
     host.emitter.emit("session.error", {

@@ -16,7 +16,15 @@ export interface ReasoningData {
 export type ConversationMessage =
   | { role: "user"; content: string; images?: UserImage[] }
   | { role: "assistant"; content: string; toolCalls: ModelToolCall[]; reasoning?: ReasoningData }
-  | { role: "tool"; toolCallId: string; toolName: string; content: string; images?: ToolImage[] };
+  | {
+      role: "tool";
+      toolCallId: string;
+      toolName: string;
+      content: string;
+      images?: ToolImage[];
+      /** The "interrupted" result of a call the log holds no `tool.execution_complete` for (a crash cut it short, or it never started). */
+      unrecorded?: true;
+    };
 
 /** An image attached to a user message: shown to the model after the text, after its label. */
 export interface UserImage {

@@ -77,26 +77,57 @@ async function runOne(
     model: host.model,
     ...tool?.startData,
   });
-  let outcome: ToolOutcome;
+  const outcome = await outcomeOf(host, call, tool, parsed, signal, permissionTurn);
+  if (outcome.resultType === "success" && outcome.fileChange) host.recordFileChange?.(outcome.fileChange);
+  // Every started call gets its completion, an interrupted one too: the history then holds a
+  // result for each call the model made, live, on disk and after a resume.
+  emitComplete(host, call, outcome, interactionId, turnId);
+  return { call, outcome };
+}
+
+/** What a started call produced; never throws (a call cut short by an abort is "interrupted"). */
+async function outcomeOf(
+  host: ToolRunnerHost,
+  call: ModelToolCall,
+  tool: Tool | undefined,
+  parsed: ParsedArguments,
+  signal: AbortSignal,
+  permissionTurn: PermissionTurn,
+): Promise<ToolOutcome> {
   if (!parsed.ok) {
-    outcome = {
+    return {
       resultType: "failure",
       textForModel: `The arguments for the tool call '${call.name}' were not valid JSON. The arguments have been cleared. Arguments: ${call.rawArguments}. JSON parse error: ${parsed.error}`,
       errorMessage: "Invalid JSON arguments",
     };
-  } else if (!tool) {
-    outcome = {
+  }
+  if (!tool) {
+    return {
       resultType: "failure",
       textForModel: `Tool '${call.name}' does not exist. Available tools that can be called are ${host.toolNames().join(", ")}.`,
       errorMessage: `Tool '${call.name}' does not exist`,
     };
-  } else {
-    outcome = withinToolOutputLimits(await executeWithHooks(host, call, tool, parsed.value, signal, permissionTurn));
   }
-  if (signal.aborted) return { call, outcome: { resultType: "failure", textForModel: interruptedText, errorMessage: "Interrupted" } };
-  if (outcome.resultType === "success" && outcome.fileChange) host.recordFileChange?.(outcome.fileChange);
-  emitComplete(host, call, outcome, interactionId, turnId);
-  return { call, outcome };
+  try {
+    const outcome = withinToolOutputLimits(await executeWithHooks(host, call, tool, parsed.value, signal, permissionTurn));
+    return signal.aborted ? interruptedOutcome(signal) : outcome;
+  } catch (error) {
+    // A hook or the output limits failed outside the tool itself.
+    if (signal.aborted) return interruptedOutcome(signal);
+    const message = errorMessage(error);
+    return { resultType: "failure", textForModel: `Failed to execute \`${tool.name}\` tool: ${message}`, errorMessage: message };
+  }
+}
+
+/**
+ * The outcome of a call an abort cut short: the model reads {@link interruptedText}; the
+ * completion's error says who stopped it (the session's abort reason is `destroyed` when the
+ * session closed, anything else is the user's abort).
+ */
+export function interruptedOutcome(signal: AbortSignal): ToolOutcome {
+  const by = (signal.reason as { reason?: unknown } | undefined)?.reason;
+  const errorMessage = by === "destroyed" ? "Interrupted: the session was closed before the tool call finished." : "Interrupted: the user aborted the turn before the tool call finished.";
+  return { resultType: "interrupted", textForModel: interruptedText, errorMessage };
 }
 
 async function executeWithHooks(host: ToolRunnerHost, call: ModelToolCall, tool: Tool, args: unknown, signal: AbortSignal, permissionTurn: PermissionTurn): Promise<ToolOutcome> {
@@ -113,7 +144,7 @@ async function executeSafely(tool: Tool, args: unknown, context: ToolContext, si
   try {
     return await tool.execute(args, context);
   } catch (error) {
-    if (signal.aborted) return { resultType: "failure", textForModel: interruptedText, errorMessage: "Interrupted" };
+    if (signal.aborted) return interruptedOutcome(signal);
     const message = errorMessage(error);
     return {
       resultType: "failure",

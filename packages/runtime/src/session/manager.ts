@@ -35,6 +35,8 @@ export interface SessionManagerOptions {
   logger: Logger;
   protocolVersion: 2 | 3;
   retryPolicy: RetryPolicy;
+  /** How many model calls one user message may make. */
+  maxModelCallsPerTurn: number;
   runtimeVersion: string;
   defaultModel: string;
   hookTimeoutMs: number;
@@ -292,7 +294,7 @@ export class SessionManager {
     if (session) {
       this.live.delete(sessionId);
       session.context.dispose();
-      await session.abort();
+      await session.abort("destroyed");
       session.pending.abandonAll("destroyed");
       await session.toolset.dispose();
       await session.emitter.close();

@@ -166,6 +166,7 @@ export class SessionOpener {
       logger: this.options.logger,
       protocolVersion: this.options.protocolVersion,
       retryPolicy: this.options.retryPolicy,
+      maxModelCallsPerTurn: this.options.maxModelCallsPerTurn,
       createModelClient: (config) => this.options.createModelClient(config, sessionId),
       hookTimeoutMs: this.options.hookTimeoutMs,
       reportIntent: this.options.reportIntent,

@@ -42,6 +42,8 @@ export interface SessionServices {
   readonly logger: Logger;
   readonly protocolVersion: 2 | 3;
   readonly retryPolicy: RetryPolicy;
+  /** How many model calls one user message may make (see `loop/model-call-limit.ts`). */
+  readonly maxModelCallsPerTurn: number;
   createModelClient(config: SessionCreateParams): ModelClient;
   /** Called when the first user message gives the session its summary. */
   onSummary(session: Session, summary: string): void;
@@ -249,6 +251,9 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
   }
   get retryPolicy(): RetryPolicy {
     return this.services.retryPolicy;
+  }
+  get maxModelCallsPerTurn(): number {
+    return this.services.maxModelCallsPerTurn;
   }
   get tokenLimit(): number {
     return this.context.tokenLimit;
@@ -460,9 +465,12 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
     this.emitter.emit("session.mode_changed", { previousMode, newMode: mode });
   }
 
-  /** Cancels the running turn and everything queued; resolves once the session is idle. */
-  abort(): Promise<void> {
-    return this.runner.abort();
+  /**
+   * Cancels the running turn and everything queued; resolves once the session is idle.
+   * `destroyed`: the session is closing (its interrupted tool calls say so).
+   */
+  abort(reason: "aborted" | "destroyed" = "aborted"): Promise<void> {
+    return this.runner.abort(reason);
   }
 
   /** Stops the running turn and drops queued messages: the session's files cannot be written. */
@@ -482,7 +490,7 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
     if (this.destroyed) return;
     this.destroyed = true;
     this.context.dispose();
-    await this.abort();
+    await this.abort("destroyed");
     if (this.hooks.active) await this.hooks.run("sessionEnd", { reason: "user_exit" });
     this.pending.abandonAll("destroyed");
     await this.toolset.dispose();

@@ -138,11 +138,15 @@ export class TurnRunner {
     }
   }
 
-  /** Cancels the running turn and everything queued; resolves once the loop is idle. */
-  async abort(): Promise<void> {
+  /**
+   * Cancels the running turn and everything queued; resolves once the loop is idle (the completions
+   * of the interrupted tool calls written). `destroyed`: the session is closing, which the
+   * interrupted calls' completions say instead of a user abort.
+   */
+  async abort(reason: "aborted" | "destroyed" = "aborted"): Promise<void> {
     dropAll(this.queue);
     dropAll(this.steering);
-    this.currentRun?.abort(new PendingAbandoned("aborted"));
+    this.currentRun?.abort(new PendingAbandoned(reason));
     // A command running in an application waits for its answer: stop waiting.
     this.host.pending.abandonAll("aborted", "command");
     await this.running;

@@ -1,6 +1,35 @@
 import type { Attachment } from "@tandem/protocol";
+import { invalidParams, type TandemError } from "../errors.js";
 import type { ConversationMessage } from "../loop/messages.js";
 import { attachedImages, withAttachmentSuffix } from "./attachments.js";
+
+/**
+ * The longest prompt `session.send` takes, in characters (4 Mi). No model Tandem talks to has a
+ * context window that holds more: the largest are ~1 M tokens, and English text or code runs at
+ * ~3-4 characters a token, so a longer prompt could only fail at the provider, after the runtime
+ * paid for it. And it is paid in one piece: a prompt is handled synchronously on the runtime's one
+ * thread (JSON parse, event write and echo, token estimate, the model request's body), so every
+ * other session waits meanwhile. Measured on the shared 2-core test machine, with a second client
+ * pinging the runtime while a first sent the prompt: a 50 MB prompt (accepted, before this limit)
+ * made the pings wait 0.5-2.5 s at p99, the longest single stall 2.3 s; a prompt of 4 Mi
+ * characters, answered, keeps them at 65-100 ms p99; a 50 MB prompt, refused, costs 0.2-0.5 s of
+ * frame reading and JSON parsing, bounded by `TANDEM_MAX_MESSAGE_BYTES` like any message.
+ */
+export const MAX_PROMPT_CHARS = 4 * 1024 * 1024;
+
+/**
+ * The `-32602` error for a prompt longer than {@link MAX_PROMPT_CHARS}, or undefined when it fits.
+ *
+ * @example
+ * const error = promptTooLong("x".repeat(5 * 1024 * 1024)); // TandemError -32602
+ */
+export function promptTooLong(prompt: string): TandemError | undefined {
+  if (prompt.length <= MAX_PROMPT_CHARS) return undefined;
+  return invalidParams(
+    `The prompt is ${prompt.length} characters long; session.send takes at most ${MAX_PROMPT_CHARS} (4 Mi) characters, more than any model's context window holds. Send a shorter prompt, or put large content in a file and attach it or let the agent read it.`,
+    { promptLength: prompt.length, maxPromptLength: MAX_PROMPT_CHARS },
+  );
+}
 
 /**
  * Up to this many characters a prompt's event keeps `transformedContent` (the shape readers of the

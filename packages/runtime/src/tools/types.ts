@@ -46,7 +46,7 @@ export interface ToolContext {
 }
 
 /** How a tool call ended. */
-export type ToolResultType = "success" | "failure" | "denied" | "rejected";
+export type ToolResultType = "success" | "failure" | "denied" | "rejected" | "interrupted";
 
 /** The result of one tool call: what the model sees and what events show. */
 export interface ToolOutcome {

@@ -2,6 +2,7 @@ import { SessionAbort, SessionCreate, SessionDelete, SessionDestroy, SessionGetF
 import type { Runtime } from "../../runtime.js";
 import type { MethodTable } from "../dispatch.js";
 import { PreSerializedJson } from "../writer.js";
+import { promptTooLong } from "../../session/user-message.js";
 
 /** Sessions: create, resume, send, abort, messages, destroy, delete, list, foreground, log. */
 export function registerSessionLifecycleMethods(table: MethodTable, runtime: Runtime): void {
@@ -20,6 +21,8 @@ export function registerSessionLifecycleMethods(table: MethodTable, runtime: Run
     return opened;
   });
   table.on(SessionSend, async (params) => {
+    const tooLong = promptTooLong(params.prompt);
+    if (tooLong) throw tooLong;
     const session = sessions.get(params.sessionId);
     // A turn sees the extensions' tools: wait until they joined (or failed, or timed out).
     await runtime.extensions.ready(params.sessionId);
