@@ -74,6 +74,17 @@ const { metafile } = await build({
 const startPath = await mergeStaticClosure(metafile, entryChunk(metafile, "src/cli.ts"), new Map());
 await mergeStaticClosure(metafile, entryChunk(metafile, "src/runtime.ts"), startPath);
 
+// The sql tool's worker thread (src/tools/builtin/sql/sql-worker.ts): an entry of its own, built
+// apart so it shares no chunk with the runtime (a thread loads only it and sql.js, on the first query).
+await build({
+  absWorkingDir: packageDir,
+  entryPoints: { "sql-worker": new URL("./src/tools/builtin/sql/sql-worker.ts", import.meta.url).pathname },
+  outdir,
+  ...nodeEsm,
+  sourcemap: "linked",
+  external: ["sql.js"],
+});
+
 // What extension processes load (see src/extensions/): the resolve hooks that make
 // `@tandem/sdk[/extension]` (and `@github/copilot-sdk[/extension]`, when not installed) importable,
 // and our SDK bundled whole, so an extension needs nothing installed.

@@ -110,4 +110,14 @@ describe("the runtime's entry bundle", () => {
     const locales = new Set(sources.flatMap((source) => [...source.matchAll(localePattern)].map((match) => match[1])));
     expect([...locales]).toEqual(["en"]);
   });
+
+  it("builds the sql tool's worker thread as an entry of its own, sharing no chunk with the runtime", () => {
+    const worker = readFileSync(join(bundleDir, "sql-worker.js"), "utf8");
+    expect([...worker.matchAll(/(?:from|import)\s*\(?"(\.\/[^"]+)"/g)].map((match) => match[1])).toEqual([]);
+    expect(worker).toContain('import("sql.js")');
+    expect(worker).not.toContain("$ZodType");
+    // The runtime starts it by name, next to its own chunks.
+    const runtimeChunk = readdirSync(bundleDir).find((name) => /^runtime-[A-Z0-9]+\.js$/.test(name))!;
+    expect(readFileSync(join(bundleDir, runtimeChunk), "utf8")).toContain('new URL("./sql-worker.js"');
+  });
 });

@@ -20,6 +20,7 @@ import { sameContext } from "../context/git-context.js";
 import type { CompactionServices } from "../compaction/session-compaction.js";
 import { lifecycleMetadata, listedSessions, openedResult, startData, workspaceInfo, type SessionListFilter, type SessionOpened } from "./session-metadata.js";
 import { sessionExists, SessionOpener } from "./session-opener.js";
+import type { BuiltinToolOptions } from "../tools/registry.js";
 
 export type { SessionOpened } from "./session-metadata.js";
 
@@ -35,6 +36,8 @@ export interface SessionManagerOptions {
   runtimeVersion: string;
   defaultModel: string;
   hookTimeoutMs: number;
+  /** Settings of every session's built-in tools (the `sql` tool's time limit). */
+  builtinTools?: BuiltinToolOptions;
   /** The summary call's timeout and the model lists compaction reads windows from. */
   compaction: CompactionServices;
   createModelClient(config: SessionCreateParams, sessionId: string): ModelClient;

@@ -162,6 +162,7 @@ export class SessionOpener {
       retryPolicy: this.options.retryPolicy,
       createModelClient: (config) => this.options.createModelClient(config, sessionId),
       hookTimeoutMs: this.options.hookTimeoutMs,
+      ...(this.options.builtinTools ? { builtinTools: this.options.builtinTools } : {}),
       compaction: this.options.compaction,
       onSummary: (session) => void this.saveWorkspace(session),
     };
