@@ -175,3 +175,28 @@ describe.each(formats)("oversized provider data ($name)", (format) => {
     expect((await client.request("ping", {})).error).toBeUndefined();
   });
 });
+
+describe("an event larger than the client's outbound budget", () => {
+  it("reaches a client that reads, which stays connected: the turn completes and the next one works", async () => {
+    const model = new ModelServer();
+    model.addScript({ name: "huge", match: "huge message", steps: [{ reply: { content: "w".repeat(6 * MiB) } }], byContent: [{ contains: "next turn", reply: { content: "Still here." } }] });
+    const small = await worldAround(model, { TANDEM_CLIENT_DROP_PROGRESS_BYTES: String(256 * KiB), TANDEM_CLIENT_DISCONNECT_BYTES: String(4 * MiB) });
+    const reader = new RawClient(small.env);
+    try {
+      const { sessionId } = (await reader.request("session.create", {})).result as { sessionId: string };
+      const idleCount = () => reader.received.filter((message) => eventOf(message, sessionId)?.type === "session.idle").length;
+      await reader.request("session.send", { sessionId, prompt: "huge message" });
+      await reader.waitFor(() => idleCount() === 1, 30_000);
+      const contents = () => reader.received.map((message) => eventOf(message, sessionId)).filter((event) => event?.type === "assistant.message").map((event) => event?.data.content as string);
+      expect(contents().map((content) => content.length)).toEqual([6 * MiB]);
+      await reader.request("session.send", { sessionId, prompt: "next turn" });
+      await reader.waitFor(() => idleCount() === 2, 30_000);
+      expect(contents().at(-1)).toBe("Still here.");
+      expect(reader.isClosed).toBe(false);
+      expect(reader.child.exitCode).toBeNull();
+    } finally {
+      await reader.close(true);
+      await small.dispose();
+    }
+  });
+});
