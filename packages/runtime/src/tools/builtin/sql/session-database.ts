@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { Worker } from "node:worker_threads";
 import { ErrorCodes, TandemError } from "../../../errors.js";
+import { workerScriptUrl } from "../worker-url.js";
 import type { SqlWorkerData, SqlWorkerReply, SqlWorkerRequest } from "./sql-worker-messages.js";
 
 /** The file of a session's database, in its session folder (it survives resume). */
@@ -176,7 +177,7 @@ class DatabaseWorker {
     signal?.throwIfAborted();
     let opened!: { resolve: () => void; reject: (error: unknown) => void };
     const open = new Promise<void>((resolve, reject) => (opened = { resolve, reject }));
-    const worker = new DatabaseWorker(new Worker(sqlWorkerUrl(), { workerData: data }), opened);
+    const worker = new DatabaseWorker(new Worker(workerScriptUrl("sql-worker.js", import.meta.url), { workerData: data }), opened);
     const onAbort = (): void => {
       opened.reject(signal?.reason);
       void worker.terminate();
@@ -218,16 +219,4 @@ class DatabaseWorker {
     for (const waiter of this.pending.values()) waiter.reject(this.stopped);
     this.pending.clear();
   }
-}
-
-/**
- * The worker's script: `sql-worker.js` next to this module (in `bundle/` it is its own entry, next
- * to the runtime's chunks; in `dist/` the compiled file). Run from the TypeScript sources (tests),
- * the compiled one in `dist/` (`npm run build` makes it).
- */
-function sqlWorkerUrl(): URL {
-  const here = import.meta.url;
-  if (!here.endsWith(".ts")) return new URL("./sql-worker.js", here);
-  const sources = here.lastIndexOf("/src/");
-  return new URL("./sql-worker.js", `${here.slice(0, sources)}/dist/${here.slice(sources + "/src/".length)}`);
 }

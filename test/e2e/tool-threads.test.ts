@@ -1,26 +1,36 @@
 /**
- * The `sql` tool cannot freeze the runtime: queries run on a worker thread with a time limit. While
- * a query without end runs, `ping` answers at once, another session's turn completes and
- * `session.abort` ends the turn within a second; rows committed before survive the stopped worker.
- * A runtime whose stdin closes during such a query exits. ATTACH, VACUUM INTO, load_extension and
- * file functions stay refused inside the worker.
+ * Tools whose work can take without end run off the runtime's main thread. The `sql` tool's
+ * queries run on a worker thread with a time limit: while a query without end runs, `ping` answers
+ * at once, another session's turn completes and `session.abort` ends the turn within a second; rows
+ * committed before survive the stopped worker. ATTACH, VACUUM INTO, load_extension and file
+ * functions stay refused inside the worker. `grep`'s Node search (no `rg` on PATH) runs on a worker
+ * thread too, so a pattern with exponential backtracking blocks nothing. A runtime whose stdin
+ * closes, or whose parent dies (TCP, `--headless`), during such work exits.
  */
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Script } from "@tandem/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import { startWorld, type TestWorld } from "../helpers/harness.js";
+import { startWorld, tandemBin, waitFor, type TestWorld } from "../helpers/harness.js";
 import { hasExited } from "../helpers/proc.js";
 import { RawClient, type WireMessage } from "../helpers/raw-client.js";
+import { RawTcpClient } from "../helpers/tcp.js";
 
 const endless = "WITH RECURSIVE counter(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM counter) SELECT count(*) FROM counter";
 
 let world: TestWorld | undefined;
 let client: RawClient | undefined;
 let dir: string | undefined;
+let parent: ChildProcess | undefined;
+let runtimePid: number | undefined;
 
 afterEach(async () => {
+  parent?.kill("SIGKILL");
+  parent = undefined;
+  if (runtimePid !== undefined && !hasExited(runtimePid)) process.kill(runtimePid, "SIGKILL");
+  runtimePid = undefined;
   await client?.close(true);
   client = undefined;
   await world?.dispose();
@@ -178,5 +188,75 @@ describe("the sql tool on a worker thread", () => {
     const code = await Promise.race([exited, new Promise<"running">((resolve) => setTimeout(() => resolve("running"), 8000))]);
     expect(code).toBe(0);
     expect(hasExited(child.pid!)).toBe(true);
+  });
+
+  it("exits when its parent dies while a query without end runs (TCP, --headless)", async () => {
+    world = await startWorld([]);
+    world.model.addScript(sqlScript("forever", [{ id: "call_forever", query: endless }]));
+    // A parent that starts the runtime as the SDKs do in TCP mode (no stdin pipe) and reports its pid and port.
+    const script = `
+      const { spawn } = require("node:child_process");
+      const child = spawn(process.execPath, [${JSON.stringify(tandemBin)}, "--port", "0", "--headless", "--log-level", "warning"], { stdio: ["ignore", "pipe", "inherit"] });
+      process.stdout.write("pid " + child.pid + "\\n");
+      child.stdout.pipe(process.stdout);
+      setInterval(() => undefined, 1000);
+    `;
+    parent = spawn(process.execPath, ["-e", script], { env: world.env, stdio: ["ignore", "pipe", "inherit"] });
+    let output = "";
+    parent.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    await waitFor(() => /pid (\d+)/.test(output) && /listening on port (\d+)/.test(output), "the runtime to listen");
+    runtimePid = Number(/pid (\d+)/.exec(output)![1]);
+    const tcp = await RawTcpClient.connect(Number(/listening on port (\d+)/.exec(output)![1]));
+    try {
+      const { sessionId } = (await tcp.request("session.create", {})).result as { sessionId: string };
+      await tcp.request("session.send", { sessionId, prompt: "forever" });
+      await tcp.waitFor(isEvent(sessionId, "tool.execution_start", (data) => data.toolCallId === "call_forever"));
+      // The query is running once ping has had time to see it start (see the first test).
+      const started = performance.now();
+      while (performance.now() - started < 1000) expect((await tcp.request("ping", {})).error).toBeUndefined();
+      parent.kill("SIGKILL");
+      const pid = runtimePid;
+      await waitFor(() => hasExited(pid), "the runtime to exit after its parent died", 10_000);
+    } finally {
+      tcp.close();
+    }
+  });
+});
+
+describe("grep's Node search on a worker thread", () => {
+  it("keeps ping answering while a pattern backtracks without end, and session.abort ends the turn", async () => {
+    dir = mkdtempSync(join(tmpdir(), "tandem-grep-thread-"));
+    const workspace = join(dir, "workspace");
+    const bin = join(dir, "bin");
+    for (const folder of [workspace, bin]) rmSync(folder, { recursive: true, force: true });
+    await import("node:fs/promises").then(({ mkdir }) => Promise.all([mkdir(workspace), mkdir(bin)]));
+    // Only node on PATH: no rg, so grep searches in Node.
+    symlinkSync(process.execPath, join(bin, "node"));
+    writeFileSync(join(workspace, "line.txt"), `${"a".repeat(64)}b\n`);
+    world = await startWorld([], {});
+    world.model.addScript({
+      name: "backtrack",
+      match: "backtrack",
+      steps: [{ reply: { toolCalls: [{ id: "call_grep", name: "grep", arguments: { pattern: "(a|aa)+$", "-i": true, output_mode: "content" } }] } }, { reply: { content: "Searched." } }],
+      byContent: [{ contains: "next turn", reply: { content: "Still here." } }],
+    });
+    client = new RawClient({ ...world.env, PATH: bin });
+    const { sessionId } = (await client.request("session.create", { requestPermission: true, workingDirectory: workspace })).result as { sessionId: string };
+    const idles = countOf(sessionId, "session.idle");
+    await client.request("session.send", { sessionId, prompt: "backtrack" });
+    const permission = await client.waitFor(isEvent(sessionId, "permission.requested"));
+    const { requestId } = eventOf(permission)!.data as { requestId: string };
+    await client.request("session.permissions.handlePendingPermissionRequest", { sessionId, requestId, result: { kind: "approved" } });
+
+    const times = await pingTimes(1500);
+    expect(Math.max(...times), `ping round trips: ${times.map(Math.round).join(", ")} ms`).toBeLessThan(100);
+    expect(countOf(sessionId, "session.idle")).toBe(idles);
+
+    const abortSent = performance.now();
+    await client.request("session.abort", { sessionId });
+    await client.waitFor(() => countOf(sessionId, "session.idle") > idles, 5000);
+    expect(performance.now() - abortSent).toBeLessThan(1000);
+    await turn(sessionId, "next turn");
+    expect(client.received.some(isEvent(sessionId, "assistant.message", (data) => data.content === "Still here."))).toBe(true);
   });
 });
