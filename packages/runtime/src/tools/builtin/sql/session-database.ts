@@ -78,6 +78,8 @@ export interface QueryRequest {
  */
 export class SessionDatabase {
   private worker: DatabaseWorker | undefined;
+  /** The last stopped worker's end: a new one starts after it (two never write the file at once). */
+  private stopping: Promise<void> = Promise.resolve();
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
   private readonly timeoutMs: number;
@@ -116,7 +118,15 @@ export class SessionDatabase {
   private async runNow(request: QueryRequest): Promise<string> {
     if (this.closed) throw new Error("The session's database is closed.");
     request.signal?.throwIfAborted();
-    if (!this.worker || this.worker.isStopped) this.worker = await DatabaseWorker.start({ path: this.path }, request.signal);
+    if (!this.worker || this.worker.isStopped) {
+      await this.stopping;
+      const started = await DatabaseWorker.start({ path: this.path }, request.signal);
+      if (this.closed) {
+        await started.terminate();
+        throw new Error("The session's database is closed.");
+      }
+      this.worker = started;
+    }
     const worker = this.worker;
     let stopReason: unknown;
     const stop = (reason: unknown): void => {
@@ -136,10 +146,11 @@ export class SessionDatabase {
     }
   }
 
-  private async stopWorker(): Promise<void> {
+  private stopWorker(): Promise<void> {
     const worker = this.worker;
     this.worker = undefined;
-    await worker?.terminate();
+    if (worker) this.stopping = worker.terminate();
+    return this.stopping;
   }
 }
 
