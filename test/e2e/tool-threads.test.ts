@@ -133,9 +133,12 @@ describe("the sql tool on a worker thread", () => {
     // The next query runs on a fresh worker, from the file the stopped one left.
     await turn(sessionId, "read back");
     expect(await toolResult(sessionId, "call_read")).toMatchObject({ success: true, content: expect.stringContaining("| kept |") });
-    // The aborted call was answered in the conversation the model saw next.
+    // The aborted call got its completion: the interrupted result, in the conversation the model saw next.
     const readBack = world.model.requests.find((request) => JSON.stringify(request.body).includes("read back"));
-    expect(JSON.stringify(readBack?.body)).toContain("call_forever");
+    const messages = (readBack?.body as { messages: Array<{ role: string; tool_call_id?: string; content?: unknown }> }).messages;
+    expect(messages.find((message) => message.role === "tool" && message.tool_call_id === "call_forever")?.content).toBe(
+      "The execution of this tool, or a previous tool was interrupted.",
+    );
   });
 
   it("stops a query at the time limit with an error the model can act on; ATTACH, VACUUM INTO, extensions and file functions stay refused", async () => {
