@@ -8,7 +8,7 @@
  * closes, or whose parent dies (TCP, `--headless`), during such work exits.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Script } from "@tandem/testkit";
@@ -231,12 +231,12 @@ describe("grep's Node search on a worker thread", () => {
     dir = mkdtempSync(join(tmpdir(), "tandem-grep-thread-"));
     const workspace = join(dir, "workspace");
     const bin = join(dir, "bin");
-    for (const folder of [workspace, bin]) rmSync(folder, { recursive: true, force: true });
-    await import("node:fs/promises").then(({ mkdir }) => Promise.all([mkdir(workspace), mkdir(bin)]));
+    mkdirSync(workspace);
+    mkdirSync(bin);
     // Only node on PATH: no rg, so grep searches in Node.
     symlinkSync(process.execPath, join(bin, "node"));
     writeFileSync(join(workspace, "line.txt"), `${"a".repeat(64)}b\n`);
-    world = await startWorld([], {});
+    world = await startWorld([]);
     world.model.addScript({
       name: "backtrack",
       match: "backtrack",
