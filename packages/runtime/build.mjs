@@ -74,6 +74,23 @@ const { metafile } = await build({
 const startPath = await mergeStaticClosure(metafile, entryChunk(metafile, "src/cli.ts"), new Map());
 await mergeStaticClosure(metafile, entryChunk(metafile, "src/runtime.ts"), startPath);
 
+// The worker threads of the sql tool and of grep's Node search (src/tools/builtin/sql/sql-worker.ts,
+// src/tools/builtin/search/search-worker.ts): entries of their own, built apart so they share no chunk
+// with the runtime (a thread loads only its own file, and sql.js or picomatch, when it starts).
+await build({
+  absWorkingDir: packageDir,
+  entryPoints: {
+    "sql-worker": new URL("./src/tools/builtin/sql/sql-worker.ts", import.meta.url).pathname,
+    "search-worker": new URL("./src/tools/builtin/search/search-worker.ts", import.meta.url).pathname,
+  },
+  outdir,
+  ...nodeEsm,
+  sourcemap: "linked",
+  external: ["sql.js"],
+  // Bundled CommonJS packages (picomatch, ignore) call require() for Node built-ins.
+  banner: { js: "import { createRequire as __tandemCreateRequire } from 'node:module'; const require = __tandemCreateRequire(import.meta.url);" },
+});
+
 // What extension processes load (see src/extensions/): the resolve hooks that make
 // `@tandem/sdk[/extension]` (and `@github/copilot-sdk[/extension]`, when not installed) importable,
 // and our SDK bundled whole, so an extension needs nothing installed.

@@ -5,6 +5,7 @@ import type { RuntimeArgs } from "./args.js";
 import type { Logger } from "./log.js";
 import { hookTimeoutFromEnv } from "./hooks/hook-runner.js";
 import { maxModelCallsPerTurnFromEnv } from "./loop/model-call-limit.js";
+import { sqlTimeoutFromEnv } from "./tools/builtin/sql/session-database.js";
 import { retryPolicyFromEnv } from "./loop/retry.js";
 import { ConnectionPool } from "./providers/chat-completions/connections.js";
 import { assertDefaultProviderUsable, createModelClient, describeDefaultProvider, type ProviderEnvironment } from "./providers/resolve.js";
@@ -105,6 +106,7 @@ export class Runtime {
       defaultModel: env.TANDEM_MODEL ?? env.COPILOT_MODEL ?? fallbackModel,
       hookTimeoutMs: hookTimeoutFromEnv(env),
       reportIntent: args.reportIntent,
+      builtinTools: { sql: { timeoutMs: sqlTimeoutFromEnv(env) } },
       compaction: {
         timeoutMs: compactionTimeoutFromEnv(env),
         // The default provider's list once a client read it (models.list); a BYOK config states its own.

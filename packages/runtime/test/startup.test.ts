@@ -81,7 +81,8 @@ describe("the runtime's entry bundle", () => {
     { library: "ignore", marker: /path should be a/ },
     { library: "picomatch", marker: /picomatch\.makeRe\s*=/ },
   ])("bundles $library in its own chunk, reached only through a dynamic import (issue 14: replaced pieces load lazily)", ({ marker }) => {
-    const chunks = readdirSync(bundleDir).filter((name) => name.endsWith(".js"));
+    // Worker threads' entries (built apart, loaded by their thread only) carry their own copies.
+    const chunks = readdirSync(bundleDir).filter((name) => name.endsWith(".js") && !name.endsWith("-worker.js"));
     const sources = new Map(chunks.map((name) => [name, readFileSync(join(bundleDir, name), "utf8")]));
     const homes = chunks.filter((name) => marker.test(sources.get(name)!));
     expect(homes).toHaveLength(1);
@@ -109,5 +110,18 @@ describe("the runtime's entry bundle", () => {
     const localePattern = /function ([A-Za-z]+)_default\(\)\{return\{localeError:error\d*\(\)\}\}/g;
     const locales = new Set(sources.flatMap((source) => [...source.matchAll(localePattern)].map((match) => match[1])));
     expect([...locales]).toEqual(["en"]);
+  });
+
+  it.each([
+    { entry: "sql-worker.js", loads: 'import("sql.js")' },
+    { entry: "search-worker.js", loads: "nodeGrep" },
+  ])("builds the worker thread $entry as an entry of its own, sharing no chunk with the runtime", ({ entry, loads }) => {
+    const worker = readFileSync(join(bundleDir, entry), "utf8");
+    expect([...worker.matchAll(/(?:from|import)\s*\(?"(\.\/[^"]+)"/g)].map((match) => match[1])).toEqual([]);
+    expect(worker).toContain(loads);
+    expect(worker).not.toContain("$ZodType");
+    // The runtime starts it by name, next to its own chunks.
+    const runtimeChunk = readdirSync(bundleDir).find((name) => /^runtime-[A-Z0-9]+\.js$/.test(name))!;
+    expect(readFileSync(join(bundleDir, runtimeChunk), "utf8")).toContain(`workerScriptUrl("${entry}"`);
   });
 });

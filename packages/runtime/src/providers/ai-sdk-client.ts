@@ -4,6 +4,7 @@ import { toAiSdkPrompt, toAiSdkTools, type PromptTarget } from "./ai-sdk-prompt.
 import { ProviderError, requestIdFromHeaders, toProviderError } from "./errors.js";
 import { meteredFetch } from "./fetch-meter.js";
 import { ResponseCollector, StreamErrorPart } from "./response-collector.js";
+import { assertResponseWithinLimits, defaultResponseLimits, limitContent, ResponseMeter, ResponseTooLarge, type ResponseLimits } from "./response-limits.js";
 import { CallDeadline, type ProviderTimeouts } from "./timeouts.js";
 import type { ModelClient, ModelRequest, ModelResponse, ModelStreamPart } from "./types.js";
 
@@ -48,6 +49,7 @@ export class AiSdkModelClient implements ModelClient {
   constructor(
     private readonly adapter: AiSdkAdapter,
     private readonly timeouts: ProviderTimeouts,
+    private readonly limits: ResponseLimits = defaultResponseLimits,
   ) {
     this.name = adapter.name;
   }
@@ -75,6 +77,7 @@ export class AiSdkModelClient implements ModelClient {
   private async generateOnce(request: ModelRequest, onPart: (part: ModelStreamPart) => void): Promise<ModelResponse> {
     const deadline = new CallDeadline(request.signal, this.timeouts, request.stream);
     let providerCallId: string | undefined;
+    const meter = new ResponseMeter(this.limits, { eventStream: request.stream });
     const fetchWithMeter = meteredFetch(
       request.stream,
       (totalBytes) => {
@@ -85,6 +88,7 @@ export class AiSdkModelClient implements ModelClient {
         deadline.activity();
         providerCallId = requestIdFromHeaders(headers);
       },
+      meter,
     );
     const collector = new ResponseCollector({ metadataKey: this.adapter.optionsKey, reasoningOrigin: this.adapter.reasoningOrigin });
     try {
@@ -103,11 +107,12 @@ export class AiSdkModelClient implements ModelClient {
         providerOptions: this.adapter.providerOptions(request),
         ...(request.headers ? { headers: { ...request.headers } } : {}),
       };
-      if (request.stream) await streamInto(model, options, collector, onPart);
+      if (request.stream) await streamInto(model, options, collector, limitContent(onPart, this.limits));
       else collector.acceptGenerateResult(await model.doGenerate(options));
-      return collector.result(providerCallId);
+      return assertResponseWithinLimits(collector.result(providerCallId), this.limits);
     } catch (error) {
-      const cause = error instanceof StreamErrorPart ? error.error : error;
+      const cause = meter.exceeded ?? (error instanceof StreamErrorPart ? error.error : error);
+      if (cause instanceof ResponseTooLarge && !request.signal.aborted) throw cause.providerCallId || !providerCallId ? cause : new ResponseTooLarge(cause.limit, cause.limitSize, providerCallId);
       throw toProviderError(cause, { signal: request.signal, timeoutMessage: deadline.timeoutMessage, providerCallId });
     } finally {
       deadline.dispose();

@@ -8,6 +8,7 @@ import { azureAdapter } from "./azure.js";
 import { ChatCompletionsClient } from "./chat-completions/client.js";
 import type { ConnectionPool } from "./chat-completions/connections.js";
 import { openAIResponsesAdapter } from "./openai-responses.js";
+import { responseLimitsFromEnv, type ResponseLimits } from "./response-limits.js";
 import { providerTimeoutsFromEnv, type ProviderTimeouts } from "./timeouts.js";
 import type { ModelClient } from "./types.js";
 
@@ -65,7 +66,7 @@ export interface ModelClientOptions {
  * Chooses the model client for a session: a BYOK `provider` first, then `COPILOT_API_URL` with a
  * GitHub token, then `OPENAI_BASE_URL`/`OPENAI_API_KEY`, then the public Copilot API with a token.
  * Request and stream-idle timeouts are read here, once, from `TANDEM_REQUEST_TIMEOUT_MS` and
- * `TANDEM_STREAM_IDLE_TIMEOUT_MS`. Chat completions (the Copilot API, OpenAI-compatible servers)
+ * `TANDEM_STREAM_IDLE_TIMEOUT_MS`, and the response limits ({@link responseLimitsFromEnv}). Chat completions (the Copilot API, OpenAI-compatible servers)
  * go through Tandem's own {@link ChatCompletionsClient}; the responses API, Azure and Anthropic
  * through AI SDK provider packages, loaded on the first model call.
  *
@@ -74,16 +75,17 @@ export interface ModelClientOptions {
  */
 export function createModelClient(provider: ProviderConfig | undefined, environment: ProviderEnvironment, options: ModelClientOptions = {}): ModelClient {
   const timeouts = providerTimeoutsFromEnv(environment.env);
-  if (provider) return byokClient(provider, timeouts, options);
+  const limits = responseLimitsFromEnv(environment.env);
+  if (provider) return byokClient(provider, timeouts, limits, options);
   const { env } = environment;
   if (env.COPILOT_API_URL) {
     assertDefaultProviderUsable(environment);
     const settings = { name: "copilot", baseUrl: env.COPILOT_API_URL, bearerToken: resolveGitHubToken(environment), headers: copilotHeaders() };
-    return new ChatCompletionsClient(settings, timeouts, options.connections);
+    return new ChatCompletionsClient(settings, timeouts, options.connections, limits);
   }
   if (env.OPENAI_BASE_URL || env.OPENAI_API_KEY) {
     const settings = { name: "openai", baseUrl: env.OPENAI_BASE_URL ?? "https://api.openai.com/v1", bearerToken: env.OPENAI_API_KEY };
-    return new ChatCompletionsClient(settings, timeouts, options.connections);
+    return new ChatCompletionsClient(settings, timeouts, options.connections, limits);
   }
   const token = resolveGitHubToken(environment);
   if (!token) {
@@ -93,7 +95,7 @@ export function createModelClient(provider: ProviderConfig | undefined, environm
     );
   }
   const settings = { name: "copilot", baseUrl: defaultCopilotApiUrl, bearerToken: token, headers: copilotHeaders() };
-  return new ChatCompletionsClient(settings, timeouts, options.connections);
+  return new ChatCompletionsClient(settings, timeouts, options.connections, limits);
 }
 
 /**
@@ -104,19 +106,19 @@ export function createModelClient(provider: ProviderConfig | undefined, environm
  * it asks the client for. Anthropic always speaks the messages API, whatever `wireApi` says; `openai`
  * speaks chat completions unless `wireApi` is `responses`.
  */
-function byokClient(provider: ProviderConfig, timeouts: ProviderTimeouts, options: ModelClientOptions): ModelClient {
+function byokClient(provider: ProviderConfig, timeouts: ProviderTimeouts, limits: ResponseLimits, options: ModelClientOptions): ModelClient {
   const { baseUrl, headers } = provider;
   const { apiKey, bearerToken } = provider.hasBearerTokenProvider ? { apiKey: undefined, bearerToken: undefined } : provider;
   switch (provider.type ?? "openai") {
     case "anthropic":
-      return new AiSdkModelClient(anthropicAdapter({ baseUrl, apiKey, bearerToken, headers }), timeouts);
+      return new AiSdkModelClient(anthropicAdapter({ baseUrl, apiKey, bearerToken, headers }), timeouts, limits);
     case "azure": {
       const adapter = azureAdapter({ baseUrl, apiKey, bearerToken, headers, wireApi: provider.wireApi, apiVersion: provider.azure?.apiVersion, deployment: options.model });
-      return new AiSdkModelClient(adapter, timeouts);
+      return new AiSdkModelClient(adapter, timeouts, limits);
     }
     case "openai":
-      if (provider.wireApi === "responses") return new AiSdkModelClient(openAIResponsesAdapter({ baseUrl, bearerToken: bearerToken ?? apiKey, headers }), timeouts);
-      return new ChatCompletionsClient({ name: "openai", baseUrl, bearerToken: bearerToken ?? apiKey, headers }, timeouts, options.connections);
+      if (provider.wireApi === "responses") return new AiSdkModelClient(openAIResponsesAdapter({ baseUrl, bearerToken: bearerToken ?? apiKey, headers }), timeouts, limits);
+      return new ChatCompletionsClient({ name: "openai", baseUrl, bearerToken: bearerToken ?? apiKey, headers }, timeouts, options.connections, limits);
   }
 }
 

@@ -40,6 +40,11 @@ export interface OutboundLimits {
   dropProgressBytes: number;
   /** Above this, the client is given up: the writer stops and reports an overflow. */
   disconnectBytes: number;
+  /**
+   * How long a client may stay above `disconnectBytes` without reading anything while a frame
+   * queued when it was caught up is outside the budget (see {@link FramedMessageWriter}).
+   */
+  stallMs: number;
 }
 
 /**
@@ -47,11 +52,11 @@ export interface OutboundLimits {
  * one loses progress frames. 128 MiB: a stalled client costs at most this much memory, while a
  * client that reads still gets one huge message (a 100 MB prompt echoed back) and what follows it.
  */
-export const defaultOutboundLimits: OutboundLimits = { dropProgressBytes: 4 * 1024 * 1024, disconnectBytes: 128 * 1024 * 1024 };
+export const defaultOutboundLimits: OutboundLimits = { dropProgressBytes: 4 * 1024 * 1024, disconnectBytes: 128 * 1024 * 1024, stallMs: 10_000 };
 
 /**
- * The limits from `TANDEM_CLIENT_DROP_PROGRESS_BYTES` / `TANDEM_CLIENT_DISCONNECT_BYTES` (positive
- * numbers), else the defaults.
+ * The limits from `TANDEM_CLIENT_DROP_PROGRESS_BYTES` / `TANDEM_CLIENT_DISCONNECT_BYTES` /
+ * `TANDEM_CLIENT_STALL_MS` (positive numbers), else the defaults.
  *
  * @example
  * outboundLimitsFromEnv({ TANDEM_CLIENT_DISCONNECT_BYTES: "1048576" }).disconnectBytes; // 1048576
@@ -64,6 +69,7 @@ export function outboundLimitsFromEnv(env: NodeJS.ProcessEnv): OutboundLimits {
   return {
     dropProgressBytes: positive(env.TANDEM_CLIENT_DROP_PROGRESS_BYTES, defaultOutboundLimits.dropProgressBytes),
     disconnectBytes: positive(env.TANDEM_CLIENT_DISCONNECT_BYTES, defaultOutboundLimits.disconnectBytes),
+    stallMs: positive(env.TANDEM_CLIENT_STALL_MS, defaultOutboundLimits.stallMs),
   };
 }
 
@@ -89,10 +95,17 @@ export interface WriterPressureHandlers {
  *   `dropProgressBytes`, frames marked `progress` (streamed tool output, progress notes — never
  *   message deltas, responses or requests) are dropped for this client only, so a slow client gets
  *   every message but not every progress update. Above `disconnectBytes` (checked before queueing
- *   a frame, so one huge frame to a client that has caught up always goes out) the writer drops
- *   everything, clears its queue and calls `onOverflow`: the owner disconnects the client rather
- *   than buffer without limit (a TCP client: its socket is closed and the runtime serves the
- *   others; the stdio client: the runtime shuts down as when stdin closes, since it has no other).
+ *   a frame) the writer drops everything, clears its queue and calls `onOverflow`: the owner
+ *   disconnects the client rather than buffer without limit (a TCP client: its socket is closed
+ *   and the runtime serves the others; the stdio client: the runtime shuts down as when stdin
+ *   closes, since it has no other).
+ * - A frame queued while the client is caught up (its backlog at or below `dropProgressBytes`) is
+ *   outside the budget, whatever its size, as long as the client reads: until it catches up again,
+ *   `disconnectBytes` counts only what waits besides that frame, and a backlog above
+ *   `disconnectBytes` is given `stallMs` to shrink, renewed each time the stream drains. So one
+ *   huge event (a 100 MB prompt echoed back, a model message near the provider's response limit)
+ *   and the frames that follow it reach a client that reads, while a client that stops reading is
+ *   given up after `stallMs`, or at once when `disconnectBytes` more wait.
  * - Limits come from {@link outboundLimitsFromEnv}; the defaults are {@link defaultOutboundLimits}.
  * - A stream error (EPIPE, ECONNRESET, ENOBUFS) or close stops the writer and is reported through
  *   `onError` / `onClose`; it never throws to the caller.
@@ -108,6 +121,10 @@ export class FramedMessageWriter extends AbstractMessageWriter implements Messag
   private resolveDrained: (() => void) | undefined;
   private stopped = false;
   private droppingProgress = false;
+  /** The frame last queued while the client was caught up: outside the disconnect budget. */
+  private freeFrameBytes = 0;
+  /** Runs while the backlog is above `disconnectBytes` (a frame outside the budget let it): gives the client up unless it reads. */
+  private stallTimer: NodeJS.Timeout | undefined;
   /** Progress frames dropped because the client was behind. */
   droppedProgressFrames = 0;
 
@@ -145,8 +162,8 @@ export class FramedMessageWriter extends AbstractMessageWriter implements Messag
 
   /** Queues one message given as text, bytes, text (the bytes are never decoded). */
   private writeParts([head, body, tail]: readonly [string, Buffer, string]): void {
-    if (!this.admit("message")) return;
     const jsonBytes = Buffer.byteLength(head, "utf8") + body.length + Buffer.byteLength(tail, "utf8");
+    if (!this.admit("message", jsonBytes)) return;
     const header = `Content-Length: ${jsonBytes}\r\n\r\n`;
     this.enqueue(header + head, header.length + Buffer.byteLength(head, "utf8"));
     this.enqueue(body, body.length);
@@ -158,22 +175,24 @@ export class FramedMessageWriter extends AbstractMessageWriter implements Messag
    * frame is dropped when the client is behind. Returns whether the frame was queued.
    */
   writeJson(json: string, kind: "message" | "progress" = "message"): boolean {
-    if (!this.admit(kind)) return false;
     const jsonBytes = Buffer.byteLength(json, "utf8");
+    if (!this.admit(kind, jsonBytes)) return false;
     const header = `Content-Length: ${jsonBytes}\r\n\r\n`;
     this.enqueue(header + json, header.length + jsonBytes);
     return true;
   }
 
-  /** Whether a frame of this kind may be queued now (see the class comment: budget and overflow). */
-  private admit(kind: "message" | "progress"): boolean {
+  /** Whether a frame of this kind and size may be queued now (see the class comment: budget and overflow). */
+  private admit(kind: "message" | "progress", frameBytes: number): boolean {
     if (this.stopped) return false;
     const unwritten = this.unwrittenBytes;
-    if (unwritten > this.limits.disconnectBytes) {
-      this.stop();
-      this.pressure.onOverflow?.(unwritten);
+    const caughtUp = unwritten <= this.limits.dropProgressBytes;
+    if (caughtUp) this.freeFrameBytes = 0;
+    if (unwritten - this.freeFrameBytes > this.limits.disconnectBytes) {
+      this.overflow(unwritten);
       return false;
     }
+    if (unwritten > this.limits.disconnectBytes) this.stallTimer ??= this.startStallTimer();
     if (kind === "progress" && unwritten > this.limits.dropProgressBytes) {
       this.droppedProgressFrames++;
       if (!this.droppingProgress) {
@@ -183,6 +202,7 @@ export class FramedMessageWriter extends AbstractMessageWriter implements Messag
       return false;
     }
     if (kind === "progress") this.droppingProgress = false;
+    if (caughtUp) this.freeFrameBytes = frameBytes;
     return true;
   }
 
@@ -255,12 +275,31 @@ export class FramedMessageWriter extends AbstractMessageWriter implements Messag
     this.stream.once("drain", this.onDrain);
   }
 
+  private overflow(unwritten: number): void {
+    this.stop();
+    this.pressure.onOverflow?.(unwritten);
+  }
+
+  private startStallTimer(): NodeJS.Timeout {
+    const timer = setTimeout(() => {
+      this.stallTimer = undefined;
+      const unwritten = this.unwrittenBytes;
+      if (!this.stopped && unwritten > this.limits.disconnectBytes) this.overflow(unwritten);
+    }, this.limits.stallMs);
+    timer.unref();
+    return timer;
+  }
+
   private readonly onDrain = (): void => {
+    // The client read: its stall clock starts over.
+    clearTimeout(this.stallTimer);
+    this.stallTimer = undefined;
     const resolve = this.resolveDrained;
     this.drained = undefined;
     this.resolveDrained = undefined;
     resolve?.();
     this.flush();
+    if (!this.stopped && this.unwrittenBytes > this.limits.disconnectBytes) this.stallTimer = this.startStallTimer();
   };
 
   /** Stops writing for good: the queue is released and waiters are let go. */

@@ -23,6 +23,7 @@ import type { CompactionServices } from "../compaction/session-compaction.js";
 import { lifecycleMetadata, listedSessions, openedResult, startData, workspaceInfo, type SessionListFilter, type SessionOpened } from "./session-metadata.js";
 import { sessionExists, SessionOpener } from "./session-opener.js";
 import type { FolderTrust } from "../trust/folder-consent.js";
+import type { BuiltinToolOptions } from "../tools/registry.js";
 
 export type { SessionOpened } from "./session-metadata.js";
 
@@ -42,6 +43,8 @@ export interface SessionManagerOptions {
   hookTimeoutMs: number;
   /** `--report-intent on|off`: whether sessions offer `report_intent` when they do not say (unset: per client generation). */
   reportIntent?: boolean;
+  /** Settings of every session's built-in tools (the `sql` tool's time limit). */
+  builtinTools?: BuiltinToolOptions;
   /** The summary call's timeout and the model lists compaction reads windows from. */
   compaction: CompactionServices;
   createModelClient(config: SessionCreateParams, sessionId: string): ModelClient;

@@ -170,6 +170,7 @@ export class SessionOpener {
       createModelClient: (config) => this.options.createModelClient(config, sessionId),
       hookTimeoutMs: this.options.hookTimeoutMs,
       reportIntent: this.options.reportIntent,
+      ...(this.options.builtinTools ? { builtinTools: this.options.builtinTools } : {}),
       compaction: this.options.compaction,
       ...(this.options.folderTrust ? { folderTrust: this.options.folderTrust } : {}),
       onSummary: (session) => void this.saveWorkspace(session),

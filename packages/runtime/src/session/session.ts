@@ -36,6 +36,7 @@ import { TurnRunner, type TurnHost } from "./turn-runner.js";
 import { SessionPrompt, type PromptHost } from "./session-prompt.js";
 import { ClientMembership, type MembershipHost } from "./client-membership.js";
 import { untrusting, type FolderTrust } from "../trust/folder-consent.js";
+import type { BuiltinToolOptions } from "../tools/registry.js";
 
 /** Services a session borrows from the runtime. */
 export interface SessionServices {
@@ -49,6 +50,8 @@ export interface SessionServices {
   onSummary(session: Session, summary: string): void;
   /** How long a hook may take. */
   readonly hookTimeoutMs: number;
+  /** Settings of the session's built-in tools. */
+  readonly builtinTools?: BuiltinToolOptions;
   /** The summary call's timeout and the model lists compaction reads windows from. */
   readonly compaction: CompactionServices;
   /** The user's trust in working folders; without it no folder is trusted. */
@@ -166,7 +169,7 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
     this.hooks = new HookRunner(this, init.services.hookTimeoutMs);
     this.workspace = new SessionWorkspace(init.files, init.emitter);
     this.contexts = new ToolContexts(this);
-    this.toolset = new SessionToolset(this);
+    this.toolset = new SessionToolset(this, init.services.builtinTools);
     this.persistence = new SessionPersistence(this);
     this.history = new SessionHistory(this);
     this.compaction = new SessionCompaction(init.config, init.files, init.services.compaction, init.services.logger);

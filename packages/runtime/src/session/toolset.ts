@@ -5,7 +5,7 @@ import { McpManager } from "../mcp/manager.js";
 import type { McpHost } from "../mcp/types.js";
 import { createExitPlanModeTool, type ExitPlanHost } from "../plan/plan-mode.js";
 import { SessionSkills, type SkillsHost } from "../skills/session-skills.js";
-import { buildSessionTools, createBuiltinServices, listBuiltinTools, type BuiltinServices } from "../tools/registry.js";
+import { buildSessionTools, createBuiltinServices, listBuiltinTools, type BuiltinServices, type BuiltinToolOptions } from "../tools/registry.js";
 import { ToolFilter } from "../tools/tool-filter.js";
 import type { Tool } from "../tools/types.js";
 import type { ToolSpec } from "../loop/messages.js";
@@ -63,9 +63,13 @@ export class SessionToolset {
   private readonly exitPlanModeTool: Tool;
   private readonly stopListening: () => void;
 
-  constructor(private readonly host: ToolsetHost) {
+  /** @param builtinOptions settings of the built-in tools (the `sql` tool's time limit). */
+  constructor(
+    private readonly host: ToolsetHost,
+    builtinOptions: BuiltinToolOptions = {},
+  ) {
     const { config } = host;
-    this.services = createBuiltinServices({ logger: host.logger, sessionFolder: host.workspacePath });
+    this.services = createBuiltinServices({ logger: host.logger, sessionFolder: host.workspacePath, options: builtinOptions });
     this.stopListening = this.services.shells.onBackgroundComplete((completion) => {
       host.emitter.emit("session.background_tasks_changed", {});
       host.onBackgroundShellDone(completion.notice);

@@ -10,7 +10,7 @@ import { globTool } from "./builtin/glob.js";
 import { grepTool } from "./builtin/grep.js";
 import { reportIntentTool } from "./builtin/report-intent.js";
 import { Ripgrep } from "./builtin/search/ripgrep.js";
-import { SessionDatabase } from "./builtin/sql/session-database.js";
+import { SessionDatabase, type SessionDatabaseOptions } from "./builtin/sql/session-database.js";
 import { sqlTool } from "./builtin/sql/sql-tool.js";
 import { ShellCommandParser } from "./builtin/shell/bash-parser.js";
 import { ShellManager, type ShellManagerOptions } from "./builtin/shell/shell-manager.js";
@@ -27,6 +27,8 @@ export interface BuiltinToolOptions {
   shell?: ShellToolOptions;
   view?: ViewOptions;
   webFetch?: WebFetchOptions;
+  /** The session database's settings (its time limit per query). */
+  sql?: SessionDatabaseOptions;
 }
 
 /**
@@ -68,7 +70,7 @@ export function createBuiltinServices(
     shellStates: new NamedShellStates(),
     commandParser: new ShellCommandParser(logger ? { warn: (message, detail) => logger.warn(message, detail) } : {}),
     ripgrep: new Ripgrep(settings.ripgrepPath),
-    database: new SessionDatabase(settings.sessionFolder),
+    database: new SessionDatabase(settings.sessionFolder, settings.options?.sql),
     options: settings.options ?? {},
   };
 }

@@ -31,7 +31,7 @@ it("keeps at most one batch in the stream while the client does not read, drops 
   const { writing } = await socketPair();
   const overflows: number[] = [];
   const drops: number[] = [];
-  const writer = new FramedMessageWriter(writing, { dropProgressBytes: 256 * 1024, disconnectBytes: 8 * 1024 * 1024 }, {
+  const writer = new FramedMessageWriter(writing, { dropProgressBytes: 256 * 1024, disconnectBytes: 8 * 1024 * 1024, stallMs: 10_000 }, {
     onDroppingProgress: (bytes) => drops.push(bytes),
     onOverflow: (bytes) => overflows.push(bytes),
   });
@@ -104,3 +104,38 @@ it("frames a result given as bytes (never decoded) between text frames, with its
 async function waitUntil(predicate: () => boolean): Promise<void> {
   for (let tries = 0; tries < 200 && !predicate(); tries++) await new Promise((resolve) => setTimeout(resolve, 10));
 }
+
+it("leaves a frame queued while the client was caught up outside the budget: a client that reads gets it and what follows, one that does not is given up", async () => {
+  const reading = await socketPair();
+  const limits = { dropProgressBytes: 64 * 1024, disconnectBytes: 1024 * 1024, stallMs: 300 };
+  const readerOverflows: number[] = [];
+  const writer = new FramedMessageWriter(reading.writing, limits, { onOverflow: (bytes) => readerOverflows.push(bytes) });
+  expect(writer.writeJson(frame(3 * 1024 * 1024))).toBe(true);
+  // Nothing is read yet: 3 MiB wait, three times the budget, and the frames after it still go in.
+  expect(writer.writeJson(frame(100))).toBe(true);
+  expect(writer.writeJson(frame(512 * 1024))).toBe(true);
+  let received = 0;
+  reading.peer.on("data", (chunk: Buffer) => (received += chunk.length));
+  reading.peer.resume();
+  while (received < 3.5 * 1024 * 1024) await new Promise((resolve) => reading.peer.once("data", resolve));
+  expect(readerOverflows).toEqual([]);
+  expect(writer.writeJson(frame(10))).toBe(true);
+
+  // A client that reads nothing: given up once its stall time passes...
+  const stalled = await socketPair();
+  const given = new Promise<number>((resolve) => {
+    const stalledWriter = new FramedMessageWriter(stalled.writing, limits, { onOverflow: resolve });
+    // Larger than what the kernel's socket buffers take in.
+    stalledWriter.writeJson(frame(32 * 1024 * 1024));
+    stalledWriter.writeJson(frame(100));
+  });
+  expect(await given).toBeGreaterThan(1024 * 1024);
+  // ...or at once when the budget is passed besides the large frame.
+  const flooded = await socketPair();
+  const overflows: number[] = [];
+  const floodedWriter = new FramedMessageWriter(flooded.writing, { ...limits, stallMs: 60_000 }, { onOverflow: (bytes) => overflows.push(bytes) });
+  floodedWriter.writeJson(frame(3 * 1024 * 1024));
+  for (let index = 0; index < 400 && overflows.length === 0; index++) floodedWriter.writeJson(frame(256 * 1024));
+  expect(overflows).toHaveLength(1);
+  expect(floodedWriter.writeJson(frame(10))).toBe(false);
+});

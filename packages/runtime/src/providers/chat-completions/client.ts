@@ -1,6 +1,7 @@
 import type { ModelInfo } from "@tandem/protocol";
 import { ProviderError, providerErrorFromStatus, requestIdFromHeaders, toProviderError } from "../errors.js";
 import { modelListFromText } from "../model-list.js";
+import { assertResponseWithinLimits, defaultResponseLimits, limitContent, ResponseMeter, ResponseTooLarge, type ResponseLimits } from "../response-limits.js";
 import { CallDeadline, type ProviderTimeouts } from "../timeouts.js";
 import type { ModelClient, ModelRequest, ModelResponse, ModelStreamPart } from "../types.js";
 import { trimSlash } from "../url.js";
@@ -60,6 +61,7 @@ export class ChatCompletionsClient implements ModelClient {
     settings: ChatCompletionsSettings,
     private readonly timeouts: ProviderTimeouts,
     private readonly connections: ConnectionPool = new ConnectionPool(),
+    private readonly limits: ResponseLimits = defaultResponseLimits,
   ) {
     this.name = settings.name;
     this.cacheMarks = settings.name === "copilot";
@@ -87,11 +89,12 @@ export class ChatCompletionsClient implements ModelClient {
       response = await sendRequest(this.connections, { method: "POST", url, headers, body }, deadline.signal);
       deadline.activity();
       providerCallId = requestIdFromHeaders(response.headers);
-      await failOnErrorStatus(response, deadline.signal);
-      if (!request.stream) return completionResponse(await response.readText(deadline.signal), providerCallId);
-      return await readStream(response, deadline, onPart, providerCallId);
+      await failOnErrorStatus(response, deadline.signal, this.limits);
+      if (!request.stream) return assertResponseWithinLimits(completionResponse(await readBody(response, deadline.signal, this.limits), providerCallId), this.limits);
+      return assertResponseWithinLimits(await readStream(response, deadline, limitContent(onPart, this.limits), providerCallId, this.limits), this.limits);
     } catch (error) {
       response?.destroy();
+      if (error instanceof ResponseTooLarge && !request.signal.aborted) throw error.providerCallId || !providerCallId ? error : new ResponseTooLarge(error.limit, error.limitSize, providerCallId);
       throw toProviderError(error, { signal: request.signal, timeoutMessage: deadline.timeoutMessage, providerCallId });
     } finally {
       deadline.dispose();
@@ -121,9 +124,9 @@ function withRequestHeaders(base: Record<string, string>, extra: Readonly<Record
 }
 
 /** Throws the {@link ProviderError} of a response that is not a success (reading its body for the message). */
-async function failOnErrorStatus(response: HttpResponse, signal: AbortSignal): Promise<void> {
+async function failOnErrorStatus(response: HttpResponse, signal: AbortSignal, limits: ResponseLimits): Promise<void> {
   if (response.status >= 200 && response.status < 300) return;
-  const text = await response.readText(signal);
+  const text = await readBody(response, signal, limits);
   const providerCallId = requestIdFromHeaders(response.headers);
   if (response.status >= 400) throw providerErrorFromStatus(response.status, text, response.headers, response.statusMessage);
   // Redirects are not followed: an API endpoint answers where it is asked.
@@ -136,8 +139,15 @@ async function failOnErrorStatus(response: HttpResponse, signal: AbortSignal): P
  * model chunk gives `assistant.streaming_delta` before its deltas, as in the reference runtime.
  * The answer is complete at the end of the body; a connection lost after `[DONE]` loses nothing.
  */
-async function readStream(response: HttpResponse, deadline: CallDeadline, onPart: (part: ModelStreamPart) => void, providerCallId: string | undefined): Promise<ModelResponse> {
+async function readStream(
+  response: HttpResponse,
+  deadline: CallDeadline,
+  onPart: (part: ModelStreamPart) => void,
+  providerCallId: string | undefined,
+  limits: ResponseLimits,
+): Promise<ModelResponse> {
   const state = new ChatStreamState(onPart, providerCallId);
+  const meter = new ResponseMeter(limits, { eventStream: true });
   const signal = deadline.signal;
   const parser = new SseParser((data, position) => {
     if (data !== "[DONE]") onPart({ type: "bytes", totalBytes: position });
@@ -147,10 +157,23 @@ async function readStream(response: HttpResponse, deadline: CallDeadline, onPart
   try {
     await response.readChunks(signal, (chunk) => {
       deadline.activity();
-      if (!signal.aborted) parser.push(chunk);
+      if (signal.aborted) return;
+      meter.push(chunk);
+      parser.push(chunk);
     });
   } catch (error) {
     if (!state.done || signal.aborted) throw error;
   }
   return state.result();
+}
+
+/** A JSON body, read whole unless it passes `maxResponseBytes` (then the read stops and the connection closes). */
+async function readBody(response: HttpResponse, signal: AbortSignal, limits: ResponseLimits): Promise<string> {
+  const meter = new ResponseMeter(limits, { eventStream: false });
+  const chunks: Buffer[] = [];
+  await response.readChunks(signal, (chunk) => {
+    meter.push(chunk);
+    chunks.push(chunk);
+  });
+  return Buffer.concat(chunks).toString("utf8");
 }

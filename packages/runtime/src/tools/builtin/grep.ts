@@ -2,7 +2,8 @@ import { z } from "zod";
 import type { Tool, ToolContext, ToolOutcome } from "../types.js";
 import { askPermission, defineBuiltinTool } from "./define.js";
 import { pathKind, resolveToolPath } from "./paths.js";
-import { nodeGrep, type GrepOutput, type GrepQuery, type GrepTarget, type NodeGrepOptions, type SkippedFile } from "./search/node-grep.js";
+import type { GrepOutput, GrepQuery, GrepTarget, NodeGrepOptions, SkippedFile } from "./search/node-grep.js";
+import { nodeGrepOnThread, SearchTimeout } from "./search/node-grep-thread.js";
 import type { Ripgrep } from "./search/ripgrep.js";
 
 /** Output longer than this is cut (the model is told to narrow the search). */
@@ -29,8 +30,8 @@ const grepSchema = z.object({
 });
 
 /**
- * `grep`: searches file contents with ripgrep semantics (`rg` when it is on PATH, a Node search
- * otherwise), after a `read` permission naming the searched file or folder.
+ * `grep`: searches file contents with ripgrep semantics (`rg` when it is on PATH, a Node search on
+ * a worker thread otherwise), after a `read` permission naming the searched file or folder.
  *
  * Files it could not search (unreadable, too large for a multiline search) are named after the
  * results, so "No matches found." never hides a file that was left out. Binary files found by
@@ -67,9 +68,15 @@ export function grepTool(ripgrep: Ripgrep, options: Omit<NodeGrepOptions, "maxOu
         globs: args.glob ? [args.glob] : [],
         ...(args.type !== undefined ? { type: args.type } : {}),
       };
-      const output = (await ripgrep.available())
-        ? await ripgrepSearch(ripgrep, query, target, context)
-        : await nodeGrep(query, target, context.signal, { ...options, maxOutputChars: 2 * MAX_OUTPUT_CHARS });
+      let output: GrepOutput;
+      try {
+        output = (await ripgrep.available())
+          ? await ripgrepSearch(ripgrep, query, target, context)
+          : await nodeGrepOnThread(query, target, context.signal, { ...options, maxOutputChars: 2 * MAX_OUTPUT_CHARS });
+      } catch (error) {
+        if (!(error instanceof SearchTimeout)) throw error;
+        return { resultType: "failure", textForModel: `Error: ${error.message}`, errorMessage: "Search timed out" };
+      }
       if ("error" in output) return { resultType: "failure", textForModel: `Error: ${output.error}`, errorMessage: output.error };
       const found = output.lines.length + (output.omittedLines ?? 0);
       const shown = Math.min(found, args.head_limit ?? found);

@@ -1,36 +1,96 @@
-import { readFile, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { Database, QueryExecResult } from "sql.js";
+import type { Worker } from "node:worker_threads";
+import { ErrorCodes, TandemError } from "../../../errors.js";
+import { workerScriptUrl } from "../worker-url.js";
+import type { SqlWorkerData, SqlWorkerReply, SqlWorkerRequest } from "./sql-worker-messages.js";
 
 /** The file of a session's database, in its session folder (it survives resume). */
 export const SESSION_DATABASE_FILE = "session.db";
 
-/** What one statement (or script) did. */
-export interface QueryResult {
-  /** The rows of the last statement that returned any. */
-  rows?: QueryExecResult;
-  /** `sqlite3_changes()` after the script. */
-  rowsModified: number;
-  /** `last_insert_rowid()` after the script. */
-  lastInsertRowId: number;
+/** How long one query may run, unless `TANDEM_SQL_TIMEOUT_MS` says otherwise. */
+export const DEFAULT_SQL_TIMEOUT_MS = 30_000;
+
+/** Settings of a session's database. */
+export interface SessionDatabaseOptions {
+  /** How long one query may run before its worker is stopped (default {@link DEFAULT_SQL_TIMEOUT_MS}). */
+  timeoutMs?: number;
+}
+
+/**
+ * Reads `TANDEM_SQL_TIMEOUT_MS` (a positive number of milliseconds), else the default.
+ *
+ * @example
+ * sqlTimeoutFromEnv({ TANDEM_SQL_TIMEOUT_MS: "2000" }); // 2000
+ */
+export function sqlTimeoutFromEnv(env: NodeJS.ProcessEnv): number {
+  const value = Number(env.TANDEM_SQL_TIMEOUT_MS);
+  return Number.isFinite(value) && value > 0 ? value : DEFAULT_SQL_TIMEOUT_MS;
+}
+
+/**
+ * A query ran past the `sql` tool's time limit and was stopped (its worker thread terminated).
+ * What earlier queries wrote is kept; what this one changed is not.
+ */
+export class SqlQueryTimeout extends TandemError {
+  constructor(readonly timeoutMs: number) {
+    super(
+      ErrorCodes.InvalidParams,
+      `The query ran longer than the sql tool's time limit (${timeoutMs} ms) and was stopped; its changes were not kept. Rewrite it so it ends sooner (for example, bound a recursive CTE with a LIMIT or a WHERE on its counter).`,
+      { limit: "TANDEM_SQL_TIMEOUT_MS", timeoutMs },
+    );
+    this.name = "SqlQueryTimeout";
+  }
+}
+
+/** The database's worker thread stopped before it answered (it crashed, or ran out of memory). */
+export class SqlWorkerStopped extends TandemError {
+  constructor(reason: string) {
+    super(ErrorCodes.InternalError, `The database stopped while running the query (${reason}); its changes were not kept.`, { reason });
+    this.name = "SqlWorkerStopped";
+  }
+}
+
+/** One query for {@link SessionDatabase.run}. */
+export interface QueryRequest {
+  query: string;
+  /** The query without leading comments (what kind of statement it is). */
+  statement: string;
+  /** Save the database to its file afterwards. */
+  mayWrite: boolean;
+  /** Aborting stops the query at once (its worker is terminated). */
+  signal?: AbortSignal;
 }
 
 /**
  * A session's SQLite database (`sql.js`, SQLite compiled to WebAssembly: nothing to compile or
- * download at install). It is opened on the first query — from `session.db` in the session folder
- * when that exists — and written back to that file after every query that may have changed it.
+ * download at install), owned by a worker thread so that no query, however long, blocks the
+ * runtime: `ping`, `session.abort`, other sessions and the parent-process watch go on meanwhile.
+ *
+ * The worker starts on the first query and opens `session.db` from the session folder when that
+ * exists; it writes the file back after every query that may have changed it. Queries run one at a
+ * time. A query that outlives the time limit, or whose signal aborts, ends the worker
+ * (`Worker.terminate`): the next query starts a fresh one from the file, so rows of completed queries
+ * are kept. Without a session folder the database lives in the worker's memory and is lost with it.
  *
  * @example
- * const db = new SessionDatabase(session.workspacePath);
- * await db.run("CREATE TABLE todos (id TEXT PRIMARY KEY, title TEXT)", { mayWrite: true });
+ * const db = new SessionDatabase(session.workspacePath, { timeoutMs: 30_000 });
+ * await db.run({ query: "CREATE TABLE todos (id TEXT PRIMARY KEY, title TEXT)", statement: "CREATE TABLE todos …", mayWrite: true });
  */
 export class SessionDatabase {
-  private opening: Promise<Database> | undefined;
-  private writing: Promise<void> = Promise.resolve();
+  private worker: DatabaseWorker | undefined;
+  /** The last stopped worker's end: a new one starts after it (two never write the file at once). */
+  private stopping: Promise<void> = Promise.resolve();
+  private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
+  private readonly timeoutMs: number;
 
   /** @param folder the session folder; without one the database lives in memory only. */
-  constructor(private readonly folder: string | undefined) {}
+  constructor(
+    private readonly folder: string | undefined,
+    options: SessionDatabaseOptions = {},
+  ) {
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_SQL_TIMEOUT_MS;
+  }
 
   /** The database file, if the database has one. */
   get path(): string | undefined {
@@ -38,70 +98,136 @@ export class SessionDatabase {
   }
 
   /**
-   * Runs `query` (one or more statements). SQL errors are thrown as sql.js reports them
-   * (`near "SELEC": syntax error`). With `mayWrite`, the database is saved afterwards.
+   * Runs one query (one or more statements) and resolves with the text the model reads. SQL errors
+   * reject with sql.js's message (`near "SELEC": syntax error`); the time limit with
+   * {@link SqlQueryTimeout}; an abort with the signal's reason.
    */
-  async run(query: string, options: { mayWrite: boolean }): Promise<QueryResult> {
-    const db = await this.open();
-    let results: QueryExecResult[];
-    try {
-      results = db.exec(query);
-    } catch (error) {
-      // A failed script may still have changed the database before its failing statement.
-      if (options.mayWrite) await this.save(db);
-      throw error;
-    }
-    // Read before saving: sql.js reopens the database to export it, which resets both.
-    const rowsModified = db.getRowsModified();
-    const lastInsertRowId = Number(db.exec("SELECT last_insert_rowid()")[0]?.values[0]?.[0] ?? 0);
-    if (options.mayWrite) await this.save(db);
-    const rows = results.at(-1);
-    return { ...(rows ? { rows } : {}), rowsModified, lastInsertRowId };
+  run(request: QueryRequest): Promise<string> {
+    const result = this.queue.then(() => this.runNow(request));
+    this.queue = result.catch(() => undefined);
+    return result;
   }
 
-  /** Waits for pending writes and frees the database's memory. */
+  /** Ends the worker at once: a query in flight rejects (what it changed is not kept), later ones are refused. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    const opening = this.opening;
-    if (!opening) return;
-    await this.writing;
-    (await opening.catch(() => undefined))?.close();
+    await this.stopWorker();
   }
 
-  private open(): Promise<Database> {
-    if (this.closed) return Promise.reject(new Error("The session's database is closed."));
-    this.opening ??= openDatabase(this.path).catch((error: unknown) => {
-      this.opening = undefined;
-      throw error;
-    });
-    return this.opening;
+  private async runNow(request: QueryRequest): Promise<string> {
+    if (this.closed) throw new Error("The session's database is closed.");
+    request.signal?.throwIfAborted();
+    if (!this.worker || this.worker.isStopped) {
+      await this.stopping;
+      const started = await DatabaseWorker.start({ path: this.path }, request.signal);
+      if (this.closed) {
+        await started.terminate();
+        throw new Error("The session's database is closed.");
+      }
+      this.worker = started;
+    }
+    const worker = this.worker;
+    let stopReason: unknown;
+    const stop = (reason: unknown): void => {
+      stopReason = reason;
+      void this.stopWorker();
+    };
+    const timer = setTimeout(() => stop(new SqlQueryTimeout(this.timeoutMs)), this.timeoutMs);
+    const onAbort = (): void => stop(request.signal?.reason ?? new Error("aborted"));
+    request.signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      return await worker.query({ query: request.query, statement: request.statement, mayWrite: request.mayWrite });
+    } catch (error) {
+      throw stopReason ?? error;
+    } finally {
+      clearTimeout(timer);
+      request.signal?.removeEventListener("abort", onAbort);
+    }
   }
 
-  /** Writes the database to its file (whole, through a temporary file), one write at a time. */
-  private save(db: Database): Promise<void> {
-    const path = this.path;
-    if (path === undefined) return Promise.resolve();
-    const bytes = db.export();
-    const write = this.writing.then(async () => {
-      const temporary = `${path}.tmp`;
-      await writeFile(temporary, bytes, { mode: 0o600 });
-      await rename(temporary, path);
-    });
-    this.writing = write.catch(() => undefined);
-    return write;
+  private stopWorker(): Promise<void> {
+    const worker = this.worker;
+    this.worker = undefined;
+    if (worker) this.stopping = worker.terminate();
+    return this.stopping;
   }
 }
 
-async function openDatabase(path: string | undefined): Promise<Database> {
-  const { default: initSqlJs } = await import("sql.js");
-  const SQL = await initSqlJs();
-  const existing =
-    path === undefined
-      ? undefined
-      : await readFile(path).catch((error: NodeJS.ErrnoException) => {
-          if (error.code === "ENOENT") return undefined;
-          throw error;
-        });
-  return new SQL.Database(existing ? new Uint8Array(existing) : undefined);
+/** One worker thread and the query it is answering. */
+class DatabaseWorker {
+  private nextId = 1;
+  private readonly pending = new Map<number, { resolve: (text: string) => void; reject: (error: unknown) => void }>();
+  private stopped: SqlWorkerStopped | undefined;
+
+  private constructor(
+    private readonly thread: Worker,
+    private readonly opened: { resolve: () => void; reject: (error: unknown) => void },
+  ) {
+    thread.on("message", (reply: SqlWorkerReply) => {
+      if (reply.kind === "opened") return opened.resolve();
+      if (reply.kind === "open-failed") return opened.reject(new Error(`Could not open the session's database: ${reply.message}`));
+      const waiter = this.pending.get(reply.id);
+      if (!waiter) return;
+      this.pending.delete(reply.id);
+      if (reply.ok) waiter.resolve(reply.text);
+      else waiter.reject(new Error(reply.message));
+    });
+    thread.on("error", (error) => this.fail(error.message));
+    thread.on("exit", (code) => this.fail(`exit code ${code}`));
+    // An idle database never keeps the process alive; a query in flight has its timer.
+    thread.unref();
+  }
+
+  /**
+   * Starts the worker and waits until it has opened the database (`worker_threads` loads on the
+   * first query, not with the runtime). An abort meanwhile ends the worker and rejects.
+   */
+  static async start(data: SqlWorkerData, signal: AbortSignal | undefined): Promise<DatabaseWorker> {
+    const { Worker } = await import("node:worker_threads");
+    signal?.throwIfAborted();
+    let opened!: { resolve: () => void; reject: (error: unknown) => void };
+    const open = new Promise<void>((resolve, reject) => (opened = { resolve, reject }));
+    const worker = new DatabaseWorker(new Worker(workerScriptUrl("sql-worker.js", import.meta.url), { workerData: data }), opened);
+    const onAbort = (): void => {
+      opened.reject(signal?.reason);
+      void worker.terminate();
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      await open;
+      return worker;
+    } catch (error) {
+      await worker.terminate();
+      throw error;
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /** Whether the thread has ended (terminated, crashed): it answers no more queries. */
+  get isStopped(): boolean {
+    return this.stopped !== undefined;
+  }
+
+  query(request: Omit<SqlWorkerRequest, "id">): Promise<string> {
+    if (this.stopped) return Promise.reject(this.stopped);
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.thread.postMessage({ id, ...request } satisfies SqlWorkerRequest);
+    });
+  }
+
+  async terminate(): Promise<void> {
+    this.fail("stopped");
+    await this.thread.terminate();
+  }
+
+  private fail(reason: string): void {
+    this.stopped ??= new SqlWorkerStopped(reason);
+    this.opened.reject(this.stopped);
+    for (const waiter of this.pending.values()) waiter.reject(this.stopped);
+    this.pending.clear();
+  }
 }

@@ -2,13 +2,10 @@ import { z } from "zod";
 import { errorMessage } from "../../../errors.js";
 import type { Tool, ToolOutcome } from "../../types.js";
 import { defineBuiltinTool } from "../define.js";
-import type { QueryResult, SessionDatabase } from "./session-database.js";
+import type { SessionDatabase } from "./session-database.js";
 
-/** Statements whose result is a table ("Query returned 0 rows." when empty). */
-const readOnlyStatement = /^(select|with|pragma|explain|values)\b/i;
 /** Statements that cannot change the database (a `WITH … INSERT` or a `PRAGMA x = y` can). */
 const neverWrites = /^(select|explain|values)\b/i;
-const schemaStatement = /^(create|drop|alter)\b/i;
 /** Writes to these tables are the agent's todo list changing (`session.todos_changed`). */
 const todoTables = /\b(todos|todo_deps)\b/i;
 
@@ -47,49 +44,18 @@ export function sqlTool(database: SessionDatabase): Tool {
       }
       const statement = withoutLeadingComments(query);
       const mayWrite = !neverWrites.test(statement);
-      let result: QueryResult;
+      let text: string;
       try {
-        result = await database.run(query, { mayWrite });
+        text = await database.run({ query, statement, mayWrite, signal: context.signal });
       } catch (error) {
+        if (context.signal.aborted) throw error;
         const message = `Error: ${errorMessage(error)}`;
         return { resultType: "failure", textForModel: `SQL Error: ${message}`, errorMessage: message };
       }
       if (mayWrite && todoTables.test(query)) context.emitter.emit("session.todos_changed", {});
-      const text = resultText(statement, result);
       return { resultType: "success", textForModel: text, detailedContent: `SQL: ${query}\n\n${text}` };
     },
   });
-}
-
-function resultText(statement: string, result: QueryResult): string {
-  if (result.rows && result.rows.values.length > 0) return table(result.rows.columns, result.rows.values);
-  const keyword = /^\w+/.exec(statement)?.[0]?.toLowerCase();
-  if (readOnlyStatement.test(statement)) return "Query returned 0 rows.";
-  if (schemaStatement.test(statement)) return "Schema operation completed successfully.";
-  switch (keyword) {
-    case "insert":
-    case "replace":
-      return `${result.rowsModified} row(s) inserted. Last inserted row ID: ${result.lastInsertRowId}.`;
-    case "update":
-      return `${result.rowsModified} row(s) updated.`;
-    case "delete":
-      return `${result.rowsModified} row(s) deleted.`;
-    default:
-      return "Query executed successfully.";
-  }
-}
-
-/** Rows as a markdown table, after a count. */
-function table(columns: readonly string[], rows: readonly unknown[][]): string {
-  const lines = [`| ${columns.map(cell).join(" | ")} |`, `| ${columns.map(() => "---").join(" | ")} |`];
-  for (const row of rows) lines.push(`| ${row.map(cell).join(" | ")} |`);
-  return `${rows.length} row(s) returned:\n\n${lines.join("\n")}`;
-}
-
-function cell(value: unknown): string {
-  if (value === null || value === undefined) return "NULL";
-  if (value instanceof Uint8Array) return `<blob of ${value.length} bytes>`;
-  return String(value).replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
 }
 
 /** The query without leading whitespace and SQL comments (to tell what kind of statement it is). */
