@@ -162,11 +162,11 @@ it("a 50 MB custom-tool result reaches the model cut in the middle, with a bound
   expect(world.model.requests[1]?.expectationError).toBeUndefined();
 });
 
-it("a 50 MB prompt is stored once in events.jsonl, and the session resumes with it", { timeout: 90_000 }, async () => {
+it("a prompt at the size limit (4 Mi characters) is stored once in events.jsonl, and the session resumes with it", { timeout: 90_000 }, async () => {
   world = await startWorld(["plain-reply"]);
   const first = start();
   const { sessionId } = (await first.request("session.create", {})).result as { sessionId: string };
-  const prompt = `Summarise this: ${"lorem ipsum dolor sit amet ".repeat(Math.ceil(50_000_000 / 27))}`;
+  const prompt = `Summarise this: ${"lorem ipsum dolor sit amet ".repeat(Math.floor((4 * 1024 * 1024 - 16) / 27))}`;
   await first.request("session.send", { sessionId, prompt });
   await first.waitFor(isEvent("session.idle"), 60_000);
   const sent = (world.model.requests[0]?.body as { messages: Array<{ role: string; content: string }> }).messages[1];
