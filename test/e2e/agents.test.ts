@@ -1,5 +1,5 @@
 /**
- * Custom agents and sub-agents (seed 003 §4.5) through the official SDK: the `task` tool runs a
+ * Custom agents and sub-agents through the official SDK: the `task` tool runs a
  * child loop that inherits the session's permission handler and custom tools; every event it
  * produces names the task call (0.2.0 clients: the data's `parentToolCallId`; 1.0.x: the envelope's
  * `agentId`); background agents; agent selection.
@@ -59,7 +59,7 @@ describe.each(clientVariants)("$sdk", ({ make }) => {
     expect(subMessages.map((message) => message.role)).toEqual(["system", "user"]);
     expect(subMessages[1]?.content).toBe("SUBTASK: find where the config lives");
     expect((subRequest?.body as ChatBody).tools?.map((tool) => tool.function.name)).not.toContain("task");
-    // Its system prompt is announced as a system.message of the sub-agent (issue 14: every injected prompt).
+    // Its system prompt is announced as a system.message of the sub-agent (every injected prompt is announced).
     const subSystem = childEvents.filter((event) => (event.type as string) === "system.message").map((event) => event.data as { role: string; content: string });
     expect(subSystem).toEqual([expect.objectContaining({ role: "system", content: subMessages[0]?.content })]);
   });

@@ -1,5 +1,5 @@
 /**
- * Failover (issue 15's proof): three runtime nodes on one PostgreSQL database, 60 sessions in tool
+ * Failover: three runtime nodes on one PostgreSQL database, 60 sessions in tool
  * loops spread over them, each driven by a client connected to another node than the one running
  * it; `kill -9` of one node mid-turn. Every session finishes its work on the remaining nodes: its
  * lease expires, the node with its client takes it over, reports the turn interrupted and

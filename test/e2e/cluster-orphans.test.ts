@@ -1,5 +1,5 @@
 /**
- * Issue 15's "a watching node resumes them elsewhere": node A dies (`kill -9`) with sessions
+ * A watching node resumes orphaned sessions elsewhere: node A dies (`kill -9`) with sessions
  * mid-turn that no client anywhere is attached to (A's own clients died with it). Without any
  * request for them, one surviving node takes each over (the lease decides which), reports the turn
  * interrupted and finishes it; idle sessions of A are not loaded (their lease is released on A's

@@ -1,5 +1,5 @@
 /**
- * Event fields and orderings of seed 001 through the official SDK: usage and streaming data,
+ * Event fields and orderings of the event reference through the official SDK: usage and streaming data,
  * reasoning, usage_info, title, model switching, retries, abort latency and shutdown metrics.
  */
 import { readFileSync } from "node:fs";

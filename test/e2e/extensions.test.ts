@@ -1,5 +1,5 @@
 /**
- * Extensions (seed 003 §4.10): the runtime starts `.github/extensions/<name>/extension.mjs` of the
+ * Extensions: the runtime starts `.github/extensions/<name>/extension.mjs` of the
  * session's working directory (and `<home>/extensions/<name>/extension.mjs`) as child processes
  * with `SESSION_ID` set; each calls `joinSession()` over its stdio and registers tools the agent
  * then calls. The SDK resolves without being installed (`@tandem/sdk/extension`, and

@@ -1,5 +1,5 @@
 /**
- * Hooks (seed 002 §6, seed 003 §4.3) through the official SDK: the runtime calls `hooks.invoke` at
+ * Hooks through the official SDK: the runtime calls `hooks.invoke` at
  * each hook point, wraps it in hook.start / hook.end, applies the output, and survives a hook that
  * never answers.
  */

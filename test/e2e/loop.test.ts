@@ -1,5 +1,5 @@
 /**
- * The agent loop of seed 000 through the official SDK: steering with `mode: "immediate"`, agent
+ * The agent loop through the official SDK: steering with `mode: "immediate"`, agent
  * modes, and autopilot's bounded nudges.
  */
 import { CopilotClient, approveAll, type SessionEvent } from "@github/copilot-sdk";

@@ -1,5 +1,5 @@
 /**
- * MCP servers (seed 003 §4.4) through the official SDK: a real stdio MCP server configured in
+ * MCP servers through the official SDK: a real stdio MCP server configured in
  * `mcpServers`, its tools offered to the model as `{server}-{tool}`, the `mcp` permission, MCP
  * results and progress, elicitation, `session.mcp.*`, and the server stopped with the session.
  */

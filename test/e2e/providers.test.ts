@@ -1,5 +1,5 @@
 /**
- * Every BYOK provider type of seed 003 §4.9 driving the real runtime through the official SDK: a
+ * Every BYOK provider type driving the real runtime through the official SDK: a
  * tool-using conversation to `session.idle` against the fake model server speaking each wire
  * format (Azure through a proxy that maps its deployment URLs to the server's routes).
  */

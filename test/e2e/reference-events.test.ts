@@ -1,5 +1,5 @@
 /**
- * The event stream in the reference runtime's order and shape (facts §4, the conformance report),
+ * The event stream in the reference runtime's order and shape (the conformance report),
  * seen through the official SDKs' session handlers: `session.start` / `session.resume` reach the
  * handler (they follow the create/resume result), each send gives `pending_messages.modified` twice,
  * the title when the first prompt is accepted, `session.tools_updated {model}` before the

@@ -1,4 +1,4 @@
-/** Skills (seed 003 §4.6): loaded from disk, offered as a catalogue, invoked with the `skill` tool. */
+/** Skills: loaded from disk, offered as a catalogue, invoked with the `skill` tool. */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CopilotClient, type SessionEvent } from "@github/copilot-sdk";

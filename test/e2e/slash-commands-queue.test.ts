@@ -143,7 +143,7 @@ describe.each(clientVariants.filter((variant) => variant.sdk !== "official SDK 0
     await session.send({ prompt: "/deploy early" });
     const [now, early] = typed(events, "command.queued").map((event) => event.data.requestId as string);
     expect((await queueOf(client, session).pendingItems()).map((item) => item.id)).toEqual([now, early]);
-    // Seed 001: the application ran "/deploy early" itself.
+    // The event reference: the application ran "/deploy early" itself.
     const rpc = (session as unknown as V1Session).rpc;
     expect(await rpc.commands.respondToQueuedCommand({ requestId: early!, result: { handled: true } })).toEqual({ success: true });
     await waitFor(() => typed(events, "command.completed").length === 1, "the answered command to complete");

@@ -130,8 +130,8 @@ describe.each([
   });
 });
 
-describe("seed 001's respondToQueuedCommand (official SDK 1.0.x)", () => {
-  it("a queued command is answered with session.respondToQueuedCommand (seed 001's name)", async () => {
+describe("the older respondToQueuedCommand (official SDK 1.0.x)", () => {
+  it("a queued command is answered with session.respondToQueuedCommand (the older name)", async () => {
     let heard: ((requestId: string) => void) | undefined;
     const { client, session, events } = await open(officialV1Client, {}, {
       commands: [{ name: "slow", handler: () => new Promise(() => undefined) }],

@@ -5,7 +5,7 @@ import type { ConsoleDecision } from "../src/messages.js";
 /**
  * A tool card's status. A card starts `pending` ("Preparing"): the runtime announces a tool before
  * it asks for permission, so "Running" is shown only once the tool is approved or reports output
- * (seed 004: never flash "Running" before "Waiting for permission").
+ * (never flash "Running" before "Waiting for permission").
  */
 export type ToolStatus = "pending" | "waiting" | "asking" | "running" | "done" | "failed" | "denied";
 

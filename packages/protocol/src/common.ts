@@ -15,7 +15,7 @@ export const SessionId = z
   .max(128, "session ids are at most 128 characters")
   .regex(/^[A-Za-z0-9_][A-Za-z0-9._-]*$/, "session ids may use letters, digits, _ . and - only, and must start with a letter, digit or _");
 
-/** Agent modes (seed 002 `session.mode.*`). */
+/** Agent modes (`session.mode.*`). */
 export const AgentMode = z.enum(["interactive", "plan", "autopilot"]);
 export type AgentMode = z.infer<typeof AgentMode>;
 
@@ -44,7 +44,7 @@ export const ToolDefinition = z.looseObject({
 });
 export type ToolDefinition = z.infer<typeof ToolDefinition>;
 
-/** `systemMessage` in append, replace or customize mode (seed 003 §4.8). */
+/** `systemMessage` in append, replace or customize mode. */
 export const SystemMessageConfig = z.union([
   z.looseObject({ mode: z.literal("append").optional(), content: z.string().optional() }),
   z.looseObject({ mode: z.literal("replace"), content: z.string() }),
@@ -52,7 +52,7 @@ export const SystemMessageConfig = z.union([
 ]);
 export type SystemMessageConfig = z.infer<typeof SystemMessageConfig>;
 
-/** BYOK provider (seed 003 §4.9). */
+/** BYOK provider (bring your own key: the application names the model endpoint and credential). */
 export const ProviderConfig = z.looseObject({
   type: z.enum(["openai", "azure", "anthropic"]).optional(),
   wireApi: z.enum(["completions", "responses"]).optional(),
@@ -96,7 +96,7 @@ export const McpRemoteServerConfig = z.looseObject({
 export const McpServerConfig = z.union([McpRemoteServerConfig, McpLocalServerConfig]);
 export type McpServerConfig = z.infer<typeof McpServerConfig>;
 
-/** A custom agent (seed 003 §4.5). */
+/** A custom agent. */
 export const CustomAgentConfig = z.looseObject({
   name: z.string().min(1),
   displayName: z.string().optional(),
@@ -126,7 +126,7 @@ export const Attachment = z.looseObject({
 });
 export type Attachment = z.infer<typeof Attachment>;
 
-/** What the agent asks permission for, discriminated on `kind` (seed 001). */
+/** What the agent asks permission for, discriminated on `kind`. */
 export const PermissionRequest = z.discriminatedUnion("kind", [
   z.looseObject({
     kind: z.literal("shell"),

@@ -310,7 +310,7 @@ export type SessionEventType = keyof typeof eventDataSchemas;
 /** All event type names, in catalogue order. */
 export const sessionEventTypes = Object.keys(eventDataSchemas) as SessionEventType[];
 
-/** Event types that are streamed but never persisted (seed 001 "Ephemeral"). */
+/** Event types that are streamed but never persisted (the event reference's "ephemeral" events). */
 export const ephemeralEventTypes: ReadonlySet<SessionEventType> = new Set<SessionEventType>([
   "session.idle",
   "assistant.idle",

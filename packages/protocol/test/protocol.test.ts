@@ -34,7 +34,7 @@ describe("session events", () => {
     expect(result.success).toBe(false);
   });
 
-  it("marks the seed's ephemeral events and only known types", () => {
+  it("marks the event reference's ephemeral events and only known types", () => {
     for (const type of ["session.idle", "assistant.message_delta", "permission.requested", "assistant.usage"] as const) expect(ephemeralEventTypes.has(type)).toBe(true);
     for (const type of ["user.message", "assistant.message", "tool.execution_complete", "abort", "session.error"] as const) expect(ephemeralEventTypes.has(type)).toBe(false);
     for (const type of ephemeralEventTypes) expect(sessionEventTypes).toContain(type);

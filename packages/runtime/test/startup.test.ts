@@ -80,7 +80,7 @@ describe("the runtime's entry bundle", () => {
     { library: "turndown", marker: /function TurndownService\(/ },
     { library: "ignore", marker: /path should be a/ },
     { library: "picomatch", marker: /picomatch\.makeRe\s*=/ },
-  ])("bundles $library in its own chunk, reached only through a dynamic import (issue 14: replaced pieces load lazily)", ({ marker }) => {
+  ])("bundles $library in its own chunk, reached only through a dynamic import (replaced pieces load lazily)", ({ marker }) => {
     // Worker threads' entries (built apart, loaded by their thread only) carry their own copies.
     const chunks = readdirSync(bundleDir).filter((name) => name.endsWith(".js") && !name.endsWith("-worker.js"));
     const sources = new Map(chunks.map((name) => [name, readFileSync(join(bundleDir, name), "utf8")]));

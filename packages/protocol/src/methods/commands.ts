@@ -1,5 +1,5 @@
 /**
- * Slash commands (seed 001's `command.queued` / `command.completed` and the responding request;
+ * Slash commands (the older `command.queued` / `command.completed` and the responding request;
  * the official SDK 1.0.x's `session.commands.*`): the runtime's built-ins (`/compact`, `/plan`,
  * `/fleet`, `/model`, `/agent`, `/clear`) and the commands applications and extensions register
  * (`commands: [{ name, description }]` on `session.create` / `session.resume`), which the runtime
@@ -69,7 +69,7 @@ const RespondToQueuedCommandResult = z.looseObject({ success: z.boolean() });
 
 /** `session.commands.respondToQueuedCommand` (1.0.x): the host ran a queued command itself (or did not). */
 export const SessionCommandsRespondToQueuedCommand = defineRequest("session.commands.respondToQueuedCommand", RespondToQueuedCommandParams, RespondToQueuedCommandResult);
-/** `session.respondToQueuedCommand`: seed 001's name for the same request. */
+/** `session.respondToQueuedCommand`: the older name of the same request. */
 export const SessionRespondToQueuedCommand = defineRequest("session.respondToQueuedCommand", RespondToQueuedCommandParams, RespondToQueuedCommandResult);
 
 /**

@@ -20,7 +20,7 @@ export interface AgentsHost extends SubAgentParent {
 }
 
 /**
- * Custom agents and sub-agents of one session (seed 003 §4.5): `session.agent.*` selection, the
+ * Custom agents and sub-agents of one session: `session.agent.*` selection, the
  * `task` / `read_agent` / `list_agents` tools, and the background agents they start.
  *
  * @example

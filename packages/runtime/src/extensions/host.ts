@@ -61,7 +61,7 @@ interface Loaded {
 }
 
 /**
- * Runs the extensions of the foreground session (seed 003 §4.10): discovers them, starts each as a
+ * Runs the extensions of the foreground session: discovers them, starts each as a
  * child process connected over stdio, restarts them when the foreground session changes, and stops
  * them at exit. The foreground session is the one set with `session.setForeground`, or else the one
  * an application opened last. A failing extension is reported as a `session.warning`

@@ -4,7 +4,7 @@ import type { Logger } from "../log.js";
 import type { ClientNeed, ClientPort } from "../session/client-port.js";
 import type { EventEmitterPort } from "../session/emitter.js";
 
-/** The hook points of seed 002 §6. */
+/** The hook points an application can register (the SDK's `hooks` config). */
 export type HookType = "preToolUse" | "postToolUse" | "userPromptSubmitted" | "sessionStart" | "sessionEnd" | "errorOccurred";
 
 /** What the runner needs from its session. */

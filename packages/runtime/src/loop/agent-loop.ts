@@ -154,7 +154,7 @@ async function runTurn(host: LoopHost, interactionId: string, turn: number, sign
     arguments: parseToolArguments(call.rawArguments),
     type: "function" as const,
   }));
-  // Usage first, then the message (the reference's order, facts §4(a)).
+  // Usage first, then the message (the reference runtime's order).
   host.emitter.emit("assistant.usage", {
     model: host.model,
     inputTokens: response.usage.inputTokens ?? 0,

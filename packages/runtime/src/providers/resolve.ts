@@ -99,7 +99,7 @@ export function createModelClient(provider: ProviderConfig | undefined, environm
 }
 
 /**
- * The client for a BYOK provider config (seed 003 §4.9). `bearerToken` wins over `apiKey`; for
+ * The client for a BYOK provider config. `bearerToken` wins over `apiKey`; for
  * `openai` both are sent as `Authorization: Bearer`, for `anthropic` the key goes in `x-api-key`, for
  * `azure` in `api-key`. `headers` go on every request. With `hasBearerTokenProvider` no static
  * credential is sent: the session adds `Authorization: Bearer <token>` to each request with a token

@@ -9,7 +9,7 @@ export function shortTitle(prompt: string): string {
 
 /**
  * The events around each answered message besides the loop's own, in the reference's order
- * (facts §4(a)): the title when the first prompt is accepted, `session.tools_updated {model}`
+ * (the reference runtime's order): the title when the first prompt is accepted, `session.tools_updated {model}`
  * before the `user.message`, the system prompt as `system.message` after it, and `assistant.idle`
  * before `session.idle {mode, aborted?}` at the end.
  */

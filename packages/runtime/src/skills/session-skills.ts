@@ -20,7 +20,7 @@ export interface SkillsHost {
 }
 
 /**
- * The session's skills (seed 003 §4.6): loaded from `skillDirectories`, minus `disabledSkills`;
+ * The session's skills: loaded from `skillDirectories`, minus `disabledSkills`;
  * offered to the model as a catalogue in the `skill` tool; `session.skills.*` list, enable,
  * disable and reload them.
  *

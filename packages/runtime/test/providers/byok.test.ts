@@ -1,5 +1,5 @@
 /**
- * BYOK provider configs (seed 003 §4.9): which URL and which credential header each type sends,
+ * BYOK provider configs: which URL and which credential header each type sends,
  * keyless servers, and model listing per provider type.
  */
 import type { ProviderConfig } from "@tandem/protocol";

@@ -57,7 +57,7 @@ export interface WireFormatCase {
   provider(url: string): ProviderConfig;
 }
 
-/** Every wire format, as the BYOK configs of seed 003 §4.9 reach them. */
+/** Every wire format, as the BYOK configs reach them. */
 export const wireFormats: WireFormatCase[] = [
   { name: "chat completions", model: "gpt-test", provider: (url) => ({ type: "openai", baseUrl: url, apiKey: "sk-test" }) },
   { name: "responses", model: "o4-mini", provider: (url) => ({ type: "openai", wireApi: "responses", baseUrl: `${url}/v1`, apiKey: "sk-test" }) },

@@ -58,7 +58,7 @@ export function chatCompletionsBody(request: ModelRequest, options: { cacheMarks
 const ephemeralCache = { type: "ephemeral" } as const;
 
 /**
- * The Copilot API's prompt-cache breakpoints on messages (facts §0): the system message and the
+ * The Copilot API's prompt-cache breakpoints on messages (as the reference runtime sets them): the system message and the
  * last message that is not the user's (assistant or tool); the third, the last tool, is marked in
  * {@link toolsJson}. Marks the objects just built, in place (no copy on the hot path).
  */

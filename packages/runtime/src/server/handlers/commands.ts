@@ -4,7 +4,7 @@ import { errorMessage } from "../../errors.js";
 import type { Runtime } from "../../runtime.js";
 import type { MethodTable } from "../dispatch.js";
 
-/** Slash commands: `session.commands.*` (1.0.x) and seed 001's `session.respondToQueuedCommand`; user-run tools (`session.tools.execute`). */
+/** Slash commands: `session.commands.*` (1.0.x) and the older `session.respondToQueuedCommand`; user-run tools (`session.tools.execute`). */
 export function registerCommandMethods(table: MethodTable, runtime: Runtime): void {
   const { sessions, commands } = runtime;
   table.on(SessionCommandsList, ({ sessionId, includeBuiltins, includeClientCommands }) => ({
