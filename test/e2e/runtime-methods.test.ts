@@ -102,6 +102,21 @@ describe("server methods", () => {
     expect((await session.sendAndWait({ prompt: "hi" }))?.data.content).toBe("Answered by the BYOK provider.");
   });
 
+  it("refuses session.create when no provider is configured at all, saying what to set, and takes a session's own provider", async () => {
+    world = await startWorld(["plain-reply"]);
+    const { GH_TOKEN: _token, COPILOT_API_URL: _url, ...unconfigured } = world.env;
+    const copilot = client({ env: unconfigured });
+    await expect(copilot.createSession({ onPermissionRequest: approveAll })).rejects.toThrow(
+      /No model provider is configured: set COPILOT_API_URL with a GitHub token \(GH_TOKEN \/ GITHUB_TOKEN\), OPENAI_BASE_URL \/ OPENAI_API_KEY, or pass a provider in session\.create/,
+    );
+    const byok = new ModelServer();
+    servers.push(byok);
+    byok.loadScriptFile(join(scriptsDir, "byok.yaml"));
+    const { url } = await byok.start();
+    const session = await copilot.createSession({ onPermissionRequest: approveAll, provider: { type: "openai", baseUrl: url, apiKey: "sk-byok" } });
+    expect((await session.sendAndWait({ prompt: "hi" }))?.data.content).toBe("Answered by the BYOK provider.");
+  });
+
   it("refuses session.resume of a session without its own provider when COPILOT_API_URL is set without a token", async () => {
     world = await startWorld(["plain-reply"]);
     const first = client();

@@ -41,16 +41,30 @@ export function describeDefaultProvider(environment: ProviderEnvironment): { kin
 }
 
 /**
- * Fails with a clear `NotConfigured` error when `COPILOT_API_URL` is set but no GitHub token is,
- * so a session without its own provider is refused at `session.create`, not at its first turn.
+ * Fails with a clear `NotConfigured` error when no default provider can serve a session: no
+ * provider is configured at all, or `COPILOT_API_URL` is set but no GitHub token is. A session
+ * without its own provider is thus refused at `session.create`, not at its first turn.
  */
 export function assertDefaultProviderUsable(environment: ProviderEnvironment): void {
-  const url = environment.env.COPILOT_API_URL;
-  if (!url || resolveGitHubToken(environment)) return;
+  const { env } = environment;
+  const url = env.COPILOT_API_URL;
+  const token = resolveGitHubToken(environment);
+  if (url ? token : token || env.OPENAI_BASE_URL || env.OPENAI_API_KEY) return;
   const flag = environment.authTokenEnv ? `, ${environment.authTokenEnv} (named by --auth-token-env)` : "";
-  throw new TandemError(
+  if (url) {
+    throw new TandemError(
+      ErrorCodes.NotConfigured,
+      `COPILOT_API_URL is set (${url}) but no GitHub token is: set COPILOT_GITHUB_TOKEN, GH_TOKEN or GITHUB_TOKEN${flag}, pass gitHubToken to the SDK client, or give the session its own provider.`,
+    );
+  }
+  throw noProviderConfigured();
+}
+
+/** The runtime has no default model provider and the session brought none. */
+function noProviderConfigured(): TandemError {
+  return new TandemError(
     ErrorCodes.NotConfigured,
-    `COPILOT_API_URL is set (${url}) but no GitHub token is: set COPILOT_GITHUB_TOKEN, GH_TOKEN or GITHUB_TOKEN${flag}, pass gitHubToken to the SDK client, or give the session its own provider.`,
+    "No model provider is configured: set COPILOT_API_URL with a GitHub token (GH_TOKEN / GITHUB_TOKEN), OPENAI_BASE_URL / OPENAI_API_KEY, or pass a provider in session.create.",
   );
 }
 
@@ -88,12 +102,7 @@ export function createModelClient(provider: ProviderConfig | undefined, environm
     return new ChatCompletionsClient(settings, timeouts, options.connections, limits);
   }
   const token = resolveGitHubToken(environment);
-  if (!token) {
-    throw new TandemError(
-      ErrorCodes.NotConfigured,
-      "No model provider is configured: set COPILOT_API_URL with a GitHub token (GH_TOKEN / GITHUB_TOKEN), OPENAI_BASE_URL / OPENAI_API_KEY, or pass a provider in session.create.",
-    );
-  }
+  if (!token) throw noProviderConfigured();
   const settings = { name: "copilot", baseUrl: defaultCopilotApiUrl, bearerToken: token, headers: copilotHeaders() };
   return new ChatCompletionsClient(settings, timeouts, options.connections, limits);
 }
