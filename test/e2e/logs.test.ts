@@ -8,12 +8,16 @@ import { CopilotClient, approveAll } from "@github/copilot-sdk";
 import { ModelServer } from "@tandem/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { scriptsDir, startWorld, tandemBin, waitFor, type TestWorld } from "../helpers/harness.js";
+import { RawClient, type WireMessage } from "../helpers/raw-client.js";
 
 let world: TestWorld | undefined;
 let client: CopilotClient | undefined;
 let failingModel: ModelServer | undefined;
+let raw: RawClient | undefined;
 
 afterEach(async () => {
+  await raw?.close(true);
+  raw = undefined;
   await client?.stop();
   await failingModel?.stop();
   await world?.dispose();
@@ -64,5 +68,39 @@ describe("--log-format json", () => {
     world = await startWorld(["plain-reply"]);
     client = new CopilotClient({ cliPath: tandemBin, cliArgs: ["--log-format", "xml"], env: world.env, autoRestart: false });
     await expect(client.start()).rejects.toThrow(/--log-format must be one of text, json/);
+  });
+});
+
+const isEvent = (type: string) => (message: WireMessage) =>
+  message.method === "session.event" && (message.params as { event: { type: string } }).event.type === type;
+
+describe("stderr", () => {
+  /** One good turn and one whose provider fails (a warning), at `--log-level debug`; what reached stderr. */
+  async function turnsAtDebug(extraArgs: string[]): Promise<string> {
+    world = await startWorld(["plain-reply"]);
+    failingModel = new ModelServer();
+    failingModel.loadScriptFile(join(scriptsDir, "server-error.yaml"));
+    const failing500 = await failingModel.start();
+    raw = new RawClient({ ...world.env, TANDEM_MAX_RETRIES: "0" }, [...extraArgs, "--log-level", "debug"]);
+    const { sessionId } = (await raw.request("session.create", { requestPermission: false })).result as { sessionId: string };
+    await raw.request("session.send", { sessionId, prompt: "hello" });
+    await raw.waitFor(isEvent("session.idle"), 30_000);
+    const failing = (await raw.request("session.create", { requestPermission: false, provider: { type: "openai", baseUrl: failing500.url, apiKey: "sk-x" } })).result as { sessionId: string };
+    await raw.request("session.send", { sessionId: failing.sessionId, prompt: "fail please" });
+    await raw.waitFor(isEvent("session.error"), 30_000);
+    await waitFor(() => raw!.stderr.includes("model call failed"), "the warning on stderr");
+    return raw.stderr;
+  }
+
+  it("a runtime an SDK spawned (--headless) writes only warnings and errors there, whatever the level", async () => {
+    const stderr = await turnsAtDebug(["--headless"]);
+    expect(stderr).toMatch(/\[WARNING\] session .*: model call failed/);
+    expect(stderr).not.toMatch(/\[(INFO|DEBUG)\]/);
+  });
+
+  it("a runtime started by hand writes the level asked for", async () => {
+    const stderr = await turnsAtDebug([]);
+    expect(stderr).toMatch(/\[INFO\] .*model call/);
+    expect(stderr).toMatch(/\[DEBUG\]/);
   });
 });

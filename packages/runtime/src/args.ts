@@ -235,7 +235,8 @@ TCP access
 
 Options
   --log-level <level>         none | error | warning | info | debug | all (default info)
-  --log-file <path>           write logs to a file instead of stderr
+  --log-file <path>           write logs to a file instead of stderr (also $TANDEM_LOG_FILE); with
+                              --headless, stderr gets only warnings and errors
   --log-format <format>       text | json (one JSON object per line; default text)
   --auth-token-env <VAR>      read the GitHub token for the Copilot API from VAR
   --no-auto-login             accepted; Tandem never uses a stored interactive login

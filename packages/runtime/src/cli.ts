@@ -1,5 +1,5 @@
 import { helpText, parseArgs, type RuntimeArgs } from "./args.js";
-import { fileSink, Logger, stderrSink } from "./log.js";
+import { cappedLevel, fileSink, Logger, stderrSink } from "./log.js";
 import { connectResult } from "./server/connect.js";
 import { ClientConnection } from "./server/connection.js";
 import { takeConnectionToken } from "./server/connection-token.js";
@@ -67,7 +67,11 @@ export async function main(argv: readonly string[]): Promise<void> {
   }
   for (const warning of tcpCheck.warnings) process.stderr.write(`tandem: warning: ${warning}\n`);
   tuneV8(process.execArgv);
-  const logger = new Logger(args.logLevel, args.logFile ? fileSink(args.logFile) : stderrSink, args.logFormat);
+  // A runtime an SDK spawned (`--headless`) shares the application's stderr: only warnings and
+  // errors go there. The level asked for applies in full to a log file (--log-file, TANDEM_LOG_FILE).
+  const logFile = args.logFile ?? (process.env.TANDEM_LOG_FILE || undefined);
+  const stderrLevel = args.headless ? cappedLevel(args.logLevel, "warning") : args.logLevel;
+  const logger = logFile ? new Logger(args.logLevel, fileSink(logFile), args.logFormat) : new Logger(stderrLevel, stderrSink, args.logFormat);
   let store: SessionStore | undefined;
   try {
     store = await openConfiguredStore(args, process.env, logger);

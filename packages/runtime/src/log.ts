@@ -6,6 +6,16 @@ export type LogLevel = (typeof logLevels)[number];
 
 const severity: Record<LogLevel, number> = { none: 0, error: 1, warning: 2, info: 3, debug: 4, all: 5 };
 
+/**
+ * The level a sink actually gets: `level`, but no more verbose than `cap`.
+ *
+ * @example
+ * cappedLevel("debug", "warning"); // "warning"
+ */
+export function cappedLevel(level: LogLevel, cap: LogLevel): LogLevel {
+  return severity[level] <= severity[cap] ? level : cap;
+}
+
 /** `--log-format`: lines for people, or one JSON object per line for machines. */
 export const logFormats = ["text", "json"] as const;
 export type LogFormat = (typeof logFormats)[number];
