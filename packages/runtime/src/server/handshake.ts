@@ -119,17 +119,17 @@ async function examine(body: string, options: HandshakeOptions): Promise<Outcome
     const reply = errorFrame(
       requestId,
       ErrorCodes.Unauthenticated,
-      `Not authenticated: the first request on this connection must be \`connect\` with the runtime's connection token (got ${JSON.stringify(method)})`,
+      `AUTHENTICATION_FAILED: not authenticated: the first request on this connection must be \`connect\` with the runtime's connection token (got ${JSON.stringify(method)})`,
     );
     return { kind: "refuse", reason: `sent ${JSON.stringify(method)} before connect`, reply };
   }
   const token = params && typeof params === "object" ? (params as { token?: unknown }).token : undefined;
   if (token === undefined) {
-    const reply = errorFrame(requestId, ErrorCodes.Unauthenticated, "Not authenticated: this runtime requires a connection token; send it as `connect` { token }");
+    const reply = errorFrame(requestId, ErrorCodes.Unauthenticated, "AUTHENTICATION_FAILED: not authenticated: this runtime requires a connection token; send it as `connect` { token }");
     return { kind: "refuse", reason: "connect without a token", reply };
   }
   if (!(await tokenMatches(options.token, token))) {
-    return { kind: "refuse", reason: "wrong connection token", reply: errorFrame(requestId, ErrorCodes.Unauthenticated, "Not authenticated: invalid connection token") };
+    return { kind: "refuse", reason: "wrong connection token", reply: errorFrame(requestId, ErrorCodes.Unauthenticated, "AUTHENTICATION_FAILED: not authenticated: invalid connection token") };
   }
   return { kind: "admit", reply: frameJson(JSON.stringify({ jsonrpc: "2.0", id: requestId, result: options.connectResult() })) };
 }
