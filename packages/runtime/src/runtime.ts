@@ -17,6 +17,8 @@ import { telemetryConfigFromEnv } from "./telemetry/config.js";
 import { LazyTelemetry, type Telemetry } from "./telemetry/telemetry.js";
 import { Dispatcher } from "./server/dispatch.js";
 import { SessionManager } from "./session/manager.js";
+import { SecretFilter } from "./secrets/secret-filter.js";
+import { UserSettings } from "./user-settings/user-settings.js";
 import { FileSessionStore, resolveHome } from "./store/session-store.js";
 import type { SessionStore } from "./store/types.js";
 import { runtimeVersion } from "./version.js";
@@ -59,6 +61,10 @@ export class Runtime {
   readonly protocolVersion: 2 | 3;
   readonly sessions: SessionManager;
   readonly store: SessionStore;
+  /** Values clients asked to keep out of logs and events (`secrets.addFilterValues`). */
+  readonly secrets = new SecretFilter();
+  /** The user's settings (`<home>/settings.json`, `user.settings.*`). */
+  readonly userSettings: UserSettings;
   /** The foreground session's extensions (`.github/extensions/<name>/extension.mjs`, `<home>/extensions/`). */
   readonly extensions: ExtensionHost;
   /** Slash commands: built-ins and those clients register. */
@@ -90,6 +96,8 @@ export class Runtime {
     const telemetry = telemetryConfig ? new LazyTelemetry(telemetryConfig, runtimeVersion, (message, error) => logger.warn(message, error)) : undefined;
     this.telemetry = telemetry;
     this.store = options.store ?? new FileSessionStore(resolveHome(env, args.home), logger);
+    logger.redactWith((line) => this.secrets.redact(line));
+    this.userSettings = new UserSettings(this.store.home);
     this.sessions = new SessionManager({
       store: this.store,
       logger,
@@ -112,6 +120,7 @@ export class Runtime {
           telemetry ? (record, startTime) => telemetry.recordModelCall(record, startTime, sessionId) : undefined,
         ),
       broadcastLifecycle: (event) => this.broadcastLifecycle(event),
+      redact: (json) => this.secrets.redact(json),
       claim: async (sessionId) => (this.clusterNode ? this.clusterNode.claim(sessionId) : {}),
       released: (sessionId) => this.clusterNode?.release(sessionId),
       tookOver: async (session, fromNode) => {

@@ -75,6 +75,8 @@ export class SessionEmitter implements EventEmitterPort {
     readonly log: SessionEventLog,
     private lastEventId: string | null,
     private readonly onPersisted: () => void = () => undefined,
+    /** Applied to each event's JSON text before it is persisted or sent (secrets kept out). */
+    private readonly redact: (json: string) => string = (json) => json,
   ) {}
 
   /** Adds a sink (a connected client); returns a function that removes it. */
@@ -115,7 +117,7 @@ export class SessionEmitter implements EventEmitterPort {
         : { type, data, id, timestamp: new Date().toISOString(), parentId: this.lastEventId }
     ) as SessionEventOf<T>;
     this.lastEventId = id;
-    const json = JSON.stringify(event);
+    const json = this.redact(JSON.stringify(event));
     if (!ephemeral) {
       this.emittedCount++;
       this.log.append(json);

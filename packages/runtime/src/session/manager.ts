@@ -53,6 +53,8 @@ export interface SessionManagerOptions {
   tookOver?(session: Session, fromNode: string): Promise<void>;
   /** Reads the sessions' git contexts (shared between sessions of one folder). */
   gitContexts?: GitContextReader;
+  /** Applied to every event's JSON text before it is persisted or sent (`secrets.addFilterValues`). */
+  redact?(json: string): string;
 }
 
 /**
