@@ -302,3 +302,59 @@ describe("secrets, gates and small server methods", () => {
     expect((await good.ping("still here")).message).toBe("pong: still here");
   });
 });
+
+describe("a session's credentials", () => {
+  it("uses the session's own GitHub token for its model calls and reports it in gitHubAuth.getStatus", async () => {
+    world = await startWorld(["plain-reply"]);
+    const client = await v1Client(world.env);
+    const own = await client.createSession({ onPermissionRequest: approveAll, gitHubToken: "session-token-abc" });
+    const shared = await client.createSession({ onPermissionRequest: approveAll });
+
+    expect(await own.rpc.gitHubAuth.getStatus()).toMatchObject({ isAuthenticated: true, authType: "token", host: world.modelUrl });
+    expect(await shared.rpc.gitHubAuth.getStatus()).toMatchObject({ isAuthenticated: true, authType: "env", host: world.modelUrl });
+
+    await own.sendAndWait({ prompt: "Say hello" });
+    const chat = world.model.requests.filter((request) => request.path.endsWith("/chat/completions"));
+    expect(chat.map((request) => request.headers.authorization)).toEqual(["Bearer session-token-abc"]);
+  });
+
+  it("creates a session with its own token even when the runtime has none, and refuses one without any", async () => {
+    world = await startWorld([]);
+    const { GH_TOKEN: _runtimeToken, ...withoutToken } = world.env;
+    const client = await v1Client(withoutToken);
+    const own = await client.createSession({ onPermissionRequest: approveAll, gitHubToken: "session-token-only" });
+    expect((await own.rpc.gitHubAuth.getStatus()).isAuthenticated).toBe(true);
+    expect((await rpcError(client.createSession({ onPermissionRequest: approveAll }))).message).toMatch(/no GitHub token/);
+  });
+
+  it("hands out the provider endpoint only when the runtime allows it", async () => {
+    world = await startWorld([]);
+    const closed = await v1Client(world.env);
+    const closedSession = await closed.createSession({ onPermissionRequest: approveAll });
+    const refused = await rpcError(closedSession.rpc.provider.getEndpoint({}));
+    expect(refused.code).toBe(NotAvailable);
+    expect(refused.message).toContain("COPILOT_ALLOW_GET_PROVIDER_ENDPOINT=true");
+
+    const client = await v1Client({ ...world.env, COPILOT_ALLOW_GET_PROVIDER_ENDPOINT: "true" });
+    const byok = await client.createSession({
+      onPermissionRequest: approveAll,
+      provider: { type: "anthropic", baseUrl: "https://llm.example.test", apiKey: "byok-key", headers: { "X-Team": "a" } },
+    });
+    expect(await byok.rpc.provider.getEndpoint({})).toEqual({ type: "anthropic", baseUrl: "https://llm.example.test", apiKey: "byok-key", headers: { "X-Team": "a", "x-api-key": "byok-key" } });
+
+    const copilot = await client.createSession({ onPermissionRequest: approveAll, gitHubToken: "session-token-xyz" });
+    const endpoint = await copilot.rpc.provider.getEndpoint({});
+    expect(endpoint).toMatchObject({ type: "openai", wireApi: "completions", baseUrl: world.modelUrl, apiKey: "session-token-xyz" });
+    expect(endpoint.headers.Authorization).toBe("Bearer session-token-xyz");
+    expect(endpoint.headers["Copilot-Integration-Id"]).toBe("tandem");
+  });
+
+  it("answers account.* with a typed not-available error", async () => {
+    world = await startWorld([]);
+    const client = await v1Client(world.env);
+    const refused = await rpcError(client.rpc.account.getCurrentAuth());
+    expect(refused.code).toBe(NotAvailable);
+    expect(refused.message).toMatch(/^account.getCurrentAuth is not available in Tandem: it keeps no GitHub accounts/);
+    expect((await rpcError(client.rpc.account.login({ host: "https://github.com", login: "me", token: "t" }))).code).toBe(NotAvailable);
+  });
+});

@@ -175,3 +175,4 @@ export { RemoteControlStatus, SessionRemoteDisable, SessionRemoteEnable, Session
 export { AgentRegistrySpawn, LlmInferenceHttpResponseChunk, LlmInferenceHttpResponseStart, SecretsAddFilterValues, SessionExtensionsSendAttachmentsToMessage, SessionFsSetProvider, serverMiscRequests } from "./methods/server-misc.js";
 export { UserSettingMetadata, UserSettingsGet, UserSettingsReload, UserSettingsSet, userSettingsRequests } from "./methods/user-settings.js";
 export { AgentsDiscover, AgentsGetDiscoveryPaths, DiscoveredAgent, DiscoveredInstructionSource, DiscoveredSkill, InstructionsDiscover, InstructionsGetDiscoveryPaths, McpDiscover, SkillsConfigSetDisabledSkills, SkillsDiscover, SkillsGetDiscoveryPaths, discoveryRequests } from "./methods/discovery.js";
+export { AccountGetAllUsers, AccountGetCurrentAuth, AccountLogin, AccountLogout, ProviderEndpoint, SessionGitHubAuthGetStatus, SessionProviderGetEndpoint, sessionAuthRequests } from "./methods/session-auth.js";

@@ -30,6 +30,7 @@ import { remoteControlRequests } from "./methods/remote-control.js";
 import { serverMiscRequests } from "./methods/server-misc.js";
 import { userSettingsRequests } from "./methods/user-settings.js";
 import { discoveryRequests } from "./methods/discovery.js";
+import { sessionAuthRequests } from "./methods/session-auth.js";
 
 const sessionScoped = { sessionId: SessionId };
 const Success = z.looseObject({ success: z.boolean(), error: z.string().optional() });
@@ -112,6 +113,8 @@ export const AccountGetQuota = defineRequest(
 /** Every field the official SDK sends in `session.create` / `session.resume`. */
 const SessionConfigFields = {
   model: z.string().optional(),
+  /** The session's own GitHub token for the Copilot API (instead of the runtime's). */
+  gitHubToken: z.string().optional(),
   clientName: z.string().optional(),
   reasoningEffort: ReasoningEffort.optional(),
   tools: z.array(ToolDefinition).optional(),
@@ -504,6 +507,7 @@ export const clientToServerRequests = [
   ...serverMiscRequests,
   ...userSettingsRequests,
   ...discoveryRequests,
+  ...sessionAuthRequests,
 ] as const;
 
 /** All requests the runtime may send to a client. */

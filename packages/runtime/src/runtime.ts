@@ -73,7 +73,8 @@ export class Runtime {
   /** Keep-alive connections to model servers, shared by all sessions. */
   private readonly modelConnections = new ConnectionPool();
   private readonly dispatcher: Dispatcher;
-  private readonly providerEnvironment: ProviderEnvironment;
+  /** Where the default provider and its credentials come from (environment, `--auth-token-env`). */
+  readonly providerEnvironment: ProviderEnvironment;
   /** OpenTelemetry export, when the SDK turned it on (`COPILOT_OTEL_ENABLED`); loaded on the first model call. */
   private readonly telemetry: Telemetry | undefined;
   private modelsCache: Promise<ModelInfo[]> | undefined;
@@ -115,7 +116,7 @@ export class Runtime {
       },
       createModelClient: (config: SessionCreateParams, sessionId: string) =>
         new LoggedModelClient(
-          createModelClient(config.provider, this.providerEnvironment, { model: config.model, connections: this.modelConnections }),
+          createModelClient(config.provider, this.sessionProviderEnvironment(config.gitHubToken), { model: config.model, connections: this.modelConnections }),
           logger,
           telemetry ? (record, startTime) => telemetry.recordModelCall(record, startTime, sessionId) : undefined,
         ),
@@ -242,9 +243,14 @@ export class Runtime {
     };
   }
 
-  /** Throws `NotConfigured` when the default provider cannot work (`COPILOT_API_URL` without a token). */
-  assertDefaultProviderUsable(): void {
-    assertDefaultProviderUsable(this.providerEnvironment);
+  /** The provider environment of a session: the runtime's, with the session's own GitHub token when it has one. */
+  sessionProviderEnvironment(gitHubToken: string | undefined): ProviderEnvironment {
+    return gitHubToken ? { ...this.providerEnvironment, sessionToken: gitHubToken } : this.providerEnvironment;
+  }
+
+  /** Throws `NotConfigured` when the default provider cannot work (`COPILOT_API_URL` without the session's or the runtime's token). */
+  assertDefaultProviderUsable(gitHubToken?: string): void {
+    assertDefaultProviderUsable(this.sessionProviderEnvironment(gitHubToken));
   }
 
   /** `models.list` for the default provider (cached after the first success). */

@@ -20,6 +20,7 @@ import { registerRemoteControlMethods } from "./handlers/remote-control.js";
 import { registerServerMiscMethods } from "./handlers/server-misc.js";
 import { registerUserSettingsMethods } from "./handlers/user-settings.js";
 import { registerDiscoveryMethods } from "./handlers/discovery.js";
+import { registerSessionAuthMethods } from "./handlers/session-auth.js";
 
 type AnyToken = RequestToken<string, z.ZodType, z.ZodType>;
 
@@ -55,6 +56,7 @@ export class Dispatcher implements MethodTable {
     registerServerMiscMethods(this, runtime);
     registerUserSettingsMethods(this, runtime);
     registerDiscoveryMethods(this, runtime);
+    registerSessionAuthMethods(this, runtime);
   }
 
   /**
