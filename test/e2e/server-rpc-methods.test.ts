@@ -204,6 +204,10 @@ describe("sessionless discovery and user settings", () => {
       ["lint", false],
     ]);
 
+    // A new session starts with the user's disabled skills turned off too.
+    const session = await client.createSession({ onPermissionRequest: approveAll, skillDirectories: [join(world.home, "extra-skills")] });
+    expect((await session.rpc.skills.list()).skills.map((skill) => [skill.name, skill.enabled])).toEqual([["lint", false]]);
+
     const agents = (await client.rpc.agents.discover({ projectPaths: [project], excludeHostAgents: true })).agents;
     expect(agents).toEqual([expect.objectContaining({ name: "reviewer", description: "Reviews diffs.", tools: ["view"], path: join(project, ".github", "agents", "reviewer.agent.md") })]);
     const agentPaths = (await client.rpc.agents.getDiscoveryPaths({ projectPaths: [project] })).paths;

@@ -98,7 +98,7 @@ export class Runtime {
     this.telemetry = telemetry;
     this.store = options.store ?? new FileSessionStore(resolveHome(env, args.home), logger);
     logger.redactWith((line) => this.secrets.redact(line));
-    this.userSettings = new UserSettings(this.store.home);
+    this.userSettings = new UserSettings(this.store.home, logger);
     this.sessions = new SessionManager({
       store: this.store,
       logger,

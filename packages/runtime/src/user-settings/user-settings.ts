@@ -1,12 +1,13 @@
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { z } from "zod";
-import { invalidParams } from "../errors.js";
+import { errorMessage, invalidParams } from "../errors.js";
+import type { Logger } from "../log.js";
 import { persistenceFailed } from "../store/persistence-error.js";
 
 /** The user settings the runtime reads, with their types and defaults. */
 export const userSettingDefinitions = {
-  /** Skills turned off everywhere (`skills.config.setDisabledSkills`): discovered, but not enabled. */
+  /** Skills turned off for every new session (added to its own `disabledSkills`) and reported disabled by discovery. */
   disabledSkills: { schema: z.array(z.string()), default: [] as string[] },
   /** Whether skill discovery includes each project's `.github/skills` folder. */
   discoverProjectSkills: { schema: z.boolean(), default: true },
@@ -32,7 +33,7 @@ const settingKeys = Object.keys(userSettingDefinitions) as UserSettingKey[];
  * temporary file renamed over it) before it answers, so a setting acknowledged is on disk.
  *
  * @example
- * const settings = new UserSettings("/home/me/.tandem");
+ * const settings = new UserSettings("/home/me/.tandem", logger);
  * await settings.set({ disabledSkills: ["draft-pr"] });
  * (await settings.values()).disabledSkills; // ["draft-pr"]
  */
@@ -41,7 +42,23 @@ export class UserSettings {
   /** Writes run one after another (a read-modify-write each). */
   private writing: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly home: string) {}
+  constructor(
+    private readonly home: string,
+    private readonly logger: Logger,
+  ) {}
+
+  /**
+   * Session params with the user's `disabledSkills` added to the session's own. When the settings
+   * file cannot be read the params are used as they are, and the reason is logged.
+   */
+  async applyToSession<T extends { disabledSkills?: string[] }>(params: T): Promise<T> {
+    const values = await this.values().catch((error: unknown) => {
+      this.logger.warn(`user settings not applied to the session: ${errorMessage(error)}`);
+      return undefined;
+    });
+    if (!values || values.disabledSkills.length === 0) return params;
+    return { ...params, disabledSkills: [...new Set([...(params.disabledSkills ?? []), ...values.disabledSkills])] };
+  }
 
   /** The settings file. */
   get path(): string {

@@ -8,7 +8,7 @@ export function registerSessionLifecycleMethods(table: MethodTable, runtime: Run
   const sessions = runtime.sessions;
   table.on(SessionCreate, async (params, client) => {
     if (!params.provider) runtime.assertDefaultProviderUsable(params.gitHubToken);
-    const opened = await sessions.create(params, client);
+    const opened = await sessions.create(await runtime.userSettings.applyToSession(params), client);
     runtime.extensions.sessionOpened(opened.sessionId);
     return opened;
   });
