@@ -140,7 +140,14 @@ describe("sessions.* on stored sessions", () => {
     const refused = await rpcError(client.rpc.sessions.connect({ sessionId: "remote-1234" }));
     expect(refused.code).toBe(NotAvailable);
     expect(refused.message).toContain("remote-1234");
+    expect(await client.rpc.sessions.open({ kind: "resume", sessionId: "no-such-session" })).toEqual({ status: "not_found" });
+    expect((await rpcError(client.rpc.sessions.open({ kind: "remote", remoteSessionId: "r-1" } as never))).code).toBe(NotAvailable);
+
+    // Tandem loads no plugins or hook files: an empty plugin list is accepted, any other refused.
     expect(await client.rpc.sessions.setAdditionalPlugins({ plugins: [] })).toEqual({});
+    expect((await rpcError(client.rpc.sessions.setAdditionalPlugins({ plugins: [{ name: "p" }] as never }))).code).toBe(NotAvailable);
+    expect(await client.rpc.sessions.reloadPluginHooks({ sessionId: session.sessionId, deferRepoHooks: true })).toEqual({});
+    expect((await rpcError(client.rpc.sessions.reloadPluginHooks({ sessionId: "no-such-session" }))).code).toBe(SessionNotFound);
     expect(await client.rpc.sessions.loadDeferredRepoHooks({ sessionId: session.sessionId })).toEqual({ startupPrompts: [], hookCount: 0 });
   });
 });
@@ -359,6 +366,11 @@ describe("a session's credentials", () => {
     const refused = await rpcError(client.rpc.account.getCurrentAuth());
     expect(refused.code).toBe(NotAvailable);
     expect(refused.message).toMatch(/^account.getCurrentAuth is not available in Tandem: it keeps no GitHub accounts/);
-    expect((await rpcError(client.rpc.account.login({ host: "https://github.com", login: "me", token: "t" }))).code).toBe(NotAvailable);
+    const calls = [
+      () => client.rpc.account.getAllUsers(),
+      () => client.rpc.account.login({ host: "https://github.com", login: "me", token: "t" }),
+      () => client.rpc.account.logout({ authInfo: { type: "user", host: "https://github.com", login: "me" } } as never),
+    ];
+    for (const call of calls) expect((await rpcError(call())).code).toBe(NotAvailable);
   });
 });
