@@ -65,6 +65,8 @@ const eventDataFactories = {
   "session.info": () => z.looseObject({ infoType: z.string(), message: z.string(), url: optionalString }),
   "session.warning": () => z.looseObject({ warningType: z.string(), message: z.string(), url: optionalString }),
   "session.title_changed": () => z.looseObject({ title: z.string() }),
+  /** Whether the session can now be steered remotely (`session.remote.notifySteerableChanged`); persisted. */
+  "session.remote_steerable_changed": () => z.looseObject({ remoteSteerable: z.boolean() }),
   /**
    * Tandem (cluster): the node running the session died mid-turn and another node took it over.
    * Tool calls left without a result were answered "interrupted" (their ids are listed; their

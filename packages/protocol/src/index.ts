@@ -170,3 +170,9 @@ export {
   workspacesRequests,
 } from "./methods/workspaces.js";
 export { ClusterHealth, ClusterHealthReport } from "./cluster.js";
+export { LocalSessionEntry, SessionsBulkDelete, SessionsCheckInUse, SessionsClose, SessionsConnect, SessionsContext, SessionsEnrichMetadata, SessionsFindByPrefix, SessionsFindByTaskId, SessionsGetLastForContext, SessionsGetSizes, SessionsList, SessionsLoadDeferredRepoHooks, SessionsOpen, SessionsOpenParams, SessionsPruneOld, SessionsReleaseLock, SessionsReloadPluginHooks, SessionsSave, SessionsSetAdditionalPlugins, sessionsAdminRequests } from "./methods/sessions-admin.js";
+export { RemoteControlStatus, SessionRemoteDisable, SessionRemoteEnable, SessionRemoteNotifySteerableChanged, SessionsGetRemoteControlStatus, SessionsSetRemoteControlSteering, SessionsStartRemoteControl, SessionsStopRemoteControl, SessionsTransferRemoteControl, remoteControlRequests } from "./methods/remote-control.js";
+export { AgentRegistrySpawn, LlmInferenceHttpResponseChunk, LlmInferenceHttpResponseStart, SecretsAddFilterValues, SessionExtensionsSendAttachmentsToMessage, SessionFsSetProvider, serverMiscRequests } from "./methods/server-misc.js";
+export { UserSettingMetadata, UserSettingsGet, UserSettingsReload, UserSettingsSet, userSettingsRequests } from "./methods/user-settings.js";
+export { AgentsDiscover, AgentsGetDiscoveryPaths, DiscoveredAgent, DiscoveredInstructionSource, DiscoveredSkill, InstructionsDiscover, InstructionsGetDiscoveryPaths, McpDiscover, SkillsConfigSetDisabledSkills, SkillsDiscover, SkillsGetDiscoveryPaths, discoveryRequests } from "./methods/discovery.js";
+export { AccountGetAllUsers, AccountGetCurrentAuth, AccountLogin, AccountLogout, ProviderEndpoint, SessionGitHubAuthGetStatus, SessionProviderGetEndpoint, sessionAuthRequests } from "./methods/session-auth.js";

@@ -25,6 +25,12 @@ import { extensionRequests } from "./methods/extensions.js";
 import { currentClientRequests, PingResultCurrent, SessionModeGetResultCurrent, SessionModeSetResultCurrent, SessionSkillsReloadResultCurrent } from "./methods/current.js";
 import { historyRequests } from "./methods/history.js";
 import { workspacesRequests } from "./methods/workspaces.js";
+import { sessionsAdminRequests } from "./methods/sessions-admin.js";
+import { remoteControlRequests } from "./methods/remote-control.js";
+import { serverMiscRequests } from "./methods/server-misc.js";
+import { userSettingsRequests } from "./methods/user-settings.js";
+import { discoveryRequests } from "./methods/discovery.js";
+import { sessionAuthRequests } from "./methods/session-auth.js";
 
 const sessionScoped = { sessionId: SessionId };
 const Success = z.looseObject({ success: z.boolean(), error: z.string().optional() });
@@ -81,7 +87,8 @@ export const ModelsList = defineRequest("models.list", () => Empty.optional(), (
 /** `tools.list`: the built-in tools. */
 export const ToolsList = defineRequest(
   "tools.list",
-  () => z.looseObject({ model: z.string().optional() }).optional(),
+  // The official SDK's `tools.list()` without arguments sends its absent argument as positional params (`[null]`).
+  () => z.preprocess((value) => (Array.isArray(value) && value.every((item) => item === null || item === undefined) ? undefined : value), z.looseObject({ model: z.string().optional() }).optional()),
   () => z.looseObject({
     tools: z.array(
       z.looseObject({
@@ -106,6 +113,8 @@ export const AccountGetQuota = defineRequest(
 /** Every field the official SDK sends in `session.create` / `session.resume`. */
 const SessionConfigFields = {
   model: z.string().optional(),
+  /** The session's own GitHub token for the Copilot API (instead of the runtime's). */
+  gitHubToken: z.string().optional(),
   clientName: z.string().optional(),
   reasoningEffort: ReasoningEffort.optional(),
   tools: z.array(ToolDefinition).optional(),
@@ -506,6 +515,12 @@ export const clientToServerRequests = [
   ...extensionRequests,
   ...historyRequests,
   ...workspacesRequests,
+  ...sessionsAdminRequests,
+  ...remoteControlRequests,
+  ...serverMiscRequests,
+  ...userSettingsRequests,
+  ...discoveryRequests,
+  ...sessionAuthRequests,
 ] as const;
 
 /** All requests the runtime may send to a client. */

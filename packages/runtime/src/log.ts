@@ -33,11 +33,19 @@ export type LogSink = (line: string) => void;
  * log.info("listening", { port });
  */
 export class Logger {
+  /** Applied to every line before it reaches the sink (see {@link Logger.redactWith}). */
+  private redact: (line: string) => string = (line) => line;
+
   constructor(
     private readonly level: LogLevel,
     private readonly sink: LogSink,
     private readonly format: LogFormat = "text",
   ) {}
+
+  /** Passes every line written from now on through `redact` (secrets a client asked to keep out of logs). */
+  redactWith(redact: (line: string) => string): void {
+    this.redact = redact;
+  }
 
   /** Whether lines at `level` are written. */
   enabled(level: Exclude<LogLevel, "none" | "all">): boolean {
@@ -60,11 +68,11 @@ export class Logger {
   private write(level: Exclude<LogLevel, "none" | "all">, message: string, detail?: unknown): void {
     if (!this.enabled(level)) return;
     if (this.format === "json") {
-      this.sink(`${jsonLine(level, message, detail)}\n`);
+      this.sink(this.redact(`${jsonLine(level, message, detail)}\n`));
       return;
     }
     const suffix = detail === undefined ? "" : ` ${formatDetail(detail)}`;
-    this.sink(`${new Date().toISOString()} [${level.toUpperCase()}] ${message}${suffix}\n`);
+    this.sink(this.redact(`${new Date().toISOString()} [${level.toUpperCase()}] ${message}${suffix}\n`));
   }
 }
 

@@ -22,6 +22,8 @@ import { telemetryConfigFromEnv } from "./telemetry/config.js";
 import { LazyTelemetry, type Telemetry } from "./telemetry/telemetry.js";
 import { Dispatcher } from "./server/dispatch.js";
 import { SessionManager } from "./session/manager.js";
+import { SecretFilter } from "./secrets/secret-filter.js";
+import { UserSettings } from "./user-settings/user-settings.js";
 import { FileSessionStore, resolveHome } from "./store/session-store.js";
 import type { SessionStore } from "./store/types.js";
 import { runtimeVersion } from "./version.js";
@@ -64,6 +66,10 @@ export class Runtime {
   readonly protocolVersion: 2 | 3;
   readonly sessions: SessionManager;
   readonly store: SessionStore;
+  /** Values clients asked to keep out of logs and events (`secrets.addFilterValues`). */
+  readonly secrets = new SecretFilter();
+  /** The user's settings (`<home>/settings.json`, `user.settings.*`). */
+  readonly userSettings: UserSettings;
   /** The foreground session's extensions (`.github/extensions/<name>/extension.mjs`, `<home>/extensions/`). */
   readonly extensions: ExtensionHost;
   /** Slash commands: built-ins and those clients register. */
@@ -72,7 +78,8 @@ export class Runtime {
   /** Keep-alive connections to model servers, shared by all sessions. */
   private readonly modelConnections = new ConnectionPool();
   private readonly dispatcher: Dispatcher;
-  private readonly providerEnvironment: ProviderEnvironment;
+  /** Where the default provider and its credentials come from (environment, `--auth-token-env`). */
+  readonly providerEnvironment: ProviderEnvironment;
   /** OpenTelemetry export, when the SDK turned it on (`COPILOT_OTEL_ENABLED`); loaded on the first model call. */
   private readonly telemetry: Telemetry | undefined;
   private modelsCache: Promise<ModelInfo[]> | undefined;
@@ -96,6 +103,8 @@ export class Runtime {
     this.telemetry = telemetry;
     this.store = options.store ?? new FileSessionStore(resolveHome(env, args.home), logger);
     const folderConsent = new FolderConsent({ trustAll: args.allowAll, trustedFolders: new TrustedFolders(this.store.home, logger) });
+    logger.redactWith((line) => this.secrets.redact(line));
+    this.userSettings = new UserSettings(this.store.home, logger);
     this.sessions = new SessionManager({
       store: this.store,
       logger,
@@ -116,12 +125,13 @@ export class Runtime {
       },
       createModelClient: (config: SessionCreateParams, sessionId: string) =>
         new LoggedModelClient(
-          createModelClient(config.provider, this.providerEnvironment, { model: config.model, connections: this.modelConnections }),
+          createModelClient(config.provider, this.sessionProviderEnvironment(config.gitHubToken), { model: config.model, connections: this.modelConnections }),
           logger,
           telemetry ? (record, startTime) => telemetry.recordModelCall(record, startTime, sessionId) : undefined,
         ),
       broadcastLifecycle: (event) => this.broadcastLifecycle(event),
       folderTrust: folderConsent,
+      redact: (json) => this.secrets.redact(json),
       claim: async (sessionId) => (this.clusterNode ? this.clusterNode.claim(sessionId) : {}),
       released: (sessionId) => this.clusterNode?.release(sessionId),
       tookOver: async (session, fromNode) => {
@@ -248,9 +258,14 @@ export class Runtime {
     };
   }
 
-  /** Throws `NotConfigured` when the default provider cannot work (`COPILOT_API_URL` without a token). */
-  assertDefaultProviderUsable(): void {
-    assertDefaultProviderUsable(this.providerEnvironment);
+  /** The provider environment of a session: the runtime's, with the session's own GitHub token when it has one. */
+  sessionProviderEnvironment(gitHubToken: string | undefined): ProviderEnvironment {
+    return gitHubToken ? { ...this.providerEnvironment, sessionToken: gitHubToken } : this.providerEnvironment;
+  }
+
+  /** Throws `NotConfigured` when the default provider cannot work (`COPILOT_API_URL` without the session's or the runtime's token). */
+  assertDefaultProviderUsable(gitHubToken?: string): void {
+    assertDefaultProviderUsable(this.sessionProviderEnvironment(gitHubToken));
   }
 
   /** `models.list` for the default provider (cached after the first success). */

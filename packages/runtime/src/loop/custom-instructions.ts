@@ -22,8 +22,8 @@ export const instructionLimits = {
   filesPerDirectory: 50,
 } as const;
 
-/** The working directory's instruction files, in the order they are included. */
-const workingDirectoryFiles = [join(".github", "copilot-instructions.md"), "AGENTS.md", "CLAUDE.md"];
+/** The working directory's instruction files, in the order they are included (relative paths). */
+export const workingDirectoryFiles = [join(".github", "copilot-instructions.md"), "AGENTS.md", "CLAUDE.md"];
 
 const instructionsSuffix = ".instructions.md";
 

@@ -17,13 +17,18 @@ export interface ProviderEnvironment {
   env: NodeJS.ProcessEnv;
   /** The variable named by `--auth-token-env`, if any. */
   authTokenEnv?: string;
+  /** A session's own GitHub token (`gitHubToken` in `session.create`); wins over the runtime's. */
+  sessionToken?: string;
 }
 
-/** The GitHub token for the Copilot API: `--auth-token-env`, then COPILOT_GITHUB_TOKEN, GH_TOKEN, GITHUB_TOKEN. */
+/**
+ * The GitHub token for the Copilot API: the session's own, then `--auth-token-env`, then
+ * COPILOT_GITHUB_TOKEN, GH_TOKEN, GITHUB_TOKEN.
+ */
 export function resolveGitHubToken(environment: ProviderEnvironment): string | undefined {
   const { env, authTokenEnv } = environment;
   const fromFlag = authTokenEnv ? env[authTokenEnv] : undefined;
-  return fromFlag || env.COPILOT_GITHUB_TOKEN || env.GH_TOKEN || env.GITHUB_TOKEN || undefined;
+  return environment.sessionToken || fromFlag || env.COPILOT_GITHUB_TOKEN || env.GH_TOKEN || env.GITHUB_TOKEN || undefined;
 }
 
 /** The default public Copilot API endpoint. */
@@ -131,6 +136,7 @@ function byokClient(provider: ProviderConfig, timeouts: ProviderTimeouts, limits
   }
 }
 
-function copilotHeaders(): Record<string, string> {
+/** The headers Tandem adds to every Copilot API request (besides `User-Agent` and `Authorization`). */
+export function copilotHeaders(): Record<string, string> {
   return { "Copilot-Integration-Id": "tandem", "Editor-Version": `tandem/${runtimeVersion}` };
 }

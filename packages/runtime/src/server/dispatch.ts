@@ -15,6 +15,12 @@ import { registerCompactionMethods } from "./handlers/compaction.js";
 import { registerCommandMethods } from "./handlers/commands.js";
 import { registerExtensionMethods } from "./handlers/extensions.js";
 import { registerClusterMethods } from "./handlers/cluster.js";
+import { registerSessionsAdminMethods } from "./handlers/sessions-admin.js";
+import { registerRemoteControlMethods } from "./handlers/remote-control.js";
+import { registerServerMiscMethods } from "./handlers/server-misc.js";
+import { registerUserSettingsMethods } from "./handlers/user-settings.js";
+import { registerDiscoveryMethods } from "./handlers/discovery.js";
+import { registerSessionAuthMethods } from "./handlers/session-auth.js";
 
 type AnyToken = RequestToken<string, z.ZodType, z.ZodType>;
 
@@ -45,6 +51,12 @@ export class Dispatcher implements MethodTable {
     registerCommandMethods(this, runtime);
     registerExtensionMethods(this, runtime);
     registerClusterMethods(this, runtime);
+    registerSessionsAdminMethods(this, runtime);
+    registerRemoteControlMethods(this, runtime);
+    registerServerMiscMethods(this, runtime);
+    registerUserSettingsMethods(this, runtime);
+    registerDiscoveryMethods(this, runtime);
+    registerSessionAuthMethods(this, runtime);
   }
 
   /**

@@ -147,24 +147,24 @@ async function examine(body: string, options: HandshakeOptions): Promise<Outcome
     const reply = errorFrame(
       requestId,
       ErrorCodes.Unauthenticated,
-      `Not authenticated: the first request on this connection must be \`connect\` with the runtime's connection token (got ${JSON.stringify(method)})`,
+      `AUTHENTICATION_FAILED: not authenticated: the first request on this connection must be \`connect\` with the runtime's connection token (got ${JSON.stringify(method)})`,
     );
     return { kind: "refuse", reason: `sent ${JSON.stringify(method)} before connect`, reply };
   }
   const token = params && typeof params === "object" ? (params as { token?: unknown }).token : undefined;
   if (token === undefined) {
-    const reply = errorFrame(requestId, ErrorCodes.Unauthenticated, "Not authenticated: this runtime requires a connection token; send it as `connect` { token }");
+    const reply = errorFrame(requestId, ErrorCodes.Unauthenticated, "AUTHENTICATION_FAILED: not authenticated: this runtime requires a connection token; send it as `connect` { token }");
     return { kind: "refuse", reason: "connect without a token", reply };
   }
   const guess = options.beginGuess?.();
   if (guess && "retryAfterMs" in guess) {
-    const reply = errorFrame(requestId, ErrorCodes.Unauthenticated, `Not authenticated: too many wrong connection tokens from this OS user or address; retry in ${guess.retryAfterMs} ms`);
+    const reply = errorFrame(requestId, ErrorCodes.Unauthenticated, `AUTHENTICATION_FAILED: not authenticated: too many wrong connection tokens from this OS user or address; retry in ${guess.retryAfterMs} ms`);
     return { kind: "refuse", reason: `too many wrong connection tokens (retry in ${guess.retryAfterMs} ms)`, reply };
   }
   const matches = await tokenMatches(options.token, token);
   if (!matches) {
     guess?.failed();
-    return { kind: "refuse", reason: "wrong connection token", reply: errorFrame(requestId, ErrorCodes.Unauthenticated, "Not authenticated: invalid connection token") };
+    return { kind: "refuse", reason: "wrong connection token", reply: errorFrame(requestId, ErrorCodes.Unauthenticated, "AUTHENTICATION_FAILED: not authenticated: invalid connection token") };
   }
   guess?.settled();
   return { kind: "admit", reply: frameJson(JSON.stringify({ jsonrpc: "2.0", id: requestId, result: options.connectResult() })) };

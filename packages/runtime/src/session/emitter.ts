@@ -81,6 +81,8 @@ export class SessionEmitter implements EventEmitterPort {
     readonly log: SessionEventLog,
     private lastEventId: string | null,
     private readonly onPersisted: () => void = () => undefined,
+    /** Applied to each event's JSON text before it is persisted or sent (secrets kept out). */
+    private readonly redact: (json: string) => string = (json) => json,
   ) {}
 
   /** Adds a sink (a connected client); returns a function that removes it. */
@@ -132,7 +134,7 @@ export class SessionEmitter implements EventEmitterPort {
     ) as SessionEventOf<T>;
     if (shaped?.agentId !== undefined) Object.assign(event, { agentId: shaped.agentId });
     this.lastEventId = id;
-    const json = JSON.stringify(event);
+    const json = this.redact(JSON.stringify(event));
     if (!ephemeral) {
       this.emittedCount++;
       this.log.append(json);

@@ -65,6 +65,8 @@ export interface SessionManagerOptions {
   gitContexts?: GitContextReader;
   /** The user's trust in working folders (`--allow-all`, `trustedFolders`); without it no folder is trusted. */
   folderTrust?: FolderTrust;
+  /** Applied to every event's JSON text before it is persisted or sent (`secrets.addFilterValues`). */
+  redact?(json: string): string;
 }
 
 /**

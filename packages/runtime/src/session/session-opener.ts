@@ -132,7 +132,7 @@ export class SessionOpener {
   private async open(sessionId: string, config: SessionCreateParams, workingDirectory: string, profile: CompatProfile, restored: RestoredSession | undefined): Promise<Session> {
     const { store } = this.options;
     const workspacePath = await store.createSessionDir(sessionId);
-    const emitter = new SessionEmitter(sessionId, restored?.log ?? store.openEventLog(sessionId), restored?.lastEventId ?? null, () => this.host.scheduleUpdated(sessionId));
+    const emitter = new SessionEmitter(sessionId, restored?.log ?? store.openEventLog(sessionId), restored?.lastEventId ?? null, () => this.host.scheduleUpdated(sessionId), this.options.redact);
     if (restored) emitter.restorePersisted(restored.events);
     const files = store.files(sessionId);
     const resumePoints = new ResumePointRecorder(emitter.log, files, this.options.logger);

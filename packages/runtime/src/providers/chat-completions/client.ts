@@ -13,7 +13,8 @@ import { chatCompletionsBody, ToolsJsonCache } from "./request.js";
 import { SseParser } from "./sse.js";
 import { ChatStreamState } from "./stream-state.js";
 
-const userAgent = `tandem/${runtimeVersion}`;
+/** The `User-Agent` of Tandem's chat-completions requests. */
+export const userAgent = `tandem/${runtimeVersion}`;
 const acceptEncoding = "gzip, deflate, br";
 
 /** Settings of an OpenAI-compatible chat-completions endpoint. */

@@ -8,14 +8,14 @@ import { promptTooLong } from "../../session/user-message.js";
 export function registerSessionLifecycleMethods(table: MethodTable, runtime: Runtime): void {
   const sessions = runtime.sessions;
   table.on(SessionCreate, async (params, client) => {
-    if (!params.provider) runtime.assertDefaultProviderUsable();
-    const opened = await sessions.create(params, client);
+    if (!params.provider) runtime.assertDefaultProviderUsable(params.gitHubToken);
+    const opened = await sessions.create(await runtime.userSettings.applyToSession(params), client);
     runtime.extensions.sessionOpened(opened.sessionId);
     return opened;
   });
   table.on(SessionResume, async (params, client) => {
     // A session that will use the default provider is refused now, not at its first turn.
-    if (!params.provider && client.extensionId === undefined && !sessions.find(params.sessionId)?.config.provider) runtime.assertDefaultProviderUsable();
+    if (!params.provider && client.extensionId === undefined && !sessions.find(params.sessionId)?.config.provider) runtime.assertDefaultProviderUsable(params.gitHubToken ?? sessions.find(params.sessionId)?.config.gitHubToken);
     const opened = await sessions.resume(params, client);
     if (client.extensionId === undefined) runtime.extensions.sessionOpened(opened.sessionId);
     return opened;

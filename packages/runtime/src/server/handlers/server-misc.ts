@@ -1,0 +1,44 @@
+import {
+  AgentRegistrySpawn,
+  LlmInferenceHttpResponseChunk,
+  LlmInferenceHttpResponseStart,
+  SecretsAddFilterValues,
+  SessionExtensionsSendAttachmentsToMessage,
+  SessionFsSetProvider,
+} from "@tandem/protocol";
+import { ErrorCodes } from "@tandem/protocol/errors";
+import { TandemError } from "../../errors.js";
+import type { Runtime } from "../../runtime.js";
+import type { MethodTable } from "../dispatch.js";
+
+/**
+ * Server-scoped methods of several small areas: secret filtering, the session file-system provider,
+ * the agent registry, extensions' attachments and delegated model responses.
+ */
+export function registerServerMiscMethods(table: MethodTable, runtime: Runtime): void {
+  table.on(SecretsAddFilterValues, ({ values }) => {
+    runtime.secrets.add(values);
+    return { ok: true as const };
+  });
+
+  // Accepts the client's offer; sessions keep their state in the runtime's store until a
+  // client-side session file system is wired in behind this method.
+  table.on(SessionFsSetProvider, () => ({ success: true }));
+
+  table.on(AgentRegistrySpawn, () => {
+    throw new TandemError(ErrorCodes.NotAvailable, "agentRegistry.spawn is not enabled in Tandem: there is no agent registry delegate to start agent processes; start another runtime, or use sub-agents (the task tool)");
+  });
+
+  table.on(SessionExtensionsSendAttachmentsToMessage, ({ sessionId }, client) => {
+    runtime.sessions.get(sessionId);
+    if (client.extensionId === undefined) {
+      throw new TandemError(ErrorCodes.InvalidRequest, "session.extensions.sendAttachmentsToMessage is for extensions: this connection is not an extension's", { sessionId });
+    }
+    throw new TandemError(ErrorCodes.NotAvailable, "session.extensions.sendAttachmentsToMessage is not available in this version of Tandem: extensions cannot attach files to messages yet", { sessionId });
+  });
+
+  // Tandem never delegates a model request to a client (it calls providers itself), so no response
+  // frame has a pending request to go to.
+  table.on(LlmInferenceHttpResponseStart, () => ({ accepted: false }));
+  table.on(LlmInferenceHttpResponseChunk, () => ({ accepted: false }));
+}
