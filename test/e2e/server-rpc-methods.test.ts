@@ -204,7 +204,7 @@ describe("sessionless discovery and user settings", () => {
     ]);
 
     await client.rpc.skills.config.setDisabledSkills({ disabledSkills: ["lint"] });
-    expect(JSON.parse(readFileSync(join(world.home, "settings.json"), "utf8"))).toEqual({ disabledSkills: ["lint"] });
+    expect(JSON.parse(readFileSync(join(world.home, "config.json"), "utf8"))).toEqual({ disabledSkills: ["lint"] });
     const afterDisable = (await client.rpc.skills.discover({ projectPaths: [project], skillDirectories: [join(world.home, "extra-skills")], excludeHostSkills: true })).skills;
     expect(afterDisable.map((skill) => [skill.name, skill.enabled])).toEqual([
       ["release-notes", true],
@@ -228,15 +228,16 @@ describe("sessionless discovery and user settings", () => {
     expect(await client.rpc.mcp.discover({ workingDirectory: project })).toEqual({ servers: [] });
   });
 
-  it("gets, sets, reloads and clears user settings in <home>/settings.json", async () => {
+  it("gets, sets, reloads and clears user settings in <home>/config.json, beside trustedFolders, which it never writes", async () => {
     world = await startWorld([]);
     const client = await v1Client(world.env);
-    const settingsFile = join(world.home, "settings.json");
+    const settingsFile = join(world.home, "config.json");
+    writeFileSync(settingsFile, JSON.stringify({ trustedFolders: [folder("trusted")] }));
     const before = await client.rpc.user.settings.get();
     expect(before.settings.discoverProjectSkills).toEqual({ value: true, default: true, isDefault: true });
 
     expect(await client.rpc.user.settings.set({ settings: { discoverProjectSkills: false } })).toEqual({ shadowedKeys: [] });
-    expect(JSON.parse(readFileSync(settingsFile, "utf8"))).toEqual({ discoverProjectSkills: false });
+    expect(JSON.parse(readFileSync(settingsFile, "utf8"))).toEqual({ trustedFolders: [folder("trusted")], discoverProjectSkills: false });
     expect((await client.rpc.user.settings.get()).settings.discoverProjectSkills).toEqual({ value: false, default: true, isDefault: false });
     // The setting is in effect: project skill folders are no longer discovered.
     expect((await client.rpc.skills.getDiscoveryPaths({ projectPaths: [folder("p")], excludeHostSkills: true })).paths).toEqual([]);
@@ -251,6 +252,8 @@ describe("sessionless discovery and user settings", () => {
     expect(JSON.parse(readFileSync(settingsFile, "utf8"))).toEqual({ discoverProjectSkills: true, somethingElse: 1 });
 
     expect((await rpcError(client.rpc.user.settings.set({ settings: { noSuchSetting: true } }))).code).toBe(InvalidParams);
+    // Trusting a folder is the user's own edit of the file, never a client's request.
+    expect((await rpcError(client.rpc.user.settings.set({ settings: { trustedFolders: ["/"] } }))).code).toBe(InvalidParams);
     expect((await rpcError(client.rpc.user.settings.set({ settings: { discoverProjectSkills: "yes" } }))).code).toBe(InvalidParams);
     expect(JSON.parse(readFileSync(settingsFile, "utf8"))).toEqual({ discoverProjectSkills: true, somethingElse: 1 });
   });

@@ -68,7 +68,7 @@ export class Runtime {
   readonly store: SessionStore;
   /** Values clients asked to keep out of logs and events (`secrets.addFilterValues`). */
   readonly secrets = new SecretFilter();
-  /** The user's settings (`<home>/settings.json`, `user.settings.*`). */
+  /** The user's settings (`<home>/config.json`, `user.settings.*`). */
   readonly userSettings: UserSettings;
   /** The foreground session's extensions (`.github/extensions/<name>/extension.mjs`, `<home>/extensions/`). */
   readonly extensions: ExtensionHost;

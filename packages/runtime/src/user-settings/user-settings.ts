@@ -4,6 +4,7 @@ import { z } from "zod";
 import { errorMessage, invalidParams } from "../errors.js";
 import type { Logger } from "../log.js";
 import { persistenceFailed } from "../store/persistence-error.js";
+import { userConfigFile } from "../trust/trusted-folders.js";
 
 /** The user settings the runtime reads, with their types and defaults. */
 export const userSettingDefinitions = {
@@ -28,8 +29,9 @@ export type UserSettingReport = {
 const settingKeys = Object.keys(userSettingDefinitions) as UserSettingKey[];
 
 /**
- * The runtime's user settings, kept in `<home>/settings.json` (a JSON object; keys Tandem does not
- * know are kept as they are). Read on first use and on `reload`; `set` writes the file whole (a
+ * The runtime's user settings, kept in the user's config file `<home>/config.json` beside
+ * `trustedFolders` (a JSON object; keys these settings do not name, `trustedFolders` among them, are
+ * kept as they are and never written through `set`). Read on first use and on `reload`; `set` writes the file whole (a
  * temporary file renamed over it) before it answers, so a setting acknowledged is on disk.
  *
  * @example
@@ -62,7 +64,7 @@ export class UserSettings {
 
   /** The settings file. */
   get path(): string {
-    return join(this.home, "settings.json");
+    return join(this.home, userConfigFile);
   }
 
   /** Re-reads the settings file. */

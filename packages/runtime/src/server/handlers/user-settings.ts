@@ -2,7 +2,7 @@ import { UserSettingsGet, UserSettingsReload, UserSettingsSet } from "@tandem/pr
 import type { Runtime } from "../../runtime.js";
 import type { MethodTable } from "../dispatch.js";
 
-/** `user.settings.*`: the runtime's user settings (`<home>/settings.json`), read, written and re-read. */
+/** `user.settings.*`: the runtime's user settings (`<home>/config.json`), read, written and re-read. */
 export function registerUserSettingsMethods(table: MethodTable, runtime: Runtime): void {
   const settings = runtime.userSettings;
   table.on(UserSettingsGet, async () => ({ settings: await settings.report() }));
