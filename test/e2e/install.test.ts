@@ -9,7 +9,7 @@ import { scriptsDir } from "../helpers/harness.js";
 
 const run = promisify(execFile);
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
-const packages = ["@tandem/protocol", "@tandem/runtime", "@tandem/sdk", "@tandem/testkit"] as const;
+const packages = ["@tandem/protocol", "@tandem/runtime", "@tandem/sdk", "@tandem/testkit", "@tandem/console"] as const;
 
 /** What `npm pack --json` reports per package. */
 interface PackReport {
@@ -68,8 +68,8 @@ describe("the packed packages in a fresh project outside the workspace", () => {
     const tarballs = join(root, "tarballs");
     mkdirSync(project);
     mkdirSync(tarballs);
-    const workspaces = packages.flatMap((name) => ["-w", name]);
-    const packed = await run("npm", ["pack", "--json", "--pack-destination", tarballs, ...workspaces], { cwd: repoRoot, env: npmEnv(), maxBuffer: 64 * 1024 * 1024 });
+    // The README's way: `npm run pack` writes the whole set.
+    const packed = await run(process.execPath, [join(repoRoot, "scripts", "pack.mjs"), "--out", tarballs, "--json"], { cwd: repoRoot, env: npmEnv(), maxBuffer: 64 * 1024 * 1024 });
     for (const report of JSON.parse(packed.stdout) as PackReport[]) reports.set(report.name, report);
 
     writeFileSync(join(project, "package.json"), JSON.stringify({ name: "fresh-app", private: true, type: "module" }));
@@ -90,14 +90,20 @@ describe("the packed packages in a fresh project outside the workspace", () => {
 
   afterAll(() => {
     modelServer?.kill();
+    // The fresh project holds a whole node_modules tree: removing it takes a while on a busy machine.
     if (root) rmSync(root, { recursive: true, force: true });
-  });
+  }, 120_000);
 
   it("installs on this Node without engine warnings for anything the Tandem packages bring", () => {
     // npm names each package whose `engines` this Node does not satisfy: `package: 'name@version'`.
     const unsupported = [...installWarnings.matchAll(/EBADENGINE[\s\S]*?package: '([^']+)'/g)].map((match) => match[1]!);
     // The official SDKs installed beside ours for the interop checks bring their own runtime; not ours to pin.
     expect(unsupported.filter((name) => !name.startsWith("@github/"))).toEqual([]);
+  });
+
+  it("installs the console with the set: npx tandem-console runs in the project", async () => {
+    const { stdout } = await run("npx", ["--no-install", "tandem-console", "--help"], { cwd: project, env: npmEnv(), timeout: 60_000 });
+    expect(stdout).toContain("usage: tandem-console");
   });
 
   it("packs the runtime's bundle and bin without the tsc output's JavaScript", () => {
