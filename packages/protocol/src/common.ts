@@ -264,3 +264,21 @@ export const SessionMetadata = z.looseObject({
   context: SessionContext.optional(),
 });
 export type SessionMetadata = z.infer<typeof SessionMetadata>;
+
+/** The fields of a skill as the skill lists report it (a function: built on first use). */
+export const skillSummaryFields = () => ({
+  name: z.string(),
+  description: z.string(),
+  source: z.string(),
+  userInvocable: z.boolean(),
+  enabled: z.boolean(),
+  path: z.string().optional(),
+});
+/** The fields of an authentication status (a function: built on first use). */
+export const authStatusFields = () => ({
+  isAuthenticated: z.boolean(),
+  authType: z.string().optional(),
+  host: z.string().optional(),
+  login: z.string().optional(),
+  statusMessage: z.string().optional(),
+});

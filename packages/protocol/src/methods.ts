@@ -16,6 +16,8 @@ import {
   SystemMessageConfig,
   ToolDefinition,
   ToolResultObject,
+  authStatusFields,
+  skillSummaryFields,
 } from "./common.js";
 import { SessionEventSchema } from "./events.js";
 import { defineNotification, defineRequest } from "./method.js";
@@ -71,17 +73,7 @@ export const StatusGet = defineRequest(
   () => z.looseObject({ version: z.string(), protocolVersion: z.number() }),
 );
 /** `auth.getStatus`: whether the runtime has credentials for a model provider. */
-export const AuthGetStatus = defineRequest(
-  "auth.getStatus",
-  () => Empty.optional(),
-  () => z.looseObject({
-    isAuthenticated: z.boolean(),
-    authType: z.string().optional(),
-    host: z.string().optional(),
-    login: z.string().optional(),
-    statusMessage: z.string().optional(),
-  }),
-);
+export const AuthGetStatus = defineRequest("auth.getStatus", () => Empty.optional(), () => z.looseObject(authStatusFields()));
 /** `models.list`: the models the configured provider offers. */
 export const ModelsList = defineRequest("models.list", () => Empty.optional(), () => z.looseObject({ models: z.array(ModelInfo) }));
 /** `tools.list`: the built-in tools. */
@@ -368,14 +360,7 @@ export const SessionMcpDisable = defineRequest("session.mcp.disable", () => z.lo
 /** `session.mcp.reload`: restart every enabled server. */
 export const SessionMcpReload = defineRequest("session.mcp.reload", () => z.looseObject(sessionScoped), Empty);
 
-const SkillSummary = z.looseObject({
-  name: z.string(),
-  description: z.string(),
-  source: z.string(),
-  userInvocable: z.boolean(),
-  enabled: z.boolean(),
-  path: z.string().optional(),
-});
+const SkillSummary = z.looseObject(skillSummaryFields());
 /** `session.skills.list`. */
 export const SessionSkillsList = defineRequest("session.skills.list", () => z.looseObject(sessionScoped), () => z.looseObject({ skills: z.array(SkillSummary) }));
 /** `session.skills.enable`. */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { skillSummaryFields } from "../common.js";
 import { defineRequest } from "../method.js";
 
 const projectPaths = z.array(z.string()).optional();
@@ -7,15 +8,7 @@ const projectPaths = z.array(z.string()).optional();
 const DiscoveryPath = z.looseObject({ path: z.string(), preferredForCreation: z.boolean(), projectPath: z.string().optional() });
 
 /** A skill found on disk by `skills.discover`. */
-export const DiscoveredSkill = z.looseObject({
-  name: z.string(),
-  description: z.string(),
-  source: z.string(),
-  userInvocable: z.boolean(),
-  enabled: z.boolean(),
-  path: z.string().optional(),
-  projectPath: z.string().optional(),
-});
+export const DiscoveredSkill = z.looseObject({ ...skillSummaryFields(), projectPath: z.string().optional() });
 
 /** `skills.discover`: the skills of the projects' skill folders, the user's and the given folders. */
 export const SkillsDiscover = defineRequest(

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SessionId } from "../common.js";
+import { authStatusFields, SessionId } from "../common.js";
 import { defineRequest } from "../method.js";
 
 const noParams = () => z.preprocess((value) => (value === undefined || value === null || Array.isArray(value) ? {} : value), z.looseObject({}));
@@ -8,14 +8,7 @@ const noParams = () => z.preprocess((value) => (value === undefined || value ===
 export const SessionGitHubAuthGetStatus = defineRequest(
   "session.gitHubAuth.getStatus",
   () => z.looseObject({ sessionId: SessionId }),
-  () => z.looseObject({
-    isAuthenticated: z.boolean(),
-    authType: z.string().optional(),
-    host: z.string().optional(),
-    login: z.string().optional(),
-    statusMessage: z.string().optional(),
-    copilotPlan: z.string().optional(),
-  }),
+  () => z.looseObject({ ...authStatusFields(), copilotPlan: z.string().optional() }),
 );
 
 /** The endpoint and credentials a session's model calls go to. */
