@@ -41,6 +41,8 @@ export class ConversationView {
   #turnUsage: TurnUsage | undefined;
   /** The agent said what it is doing this turn (`assistant.intent`). */
   #reportedIntent = false;
+  /** The session's working directory: paths under it are shown relative to it. */
+  #cwd: string | undefined;
 
   constructor(
     readonly sessionId: string,
@@ -51,6 +53,8 @@ export class ConversationView {
     switch (message.kind) {
       case "snapshot":
         this.element.replaceChildren();
+        this.#cwd = message.cwd;
+        if (message.title) this.host.setTitle(message.title);
         for (const event of withRewindsApplied(message.history)) this.#onEvent(event, true);
         for (const pending of message.permissions) this.#onPermissionRequested(pending.requestId, pending.permissionRequest);
         for (const ask of message.asks) this.#onAsk(ask);
@@ -231,7 +235,7 @@ export class ConversationView {
 
   #toolStart(toolCallId: string, toolName: string, args: unknown, parentToolCallId: string | undefined): void {
     if (this.#cards.has(toolCallId)) return;
-    const card = new ToolCard(toolCallId, toolName, args);
+    const card = new ToolCard(toolCallId, toolName, args, this.#cwd);
     this.#cards.set(toolCallId, card);
     const parent = parentToolCallId ? this.#cards.get(parentToolCallId) : undefined;
     (parent ? parent.children : this.element).append(card.element);
@@ -242,7 +246,7 @@ export class ConversationView {
     if (this.#permissionCards.has(requestId)) return;
     let card = request.toolCallId ? this.#cards.get(request.toolCallId) : request.kind === "mcp" ? this.#mcpCard(request.serverName, request.toolName) : undefined;
     if (!card) {
-      card = new ToolCard(request.toolCallId ?? requestId, request.kind, {});
+      card = new ToolCard(request.toolCallId ?? requestId, request.kind, {}, this.#cwd);
       this.element.append(card.element);
     }
     card.element.dataset.requestId = requestId;
