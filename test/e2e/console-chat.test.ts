@@ -47,6 +47,8 @@ describe("Tandem Console as a chat app", () => {
     await page.waitForFunction(() => /^#\/s\/./.test(location.hash) && document.body.dataset.sessionReady === location.hash.slice(4));
     await page.waitForSelector(".message.user:has-text('first words')");
     await assistantText(page, "Started by the first message.");
+    // Once: the stream opened while the answer was streaming, and its deltas must not add to the finished text.
+    expect((await page.locator(".message.assistant").allTextContents()).map((text) => text.trim())).toEqual(["Started by the first message."]);
     expect(await page.inputValue("[data-testid=prompt]")).toBe("");
   });
 

@@ -96,7 +96,9 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
         );
         const listed = new Set(rows.map((row) => row.sessionId));
         for (const [sessionId, created] of hub.created()) {
-          if (!listed.has(sessionId)) rows.push({ sessionId, title: "", cwd: created.cwd, model: created.model ?? "", modifiedTime: created.createdTime });
+          if (listed.has(sessionId)) continue;
+          const [title, model] = await Promise.all([hub.titleOf(sessionId), hub.modelOf(sessionId)]);
+          rows.push({ sessionId, title: title ?? "", cwd: created.cwd, model: model ?? created.model ?? "", modifiedTime: created.createdTime });
         }
         rows.sort((a, b) => b.modifiedTime.localeCompare(a.modifiedTime));
         return sendJson(response, 200, { sessions: rows });
