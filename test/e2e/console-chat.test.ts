@@ -183,6 +183,19 @@ describe("Tandem Console as a chat app", () => {
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe("const answer = 42;\n");
   });
 
+  it("follows a long answer to its end while the reader is at the end", async () => {
+    const page = await openConsole();
+    await page.setViewportSize({ width: 800, height: 500 });
+    await newSession(page);
+    await sendPrompt(page, "a long answer");
+    await assistantText(page, "The last line.");
+    await page.waitForFunction(() => {
+      const scroller = document.querySelector<HTMLElement>(".main");
+      const last = Array.from(document.querySelectorAll(".message.assistant p")).at(-1)?.getBoundingClientRect();
+      return scroller !== null && scroller.scrollHeight > scroller.clientHeight && last !== undefined && last.bottom <= scroller.getBoundingClientRect().bottom;
+    });
+  });
+
   it("at 360 px the sidebar is a drawer behind a button and the message box stays at the bottom; at 1280 px too", async () => {
     const page = await openConsole();
     await page.setViewportSize({ width: 360, height: 740 });
