@@ -413,7 +413,12 @@ async function sessionName(session: CopilotSession): Promise<string | undefined>
   return (await session.rpc.name.get().catch(() => undefined))?.name ?? undefined;
 }
 
-/** "<title> (fork)", within the runtime's 100 characters for a name. */
+/**
+ * "<title> (fork)", within the runtime's 100 characters for a name.
+ *
+ * @example
+ * forkName("Fix the bug"); // "Fix the bug (fork)"
+ */
 export function forkName(title: string): string {
   const suffix = " (fork)";
   const base = title.trim() || "Untitled session";
