@@ -108,6 +108,9 @@ describe("Tandem Console as a chat app", () => {
     await assistantText(page, "Written once.");
     expect(readFileSync(harness.inWorkdir("notes/once.txt"), "utf8")).toBe("one\ntwo\n");
     expect(await card.locator(".diff").count()).toBe(1);
+    // The tool's message names the file relative to the folder too.
+    expect(await card.locator(".tool-result").textContent()).toContain("notes/once.txt");
+    expect(await card.locator(".tool-result").textContent()).not.toContain(harness.workdir);
   });
 
   it("a read's card shows its path relative to the session's folder", async () => {

@@ -20,7 +20,9 @@ const statusText: Record<ToolStatus, string> = {
   denied: "Denied",
 };
 
-/** The permission answers a card offers. */
+/** Tools whose result is a program's output, shown exactly as printed. */
+const shellTools: ReadonlySet<string> = new Set(["bash", "powershell", "read_bash", "write_bash", "read_powershell", "write_powershell"]);
+
 /** A tab's answer to a permission request (the server's vocabulary). */
 export type Decision = ConsoleDecision;
 
@@ -121,7 +123,8 @@ export class ToolCard {
     // The result holds the output streamed so far (and what followed): shown once, not twice.
     this.#output.hidden = true;
     this.#output.textContent = "";
-    setChildren(this.#result, h("pre", {}, text));
+    // A shell's output is shown as printed; other tools' messages name paths relative to the folder.
+    setChildren(this.#result, h("pre", {}, shellTools.has(this.toolName) ? text : shortenPaths(text, this.cwd)));
   }
 
   /** Shows the request on the card with the three answers. */
