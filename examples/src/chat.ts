@@ -1,8 +1,10 @@
 /**
  * The chat sample: a terminal REPL on top of Tandem through our SDK. Streams the answer as basic
- * markdown (headings, lists, code, emphasis), keeps what is typed while the agent works, asks
- * before side effects (y / n / a = always for this session), Ctrl-C stops the running turn and a
- * second Ctrl-C (or one at the prompt) exits. `--resume [id]` goes on with a saved session.
+ * markdown (headings, lists, code, emphasis); what is typed while the agent works stays out of the
+ * answer and comes back as the next input; asks before side effects with one key (y / n / a =
+ * always for this session); shows each tool's output collapsed; Ctrl-C stops the running turn and a
+ * second Ctrl-C (or one at the prompt) exits. `--resume [id]` reprints the saved conversation and
+ * goes on with it.
  * Without a configured provider it uses the testkit's scripted model, like the demo.
  *
  *   node examples/dist/chat.js [--resume [SESSION_ID]]
@@ -14,11 +16,12 @@ import { createInterface, type Interface } from "node:readline/promises";
 import { fileURLToPath } from "node:url";
 import { CopilotClient, type CopilotSession, type PermissionRequest, type PermissionRequestResult } from "@tandem/sdk";
 import { ModelServer } from "@tandem/testkit";
+import { BusyKeyboard } from "./busy-keyboard.js";
 import { getWeather } from "./demo-tools.js";
 import { TerminalMarkdown } from "./terminal-markdown.js";
+import { historyText, toolCallLine, toolResultText } from "./transcript.js";
 
 const dim = (text: string) => `\x1b[2m${text}\x1b[0m`;
-const blue = (text: string) => `\x1b[34m${text}\x1b[0m`;
 
 /** What a permission request is about, in one line, and the key "always" remembers. */
 function describeRequest(request: PermissionRequest): { text: string; key: string } {
@@ -60,11 +63,17 @@ class TypedLines {
     });
   }
 
+  /** Lines typed while readline did not have the keyboard (during a turn): the next prompts take them. */
+  queue(lines: readonly string[]): void {
+    this.#queued.push(...lines);
+  }
+
   /**
    * Shows `prompt` and resolves with the next line (undefined once input is closed). With `fresh`,
-   * lines typed before the prompt stay queued for later (a permission answer must be typed after the question).
+   * lines typed before the prompt stay queued for later (a permission answer must be typed after
+   * the question). `typed` is put on the prompt as if just typed (a line begun during the turn).
    */
-  next(prompt: string, fresh = false): Promise<string | undefined> {
+  next(prompt: string, fresh = false, typed = ""): Promise<string | undefined> {
     const queued = fresh ? undefined : this.#queued.shift();
     if (queued !== undefined) {
       process.stdout.write(`${prompt}${queued}\n`);
@@ -73,17 +82,29 @@ class TypedLines {
     if (this.#closed) return Promise.resolve(undefined);
     this.terminal.setPrompt(prompt);
     this.terminal.prompt();
+    if (typed) this.terminal.write(typed);
     return new Promise((resolve) => (this.#waiting = resolve));
   }
 }
 
-/** Asks y / n / a before a side effect; "a" approves the same request for the rest of the session. */
-function permissionPrompt(lines: TypedLines, approvedForSession: Set<string>) {
+/**
+ * Asks y / n / a before a side effect; "a" approves the same request for the rest of the session.
+ * On a terminal one key answers (the keyboard is the turn's); otherwise a line does.
+ */
+function permissionPrompt(lines: TypedLines, keyboard: BusyKeyboard, approvedForSession: Set<string>) {
   return async (request: PermissionRequest): Promise<PermissionRequestResult> => {
     const { text, key } = describeRequest(request);
     if (approvedForSession.has(key)) return { kind: "approved" };
+    const question = `\n\x1b[33mAllow the agent to ${text}? [y]es / [n]o / [a]lways this session: \x1b[0m`;
+    if (keyboard.active) {
+      process.stdout.write(question);
+      const answer = await keyboard.askKey(["y", "n", "a"]);
+      process.stdout.write(`${answer ?? ""}\n`);
+      if (answer === "a") approvedForSession.add(key);
+      return answer === "y" || answer === "a" ? { kind: "approved" } : { kind: "denied-interactively-by-user" };
+    }
     for (;;) {
-      const line = await lines.next(`\n\x1b[33mAllow the agent to ${text}? [y]es / [n]o / [a]lways this session: \x1b[0m`, true);
+      const line = await lines.next(question, true);
       if (line === undefined) return { kind: "denied-interactively-by-user" };
       const answer = line.trim().toLowerCase();
       if (answer === "y" || answer === "yes") return { kind: "approved" };
@@ -124,60 +145,69 @@ async function main(): Promise<void> {
   const terminal = createInterface({ input: process.stdin, output: process.stdout });
   const approvedForSession = new Set<string>();
   const lines = new TypedLines(terminal);
-  const handlers = { onPermissionRequest: permissionPrompt(lines, approvedForSession), tools: [getWeather], streaming: true };
-  await client.start();
-  let session: CopilotSession;
-  const resumeId = args.resume ? (args.sessionId ?? (await client.getLastSessionId())) : undefined;
-  if (args.resume && !resumeId) console.log(dim("No saved session to resume: starting a new one."));
-  session = resumeId ? await client.resumeSession(resumeId, handlers) : await client.createSession(handlers);
-  console.log(dim(`Session ${session.sessionId}${resumeId ? " resumed" : ""}. Ctrl-C stops a turn, a second Ctrl-C exits; /exit leaves.`));
-
   let turn: { done: Promise<void>; finish: () => void } | undefined;
   let interrupts = 0;
+  let session: CopilotSession | undefined;
+  const interrupt = () => {
+    interrupts++;
+    if (!turn || interrupts > 1) return void exit(0);
+    console.log(dim("\n(stopping; Ctrl-C again to exit)"));
+    void session?.abort().catch(() => undefined);
+  };
+  const keyboard = new BusyKeyboard(terminal, process.stdin, interrupt);
+  const handlers = { onPermissionRequest: permissionPrompt(lines, keyboard, approvedForSession), tools: [getWeather], streaming: true };
+  await client.start();
+  const resumeId = args.resume ? (args.sessionId ?? (await client.getLastSessionId())) : undefined;
+  if (args.resume && !resumeId) console.log(dim("No saved session to resume: starting a new one."));
+  const opened = resumeId ? await client.resumeSession(resumeId, handlers) : await client.createSession(handlers);
+  session = opened;
+  if (resumeId) process.stdout.write(historyText(await opened.getMessages()));
+  console.log(dim(`Session ${opened.sessionId}${resumeId ? " resumed" : ""}. Ctrl-C stops a turn, a second Ctrl-C exits; /exit leaves.`));
+
   const markdown = new TerminalMarkdown();
   const streamed = new Set<string>();
-  session.on("assistant.message_delta", (event) => {
+  opened.on("assistant.message_delta", (event) => {
     streamed.add(event.data.messageId);
     process.stdout.write(markdown.push(event.data.deltaContent));
   });
-  session.on("assistant.message", (event) => {
+  opened.on("assistant.message", (event) => {
     const unstreamed = streamed.delete(event.data.messageId) ? "" : markdown.push(event.data.content);
     process.stdout.write(`${unstreamed}${markdown.end()}\n`);
   });
-  session.on("tool.execution_start", (event) => console.log(blue(`[${event.data.toolName}] ${JSON.stringify(event.data.arguments)}`)));
-  session.on("tool.execution_complete", (event) => {
-    if (!event.data.success) console.log(dim(`[${event.data.error?.message ?? "failed"}]`));
-  });
-  session.on("session.error", (event) => console.log(`\x1b[31m${event.data.errorType}: ${event.data.message}\x1b[0m`));
-  session.on("session.idle", () => turn?.finish());
+  opened.on("tool.execution_start", (event) => console.log(toolCallLine(event.data.toolName, event.data.arguments)));
+  opened.on("tool.execution_complete", (event) => process.stdout.write(toolResultText(event)));
+  opened.on("session.error", (event) => console.log(`\x1b[31m${event.data.errorType}: ${event.data.message}\x1b[0m`));
+  opened.on("session.idle", () => turn?.finish());
 
-  const exit = async (code: number) => {
+  async function exit(code: number): Promise<void> {
     // Leaving must not wait on a runtime that does not stop.
     setTimeout(() => process.exit(code), 5_000).unref();
     terminal.close();
     await client.stop().catch(() => undefined);
     await model?.stop().catch(() => undefined);
     process.exit(code);
-  };
-  terminal.on("SIGINT", () => {
-    interrupts++;
-    if (!turn || interrupts > 1) return void exit(0);
-    console.log(dim("\n(stopping; Ctrl-C again to exit)"));
-    void session.abort().catch(() => undefined);
-  });
+  }
+  terminal.on("SIGINT", interrupt);
 
+  let typedAhead = "";
   for (;;) {
     interrupts = 0;
-    const input = (await lines.next("\x1b[1mYou:\x1b[0m ")) ?? "/exit";
+    const input = (await lines.next("\x1b[1mYou:\x1b[0m ", false, typedAhead)) ?? "/exit";
+    typedAhead = "";
     if (input.trim() === "/exit") break;
     if (!input.trim()) continue;
     let finish!: () => void;
     const done = new Promise<void>((resolve) => (finish = resolve));
     turn = { done, finish };
     process.stdout.write("\x1b[1mAssistant:\x1b[0m ");
-    await session.send({ prompt: input });
+    // Keys typed from here on stay out of the streamed answer; they come back at the next prompt.
+    keyboard.start();
+    await opened.send({ prompt: input });
     await done;
     turn = undefined;
+    const typed = keyboard.stop();
+    lines.queue(typed.lines);
+    typedAhead = typed.partial;
   }
   await exit(0);
 }

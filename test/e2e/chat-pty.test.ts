@@ -1,7 +1,9 @@
 /**
  * The terminal chat sample (`npm run chat`) under a real pseudo-terminal (`script`): keys go in,
- * the screen is read back. It asks before a side effect (n: the command does not run), streams,
- * Ctrl-C stops a running turn, Ctrl-C at the prompt exits, and `--resume` goes on with the last session.
+ * the screen is read back. It asks before a side effect with one key (n: the command does not run;
+ * y: it runs and its output is shown collapsed), streams, keeps keys typed meanwhile out of the
+ * answer (they come back at the next prompt), Ctrl-C stops a running turn, Ctrl-C at the prompt
+ * exits, and `--resume` reprints the conversation and goes on with the last session.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -46,7 +48,7 @@ function startChat(args: string[]) {
   };
 }
 
-it("--resume goes on with the last session", { timeout: 60_000 }, async () => {
+it("--resume reprints the conversation and goes on with the last session", { timeout: 60_000 }, async () => {
   world = await startWorld(["chat-pty-resume"]);
   workdir = mkdtempSync(join(tmpdir(), "tandem-chat-pty-"));
   const first = startChat([]);
@@ -59,6 +61,8 @@ it("--resume goes on with the last session", { timeout: 60_000 }, async () => {
 
   const second = startChat(["--resume"]);
   await second.seen(" resumed.");
+  const reprinted = second.state.screen.slice(0, second.state.screen.indexOf(" resumed."));
+  expect(reprinted).toContain("You: remember this\nAssistant: First answer.");
   await second.seen("You: ");
   second.type("and again\r");
   await second.seen("Assistant: Second answer, after the resume.");
@@ -95,7 +99,8 @@ it("asks before a shell command (n: it does not run), streams, Ctrl-C stops the 
   await seen("You: ");
   type("write the file\r");
   await seen("Allow the agent to run `echo pty > pty.txt`?");
-  type("n\r");
+  // One key answers: no Enter.
+  type("n");
   await seen("[The user rejected this tool call.]");
   await seen("You: ", 2);
   expect(existsSync(join(workdir, "pty.txt"))).toBe(false);
@@ -115,3 +120,40 @@ it("asks before a shell command (n: it does not run), streams, Ctrl-C stops the 
   type("\x03");
   expect(await exited).toBe(0);
 }, 60_000);
+
+it("answers a permission with one key, and shows the tool's output collapsed", { timeout: 60_000 }, async () => {
+  world = await startWorld(["chat-pty-keys"]);
+  workdir = mkdtempSync(join(tmpdir(), "tandem-chat-pty-"));
+  const { type, seen, exited, state } = startChat([]);
+  await seen("You: ");
+  type("list the rows\r");
+  await seen("[a]lways this session: ");
+  type("y");
+  await seen("Listed six rows.");
+  await seen("You: ", 2);
+  expect(state.screen).toContain("  │ row1\n  │ row2\n  │ row3\n  │ row4\n  … 3 more lines");
+  expect(state.screen).not.toContain("│ row5");
+  type("/exit\r");
+  expect(await exited).toBe(0);
+});
+
+it("keeps keys typed while an answer streams out of it, and gives them back as the next input", { timeout: 60_000 }, async () => {
+  world = await startWorld(["chat-pty-keys"]);
+  workdir = mkdtempSync(join(tmpdir(), "tandem-chat-pty-"));
+  const { type, seen, exited, state } = startChat([]);
+  await seen("You: ");
+  type("stream slowly\r");
+  await seen("Streaming");
+  type("typed meanwhile");
+  await seen("until the very end of it.");
+  await seen("You: ", 2);
+  const answer = state.screen.slice(state.screen.indexOf("Assistant: "), state.screen.indexOf("until the very end of it."));
+  expect(answer).not.toContain("typed");
+  // The unfinished line is on the next prompt; Enter sends it.
+  await seen("You: typed meanwhile");
+  type("\r");
+  await seen("Got the line typed meanwhile.");
+  await seen("You: ", 3);
+  type("/exit\r");
+  expect(await exited).toBe(0);
+});

@@ -228,7 +228,7 @@ describe("Tandem Console in Chromium", () => {
     await newSession(page);
     await sendPrompt(page, "undo edit");
     const card = page.locator("[data-tool-call-id=call_undo_edit]");
-    await card.locator(".diff-add:has-text('+ ALPHA')").waitFor();
+    await card.locator(".diff-add:has-text('ALPHA')").waitFor();
     await card.locator("[data-decision=approve-once]").click();
     await assistantText(page, "Edited tracked.txt.");
     await idle(page);

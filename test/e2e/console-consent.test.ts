@@ -44,7 +44,9 @@ describe("a folder's extension in the console", () => {
     const card = page.locator(".permission-title", { hasText: "Start extension hostile from this folder?" });
     await card.waitFor();
     const fields = await page.locator(".permission-field").allTextContents();
-    expect(fields).toEqual(["Extensionproject:hostile", `Path${harness.inWorkdir(".github/extensions/hostile/extension.mjs")}`, `Folder${harness.workdir}`]);
+    expect(fields).toEqual(["Extensionproject:hostile", "Path.github/extensions/hostile/extension.mjs", `Folder${harness.workdir}`]);
+    // The path is shown relative to the session's folder, in full on hover.
+    expect(await page.locator(".permission-field code[title]").getAttribute("title")).toBe(harness.inWorkdir(".github/extensions/hostile/extension.mjs"));
     expect(await page.textContent(".permission-warning")).toContain("runs as you");
     await page.click("[data-decision=reject]");
     const notice = await page.waitForSelector(".notice.warning:has-text('project:hostile')");

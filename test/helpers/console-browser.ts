@@ -32,6 +32,8 @@ export interface ConsoleSetup {
   scripts: string[];
   /** The models the scripted model lists (default: the testkit's). */
   models?: ModelSpec[];
+  /** `false`: the scripted provider has no `GET /models` (it answers 404). */
+  listsModels?: boolean;
   /** Extra `tandem-console` arguments, given the git folder. */
   consoleArgs?: (workdir: string) => string[];
 }
@@ -48,7 +50,7 @@ function makeGitRepository(): string {
 
 /** The scripted model and a scratch home, like `startWorld`, with the models the test lists. */
 async function startModelWorld(setup: ConsoleSetup, workdir: string): Promise<TestWorld> {
-  const model = new ModelServer(setup.models ? { models: setup.models } : {});
+  const model = new ModelServer({ ...(setup.models ? { models: setup.models } : {}), ...(setup.listsModels === false ? { listsModels: false } : {}) });
   for (const name of setup.scripts) {
     const path = join(scriptsDir, `${name}.yaml`);
     for (const script of parseScripts(readFileSync(path, "utf8").replaceAll("__WORKDIR__", workdir), path)) model.addScript(script);

@@ -78,6 +78,8 @@ export async function main(argv: string[]): Promise<void> {
     Object.assign(env, { COPILOT_API_URL: url, GH_TOKEN: "console-scripted-model", ...(scratchHome ? { COPILOT_HOME: scratchHome } : {}) });
     provider = { scripted: true, description: "No model provider configured: this console talks to the testkit's scripted model (set COPILOT_API_URL + GH_TOKEN, or OPENAI_BASE_URL / OPENAI_API_KEY, for a real one)." };
   }
+  const configuredModel = env.TANDEM_MODEL ?? env.COPILOT_MODEL;
+  if (configuredModel) provider.model = configuredModel;
   const client = new CopilotClient({ env, logLevel: "error", cwd: args.cwd });
   await client.start();
   const hub = new SessionHub(client, args.cwd, mcpServers);

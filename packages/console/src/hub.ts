@@ -38,6 +38,10 @@ class OpenSession {
   turnUsage: TurnUsage | undefined;
   model: string | undefined;
   mode: string | undefined;
+  /** The session's title (`session.title_changed` is ephemeral: it is kept here for tabs opened later). */
+  title: string | undefined;
+  /** Where the session works (tool paths are shown relative to it). */
+  cwd: string | undefined;
   session!: CopilotSession;
 
   broadcast(message: ConsoleMessage): void {
@@ -91,6 +95,13 @@ class OpenSession {
         break;
       case "session.start":
         this.model = event.data.selectedModel ?? this.model;
+        this.cwd = event.data.context?.cwd ?? this.cwd;
+        break;
+      case "session.resume":
+        this.cwd = event.data.context?.cwd ?? this.cwd;
+        break;
+      case "session.title_changed":
+        this.title = event.data.title;
         break;
       case "session.model_change":
         this.model = event.data.newModel;
@@ -121,6 +132,8 @@ export class SessionHub {
   readonly #open = new Map<string, Promise<OpenSession>>();
   /** Sessions created here: listed before their first message is saved. */
   readonly #created = new Map<string, { cwd: string; model: string | undefined; createdTime: string }>();
+  /** The names given to forks made here, until they are opened. */
+  readonly #forkNames = new Map<string, string>();
 
   /** `mcpServers` are given to every session the console creates or resumes. */
   constructor(client: CopilotClient, defaultCwd: string, mcpServers?: Record<string, MCPServerConfig>) {
@@ -147,7 +160,8 @@ export class SessionHub {
       enableFileChangeTracking: true,
     });
     open.session = session;
-    open.model = options.model || undefined;
+    open.model = options.model || (await currentModel(session));
+    open.cwd ??= options.workingDirectory || this.#defaultCwd;
     open.mode = options.mode ?? "interactive";
     if (options.mode && options.mode !== "interactive") await session.rpc.mode.set({ mode: options.mode });
     this.#open.set(session.sessionId, Promise.resolve(open));
@@ -163,6 +177,8 @@ export class SessionHub {
         const open = new OpenSession();
         open.session = await this.#client.resumeSession(sessionId, { ...this.#handlers(open), streaming: true, enableFileChangeTracking: true });
         open.mode = (await open.session.rpc.mode.get()).mode;
+        open.model ??= await currentModel(open.session);
+        open.title ??= await sessionName(open.session);
         return open;
       })();
       this.#open.set(sessionId, opening);
@@ -174,6 +190,13 @@ export class SessionHub {
   /** The sessions this console created, with where they work. */
   created(): ReadonlyMap<string, { cwd: string; model: string | undefined; createdTime: string }> {
     return this.#created;
+  }
+
+  /** The title of a session the console has open (or forked), if known: `session.list` gives only the first prompt. */
+  async titleOf(sessionId: string): Promise<string | undefined> {
+    const opening = this.#open.get(sessionId);
+    const open = opening ? await opening.catch(() => undefined) : undefined;
+    return open?.title ?? this.#forkNames.get(sessionId);
   }
 
   /** The model of a session the console has open, if known. */
@@ -195,6 +218,7 @@ export class SessionHub {
     try {
       const history = await open.session.getMessages();
       if (!open.model) open.model = modelFromHistory(history);
+      if (!open.cwd) open.cwd = cwdFromHistory(history);
       const seen = new Set(history.map((event) => event.id));
       listener({
         kind: "snapshot",
@@ -206,6 +230,8 @@ export class SessionHub {
         turnUsage: open.turnUsage,
         model: open.model,
         mode: open.mode,
+        title: open.title,
+        cwd: open.cwd,
         elicitations: [...open.elicitations.values()],
         planExits: [...open.planExits.values()],
       });
@@ -280,11 +306,18 @@ export class SessionHub {
     return "answered";
   }
 
-  /** A new session with the history before `toEventId` (all of it without one): `sessions.fork`. */
+  /**
+   * A new session with the history before `toEventId` (all of it without one): `sessions.fork`.
+   * The fork is named after its source with " (fork)", so the two can be told apart.
+   */
   async fork(sessionId: string, toEventId: string | undefined): Promise<string> {
-    const source = this.#created.get(sessionId);
-    const { sessionId: forkId } = await this.#client.rpc.sessions.fork({ sessionId, ...(toEventId ? { toEventId } : {}) });
-    if (source) this.#created.set(forkId, { ...source, createdTime: new Date().toISOString() });
+    const source = await this.open(sessionId);
+    const title = source.title ?? (await sessionName(source.session)) ?? "Untitled session";
+    const name = forkName(title);
+    const { sessionId: forkId } = await this.#client.rpc.sessions.fork({ sessionId, name, ...(toEventId ? { toEventId } : {}) });
+    this.#forkNames.set(forkId, name);
+    const created = this.#created.get(sessionId);
+    if (created) this.#created.set(forkId, { ...created, model: created.model ?? source.model, createdTime: new Date().toISOString() });
     return forkId;
   }
 
@@ -335,6 +368,7 @@ export class SessionHub {
     const opening = this.#open.get(sessionId);
     this.#open.delete(sessionId);
     this.#created.delete(sessionId);
+    this.#forkNames.delete(sessionId);
     const open = opening ? await opening.catch(() => undefined) : undefined;
     if (open) {
       open.cancelAsks();
@@ -367,6 +401,36 @@ function addUsage(total: TurnUsage | undefined, usage: { inputTokens?: number; o
     cacheReadTokens: base.cacheReadTokens + (usage.cacheReadTokens ?? 0),
     modelCalls: base.modelCalls + 1,
   };
+}
+
+/** The session's model as the runtime reports it (undefined when it cannot say). */
+async function currentModel(session: CopilotSession): Promise<string | undefined> {
+  return (await session.rpc.model.getCurrent().catch(() => undefined))?.modelId;
+}
+
+/** The session's name, or the title of its first prompt (undefined for a session without either). */
+async function sessionName(session: CopilotSession): Promise<string | undefined> {
+  return (await session.rpc.name.get().catch(() => undefined))?.name ?? undefined;
+}
+
+/**
+ * "<title> (fork)", within the runtime's 100 characters for a name.
+ *
+ * @example
+ * forkName("Fix the bug"); // "Fix the bug (fork)"
+ */
+export function forkName(title: string): string {
+  const suffix = " (fork)";
+  const base = title.trim() || "Untitled session";
+  return base.length + suffix.length <= 100 ? `${base}${suffix}` : `${base.slice(0, 99 - suffix.length)}…${suffix}`;
+}
+
+function cwdFromHistory(history: readonly SessionEvent[]): string | undefined {
+  let cwd: string | undefined;
+  for (const event of history) {
+    if (event.type === "session.start" || event.type === "session.resume") cwd = event.data.context?.cwd ?? cwd;
+  }
+  return cwd;
 }
 
 function modelFromHistory(history: readonly SessionEvent[]): string | undefined {

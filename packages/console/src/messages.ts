@@ -57,6 +57,10 @@ export type ConsoleMessage =
       turnUsage: TurnUsage | undefined;
       model: string | undefined;
       mode: string | undefined;
+      /** The session's title, when it has one. */
+      title: string | undefined;
+      /** The session's working directory: tool paths under it are shown relative to it. */
+      cwd: string | undefined;
       elicitations: PendingElicitation[];
       planExits: PendingPlanExit[];
     }

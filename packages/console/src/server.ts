@@ -10,6 +10,8 @@ import type { SessionHub } from "./hub.js";
 export interface ProviderInfo {
   scripted: boolean;
   description: string;
+  /** The model configured for new sessions (`TANDEM_MODEL` / `COPILOT_MODEL`), if any. */
+  model?: string;
 }
 
 /** Everything the HTTP server needs. */
@@ -78,7 +80,7 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     const { hub } = options;
     const [head, id, action, extra] = parts;
     if (head === "info" && method === "GET") return sendJson(response, 200, { provider: options.provider, defaultCwd: options.defaultCwd });
-    if (head === "models" && method === "GET") return sendJson(response, 200, { models: await hub.client.listModels() });
+    if (head === "models" && method === "GET") return sendJson(response, 200, await listModels());
     if (head !== "sessions") throw new HttpError(404, "not found");
     if (!id) {
       if (method === "GET") {
@@ -86,7 +88,7 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
         const rows = await Promise.all(
           sessions.map(async (session) => ({
             sessionId: session.sessionId,
-            title: session.summary ?? "",
+            title: (await hub.titleOf(session.sessionId)) ?? session.summary ?? "",
             cwd: session.context?.cwd ?? "",
             model: (await hub.modelOf(session.sessionId)) ?? "",
             modifiedTime: session.modifiedTime.toISOString(),
@@ -94,7 +96,9 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
         );
         const listed = new Set(rows.map((row) => row.sessionId));
         for (const [sessionId, created] of hub.created()) {
-          if (!listed.has(sessionId)) rows.push({ sessionId, title: "", cwd: created.cwd, model: created.model ?? "", modifiedTime: created.createdTime });
+          if (listed.has(sessionId)) continue;
+          const [title, model] = await Promise.all([hub.titleOf(sessionId), hub.modelOf(sessionId)]);
+          rows.push({ sessionId, title: title ?? "", cwd: created.cwd, model: model ?? created.model ?? "", modifiedTime: created.createdTime });
         }
         rows.sort((a, b) => b.modifiedTime.localeCompare(a.modifiedTime));
         return sendJson(response, 200, { sessions: rows });
@@ -182,6 +186,18 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     }
     void url;
     throw new HttpError(404, "not found");
+  }
+
+  /**
+   * `models.list`, or, for a provider that lists no models (no `GET /models`), no models and why:
+   * the page then offers the configured (or the runtime's default) model and sessions still start.
+   */
+  async function listModels(): Promise<{ models: unknown[]; unavailable?: string; configured?: string }> {
+    try {
+      return { models: await options.hub.client.listModels() };
+    } catch (error) {
+      return { models: [], unavailable: error instanceof Error ? error.message : String(error), ...(options.provider.model ? { configured: options.provider.model } : {}) };
+    }
   }
 
   async function stream(response: ServerResponse, sessionId: string): Promise<void> {

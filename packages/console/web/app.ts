@@ -2,6 +2,7 @@
 import { api, openStream } from "./api.js";
 import { ConversationView, errorMessageOf, errorTypeOf, type ConsoleMessage } from "./conversation.js";
 import { h, relativeTime, setChildren } from "./dom.js";
+import { enableCodeCopy } from "./markdown.js";
 import type { TurnUsage } from "../src/messages.js";
 import { SlashMenu, type SlashCommand } from "./slash.js";
 import { WorkspacePanel } from "./workspace.js";
@@ -37,8 +38,12 @@ const effortSelect = h("select", { name: "reasoningEffort", "data-testid": "effo
 const effortLabel = h("label", { hidden: true, "data-testid": "effort-label" }, "Reasoning effort", effortSelect);
 const worktreeBox = h("input", { type: "checkbox", name: "worktreeIsolation", "data-testid": "worktree-isolation" });
 const cwdInput = h("input", { name: "workingDirectory", type: "text", placeholder: "Working directory", "data-testid": "cwd-input" });
+const modelNote = h("div", { class: "model-note", hidden: true, "data-testid": "model-note" });
 const errorBar = h("div", { class: "error-bar", hidden: true, "data-testid": "error-bar" });
-const title = h("h1", { class: "title" }, "Tandem Console");
+const title = h("h1", { class: "title", "data-testid": "title" }, "Tandem Console");
+// Below 760 px the sidebar is a drawer behind this button.
+const menuButton = h("button", { class: "menu-button", title: "Sessions", "aria-label": "Sessions", "data-testid": "sidebar-toggle", onclick: () => toggleSidebar() }, "☰");
+const scrim = h("div", { class: "scrim", onclick: () => toggleSidebar(false) });
 const modelLabel = h("span", { class: "model-label", "data-testid": "model-label" });
 const modeLabel = h("span", { class: "mode-label", "data-testid": "mode-label" });
 const turnUsageLabel = h("span", { class: "turn-usage", hidden: true, "data-testid": "turn-usage", title: "Tokens of this turn (all its model calls)" });
@@ -57,6 +62,20 @@ const workspacePanel = new WorkspacePanel();
 
 let models: ModelRow[] = [];
 let current: { view: ConversationView; source: EventSource; busy: boolean } | undefined;
+/** The session being created: a message sent meanwhile waits for it (and goes to it). */
+let creating: Promise<string> | undefined;
+/** The listed sessions by id (the header shows a session's title before its stream opens). */
+const listedSessions = new Map<string, SessionRow>();
+
+function toggleSidebar(open = !document.body.classList.contains("sidebar-open")): void {
+  document.body.classList.toggle("sidebar-open", open);
+  menuButton.setAttribute("aria-expanded", String(open));
+}
+
+function showTitle(text: string | undefined): void {
+  title.textContent = text || "New session";
+  title.title = title.textContent;
+}
 
 function showError(type: string, message: string): void {
   setChildren(errorBar, h("strong", {}, type), ": ", message, h("button", { class: "dismiss", onclick: () => (errorBar.hidden = true) }, "×"));
@@ -73,6 +92,8 @@ async function guarded(action: () => Promise<unknown>): Promise<void> {
 
 async function loadSessions(): Promise<void> {
   const { sessions } = await api<{ sessions: SessionRow[] }>("GET", "sessions");
+  listedSessions.clear();
+  for (const session of sessions) listedSessions.set(session.sessionId, session);
   setChildren(
     sessionList,
     ...sessions.map((session) => {
@@ -98,7 +119,7 @@ async function loadSessions(): Promise<void> {
           onclick: () => (location.hash = `#/s/${session.sessionId}`),
         },
         h("div", { class: "session-title" }, session.title || "Untitled session"),
-        h("div", { class: "session-meta" }, session.cwd),
+        h("div", { class: "session-meta", title: session.cwd }, session.cwd),
         h("div", { class: "session-meta" }, [session.model, relativeTime(session.modifiedTime)].filter(Boolean).join(" · ")),
         remove,
       );
@@ -106,11 +127,21 @@ async function loadSessions(): Promise<void> {
   );
 }
 
-function closeSession(): void {
+function closeSession(text = "Type a message to start a new session, or pick one from the list."): void {
   current?.source.close();
   current = undefined;
+  title.textContent = "Tandem Console";
+  modelLabel.textContent = "";
+  modeLabel.textContent = "";
+  meter.hidden = true;
+  showTurnUsage(undefined);
+  queueList.replaceChildren();
+  document.body.dataset.busy = "false";
+  stopButton.disabled = true;
+  sendButton.textContent = "Send";
+  queueButton.hidden = true;
   workspacePanel.hide();
-  setChildren(main, h("div", { class: "empty" }, "Pick a session or start a new one."));
+  setChildren(main, h("div", { class: "empty" }, text));
 }
 
 function setBusy(busy: boolean): void {
@@ -188,7 +219,8 @@ function reopen(): void {
 
 function openSession(sessionId: string): void {
   current?.source.close();
-  title.textContent = "Tandem Console";
+  toggleSidebar(false);
+  showTitle(listedSessions.get(sessionId)?.title);
   modelLabel.textContent = "";
   modeLabel.textContent = "";
   meter.hidden = true;
@@ -199,7 +231,7 @@ function openSession(sessionId: string): void {
   const view = new ConversationView(sessionId, {
     setBusy,
     setTitle: (text) => {
-      title.textContent = text;
+      showTitle(text);
       void loadSessions();
     },
     setModel: (model) => (modelLabel.textContent = model ?? ""),
@@ -232,35 +264,70 @@ function openSession(sessionId: string): void {
   void guarded(() => loadCommands(sessionId));
 }
 
+/**
+ * Sends the prompt to the open session; to the one being created when "New session" was just
+ * pressed; with no session, it starts one (with the form's settings) first. A message that could
+ * not be sent goes back into the box.
+ */
 async function send(mode: "immediate" | "enqueue" | undefined): Promise<void> {
-  if (!current) return;
   const text = prompt.value.trim();
   if (!text) return;
   prompt.value = "";
   slashMenu.hide();
-  await api("POST", `sessions/${encodeURIComponent(current.view.sessionId)}/send`, { prompt: text, mode: current.busy ? (mode ?? "immediate") : undefined });
+  try {
+    const sessionId = creating ? await creating : current ? current.view.sessionId : await startSession();
+    const busy = current?.view.sessionId === sessionId && current.busy;
+    await api("POST", `sessions/${encodeURIComponent(sessionId)}/send`, { prompt: text, mode: busy ? (mode ?? "immediate") : undefined });
+  } catch (error) {
+    if (!prompt.value.trim()) prompt.value = text;
+    throw error;
+  }
 }
 
 async function abort(): Promise<void> {
   if (current?.busy) await api("POST", `sessions/${encodeURIComponent(current.view.sessionId)}/abort`);
 }
 
+/** Creates a session with the form's settings and opens it; what is typed meanwhile goes to it. */
+function startSession(): Promise<string> {
+  if (creating) return creating;
+  // The session open until now must not get what is typed next.
+  if (current) location.hash = "";
+  closeSession("Starting a new session…");
+  toggleSidebar(false);
+  const started = (async () => {
+    const { sessionId } = await api<{ sessionId: string }>("POST", "sessions", {
+      model: modelSelect.value,
+      mode: modeSelect.value,
+      workingDirectory: cwdInput.value,
+      reasoningEffort: effortLabel.hidden ? undefined : effortSelect.value || undefined,
+      worktreeIsolation: worktreeBox.checked,
+    });
+    location.hash = `#/s/${sessionId}`;
+    openSession(sessionId);
+    return sessionId;
+  })();
+  creating = started;
+  started.then(
+    () => (creating = undefined),
+    () => {
+      creating = undefined;
+      if (!current) closeSession();
+    },
+  );
+  return started;
+}
+
 async function createSession(event: Event): Promise<void> {
   event.preventDefault();
-  const { sessionId } = await api<{ sessionId: string }>("POST", "sessions", {
-    model: modelSelect.value,
-    mode: modeSelect.value,
-    workingDirectory: cwdInput.value,
-    reasoningEffort: effortLabel.hidden ? undefined : effortSelect.value || undefined,
-    worktreeIsolation: worktreeBox.checked,
-  });
-  location.hash = `#/s/${sessionId}`;
+  await startSession();
+  prompt.focus();
 }
 
 function route(): void {
   const match = /^#\/s\/(.+)$/.exec(location.hash);
   if (match?.[1] && match[1] !== current?.view.sessionId) openSession(decodeURIComponent(match[1]));
-  if (!match && current) closeSession();
+  if (!match && current && !creating) closeSession();
 }
 
 function layout(): void {
@@ -268,6 +335,7 @@ function layout(): void {
     "form",
     { class: "new-session", "data-testid": "new-session", onsubmit: (event: Event) => void guarded(() => createSession(event)) },
     h("label", {}, "Model", modelSelect),
+    modelNote,
     h("label", {}, "Mode", modeSelect),
     effortLabel,
     h("label", {}, "Working directory", cwdInput),
@@ -295,13 +363,15 @@ function layout(): void {
     const efforts = model?.supportedReasoningEfforts?.length ? model.supportedReasoningEfforts : ["low", "medium", "high"];
     setChildren(effortSelect, h("option", { value: "" }, "Default"), ...efforts.map((effort) => h("option", { value: effort }, effort)));
   });
+  enableCodeCopy(root);
   setChildren(
     root,
-    h("aside", { class: "sidebar" }, h("div", { class: "brand" }, "Tandem Console"), banner, newSession, h("h2", {}, "Sessions"), sessionList),
+    h("aside", { class: "sidebar", "data-testid": "sidebar" }, h("div", { class: "brand" }, "Tandem Console"), banner, newSession, h("h2", {}, "Sessions"), sessionList),
+    scrim,
     h(
       "section",
       { class: "workspace" },
-      h("header", { class: "header" }, title, modelLabel, modeLabel, intent, turnUsageLabel, meter),
+      h("header", { class: "header" }, menuButton, title, modelLabel, modeLabel, intent, turnUsageLabel, meter),
       errorBar,
       h("div", { class: "main-column" }, workspacePanel.element, main),
       h("footer", { class: "composer" }, queueList, slashMenu.element, h("div", { class: "composer-row" }, prompt, h("div", { class: "composer-buttons" }, sendButton, queueButton, stopButton))),
@@ -310,19 +380,37 @@ function layout(): void {
   );
 }
 
+/**
+ * The models of the new-session picker: `models.list`, or, when the provider lists none (no
+ * `GET /models`), the configured model or the runtime's default, said so under the picker.
+ */
+async function loadModels(): Promise<void> {
+  const listed = await api<{ models: ModelRow[]; unavailable?: string; configured?: string }>("GET", "models").catch((error: unknown) => ({
+    models: [] as ModelRow[],
+    unavailable: errorMessageOf(error),
+    configured: undefined,
+  }));
+  models = listed.models;
+  if (models.length) {
+    setChildren(modelSelect, ...models.map((model) => h("option", { value: model.id }, model.name || model.id)));
+  } else {
+    setChildren(modelSelect, h("option", { value: listed.configured ?? "" }, listed.configured ?? "Default model"));
+    modelNote.textContent = `The provider lists no models${listed.unavailable ? ` (${listed.unavailable})` : ""}: new sessions use ${listed.configured ?? "the runtime's default model"}.`;
+  }
+  modelNote.hidden = models.length > 0;
+  modelSelect.dispatchEvent(new Event("change"));
+}
+
 async function start(): Promise<void> {
   layout();
-  setChildren(main, h("div", { class: "empty" }, "Pick a session or start a new one."));
+  closeSession();
   const info = await api<{ provider: { scripted: boolean; description: string }; defaultCwd: string }>("GET", "info");
   cwdInput.value = info.defaultCwd;
   if (info.provider.scripted) {
     banner.textContent = info.provider.description;
     banner.hidden = false;
   }
-  const listed = await api<{ models: ModelRow[] }>("GET", "models");
-  models = listed.models;
-  setChildren(modelSelect, ...models.map((model) => h("option", { value: model.id }, model.name || model.id)));
-  modelSelect.dispatchEvent(new Event("change"));
+  await loadModels();
   await loadSessions();
   window.addEventListener("hashchange", route);
   route();

@@ -1,5 +1,6 @@
 import type { PermissionRequest } from "@tandem/protocol";
 import { h, setChildren } from "./dom.js";
+import { displayPath, shortenPaths } from "./paths.js";
 import type { ConsoleDecision } from "../src/messages.js";
 
 /**
@@ -19,7 +20,9 @@ const statusText: Record<ToolStatus, string> = {
   denied: "Denied",
 };
 
-/** The permission answers a card offers. */
+/** Tools whose result is a program's output, shown exactly as printed. */
+const shellTools: ReadonlySet<string> = new Set(["bash", "powershell", "read_bash", "write_bash", "read_powershell", "write_powershell"]);
+
 /** A tab's answer to a permission request (the server's vocabulary). */
 export type Decision = ConsoleDecision;
 
@@ -32,12 +35,16 @@ export class ToolCard {
   readonly #result: HTMLElement;
   readonly #permission: HTMLElement;
   readonly #children: HTMLElement;
+  /** The card's one diff: from the arguments, replaced by the runtime's own diff when a write asks for permission. */
+  readonly #diff: HTMLElement;
   status: ToolStatus = "pending";
 
+  /** Paths under `cwd` (the session's working directory) are shown relative to it, in full on hover. */
   constructor(
     readonly toolCallId: string,
     readonly toolName: string,
     args: unknown,
+    readonly cwd?: string,
   ) {
     this.#status = h("span", { class: "tool-status" });
     this.#output = h("pre", { class: "tool-output", hidden: true });
@@ -45,13 +52,15 @@ export class ToolCard {
     this.#result = h("div", { class: "tool-result" });
     this.#permission = h("div", { class: "permission" });
     this.#children = h("div", { class: "tool-children" });
-    const argsView = h("details", { class: "tool-args" }, h("summary", {}, summarizeArgs(toolName, args)), h("pre", {}, JSON.stringify(args, null, 2)));
+    const summary = summarizeArgs(toolName, args);
+    const argsView = h("details", { class: "tool-args" }, h("summary", { title: summary }, shortenPaths(summary, cwd)), h("pre", {}, JSON.stringify(args, null, 2)));
+    this.#diff = h("div", { class: "tool-diff" }, diffFromArgs(toolName, args, cwd));
     this.element = h(
       "div",
       { class: "tool-card", "data-tool-call-id": toolCallId, "data-tool-name": toolName },
       h("div", { class: "tool-head" }, h("span", { class: "tool-name" }, toolName), this.#status),
       argsView,
-      diffFromArgs(toolName, args),
+      this.#diff,
       this.#permission,
       this.#progress,
       this.#output,
@@ -93,7 +102,7 @@ export class ToolCard {
     this.#status.textContent = statusText[status];
   }
 
-  /** Output arrived: the tool runs (unless it is already finished). */
+  /** Output arrived: the tool runs (unless it is already finished). The result replaces it when it comes. */
   appendOutput(text: string): void {
     this.#output.hidden = false;
     this.#output.textContent += text;
@@ -110,17 +119,24 @@ export class ToolCard {
     const denied = !success && /denied|rejected/i.test(`${error ?? ""} ${content ?? ""}`);
     this.setStatus(success ? "done" : denied ? "denied" : "failed");
     const text = success ? content : (error ?? content);
-    if (text) setChildren(this.#result, h("pre", {}, text));
+    if (!text) return;
+    // The result holds the output streamed so far (and what followed): shown once, not twice.
+    this.#output.hidden = true;
+    this.#output.textContent = "";
+    // A shell's output is shown as printed; other tools' messages name paths relative to the folder.
+    setChildren(this.#result, h("pre", {}, shellTools.has(this.toolName) ? text : shortenPaths(text, this.cwd)));
   }
 
   /** Shows the request on the card with the three answers. */
   askPermission(request: PermissionRequest, answer: (decision: Decision) => void): void {
     this.setStatus("waiting");
+    // A write shows the runtime's diff (the file as it is on disk), in place of the one from the arguments.
+    if (request.kind === "write" && request.diff) setChildren(this.#diff, unifiedDiffView(request.diff, displayPath(request.fileName, this.cwd), request.fileName));
     const button = (decision: Decision, label: string) => h("button", { class: `decision ${decision}`, "data-decision": decision, onclick: () => answer(decision) }, label);
     setChildren(
       this.#permission,
-      h("div", { class: "permission-title" }, permissionTitle(request)),
-      permissionDetails(request),
+      h("div", { class: "permission-title" }, permissionTitle(request, this.cwd)),
+      permissionDetails(request, this.cwd),
       h("div", { class: "permission-actions" }, button("approve-once", "Approve once"), button("approve-for-session", "Approve for session"), button("reject", "Deny")),
     );
   }
@@ -143,34 +159,35 @@ function summarizeArgs(toolName: string, args: unknown): string {
 }
 
 /** A diff view for `edit` (old_str → new_str) and `create` (the new file). */
-function diffFromArgs(toolName: string, args: unknown): HTMLElement | null {
+function diffFromArgs(toolName: string, args: unknown, cwd: string | undefined): HTMLElement | null {
   const record = (args ?? {}) as Record<string, unknown>;
+  const path = String(record.path ?? "");
   if (toolName === "edit" && typeof record.old_str === "string" && typeof record.new_str === "string") {
-    return diffView(String(record.path ?? ""), record.old_str, record.new_str);
+    return diffView(path, cwd, record.old_str, record.new_str);
   }
-  if (toolName === "create" && typeof record.file_text === "string") return diffView(String(record.path ?? ""), "", record.file_text);
+  if (toolName === "create" && typeof record.file_text === "string") return diffView(path, cwd, "", record.file_text);
   return null;
 }
 
-function diffView(path: string, before: string, after: string): HTMLElement {
+function diffView(path: string, cwd: string | undefined, before: string, after: string): HTMLElement {
   const lines = (text: string) => (text === "" ? [] : text.replace(/\n$/, "").split("\n"));
   return h(
     "div",
     { class: "diff" },
-    h("div", { class: "diff-path" }, path),
+    h("div", { class: "diff-path", title: path }, displayPath(path, cwd)),
     ...lines(before).map((line) => h("div", { class: "diff-del" }, `- ${line}`)),
     ...lines(after).map((line) => h("div", { class: "diff-add" }, `+ ${line}`)),
   );
 }
 
-function permissionTitle(request: PermissionRequest): string {
+function permissionTitle(request: PermissionRequest, cwd: string | undefined): string {
   switch (request.kind) {
     case "shell":
       return "Run this shell command?";
     case "write":
-      return `Write ${request.fileName}?`;
+      return `Write ${displayPath(request.fileName, cwd)}?`;
     case "read":
-      return `Read ${request.path}?`;
+      return `Read ${displayPath(request.path, cwd)}?`;
     case "url":
       return `Fetch ${request.url}?`;
     case "mcp":
@@ -184,10 +201,14 @@ function permissionTitle(request: PermissionRequest): string {
   }
 }
 
-/** What is asked, per kind: every sub-command of a shell line, a write's diff, the path, the URL, the MCP server and tool, the extension and its folder. */
-function permissionDetails(request: PermissionRequest): HTMLElement {
+/**
+ * What is asked, per kind: every sub-command of a shell line, the file written (its diff is the
+ * card's), the path, the URL, the MCP server and tool, the extension and its folder.
+ */
+function permissionDetails(request: PermissionRequest, cwd: string | undefined): HTMLElement {
   const intention = "intention" in request && typeof request.intention === "string" && request.intention ? h("div", { class: "permission-intention" }, request.intention) : null;
   const field = (label: string, value: string) => h("div", { class: "permission-field" }, h("span", { class: "permission-label" }, label), h("code", {}, value));
+  const pathField = (label: string, path: string) => h("div", { class: "permission-field" }, h("span", { class: "permission-label" }, label), h("code", { title: path }, displayPath(path, cwd)));
   switch (request.kind) {
     case "shell":
       return h(
@@ -196,13 +217,13 @@ function permissionDetails(request: PermissionRequest): HTMLElement {
         intention,
         h("pre", { class: "permission-command" }, request.fullCommandText),
         h("ul", { class: "permission-commands" }, ...request.commands.map((command) => h("li", { "data-command": command.identifier }, h("code", {}, command.identifier), command.readOnly ? " (read-only)" : ""))),
-        request.possiblePaths.length ? field("Paths", request.possiblePaths.join(", ")) : null,
+        request.possiblePaths.length ? h("div", { class: "permission-field" }, h("span", { class: "permission-label" }, "Paths"), h("code", { title: request.possiblePaths.join(", ") }, request.possiblePaths.map((path) => displayPath(path, cwd)).join(", "))) : null,
         request.hasWriteFileRedirection ? h("div", { class: "permission-warning" }, "Writes to a file (redirection)") : null,
       );
     case "write":
-      return h("div", {}, intention, field("File", request.fileName), unifiedDiffView(request.diff));
+      return h("div", {}, intention, pathField("File", request.fileName));
     case "read":
-      return h("div", {}, intention, field("Path", request.path));
+      return h("div", {}, intention, pathField("Path", request.path));
     case "url":
       return h("div", {}, intention, field("URL", request.url));
     case "mcp":
@@ -222,7 +243,7 @@ function permissionDetails(request: PermissionRequest): HTMLElement {
         {},
         request.operation === "start" ? h("div", { class: "permission-warning" }, "The working folder brings this program; approved, it runs as you, with your environment.") : null,
         request.extensionId ? field("Extension", request.extensionId) : request.extensionName ? field("Extension", request.extensionName) : null,
-        request.path ? field("Path", request.path) : null,
+        request.path ? pathField("Path", request.path) : null,
         request.workingDirectory ? field("Folder", request.workingDirectory) : null,
       );
     default:
@@ -230,9 +251,13 @@ function permissionDetails(request: PermissionRequest): HTMLElement {
   }
 }
 
-/** A unified diff, line by line: additions green, removals red, headers dim. */
-function unifiedDiffView(diff: string): HTMLElement {
+/** A unified diff, line by line: additions green, removals red, headers dim; its file named on top. */
+function unifiedDiffView(diff: string, shownPath: string, fullPath: string): HTMLElement {
   const lineClass = (line: string) =>
     line.startsWith("+++") || line.startsWith("---") || line.startsWith("@@") || line.startsWith("diff ") || line.startsWith("index ") ? "diff-context" : line.startsWith("+") ? "diff-add" : line.startsWith("-") ? "diff-del" : "diff-context";
-  return h("div", { class: "diff permission-diff" }, ...diff.replace(/\n$/, "").split("\n").map((line) => h("div", { class: lineClass(line) }, line)));
+  // The file headers before the first hunk name the file, which the path line above already does.
+  const all = diff.replace(/\n$/, "").split("\n");
+  const firstHunk = all.findIndex((line) => line.startsWith("@@"));
+  const lines = firstHunk > 0 ? all.slice(firstHunk) : all;
+  return h("div", { class: "diff permission-diff" }, h("div", { class: "diff-path", title: fullPath }, shownPath), ...lines.map((line) => h("div", { class: lineClass(line) }, line)));
 }

@@ -41,6 +41,11 @@ export class ConversationView {
   #turnUsage: TurnUsage | undefined;
   /** The agent said what it is doing this turn (`assistant.intent`). */
   #reportedIntent = false;
+  /** The session's working directory: paths under it are shown relative to it. */
+  #cwd: string | undefined;
+  /** The element that scrolls the conversation, and whether it follows new content. */
+  #scroller: HTMLElement | undefined;
+  #following = true;
 
   constructor(
     readonly sessionId: string,
@@ -48,9 +53,13 @@ export class ConversationView {
   ) {}
 
   handle(message: ConsoleMessage): void {
+    this.#watchScrolling();
+    if (message.kind === "snapshot") this.#following = true;
     switch (message.kind) {
       case "snapshot":
         this.element.replaceChildren();
+        this.#cwd = message.cwd;
+        if (message.title) this.host.setTitle(message.title);
         for (const event of withRewindsApplied(message.history)) this.#onEvent(event, true);
         for (const pending of message.permissions) this.#onPermissionRequested(pending.requestId, pending.permissionRequest);
         for (const ask of message.asks) this.#onAsk(ask);
@@ -80,7 +89,21 @@ export class ConversationView {
         this.host.showError(message.type, message.error);
         break;
     }
-    this.element.scrollTop = this.element.scrollHeight;
+    this.#stickToEnd();
+  }
+
+  /** The conversation follows new content while the reader is at its end, not while they read back. */
+  #watchScrolling(): void {
+    const scroller = this.element.parentElement;
+    if (!scroller || this.#scroller === scroller) return;
+    this.#scroller = scroller;
+    scroller.addEventListener("scroll", () => {
+      this.#following = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 80;
+    });
+  }
+
+  #stickToEnd(): void {
+    if (this.#following && this.#scroller) this.#scroller.scrollTop = this.#scroller.scrollHeight;
   }
 
   #onEvent(event: SessionEvent, replay: boolean): void {
@@ -131,12 +154,17 @@ export class ConversationView {
       case "assistant.message":
         if (event.data.content || this.#messages.has(event.data.messageId)) this.#messageText(event.data.messageId, () => event.data.content, true);
         break;
-      case "assistant.reasoning_delta":
-        this.#reasoningView(event.data.reasoningId).append(event.data.deltaContent);
+      case "assistant.reasoning_delta": {
+        const body = this.#reasoningView(event.data.reasoningId);
+        if (body.dataset.complete !== "true") body.append(event.data.deltaContent);
         break;
-      case "assistant.reasoning":
-        this.#reasoningView(event.data.reasoningId).textContent = event.data.content;
+      }
+      case "assistant.reasoning": {
+        const body = this.#reasoningView(event.data.reasoningId);
+        body.textContent = event.data.content;
+        body.dataset.complete = "true";
         break;
+      }
       case "assistant.intent":
         this.#reportedIntent = true;
         this.host.setIntent(event.data.intent);
@@ -201,6 +229,9 @@ export class ConversationView {
       this.#messages.set(messageId, entry);
       this.element.append(entry.element);
     }
+    // A tab that opens during a turn can get a message's streamed deltas after the finished
+    // message (from the history it opened with): the finished text stands.
+    if (!final && entry.element.dataset.complete === "true") return;
     entry.text = update(entry.text);
     if (final) {
       entry.element.innerHTML = renderMarkdown(entry.text);
@@ -216,6 +247,7 @@ export class ConversationView {
       current.scheduled = false;
       current.element.innerHTML = renderMarkdown(current.text);
       highlightCode(current.element, accessToken);
+      this.#stickToEnd();
     });
   }
 
@@ -231,7 +263,7 @@ export class ConversationView {
 
   #toolStart(toolCallId: string, toolName: string, args: unknown, parentToolCallId: string | undefined): void {
     if (this.#cards.has(toolCallId)) return;
-    const card = new ToolCard(toolCallId, toolName, args);
+    const card = new ToolCard(toolCallId, toolName, args, this.#cwd);
     this.#cards.set(toolCallId, card);
     const parent = parentToolCallId ? this.#cards.get(parentToolCallId) : undefined;
     (parent ? parent.children : this.element).append(card.element);
@@ -242,7 +274,7 @@ export class ConversationView {
     if (this.#permissionCards.has(requestId)) return;
     let card = request.toolCallId ? this.#cards.get(request.toolCallId) : request.kind === "mcp" ? this.#mcpCard(request.serverName, request.toolName) : undefined;
     if (!card) {
-      card = new ToolCard(request.toolCallId ?? requestId, request.kind, {});
+      card = new ToolCard(request.toolCallId ?? requestId, request.kind, {}, this.#cwd);
       this.element.append(card.element);
     }
     card.element.dataset.requestId = requestId;

@@ -10,6 +10,15 @@ markdown.renderer.rules.link_open = (tokens, index, options, env, self) => {
   return defaultLinkOpen ? defaultLinkOpen(tokens, index, options, env, self) : self.renderToken(tokens, index, options);
 };
 
+// A fenced block gets a head with its language and a Copy button (handled by `enableCodeCopy`).
+const defaultFence = markdown.renderer.rules.fence;
+markdown.renderer.rules.fence = (tokens, index, options, env, self) => {
+  const language = tokens[index]?.info.trim().split(/\s+/)[0] ?? "";
+  const block = defaultFence ? defaultFence(tokens, index, options, env, self) : self.renderToken(tokens, index, options);
+  const label = markdown.utils.escapeHtml(language || "text");
+  return `<div class="code-block"><div class="code-head"><span class="code-lang">${label}</span><button type="button" class="copy-code" title="Copy the code">Copy</button></div>${block}</div>`;
+};
+
 /** Renders model markdown into sanitized HTML. */
 export function renderMarkdown(text: string): string {
   return markdown.render(text);
@@ -30,4 +39,41 @@ export function highlightCode(root: HTMLElement, token: string): void {
   void highlighter.then((module) => {
     for (const block of root.querySelectorAll<HTMLElement>("pre code:not([data-highlighted])")) module.highlightBlock(block);
   });
+}
+
+/**
+ * Makes every code block's Copy button under `root` (now and later) copy its code: one listener,
+ * since the buttons come from rendered markdown (no inline handlers under the page's CSP).
+ */
+export function enableCodeCopy(root: HTMLElement): void {
+  root.addEventListener("click", (event) => {
+    const button = (event.target as Element | null)?.closest<HTMLButtonElement>("button.copy-code");
+    const code = button?.closest(".code-block")?.querySelector("pre code");
+    if (!button || !code) return;
+    void copyText(code.textContent ?? "").then(
+      () => flash(button, "Copied"),
+      () => flash(button, "Copy failed"),
+    );
+  });
+}
+
+async function copyText(text: string): Promise<void> {
+  if (navigator.clipboard?.writeText) return navigator.clipboard.writeText(text);
+  // Without the async clipboard (an insecure origin), the old way: a selected textarea.
+  const area = document.createElement("textarea");
+  area.value = text;
+  document.body.append(area);
+  area.select();
+  const copied = document.execCommand("copy");
+  area.remove();
+  if (!copied) throw new Error("copy refused");
+}
+
+function flash(button: HTMLButtonElement, text: string): void {
+  button.textContent = text;
+  button.dataset.copied = String(text === "Copied");
+  setTimeout(() => {
+    button.textContent = "Copy";
+    delete button.dataset.copied;
+  }, 1500);
 }

@@ -22,6 +22,8 @@ export interface ModelServerOptions {
   scripts?: Script[];
   /** Models listed by `GET /models`; default: `gpt-4.1` and `claude-sonnet-4`. */
   models?: ModelSpec[];
+  /** `false`: no `GET /models` route (it answers 404), like a provider that lists no models. */
+  listsModels?: boolean;
 }
 
 /** One request the server received, recorded as soon as it arrived and completed as it was served. */
@@ -108,6 +110,7 @@ export class ModelServer {
   connectionsAccepted = 0;
   private readonly scripts: Script[] = [];
   private readonly models: ModelSpec[];
+  private readonly servesModelList: boolean;
   private readonly stepHits = new Map<string, number>();
   /** Sequential scripts: the step serving next and how many replies it has served. */
   private readonly cursors = new Map<string, { step: number; served: number }>();
@@ -117,6 +120,7 @@ export class ModelServer {
 
   constructor(options: ModelServerOptions = {}) {
     this.models = options.models ?? defaultModels();
+    this.servesModelList = options.listsModels ?? true;
     for (const script of options.scripts ?? []) this.addScript(script);
   }
 
@@ -223,6 +227,10 @@ export class ModelServer {
     (listsModels ? this.modelListRequests : this.requests).push(record);
     const lifetime = new ResponseLifetime(response);
     const rawBody = await readBody(request);
+    if (listsModels && !this.servesModelList) {
+      this.sendError(response, record, chatCompletionsFormat, { status: 404, message: `no route for ${method} ${path}` });
+      return;
+    }
     if (listsModels) {
       sendJson(response, record, 200, renderModelList(this.models));
       return;

@@ -185,6 +185,19 @@ steps:
     });
   });
 
+  it("answers GET /models with 404 when it lists no models (listsModels: false), and still serves model calls", async () => {
+    const script = parseScript(`
+name: unlisted
+steps:
+  - reply: { content: "still answering" }
+`);
+    const { url, server } = await startServer({ listsModels: false, scripts: [script] });
+    for (const path of ["/models", "/v1/models"]) expect((await request(`${url}${path}`)).status).toBe(404);
+    expect(server.modelListRequests).toHaveLength(2);
+    const response = await postJson(`${url}/chat/completions`, { ...chat("hi"), stream: false });
+    expect(response.status).toBe(200);
+  });
+
   it("reports start/stop state", async () => {
     const server = new ModelServer();
     expect(() => server.url).toThrow(/not started/);
