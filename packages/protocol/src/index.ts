@@ -125,6 +125,8 @@ export {
   eventLogPageLimits,
 } from "./methods/session-api.js";
 export { ExtensionInfo, SessionExtensionsList, SessionExtensionsReload } from "./methods/extensions.js";
+export { McpAppsHostContext, McpConfigAdd, McpConfigDisable, McpConfigEnable, McpConfigList, McpConfigReload, McpConfigRemove, McpConfigUpdate, McpEnvValueMode, McpToolInfo, SessionMcpAppsCallTool, SessionMcpAppsDiagnose, SessionMcpAppsGetHostContext, SessionMcpAppsListTools, SessionMcpAppsReadResource, SessionMcpAppsSetHostContext, SessionMcpCancelSamplingExecution, SessionMcpExecuteSampling, SessionMcpIsServerRunning, SessionMcpListTools, SessionMcpOauthLogin, SessionMcpRemoveGitHub, SessionMcpRestartServer, SessionMcpSetEnvValueMode, SessionMcpStartServer, SessionMcpStopServer } from "./methods/mcp.js";
+export { InvokedSkill, SessionExtensionsDisable, SessionExtensionsEnable, SessionPluginInfo, SessionPluginsList, SessionSkillsEnsureLoaded, SessionSkillsGetInvoked } from "./methods/skills-plugins.js";
 export {
   CommandRegistration,
   SessionCommandsExecute,

@@ -22,6 +22,8 @@ import { defineNotification, defineRequest } from "./method.js";
 import { sessionApiRequests } from "./methods/session-api.js";
 import { CommandRegistration, commandRequests } from "./methods/commands.js";
 import { extensionRequests } from "./methods/extensions.js";
+import { mcpRequests } from "./methods/mcp.js";
+import { skillsPluginsRequests } from "./methods/skills-plugins.js";
 import { currentClientRequests, PingResultCurrent, SessionModeGetResultCurrent, SessionModeSetResultCurrent, SessionSkillsReloadResultCurrent } from "./methods/current.js";
 import { historyRequests } from "./methods/history.js";
 import { workspacesRequests } from "./methods/workspaces.js";
@@ -491,6 +493,8 @@ export const clientToServerRequests = [
   ...currentClientRequests,
   ...commandRequests,
   ...extensionRequests,
+  ...mcpRequests,
+  ...skillsPluginsRequests,
   ...historyRequests,
   ...workspacesRequests,
 ] as const;
