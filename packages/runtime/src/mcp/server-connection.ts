@@ -7,7 +7,7 @@ import { callTimeoutMs, defaultCallTimeoutMs, defaultConnectTimeoutMs, isRemoteC
 import { McpCallError } from "./errors.js";
 import type { McpSdk } from "./sdk.js";
 import { createTransport } from "./transport.js";
-import type { McpHost, McpManagerOptions, McpServerStatus, McpServerSummary } from "./types.js";
+import type { McpEnvValueMode, McpHost, McpManagerOptions, McpServerStatus, McpServerSummary } from "./types.js";
 
 /** What started a (re)connection; it shapes the warning a failure produces. */
 export type McpConnectPhase = "start" | "restart" | "enable" | "reload";
@@ -27,6 +27,8 @@ export interface McpConnectionDeps {
   host: McpHost;
   options: McpManagerOptions;
   listener: McpConnectionListener;
+  /** How a local server's `env` values are read when it starts (default `direct`). */
+  envValueMode?(): McpEnvValueMode;
 }
 
 /** One running tool call, for progress routing and elicitation attribution. */
@@ -89,6 +91,23 @@ export class McpServerConnection {
   callableTools(): SdkTool[] {
     if (this.state === "connected" || this.state === "failed") return this.allowedTools();
     return [];
+  }
+
+  /** Whether the server has a live client connection. */
+  get running(): boolean {
+    return this.state === "connected" && this.client !== undefined;
+  }
+
+  /** Every tool the server listed, allow-list not applied; empty unless connected. */
+  listedToolsWhileConnected(): SdkTool[] {
+    return this.state === "connected" ? [...this.listedTools] : [];
+  }
+
+  /** Reads a resource (`resources/read`); the server's JSON-RPC error (e.g. method not found) is thrown as is. */
+  async readResource(uri: string): Promise<{ contents: Array<{ uri: string } & Record<string, unknown>> }> {
+    const client = await this.ready();
+    const result = await client.readResource({ uri }, { timeout: this.callTimeoutMs });
+    return { contents: result.contents.map((content) => ({ ...content })) };
   }
 
   /** The per-call timeout of this server. */
@@ -204,7 +223,7 @@ export class McpServerConnection {
     this.client = client;
     let stderrTail = (): string => "";
     try {
-      const created = createTransport(sdk, this.name, this.config, host);
+      const created = createTransport(sdk, this.name, this.config, host, this.deps.envValueMode?.() ?? "direct");
       stderrTail = created.stderrTail;
       this.stderrTail = created.stderrTail;
       await withTimeout(client.connect(created.transport, { timeout }), timeout, `connecting timed out after ${timeout} ms`);

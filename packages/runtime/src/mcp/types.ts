@@ -5,6 +5,12 @@ import type { EventEmitterPort } from "../session/emitter.js";
 /** The status of one configured MCP server, as `session.mcp.list` reports it. */
 export type McpServerStatus = "connected" | "failed" | "pending" | "disabled" | "not_configured";
 
+/**
+ * How a local server's `env` values are read: `direct` passes them as written; `indirect` replaces
+ * `$NAME` / `${NAME}` references with the runtime's environment variable of that name.
+ */
+export type McpEnvValueMode = "direct" | "indirect";
+
 /** One row of `session.mcp.list` / `session.mcp_servers_loaded`. */
 export type McpServerSummary = {
   name: string;
