@@ -15,6 +15,10 @@ import { registerCompactionMethods } from "./handlers/compaction.js";
 import { registerCommandMethods } from "./handlers/commands.js";
 import { registerExtensionMethods } from "./handlers/extensions.js";
 import { registerClusterMethods } from "./handlers/cluster.js";
+import { registerMcpMethods } from "./handlers/mcp.js";
+import { registerMcpConfigMethods } from "./handlers/mcp-config.js";
+import { registerSkillsPluginsMethods } from "./handlers/skills-plugins.js";
+import { McpUserConfig } from "../mcp/user-config.js";
 
 type AnyToken = RequestToken<string, z.ZodType, z.ZodType>;
 
@@ -45,6 +49,9 @@ export class Dispatcher implements MethodTable {
     registerCommandMethods(this, runtime);
     registerExtensionMethods(this, runtime);
     registerClusterMethods(this, runtime);
+    registerMcpMethods(this, { session: (sessionId) => runtime.sessions.get(sessionId), env: runtime.environment });
+    registerMcpConfigMethods(this, new McpUserConfig(runtime.store.home));
+    registerSkillsPluginsMethods(this, { skillsOf: (sessionId) => runtime.sessions.get(sessionId).skills, plugins: async () => [] });
   }
 
   /**
