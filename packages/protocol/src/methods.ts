@@ -24,6 +24,7 @@ import { CommandRegistration, commandRequests } from "./methods/commands.js";
 import { extensionRequests } from "./methods/extensions.js";
 import { mcpRequests } from "./methods/mcp.js";
 import { skillsPluginsRequests } from "./methods/skills-plugins.js";
+import { pluginRequests } from "./methods/plugins.js";
 import { currentClientRequests, PingResultCurrent, SessionModeGetResultCurrent, SessionModeSetResultCurrent, SessionSkillsReloadResultCurrent } from "./methods/current.js";
 import { historyRequests } from "./methods/history.js";
 import { workspacesRequests } from "./methods/workspaces.js";
@@ -495,6 +496,7 @@ export const clientToServerRequests = [
   ...extensionRequests,
   ...mcpRequests,
   ...skillsPluginsRequests,
+  ...pluginRequests,
   ...historyRequests,
   ...workspacesRequests,
 ] as const;

@@ -19,6 +19,8 @@ import { registerMcpMethods } from "./handlers/mcp.js";
 import { registerMcpConfigMethods } from "./handlers/mcp-config.js";
 import { registerSkillsPluginsMethods } from "./handlers/skills-plugins.js";
 import { McpUserConfig } from "../mcp/user-config.js";
+import { registerPluginMethods } from "./handlers/plugins.js";
+import { PluginStore } from "../plugins/plugin-store.js";
 
 type AnyToken = RequestToken<string, z.ZodType, z.ZodType>;
 
@@ -51,7 +53,9 @@ export class Dispatcher implements MethodTable {
     registerClusterMethods(this, runtime);
     registerMcpMethods(this, { session: (sessionId) => runtime.sessions.get(sessionId), env: runtime.environment });
     registerMcpConfigMethods(this, new McpUserConfig(runtime.store.home));
-    registerSkillsPluginsMethods(this, { skillsOf: (sessionId) => runtime.sessions.get(sessionId).skills, plugins: async () => [] });
+    const plugins = new PluginStore(runtime.store.home);
+    registerPluginMethods(this, plugins, () => process.cwd());
+    registerSkillsPluginsMethods(this, { skillsOf: (sessionId) => runtime.sessions.get(sessionId).skills, plugins: () => plugins.list() });
   }
 
   /**
