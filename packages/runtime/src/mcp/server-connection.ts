@@ -156,7 +156,9 @@ export class McpServerConnection {
     try {
       // Progress is routed by our own token (see installHandlers), not the SDK's `onprogress`.
       const progressToken = `tandem-${callId}`;
-      const result = await client.callTool({ name: toolName, arguments: args, _meta: { progressToken } }, undefined, { signal: call.signal, timeout });
+      const decided = await this.deps.host.beforeToolCall?.({ toolCallId: call.toolCallId, serverName: this.name, toolName, arguments: args }, call.signal);
+      const meta = decided ? { ...decided, progressToken } : { progressToken };
+      const result = await client.callTool({ name: toolName, arguments: args, _meta: meta }, undefined, { signal: call.signal, timeout });
       return result as CallToolResult;
     } catch (error) {
       if (call.signal.aborted) throw error;

@@ -11,6 +11,20 @@ export type McpServerStatus = "connected" | "failed" | "pending" | "disabled" | 
  */
 export type McpEnvValueMode = "direct" | "indirect";
 
+/** An MCP tool call about to be sent, as the `preMcpToolCall` hook sees it. */
+export interface McpToolCallHookInput {
+  toolCallId: string;
+  serverName: string;
+  /** The server's own tool name (not the `{server}-{tool}` name the model sees). */
+  toolName: string;
+  arguments: Record<string, unknown>;
+  /** The request's `_meta` so far (none by default). */
+  meta?: Record<string, unknown>;
+}
+
+/** What the hook decided for the request's `_meta`: keep it (undefined), replace it (object) or drop it (null). */
+export type McpMetaDecision = Record<string, unknown> | null | undefined;
+
 /** One row of `session.mcp.list` / `session.mcp_servers_loaded`. */
 export type McpServerSummary = {
   name: string;
@@ -53,6 +67,11 @@ export interface McpHost {
    * was enabled, disabled or reloaded, or announced a new tool list. Read `tools()` again.
    */
   onToolsChanged?(): void;
+  /**
+   * Called before each `tools/call` (the application's `preMcpToolCall` hook): an object replaces
+   * the request's `_meta`, `null` removes it, undefined keeps it.
+   */
+  beforeToolCall?(call: McpToolCallHookInput, signal: AbortSignal): Promise<McpMetaDecision>;
 }
 
 /** Tunables of an {@link McpManager}; the defaults suit production, tests shorten them. */

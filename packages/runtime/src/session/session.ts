@@ -14,6 +14,7 @@ import { ToolContexts, type ContextOptions } from "./tool-contexts.js";
 import { SessionMetrics } from "./metrics.js";
 import type { UserInputHost } from "./user-input.js";
 import { HookRunner, type HookHost } from "../hooks/hook-runner.js";
+import { preMcpToolCall } from "../hooks/mcp-hooks.js";
 import { errorMessage } from "../errors.js";
 import { SessionWorkspace } from "../plan/plan-file.js";
 import type { SessionFiles } from "../store/types.js";
@@ -204,7 +205,7 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
 
   /** What MCP servers need from the session: forms for the user. */
   get mcpHost(): Omit<McpHost, "emitter" | "logger" | "workingDirectory"> {
-    return { elicit: (request, signal) => requestElicitation(this, request, signal) };
+    return { elicit: (request, signal) => requestElicitation(this, request, signal), beforeToolCall: (call, signal) => preMcpToolCall(this.hooks, this, call, signal) };
   }
 
   // ---- PermissionHost / LoopHost -------------------------------------------------------------
