@@ -147,7 +147,9 @@ export class SessionManager {
     if (session) {
       session.attach(port, registrationOf(params));
       const merged = mergeConfig(session.config, params);
+      const mcpChanged = params.mcpServers !== undefined && JSON.stringify(params.mcpServers) !== JSON.stringify(session.config.mcpServers ?? {});
       session.reconfigure(merged, params.model ?? session.model);
+      if (mcpChanged) await session.toolset.replaceMcpServers(merged.mcpServers ?? {});
       if (params.skillDirectories || params.disabledSkills) {
         await session.skills.reconfigure(merged.skillDirectories ?? [], merged.disabledSkills ?? []);
       }
@@ -178,6 +180,8 @@ export class SessionManager {
       });
     }
     if (changedContext) session.emitter.emit("session.context_changed", changedContext);
+    // As at create: the MCP servers connect in the background, the first turn waits for them.
+    void session.mcp.start();
     // As the reference: the resumed session's tool set and skills, before its title.
     session.emitter.emit("session.tools_updated", { model: session.model });
     session.skills.announce();

@@ -1,4 +1,4 @@
-import type { SessionCreateParams } from "@tandem/protocol";
+import type { McpServerConfig, SessionCreateParams } from "@tandem/protocol";
 import { SessionAgents, type AgentsHost } from "../agents/session-agents.js";
 import { McpManager } from "../mcp/manager.js";
 import type { McpHost } from "../mcp/types.js";
@@ -52,7 +52,7 @@ export class SessionToolset {
   readonly services: BuiltinServices;
   readonly agents: SessionAgents;
   readonly skills: SessionSkills;
-  readonly mcp: McpManager;
+  private mcpServers: McpManager;
   private registryTools: Tool[];
   private readonly exitPlanModeTool: Tool;
   private readonly stopListening: () => void;
@@ -68,12 +68,27 @@ export class SessionToolset {
     this.agents = new SessionAgents(config.customAgents, host);
     this.skills = new SessionSkills(config.skillDirectories ?? [], config.disabledSkills ?? [], host);
     this.exitPlanModeTool = createExitPlanModeTool(host);
-    this.mcp = new McpManager(config.mcpServers ?? {}, {
-      emitter: host.emitter,
-      logger: host.logger,
-      workingDirectory: host.workingDirectory,
-      ...host.mcpHost,
-    });
+    this.mcpServers = this.createMcp(config.mcpServers ?? {});
+  }
+
+  /** The session's MCP servers. */
+  get mcp(): McpManager {
+    return this.mcpServers;
+  }
+
+  /**
+   * Replaces the MCP servers (a resume that brings its own `mcpServers`): the old ones stop, the new
+   * ones connect on the next `start()`.
+   */
+  async replaceMcpServers(configs: Record<string, McpServerConfig>): Promise<void> {
+    const previous = this.mcpServers;
+    this.mcpServers = this.createMcp(configs);
+    await previous.dispose();
+  }
+
+  private createMcp(configs: Record<string, McpServerConfig>): McpManager {
+    const { host } = this;
+    return new McpManager(configs, { emitter: host.emitter, logger: host.logger, workingDirectory: host.workingDirectory, ...host.mcpHost });
   }
 
   /** Rebuilds the built-in and custom tools after the configuration or the clients' tools changed. */
@@ -93,9 +108,15 @@ export class SessionToolset {
     return [...ordered, ...custom, ...this.filter(this.mcp.tools()), ...this.filter(this.agents.selectedTools())];
   }
 
-  /** The tools the main loop offers: {@link all} narrowed by the selected agent. */
+  /**
+   * The tools the main loop offers: {@link all} narrowed by the selected agent, or, with none
+   * selected, without the default agent's `excludedTools` (sub-agents keep those).
+   */
   offered(): Tool[] {
-    return this.agents.filter(this.all());
+    const tools = this.agents.filter(this.all());
+    if (this.agents.selected) return tools;
+    const excluded = defaultAgentExclusions(this.host.config);
+    return excluded.size === 0 ? tools : tools.filter((tool) => !excluded.has(tool.name));
   }
 
   /** A tool the main loop may call, including tools of a crashed MCP server (calling restarts it). */
@@ -126,6 +147,12 @@ export class SessionToolset {
     // Skill, agent and plan tools are the runtime's own: they count as built-ins.
     return tools.filter((tool) => filter.allows(tool, typeof tool.startData?.mcpServerName === "string" ? "mcp" : "builtin"));
   }
+}
+
+/** The tool names `defaultAgent.excludedTools` hides from the main agent. */
+function defaultAgentExclusions(config: SessionCreateParams): ReadonlySet<string> {
+  const excluded = (config as { defaultAgent?: { excludedTools?: unknown } }).defaultAgent?.excludedTools;
+  return new Set(Array.isArray(excluded) ? excluded.filter((name): name is string => typeof name === "string") : []);
 }
 
 /**
