@@ -336,7 +336,7 @@ export const SessionCompactionCompact = defineRequest(
 
 const McpServerStatus = z.looseObject({
   name: z.string(),
-  status: z.enum(["connected", "failed", "pending", "disabled", "not_configured"]),
+  status: z.enum(["connected", "failed", "pending", "disabled", "not_configured", "needs-auth"]),
   source: z.string().optional(),
   error: z.string().optional(),
 });

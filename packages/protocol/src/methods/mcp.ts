@@ -106,6 +106,30 @@ export const SessionMcpAppsReadResource = defineRequest(
   () => z.looseObject({ contents: z.array(z.looseObject({ uri: z.string() })) }),
 );
 
+/** The application's answer to an `mcp.oauth_required` event. */
+export const McpOauthAnswer = z.union([
+  z.looseObject({ kind: z.literal("token"), accessToken: z.string().min(1), tokenType: z.string().optional(), expiresIn: z.number().optional() }),
+  z.looseObject({ kind: z.literal("cancelled") }),
+]);
+/** `session.mcp.oauth.handlePendingRequest`: answers an `mcp.oauth_required` request; `success` is false for an unknown or answered one. */
+export const SessionMcpOauthHandlePendingRequest = defineRequest(
+  "session.mcp.oauth.handlePendingRequest",
+  () => z.looseObject({ ...sessionScoped, requestId: z.string(), result: McpOauthAnswer }),
+  () => z.looseObject({ success: z.boolean() }),
+);
+/** `session.eventLog.registerInterest`: the client will answer events of this type (e.g. `mcp.oauth_required`). */
+export const SessionEventLogRegisterInterest = defineRequest(
+  "session.eventLog.registerInterest",
+  () => z.looseObject({ ...sessionScoped, eventType: z.string().min(1) }),
+  () => z.looseObject({ handle: z.string() }),
+);
+/** `session.eventLog.releaseInterest`: withdraws a registration by its handle. */
+export const SessionEventLogReleaseInterest = defineRequest(
+  "session.eventLog.releaseInterest",
+  () => z.looseObject({ ...sessionScoped, handle: z.string() }),
+  () => EmptyOrNull,
+);
+
 const configNames = z.looseObject({ names: z.array(z.string().min(1)).min(1) });
 /** `mcp.config.list`: the servers of the user's MCP configuration (`<home>/mcp-config.json`), by name. */
 export const McpConfigList = defineRequest("mcp.config.list", () => Empty.optional(), () => z.looseObject({ servers: z.record(z.string(), z.looseObject({})) }));
@@ -134,6 +158,9 @@ export const mcpRequests = [
   SessionMcpExecuteSampling,
   SessionMcpCancelSamplingExecution,
   SessionMcpOauthLogin,
+  SessionMcpOauthHandlePendingRequest,
+  SessionEventLogRegisterInterest,
+  SessionEventLogReleaseInterest,
   SessionMcpAppsSetHostContext,
   SessionMcpAppsGetHostContext,
   SessionMcpAppsDiagnose,

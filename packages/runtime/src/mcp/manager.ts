@@ -1,7 +1,9 @@
 import type { McpServerConfig } from "@tandem/protocol";
+import { randomUUID } from "node:crypto";
 import type { Tool as SdkTool } from "@modelcontextprotocol/sdk/types.js";
 import { ErrorCodes, invalidParams, TandemError } from "../errors.js";
 import type { Tool } from "../tools/types.js";
+import { McpCallError } from "./errors.js";
 import { createMcpTool } from "./mcp-tool.js";
 import { loadMcpSdk, type McpSdk } from "./sdk.js";
 import { McpServerConnection, type McpConnectionListener, type McpStatusCause } from "./server-connection.js";
@@ -106,6 +108,19 @@ export class McpManager {
     const connection = this.connections.find((candidate) => candidate.name === serverName);
     if (!connection?.running) throw notConnected(serverName, connection?.status);
     return connection.readResource(uri);
+  }
+
+  /** Calls a tool of a connected server directly (an MCP App view's call); the server's result as is. */
+  async callServerTool(serverName: string, toolName: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const connection = this.connections.find((candidate) => candidate.name === serverName);
+    if (!connection?.running) throw notConnected(serverName, connection?.status);
+    if (!connection.listedToolsWhileConnected().some((tool) => tool.name === toolName)) throw invalidParams(`MCP server "${serverName}" has no tool "${toolName}"`, { serverName, toolName });
+    try {
+      return { ...(await connection.callTool(toolName, args, { toolCallId: `app-${randomUUID()}`, signal: new AbortController().signal })) };
+    } catch (error) {
+      if (error instanceof McpCallError) throw new TandemError(ErrorCodes.NotAvailable, error.message, { serverName, toolName });
+      throw error;
+    }
   }
 
   /** Stops a server's process and withdraws its tools; `start`/`enable` brings it back. Throws for an unknown name. */

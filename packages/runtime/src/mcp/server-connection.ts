@@ -6,6 +6,7 @@ import { runtimeVersion } from "../version.js";
 import { callTimeoutMs, defaultCallTimeoutMs, defaultConnectTimeoutMs, isRemoteConfig, toolAllowed } from "./config.js";
 import { McpCallError } from "./errors.js";
 import type { McpSdk } from "./sdk.js";
+import { McpHostAuth } from "./host-auth.js";
 import { createTransport } from "./transport.js";
 import type { McpEnvValueMode, McpHost, McpManagerOptions, McpServerStatus, McpServerSummary } from "./types.js";
 
@@ -64,6 +65,8 @@ export class McpServerConnection {
   private nextCallId = 0;
   /** The stderr tail of the current local server process, to explain crashes. */
   private stderrTail: () => string = () => "";
+  /** A remote server's token, kept across reconnects. */
+  private auth: McpHostAuth | undefined;
 
   constructor(
     readonly name: string,
@@ -204,7 +207,7 @@ export class McpServerConnection {
         break;
       } catch (error) {
         if (generation !== this.generation) return;
-        this.state = "failed";
+        this.state = error instanceof NeedsAuth ? "needs-auth" : "failed";
         this.failure = errorMessage(error);
       }
     }
@@ -224,8 +227,11 @@ export class McpServerConnection {
     this.installHandlers(sdk, client, generation);
     this.client = client;
     let stderrTail = (): string => "";
+    let authState: McpHostAuth | undefined;
     try {
-      const created = createTransport(sdk, this.name, this.config, host, this.deps.envValueMode?.() ?? "direct");
+      const auth = this.hostAuth();
+      const created = createTransport(sdk, this.name, this.config, host, this.deps.envValueMode?.() ?? "direct", process.env, auth?.fetch);
+      authState = auth;
       stderrTail = created.stderrTail;
       this.stderrTail = created.stderrTail;
       await withTimeout(client.connect(created.transport, { timeout }), timeout, `connecting timed out after ${timeout} ms`);
@@ -236,8 +242,17 @@ export class McpServerConnection {
     } catch (error) {
       if (this.client === client) this.client = undefined;
       await closeQuietly(client);
+      if (authState?.needsAuth) throw new NeedsAuth(`MCP server "${this.name}" needs authorization: the application gave no token (${errorMessage(error)})`);
       throw new Error(withStderr(errorMessage(error), stderrTail()));
     }
+  }
+
+  /** The token-asking fetch of a remote server, when the session can ask the application. */
+  private hostAuth(): McpHostAuth | undefined {
+    const requester = this.deps.host.requestToken;
+    if (!isRemoteConfig(this.config) || !requester) return undefined;
+    this.auth ??= new McpHostAuth(this.name, this.config.url, requester);
+    return this.auth;
   }
 
   private installHandlers(sdk: McpSdk, client: Client, generation: number): void {
@@ -303,6 +318,9 @@ export class McpServerConnection {
     }
   }
 }
+
+/** A remote server challenged for a token and the application gave none. */
+class NeedsAuth extends Error {}
 
 async function listAllTools(client: Client, timeout: number): Promise<SdkTool[]> {
   const tools: SdkTool[] = [];

@@ -30,11 +30,13 @@ export function createTransport(
   host: Pick<McpHost, "logger" | "workingDirectory">,
   envValueMode: McpEnvValueMode = "direct",
   sourceEnv: NodeJS.ProcessEnv = process.env,
+  authenticatedFetch?: typeof fetch,
 ): McpTransport {
   if (isRemoteConfig(config)) {
     const url = new URL(config.url);
     const requestInit: RequestInit = config.headers ? { headers: config.headers } : {};
-    const transport = config.type === "sse" ? new sdk.SSEClientTransport(url, { requestInit }) : new sdk.StreamableHTTPClientTransport(url, { requestInit });
+    const options = { requestInit, ...(authenticatedFetch ? { fetch: authenticatedFetch } : {}) };
+    const transport = config.type === "sse" ? new sdk.SSEClientTransport(url, options) : new sdk.StreamableHTTPClientTransport(url, options);
     return { transport, stderrTail: () => "" };
   }
   const cwd = config.cwd ? (isAbsolute(config.cwd) ? config.cwd : resolve(host.workingDirectory, config.cwd)) : host.workingDirectory;

@@ -3,7 +3,26 @@ import type { Logger } from "../log.js";
 import type { EventEmitterPort } from "../session/emitter.js";
 
 /** The status of one configured MCP server, as `session.mcp.list` reports it. */
-export type McpServerStatus = "connected" | "failed" | "pending" | "disabled" | "not_configured";
+export type McpServerStatus = "connected" | "failed" | "pending" | "disabled" | "not_configured" | "needs-auth";
+
+/** A remote server's Bearer challenge, passed to the application as an `mcp.oauth_required` request. */
+export interface McpTokenRequest {
+  serverName: string;
+  serverUrl: string;
+  reason: "initial" | "refresh" | "upscope" | "reauth";
+  challenge: { resourceMetadataUrl?: string; scope?: string; error?: string };
+  /** The protected-resource metadata document (JSON text), when the challenge named one that could be read. */
+  resourceMetadata?: string;
+}
+
+/** A token the application provided. */
+export interface McpToken {
+  accessToken: string;
+  tokenType?: string;
+}
+
+/** Asks the application for a token; undefined when it declined or nobody can answer. */
+export type McpTokenRequester = (request: McpTokenRequest) => Promise<McpToken | undefined>;
 
 /**
  * How a local server's `env` values are read: `direct` passes them as written; `indirect` replaces
@@ -72,6 +91,8 @@ export interface McpHost {
    * the request's `_meta`, `null` removes it, undefined keeps it.
    */
   beforeToolCall?(call: McpToolCallHookInput, signal: AbortSignal): Promise<McpMetaDecision>;
+  /** Asks the application for a remote server's token (see {@link McpHostAuth}); without it, challenges go unanswered. */
+  requestToken?: McpTokenRequester;
 }
 
 /** Tunables of an {@link McpManager}; the defaults suit production, tests shorten them. */

@@ -9,6 +9,9 @@ import {
   SessionMcpExecuteSampling,
   SessionMcpIsServerRunning,
   SessionMcpListTools,
+  SessionEventLogRegisterInterest,
+  SessionEventLogReleaseInterest,
+  SessionMcpOauthHandlePendingRequest,
   SessionMcpOauthLogin,
   SessionMcpRemoveGitHub,
   SessionMcpRestartServer,
@@ -22,11 +25,18 @@ import { ErrorCodes, errorMessage, invalidParams, TandemError } from "../../erro
 import { isRemoteConfig } from "../../mcp/config.js";
 import type { McpManager } from "../../mcp/manager.js";
 import { McpSampling, type SamplingPort } from "../../mcp/sampling.js";
+import type { EventInterests } from "../../session/event-interests.js";
+import type { PendingRequests } from "../../session/pending.js";
 import type { MethodTable } from "../dispatch.js";
 
 /** What these handlers need of a session: its MCP servers, and its model for sampling. */
 export interface McpSessionView extends SamplingPort {
   readonly mcp: McpManager;
+  /** The session's settings (`enableMcpApps` gives it the mcp-apps capability). */
+  readonly config: object;
+  /** Where `mcp.oauth_required` requests wait for their answer. */
+  readonly pending: Pick<PendingRequests, "settle">;
+  readonly eventInterests: EventInterests;
 }
 
 /** What these handlers need of the runtime. */
@@ -45,9 +55,9 @@ interface McpSessionState {
 
 /**
  * `session.mcp.*` beyond list/enable/disable/reload: one server's tools and process, the env value
- * mode, sampling on the session's model, OAuth login and MCP Apps. Tandem's MCP client does not
- * advertise the MCP Apps UI extension to servers, so app-tool calls are refused with a typed error
- * saying so; the host context and the diagnosis work.
+ * mode, sampling on the session's model, OAuth login and tokens the application provides, and MCP
+ * Apps: a session created with `enableMcpApps` lets an app view list and call its own server's
+ * app-visible tools; without it those calls are refused with a typed error saying so.
  */
 export function registerMcpMethods(table: MethodTable, host: McpMethodsHost): void {
   const states = new WeakMap<McpSessionView, McpSessionState>();
@@ -108,28 +118,40 @@ export function registerMcpMethods(table: MethodTable, host: McpMethodsHost): vo
     );
   });
 
+  table.on(SessionMcpOauthHandlePendingRequest, ({ sessionId, requestId, result }) => ({ success: host.session(sessionId).pending.settle(requestId, "mcpOauth", result) }));
+  table.on(SessionEventLogRegisterInterest, ({ sessionId, eventType }) => ({ handle: host.session(sessionId).eventInterests.register(eventType) }));
+  table.on(SessionEventLogReleaseInterest, ({ sessionId, handle }) => {
+    host.session(sessionId).eventInterests.release(handle);
+    return {};
+  });
+
   table.on(SessionMcpAppsSetHostContext, ({ sessionId, context }) => {
     stateOf(host.session(sessionId)).hostContext = { ...context };
     return {};
   });
   table.on(SessionMcpAppsGetHostContext, ({ sessionId }) => ({ context: { ...stateOf(host.session(sessionId)).hostContext } }));
   table.on(SessionMcpAppsDiagnose, ({ sessionId, serverName }) => {
-    const { mcp } = host.session(sessionId);
+    const session = host.session(sessionId);
+    const { mcp } = session;
     if (!mcp.configOf(serverName)) throw invalidParams(`MCP server "${serverName}" is not configured in this session`, { serverName });
     const tools = mcp.isRunning(serverName) ? mcp.serverTools(serverName) : [];
     const withUi = tools.filter((tool) => hasUiMeta(tool._meta));
     return {
-      capability: { sessionHasMcpApps: false, featureFlagEnabled: mcpAppsSwitchedOn(host.env), advertised: false },
+      capability: { sessionHasMcpApps: hasMcpApps(session.config), featureFlagEnabled: mcpAppsSwitchedOn(host.env), advertised: false },
       server: { connected: mcp.isRunning(serverName), toolCount: tools.length, toolsWithUiMeta: withUi.length, sampleToolNames: withUi.slice(0, 5).map((tool) => tool.name) },
     };
   });
   table.on(SessionMcpAppsListTools, ({ sessionId, serverName, originServerName }) => {
-    host.session(sessionId);
-    throw appToolsRefused(serverName, originServerName);
+    const session = host.session(sessionId);
+    checkAppCall(session.config, serverName, originServerName);
+    return { tools: session.mcp.serverTools(serverName).filter((tool) => appCallable(tool._meta)).map((tool) => ({ ...tool })) };
   });
-  table.on(SessionMcpAppsCallTool, ({ sessionId, serverName, originServerName }) => {
-    host.session(sessionId);
-    throw appToolsRefused(serverName, originServerName);
+  table.on(SessionMcpAppsCallTool, ({ sessionId, serverName, toolName, originServerName, arguments: args }) => {
+    const session = host.session(sessionId);
+    checkAppCall(session.config, serverName, originServerName);
+    const tool = session.mcp.serverTools(serverName).find((candidate) => candidate.name === toolName);
+    if (tool && !appCallable(tool._meta)) throw invalidParams(`The tool "${toolName}" of "${serverName}" is not visible to apps (its _meta.ui.visibility leaves out "app")`, { serverName, toolName });
+    return session.mcp.callServerTool(serverName, toolName, args ?? {});
   });
   table.on(SessionMcpAppsReadResource, async ({ sessionId, serverName, uri }) => {
     const { mcp } = host.session(sessionId);
@@ -152,14 +174,31 @@ function hasUiMeta(meta: unknown): boolean {
   return typeof ui === "object" && ui !== null && Object.keys(ui).length > 0;
 }
 
-/** App views may call only their own server's tools, and only when the session negotiated the mcp-apps capability. */
-function appToolsRefused(serverName: string, originServerName: string | undefined): TandemError {
-  if (originServerName !== undefined && originServerName !== serverName) {
-    return new TandemError(ErrorCodes.InvalidParams, `An mcp-apps view of "${originServerName}" may only call tools of its own server, not of "${serverName}"`, { serverName, originServerName });
+/** Whether the session was created with the mcp-apps capability (`requestMcpApps`, the SDK's `enableMcpApps`). */
+function hasMcpApps(config: object): boolean {
+  return (config as { requestMcpApps?: unknown }).requestMcpApps === true;
+}
+
+/** A tool an app view may call: its `_meta.ui.visibility` (or the flat `ui.visibility` key) is absent or names "app". */
+function appCallable(meta: unknown): boolean {
+  const record = (meta ?? {}) as { ui?: { visibility?: unknown }; "ui.visibility"?: unknown };
+  const visibility = record.ui?.visibility ?? record["ui.visibility"];
+  return !Array.isArray(visibility) || visibility.includes("app");
+}
+
+/**
+ * App views may call only their own server's tools (the origin must be named and match), and only
+ * in a session that has the mcp-apps capability.
+ */
+function checkAppCall(config: object, serverName: string, originServerName: string | undefined): void {
+  if (!hasMcpApps(config)) {
+    throw new TandemError(
+      ErrorCodes.NotAvailable,
+      `The mcp-apps capability is not available in this session: it was created without enableMcpApps, so "${serverName}" has no app-callable tools`,
+      { serverName },
+    );
   }
-  return new TandemError(
-    ErrorCodes.NotAvailable,
-    `The mcp-apps capability is not available in this session: Tandem does not advertise the MCP Apps UI extension to MCP servers, so "${serverName}" has no app-callable tools`,
-    { serverName },
-  );
+  if (originServerName !== serverName) {
+    throw new TandemError(ErrorCodes.InvalidParams, `An mcp-apps view of "${originServerName ?? "(no origin)"}" may only call tools of its own server, not of "${serverName}"`, { serverName, originServerName });
+  }
 }
