@@ -2,7 +2,8 @@
  * `session.mcp.*` beyond list/enable/disable/reload and `mcp.config.*`, through the official SDK
  * 1.0.x against the built runtime with a real stdio MCP server: one server's tools and process
  * (listTools, isServerRunning, stop/start/restart), the env value mode as the server sees it,
- * sampling on the session's model (the scripted model server), OAuth login and MCP Apps answers,
+ * sampling on the session's model (the scripted model server), OAuth login, tokens the application
+ * provides for an OAuth-protected HTTP server, MCP Apps,
  * the errors of a session without MCP servers, the preMcpToolCall hook's `_meta`, mcpServers given
  * at resume, defaultAgent.excludedTools, and the user's MCP configuration file.
  */
@@ -12,6 +13,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CopilotClient, RuntimeConnection, approveAll, defineTool, type CopilotSession, type MCPServerConfig } from "copilot-sdk-v1";
 import { afterEach, describe, expect, it } from "vitest";
+import { startHttpFixture } from "../fixtures/mcp/http-server.mjs";
 import { startWorld, tandemBin, type TestWorld } from "../helpers/harness.js";
 
 const fixturesDir = fileURLToPath(new URL("../fixtures/mcp/", import.meta.url));
@@ -192,16 +194,68 @@ describe("errors that say what is missing", () => {
       capability: { sessionHasMcpApps: false, featureFlagEnabled: true, advertised: false },
       server: { connected: true, toolCount: 12, toolsWithUiMeta: 0, sampleToolNames: [] },
     });
+    // Created without enableMcpApps: app views have nothing to call.
     const refused = await rpcError(session.rpc.mcp.apps.listTools({ serverName: "local", originServerName: "local" }));
     expect(refused.code).toBe(NotAvailable);
-    expect(refused.message).toContain("The mcp-apps capability is not available");
-    const crossServer = await rpcError(session.rpc.mcp.apps.callTool({ serverName: "local", toolName: "echo", originServerName: "other" }));
-    expect(crossServer).toEqual({ code: InvalidParams, message: expect.stringContaining('An mcp-apps view of "other" may only call tools of its own server') });
+    expect(refused.message).toContain("The mcp-apps capability is not available in this session");
     // The fixture server has no resources capability: the SDK client says so.
     const resource = await rpcError(session.rpc.mcp.apps.readResource({ serverName: "local", uri: "ui://missing" }));
     expect(resource.code).toBe(NotAvailable);
     expect(resource.message).toContain('MCP server "local" could not read resource ui://missing');
     await session.disconnect();
+
+    const withApps = await client.createSession({ onPermissionRequest: approveAll, enableMcpApps: true, mcpServers: { local: localServer(logFile), other: localServer(logFile) } });
+    await connected(withApps, "local");
+    expect((await withApps.rpc.mcp.apps.diagnose({ serverName: "local" })).capability.sessionHasMcpApps).toBe(true);
+    expect((await withApps.rpc.mcp.apps.listTools({ serverName: "local", originServerName: "local" })).tools.map((tool) => tool.name)).toContain("echo");
+    expect(await withApps.rpc.mcp.apps.callTool({ serverName: "local", toolName: "echo", originServerName: "local", arguments: { text: "from the app" } })).toMatchObject({
+      content: [{ type: "text", text: "from the app" }],
+    });
+    const crossServer = await rpcError(withApps.rpc.mcp.apps.callTool({ serverName: "local", toolName: "echo", originServerName: "other" }));
+    expect(crossServer).toEqual({ code: InvalidParams, message: expect.stringContaining('An mcp-apps view of "other" may only call tools of its own server') });
+    await withApps.disconnect();
+  });
+
+  it("OAuth: a Bearer challenge asks the application for a token, retries with it; a declined server needs auth", async () => {
+    const { client } = await setUp();
+    const protectedServer = await startHttpFixture(0, { acceptedTokens: ["host-token"] });
+    try {
+      const requests: Array<Record<string, unknown>> = [];
+      const session = await client.createSession({
+        onPermissionRequest: approveAll,
+        onMcpAuthRequest: async (request) => {
+          requests.push(request as unknown as Record<string, unknown>);
+          return { kind: "token", accessToken: "host-token" };
+        },
+        mcpServers: { guarded: { type: "http", url: protectedServer.url, tools: ["*"] } as MCPServerConfig },
+      });
+      await connected(session, "guarded");
+      expect(requests).toEqual([
+        {
+          requestId: expect.any(String),
+          serverName: "guarded",
+          serverUrl: protectedServer.url,
+          reason: "initial",
+          wwwAuthenticateParams: { resourceMetadataUrl: `http://127.0.0.1:${protectedServer.port}/.well-known/oauth-protected-resource`, scope: "files.read", error: "invalid_token" },
+          resourceMetadata: JSON.stringify({ resource: protectedServer.url, scopes_supported: ["files.read"] }),
+        },
+      ]);
+      expect(protectedServer.requestHeaders.some((headers) => headers.authorization === "Bearer host-token")).toBe(true);
+      expect((await session.rpc.mcp.listTools({ serverName: "guarded" })).tools.length).toBe(12);
+      // An answer to a request that is no longer pending is refused.
+      expect(await session.rpc.mcp.oauth.handlePendingRequest({ requestId: String(requests[0]!.requestId), result: { kind: "cancelled" } })).toEqual({ success: false });
+      await session.disconnect();
+
+      const declining = await client.createSession({
+        onPermissionRequest: approveAll,
+        onMcpAuthRequest: async () => ({ kind: "cancelled" }),
+        mcpServers: { guarded: { type: "http", url: protectedServer.url, tools: ["*"] } as MCPServerConfig },
+      });
+      await until(async () => (await statusOf(declining, "guarded")) === "needs-auth", "the declined server to need auth");
+      await declining.disconnect();
+    } finally {
+      await protectedServer.close();
+    }
   });
 });
 
