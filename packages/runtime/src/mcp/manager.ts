@@ -43,7 +43,8 @@ export class McpManager {
       toolsChanged: () => this.notifyToolsChanged(),
     };
     const deps = { loadSdk: () => this.loadSdk(), host, options, listener, envValueMode: () => this.envMode };
-    this.connections = Object.entries(configs).map(([name, config]) => new McpServerConnection(name, config, deps));
+    const disabled = new Set(options.disabledServers ?? []);
+    this.connections = Object.entries(configs).map(([name, config]) => new McpServerConnection(name, config, deps, disabled.has(name) ? "disabled" : "pending"));
   }
 
   /** Whether any server is configured. */
@@ -58,7 +59,7 @@ export class McpManager {
    */
   start(): Promise<void> {
     this.started ??= this.batch(async () => {
-      await Promise.all(this.connections.map((connection) => connection.connect("start")));
+      await Promise.all(this.connections.filter((connection) => connection.status !== "disabled").map((connection) => connection.connect("start")));
       this.emitLoaded();
     });
     return this.started;

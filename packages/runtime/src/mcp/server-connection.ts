@@ -52,7 +52,7 @@ const maxToolPages = 100;
  * const result = await connection.callTool("read", { path: "a.txt" }, { toolCallId, signal });
  */
 export class McpServerConnection {
-  private state: McpServerStatus = "pending";
+  private state: McpServerStatus;
   private failure: string | undefined;
   private client: Client | undefined;
   /** The server's last tool listing (kept after a crash, for restart on use). */
@@ -72,7 +72,10 @@ export class McpServerConnection {
     readonly name: string,
     readonly config: McpServerConfig,
     private readonly deps: McpConnectionDeps,
-  ) {}
+    initialStatus: "pending" | "disabled" = "pending",
+  ) {
+    this.state = initialStatus;
+  }
 
   /** The current status. */
   get status(): McpServerStatus {

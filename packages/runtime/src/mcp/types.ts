@@ -103,4 +103,6 @@ export interface McpManagerOptions {
   defaultCallTimeoutMs?: number;
   /** The client name sent in `initialize` (default `tandem`). */
   clientName?: string;
+  /** Servers that start disabled (the session's `disabledMcpServers`): listed, not started until enabled. */
+  disabledServers?: readonly string[];
 }

@@ -147,9 +147,9 @@ export class SessionManager {
     if (session) {
       session.attach(port, registrationOf(params));
       const merged = mergeConfig(session.config, params);
-      const mcpChanged = params.mcpServers !== undefined && JSON.stringify(params.mcpServers) !== JSON.stringify(session.config.mcpServers ?? {});
+      const mcpChanged = mcpSettingsChanged(session.config, params);
       session.reconfigure(merged, params.model ?? session.model);
-      if (mcpChanged) await session.toolset.replaceMcpServers(merged.mcpServers ?? {});
+      if (mcpChanged) await session.toolset.replaceMcpServers(merged);
       if (params.skillDirectories || params.disabledSkills) {
         await session.skills.reconfigure(merged.skillDirectories ?? [], merged.disabledSkills ?? []);
       }
@@ -368,6 +368,14 @@ export class SessionManager {
 }
 
 /** Merges resume params over a live session's config: fields the client sends replace old ones. */
+/** Whether a resume brings MCP settings (servers, plugin folders, disabled servers) that differ from the session's. */
+function mcpSettingsChanged(current: SessionCreateParams, update: SessionResumeParams): boolean {
+  return (["mcpServers", "pluginDirectories", "disabledMcpServers"] as const).some((key) => {
+    const next = (update as Record<string, unknown>)[key];
+    return next !== undefined && JSON.stringify(next) !== JSON.stringify((current as Record<string, unknown>)[key]);
+  });
+}
+
 function mergeConfig(current: SessionCreateParams, update: SessionResumeParams): SessionCreateParams {
   const merged: Record<string, unknown> = { ...current };
   for (const [key, value] of Object.entries(update)) {

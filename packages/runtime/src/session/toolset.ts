@@ -1,6 +1,7 @@
 import type { McpServerConfig, SessionCreateParams } from "@tandem/protocol";
 import { SessionAgents, type AgentsHost } from "../agents/session-agents.js";
 import { McpManager } from "../mcp/manager.js";
+import { pluginMcpServers } from "../mcp/plugin-servers.js";
 import type { McpHost } from "../mcp/types.js";
 import { createExitPlanModeTool, type ExitPlanHost } from "../plan/plan-mode.js";
 import { SessionSkills, type SkillsHost } from "../skills/session-skills.js";
@@ -68,7 +69,7 @@ export class SessionToolset {
     this.agents = new SessionAgents(config.customAgents, host);
     this.skills = new SessionSkills(config.skillDirectories ?? [], config.disabledSkills ?? [], host);
     this.exitPlanModeTool = createExitPlanModeTool(host);
-    this.mcpServers = this.createMcp(config.mcpServers ?? {});
+    this.mcpServers = this.createMcp(config);
   }
 
   /** The session's MCP servers. */
@@ -80,15 +81,19 @@ export class SessionToolset {
    * Replaces the MCP servers (a resume that brings its own `mcpServers`): the old ones stop, the new
    * ones connect on the next `start()`.
    */
-  async replaceMcpServers(configs: Record<string, McpServerConfig>): Promise<void> {
+  async replaceMcpServers(config: SessionCreateParams): Promise<void> {
     const previous = this.mcpServers;
-    this.mcpServers = this.createMcp(configs);
+    this.mcpServers = this.createMcp(config);
     await previous.dispose();
   }
 
-  private createMcp(configs: Record<string, McpServerConfig>): McpManager {
+  /** The configured servers and those of the plugin folders (the configured ones win a name), minus `disabledMcpServers`. */
+  private createMcp(config: SessionCreateParams): McpManager {
     const { host } = this;
-    return new McpManager(configs, { emitter: host.emitter, logger: host.logger, workingDirectory: host.workingDirectory, ...host.mcpHost });
+    const { pluginDirectories, disabledMcpServers } = config as { pluginDirectories?: unknown; disabledMcpServers?: unknown };
+    const plugins = pluginMcpServers(stringList(pluginDirectories), host.logger);
+    const servers: Record<string, McpServerConfig> = { ...plugins, ...(config.mcpServers ?? {}) };
+    return new McpManager(servers, { emitter: host.emitter, logger: host.logger, workingDirectory: host.workingDirectory, ...host.mcpHost }, { disabledServers: stringList(disabledMcpServers) });
   }
 
   /** Rebuilds the built-in and custom tools after the configuration or the clients' tools changed. */
@@ -147,6 +152,10 @@ export class SessionToolset {
     // Skill, agent and plan tools are the runtime's own: they count as built-ins.
     return tools.filter((tool) => filter.allows(tool, typeof tool.startData?.mcpServerName === "string" ? "mcp" : "builtin"));
   }
+}
+
+function stringList(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((entry): entry is string => typeof entry === "string") : [];
 }
 
 /** The tool names `defaultAgent.excludedTools` hides from the main agent. */
