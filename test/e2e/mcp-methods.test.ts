@@ -5,9 +5,9 @@
  * sampling on the session's model (the scripted model server), OAuth login, tokens the application
  * provides for an OAuth-protected HTTP server, MCP Apps,
  * the errors of a session without MCP servers, the preMcpToolCall hook's `_meta`, mcpServers given
- * at resume, defaultAgent.excludedTools, and the user's MCP configuration file.
+ * at resume, plugin folders' servers and disabledMcpServers, defaultAgent.excludedTools, and the user's MCP configuration file.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -293,6 +293,42 @@ describe("the session's MCP servers", () => {
     await connected(resumed, "late");
     expect((await resumed.rpc.mcp.listTools({ serverName: "late" })).tools.length).toBe(12);
     await resumed.disconnect();
+  });
+
+  it("plugin folders' .mcp.json servers join the session; disabledMcpServers stay disabled on create and on a cold resume", async () => {
+    const { client, logFile } = await setUp();
+    const plugin = join(scratch!, "plugin");
+    mkdirSync(plugin);
+    const logs = { control: join(scratch!, "control.jsonl"), off: join(scratch!, "off.jsonl") };
+    writeFileSync(
+      join(plugin, ".mcp.json"),
+      JSON.stringify({ mcpServers: { control: localServer(logs.control), off: localServer(logs.off), broken: { type: "local" } } }),
+    );
+    const settings = { onPermissionRequest: approveAll, pluginDirectories: [plugin], disabledMcpServers: ["off"], mcpServers: { local: localServer(logFile) } };
+    const session = await client.createSession(settings);
+    await connected(session, "control");
+    await connected(session, "local");
+    expect(await statusOf(session, "off")).toBe("disabled");
+    expect((await session.rpc.mcp.list()).servers.map((server) => server.name).sort()).toEqual(["control", "local", "off"]);
+    await session.sendAndWait({ prompt: "hello" }, 30_000);
+    expect(serverLog(logs.off)).toEqual([]);
+    const sessionId = session.sessionId;
+    await client.stop();
+
+    const resumer = new CopilotClient({ connection: RuntimeConnection.forStdio({ path: tandemBin }), env: world!.env, logLevel: "error" });
+    try {
+      const resumed = await resumer.resumeSession(sessionId, settings);
+      await connected(resumed, "control");
+      expect(await statusOf(resumed, "off")).toBe("disabled");
+      expect(serverLog(logs.control).filter((entry) => entry.event === "start")).toHaveLength(2);
+      expect(serverLog(logs.off)).toEqual([]);
+      // Enabling it is the application's call.
+      await resumed.rpc.mcp.enable({ serverName: "off" });
+      expect(await statusOf(resumed, "off")).toBe("connected");
+      await resumed.disconnect();
+    } finally {
+      await resumer.stop();
+    }
   });
 
   it("defaultAgent.excludedTools hides a tool from the main agent's model requests", async () => {
