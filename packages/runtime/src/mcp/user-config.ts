@@ -41,6 +41,7 @@ export class McpUserConfig {
   /** Adds a server; a name already configured is refused. */
   add(name: string, config: McpServerConfig): Promise<void> {
     return this.edit((file) => {
+      checkName(name);
       if (Object.hasOwn(file.mcpServers, name)) throw invalidParams(`MCP server "${name}" is already configured in ${this.path}; use mcp.config.update to change it`, { name });
       file.mcpServers[name] = { ...config };
     });
@@ -110,11 +111,11 @@ export class McpUserConfig {
     try {
       parsed = JSON.parse(text);
     } catch (error) {
-      throw new TandemError(ErrorCodes.InvalidRequest, `The MCP configuration ${this.path} is not valid JSON (${(error as Error).message}); fix or remove it`, { path: this.path });
+      throw new TandemError(ErrorCodes.InternalError, `The MCP configuration ${this.path} is not valid JSON (${(error as Error).message}); fix or remove it`, { path: this.path });
     }
     const servers = (parsed as { mcpServers?: unknown } | null)?.mcpServers ?? {};
     if (typeof servers !== "object" || servers === null || Array.isArray(servers)) {
-      throw new TandemError(ErrorCodes.InvalidRequest, `The MCP configuration ${this.path} has no "mcpServers" object; fix or remove it`, { path: this.path });
+      throw new TandemError(ErrorCodes.InternalError, `The MCP configuration ${this.path} has no "mcpServers" object; fix or remove it`, { path: this.path });
     }
     const disabled = (parsed as { disabledServers?: unknown }).disabledServers;
     return {
@@ -122,4 +123,9 @@ export class McpUserConfig {
       ...(Array.isArray(disabled) ? { disabledServers: disabled.filter((name): name is string => typeof name === "string") } : {}),
     };
   }
+}
+
+/** Names that would not survive as keys of the file's JSON object. */
+function checkName(name: string): void {
+  if (name === "__proto__" || name.trim() === "") throw invalidParams(`"${name}" cannot name an MCP server`, { name });
 }

@@ -55,7 +55,11 @@ export class Dispatcher implements MethodTable {
     registerMcpConfigMethods(this, new McpUserConfig(runtime.store.home));
     const plugins = new PluginStore(runtime.store.home);
     registerPluginMethods(this, plugins, () => process.cwd());
-    registerSkillsPluginsMethods(this, { skillsOf: (sessionId) => runtime.sessions.get(sessionId).skills, plugins: () => plugins.list() });
+    registerSkillsPluginsMethods(this, {
+      skillsOf: (sessionId) => runtime.sessions.get(sessionId).skills,
+      requireSession: (sessionId) => void runtime.sessions.get(sessionId),
+      plugins: () => plugins.list(),
+    });
   }
 
   /**

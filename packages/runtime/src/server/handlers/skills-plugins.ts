@@ -6,6 +6,8 @@ import type { MethodTable } from "../dispatch.js";
 export interface SkillsPluginsHost {
   /** The live session's skills, or a `SessionNotFound` error. */
   skillsOf(sessionId: string): Pick<SessionSkills, "ensureLoaded" | "invoked">;
+  /** Throws `SessionNotFound` unless the session is live. */
+  requireSession(sessionId: string): void;
   /** The installed plugins, as a session lists them. */
   plugins(): Promise<Array<{ name: string; marketplace: string; version?: string; enabled: boolean }>>;
 }
@@ -18,7 +20,7 @@ export function registerSkillsPluginsMethods(table: MethodTable, host: SkillsPlu
   });
   table.on(SessionSkillsGetInvoked, ({ sessionId }) => ({ skills: host.skillsOf(sessionId).invoked() }));
   table.on(SessionPluginsList, async ({ sessionId }) => {
-    host.skillsOf(sessionId);
+    host.requireSession(sessionId);
     return { plugins: await host.plugins() };
   });
 }
