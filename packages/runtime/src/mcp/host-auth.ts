@@ -92,9 +92,13 @@ export class McpHostAuth {
     return this.baseFetch(input, { ...init, headers });
   }
 
-  /** The protected-resource metadata document as the server sent it (compact JSON), or undefined. */
+  /**
+   * The protected-resource metadata document as the server sent it (compact JSON), or undefined. It
+   * is read only from the server's own origin: a challenge cannot send the runtime elsewhere.
+   */
   private async readResourceMetadata(url: string): Promise<string | undefined> {
     try {
+      if (new URL(url).origin !== new URL(this.serverUrl).origin) return undefined;
       const response = await this.baseFetch(url, { headers: { accept: "application/json" }, signal: AbortSignal.timeout(10_000) });
       if (!response.ok) return undefined;
       return JSON.stringify(await response.json());
