@@ -227,6 +227,16 @@ const eventDataFactories = {
     requestedSchema: z.looseObject({ type: z.literal("object"), properties: JsonObject, required: z.array(z.string()).optional() }).optional(),
   }),
   "elicitation.completed": () => z.looseObject({ requestId: z.string() }),
+  // A remote MCP server asked for OAuth: the application (which registered interest) answers with a token.
+  "mcp.oauth_required": () => z.looseObject({
+    requestId: z.string(),
+    serverName: z.string(),
+    serverUrl: z.string(),
+    reason: z.enum(["initial", "refresh", "upscope", "reauth"]),
+    wwwAuthenticateParams: z.looseObject({ resourceMetadataUrl: optionalString, scope: optionalString, error: optionalString }).optional(),
+    resourceMetadata: optionalString,
+  }),
+  "mcp.oauth_completed": () => z.looseObject({ requestId: z.string() }),
 
   // Hooks
   "hook.start": () => z.looseObject({ hookInvocationId: z.string(), hookType: z.string(), input: z.unknown().optional() }),
@@ -342,6 +352,8 @@ export const ephemeralEventTypes: ReadonlySet<SessionEventType> = new Set<Sessio
   "user_input.completed",
   "elicitation.requested",
   "elicitation.completed",
+  "mcp.oauth_required",
+  "mcp.oauth_completed",
   "command.queued",
   "command.completed",
   "command.execute",

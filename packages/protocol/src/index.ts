@@ -125,6 +125,9 @@ export {
   eventLogPageLimits,
 } from "./methods/session-api.js";
 export { ExtensionInfo, SessionExtensionsList, SessionExtensionsReload } from "./methods/extensions.js";
+export { McpAppsHostContext, McpConfigAdd, McpConfigDisable, McpConfigEnable, McpConfigList, McpConfigReload, McpConfigRemove, McpConfigUpdate, McpEnvValueMode, McpToolInfo, SessionMcpAppsCallTool, SessionMcpAppsDiagnose, SessionMcpAppsGetHostContext, SessionMcpAppsListTools, SessionMcpAppsReadResource, SessionMcpAppsSetHostContext, SessionMcpCancelSamplingExecution, SessionMcpExecuteSampling, SessionMcpIsServerRunning, SessionMcpListTools, SessionEventLogRegisterInterest, SessionEventLogReleaseInterest, McpOauthAnswer, SessionMcpOauthHandlePendingRequest, SessionMcpOauthLogin, SessionMcpRemoveGitHub, SessionMcpRestartServer, SessionMcpSetEnvValueMode, SessionMcpStartServer, SessionMcpStopServer } from "./methods/mcp.js";
+export { InvokedSkill, SessionExtensionsDisable, SessionExtensionsEnable, SessionPluginInfo, SessionPluginsList, SessionSkillsEnsureLoaded, SessionSkillsGetInvoked } from "./methods/skills-plugins.js";
+export { InstalledPluginInfo, MarketplaceInfo, PluginsDisable, PluginsEnable, PluginsInstall, PluginsList, PluginsMarketplacesAdd, PluginsMarketplacesBrowse, PluginsMarketplacesList, PluginsMarketplacesRefresh, PluginsMarketplacesRemove, PluginsUninstall, PluginsUpdate, PluginsUpdateAll } from "./methods/plugins.js";
 export {
   CommandRegistration,
   SessionCommandsExecute,

@@ -24,6 +24,9 @@ import { defineNotification, defineRequest } from "./method.js";
 import { sessionApiRequests } from "./methods/session-api.js";
 import { CommandRegistration, commandRequests } from "./methods/commands.js";
 import { extensionRequests } from "./methods/extensions.js";
+import { mcpRequests } from "./methods/mcp.js";
+import { skillsPluginsRequests } from "./methods/skills-plugins.js";
+import { pluginRequests } from "./methods/plugins.js";
 import { currentClientRequests, PingResultCurrent, SessionModeGetResultCurrent, SessionModeSetResultCurrent, SessionSkillsReloadResultCurrent } from "./methods/current.js";
 import { historyRequests } from "./methods/history.js";
 import { workspacesRequests } from "./methods/workspaces.js";
@@ -347,7 +350,7 @@ export const SessionCompactionCompact = defineRequest(
 
 const McpServerStatus = z.looseObject({
   name: z.string(),
-  status: z.enum(["connected", "failed", "pending", "disabled", "not_configured"]),
+  status: z.enum(["connected", "failed", "pending", "disabled", "not_configured", "needs-auth"]),
   source: z.string().optional(),
   error: z.string().optional(),
 });
@@ -498,6 +501,9 @@ export const clientToServerRequests = [
   ...currentClientRequests,
   ...commandRequests,
   ...extensionRequests,
+  ...mcpRequests,
+  ...skillsPluginsRequests,
+  ...pluginRequests,
   ...historyRequests,
   ...workspacesRequests,
   ...sessionsAdminRequests,

@@ -182,6 +182,11 @@ export class Runtime {
     });
   }
 
+  /** The environment the runtime was started with. */
+  get environment(): NodeJS.ProcessEnv {
+    return this.options.env;
+  }
+
   /** The runtime's logger. */
   get logger(): Logger {
     return this.options.logger;

@@ -1,10 +1,12 @@
+import { existsSync } from "node:fs";
 import type { PermissionRequest } from "@tandem/protocol";
+import { invalidParams } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { ClientPort } from "../session/client-port.js";
 import type { EventEmitterPort } from "../session/emitter.js";
 import { heldBackReason, type ConsentSession, type FolderConsent } from "../trust/folder-consent.js";
 import { extensionEnv, findSdkPreload } from "./child-env.js";
-import { discoverExtensions, type ExtensionSpec } from "./discovery.js";
+import { discoverExtensions, extensionRoots, type ExtensionSpec } from "./discovery.js";
 import { ExtensionProcess, type ExtensionLink, type ExtensionStatus } from "./extension-process.js";
 
 /** What the host needs to know of a session. */
@@ -92,6 +94,8 @@ export class ExtensionHost {
   private readonly killOnExit = () => this.killNow();
   private exitHookInstalled = false;
   private readonly disabled: boolean;
+  /** Extensions turned off with `session.extensions.disable` (by id), for the runtime's lifetime. */
+  private readonly turnedOff = new Set<string>();
   /** Aborts the consent questions under way (runtime exit, or the extensions moving to another session). */
   private asking: AbortController | undefined;
 
@@ -134,6 +138,36 @@ export class ExtensionHost {
       await this.load(sessionId);
       this.settledFor = sessionId;
     });
+  }
+
+  /**
+   * Why the session's extensions cannot be managed, or undefined when they can: extensions are off
+   * for the runtime or the session, or neither extension folder exists.
+   */
+  unavailableReason(sessionId: string): string | undefined {
+    const session = this.options.findSession(sessionId);
+    if (!session) return "the session is not open";
+    if (this.disabled) return "TANDEM_EXTENSIONS turns them off for this runtime";
+    if (!session.extensionsWanted) return "the session did not ask for them (requestExtensions: false)";
+    const roots = extensionRoots(session.workingDirectory, this.options.home);
+    if (roots.some(({ dir }) => existsSync(dir))) return undefined;
+    return `no extension folder exists (${roots.map(({ dir }) => dir).join(", ")})`;
+  }
+
+  /**
+   * `session.extensions.enable` / `disable`: turns a discovered extension on or off (for the
+   * runtime's lifetime) and reloads the session's extensions. Throws for an unknown id.
+   */
+  async setEnabled(sessionId: string, extensionId: string, enabled: boolean): Promise<void> {
+    const session = this.options.findSession(sessionId);
+    if (!session) return;
+    const discovered = await discoverExtensions(session.workingDirectory, this.options.home);
+    if (!discovered.some((spec) => spec.id === extensionId)) {
+      throw invalidParams(`Extension not found: ${extensionId} (found: ${discovered.map((spec) => spec.id).join(", ") || "none"})`, { id: extensionId });
+    }
+    if (enabled) this.turnedOff.delete(extensionId);
+    else this.turnedOff.add(extensionId);
+    await this.reload(sessionId);
   }
 
   /**
@@ -185,7 +219,10 @@ export class ExtensionHost {
     if (!session || this.disabled || !session.extensionsWanted) return;
     const discovered = await discoverExtensions(session.workingDirectory, options.home);
     if (discovered.length === 0) return;
-    const { allowed: specs, heldBack, cancelled } = await this.consented(sessionId, session, discovered);
+    const turnedOff = discovered.filter((spec) => this.turnedOff.has(spec.id));
+    const wanted = discovered.filter((spec) => !this.turnedOff.has(spec.id));
+    const { allowed: specs, heldBack: notConsented, cancelled } = await this.consented(sessionId, session, wanted);
+    const heldBack = [...notConsented, ...turnedOff];
     // The runtime is exiting, the extensions moved on, or the session closed while the application was asked.
     if (cancelled || !options.findSession(sessionId)) return;
     const preload = findSdkPreload();

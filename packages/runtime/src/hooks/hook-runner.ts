@@ -5,7 +5,7 @@ import type { ClientNeed, ClientPort } from "../session/client-port.js";
 import type { EventEmitterPort } from "../session/emitter.js";
 
 /** The hook points an application can register (the SDK's `hooks` config). */
-export type HookType = "preToolUse" | "postToolUse" | "userPromptSubmitted" | "sessionStart" | "sessionEnd" | "errorOccurred";
+export type HookType = "preToolUse" | "postToolUse" | "userPromptSubmitted" | "sessionStart" | "sessionEnd" | "errorOccurred" | "preMcpToolCall";
 
 /** What the runner needs from its session. */
 export interface HookHost {

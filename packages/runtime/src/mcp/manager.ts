@@ -1,10 +1,13 @@
 import type { McpServerConfig } from "@tandem/protocol";
-import { invalidParams } from "../errors.js";
+import { randomUUID } from "node:crypto";
+import type { Tool as SdkTool } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCodes, invalidParams, TandemError } from "../errors.js";
 import type { Tool } from "../tools/types.js";
+import { McpCallError } from "./errors.js";
 import { createMcpTool } from "./mcp-tool.js";
 import { loadMcpSdk, type McpSdk } from "./sdk.js";
 import { McpServerConnection, type McpConnectionListener, type McpStatusCause } from "./server-connection.js";
-import type { McpHost, McpManagerOptions, McpServerSummary } from "./types.js";
+import type { McpEnvValueMode, McpHost, McpManagerOptions, McpServerSummary } from "./types.js";
 
 /**
  * A session's MCP servers: connects them, offers their tools (`{server}-{tool}`, after the
@@ -28,6 +31,7 @@ export class McpManager {
   private lastToolSignature = "[]";
   /** One runtime tool per listed server tool, so lookups return the same objects until a relisting. */
   private readonly toolCache = new WeakMap<object, Tool>();
+  private envMode: McpEnvValueMode = "direct";
 
   constructor(
     configs: Record<string, McpServerConfig>,
@@ -38,8 +42,9 @@ export class McpManager {
       statusChanged: (connection, cause) => this.reportStatus(connection, cause),
       toolsChanged: () => this.notifyToolsChanged(),
     };
-    const deps = { loadSdk: () => this.loadSdk(), host, options, listener };
-    this.connections = Object.entries(configs).map(([name, config]) => new McpServerConnection(name, config, deps));
+    const deps = { loadSdk: () => this.loadSdk(), host, options, listener, envValueMode: () => this.envMode };
+    const disabled = new Set(options.disabledServers ?? []);
+    this.connections = Object.entries(configs).map(([name, config]) => new McpServerConnection(name, config, deps, disabled.has(name) ? "disabled" : "pending"));
   }
 
   /** Whether any server is configured. */
@@ -54,7 +59,7 @@ export class McpManager {
    */
   start(): Promise<void> {
     this.started ??= this.batch(async () => {
-      await Promise.all(this.connections.map((connection) => connection.connect("start")));
+      await Promise.all(this.connections.filter((connection) => connection.status !== "disabled").map((connection) => connection.connect("start")));
       this.emitLoaded();
     });
     return this.started;
@@ -78,8 +83,72 @@ export class McpManager {
     return this.connections.map((connection) => connection.summary());
   }
 
+  /** How local servers' `env` values are read; servers (re)started from now on use it. */
+  get envValueMode(): McpEnvValueMode {
+    return this.envMode;
+  }
+
+  set envValueMode(mode: McpEnvValueMode) {
+    this.envMode = mode;
+  }
+
+  /** Whether the named server has a live connection (false for a name that is not configured). */
+  isRunning(serverName: string): boolean {
+    return this.connections.find((candidate) => candidate.name === serverName)?.running ?? false;
+  }
+
+  /** Every tool the named server listed (allow-list not applied). Throws when it is not connected. */
+  serverTools(serverName: string): SdkTool[] {
+    const connection = this.connections.find((candidate) => candidate.name === serverName);
+    if (!connection?.running) throw notConnected(serverName, connection?.status);
+    return connection.listedToolsWhileConnected();
+  }
+
+  /** Reads a resource of a connected server. Throws when it is not connected, or the server's error. */
+  readResource(serverName: string, uri: string): ReturnType<McpServerConnection["readResource"]> {
+    const connection = this.connections.find((candidate) => candidate.name === serverName);
+    if (!connection?.running) throw notConnected(serverName, connection?.status);
+    return connection.readResource(uri);
+  }
+
+  /** Calls a tool of a connected server directly (an MCP App view's call); the server's result as is. */
+  async callServerTool(serverName: string, toolName: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const connection = this.connections.find((candidate) => candidate.name === serverName);
+    if (!connection?.running) throw notConnected(serverName, connection?.status);
+    if (!connection.listedToolsWhileConnected().some((tool) => tool.name === toolName)) throw invalidParams(`MCP server "${serverName}" has no tool "${toolName}"`, { serverName, toolName });
+    try {
+      return { ...(await connection.callTool(toolName, args, { toolCallId: `app-${randomUUID()}`, signal: new AbortController().signal })) };
+    } catch (error) {
+      if (error instanceof McpCallError) throw new TandemError(ErrorCodes.NotAvailable, error.message, { serverName, toolName });
+      throw error;
+    }
+  }
+
+  /** Stops a server's process and withdraws its tools; `start`/`enable` brings it back. Throws for an unknown name. */
+  async stop(serverName: string): Promise<void> {
+    this.requireHost();
+    const connection = this.connection(serverName);
+    if (this.disposed || connection.status === "disabled") return;
+    await this.batch(async () => {
+      await connection.close("disabled");
+      this.reportStatus(connection, "disable");
+    });
+  }
+
+  /** Stops (when running) and connects a server again. Throws for an unknown name. */
+  async restart(serverName: string): Promise<void> {
+    this.requireHost();
+    const connection = this.connection(serverName);
+    if (this.disposed) return;
+    await this.batch(async () => {
+      await connection.close("pending");
+      await connection.connect("restart");
+    });
+  }
+
   /** Enables a server (connecting it; a failed server is retried). Throws for an unknown name. */
   async enable(serverName: string): Promise<void> {
+    this.requireHost();
     const connection = this.connection(serverName);
     if (connection.status === "connected" || this.disposed) return;
     await this.batch(() => connection.connect("enable"));
@@ -87,6 +156,7 @@ export class McpManager {
 
   /** Disables a server: stops it and withdraws its tools. Throws for an unknown name. */
   async disable(serverName: string): Promise<void> {
+    this.requireHost();
     const connection = this.connection(serverName);
     if (connection.status === "disabled" || this.disposed) return;
     await this.batch(async () => {
@@ -97,6 +167,7 @@ export class McpManager {
 
   /** Restarts every enabled server (crashed and failed ones included), then emits `session.mcp_servers_loaded`. */
   async reload(): Promise<void> {
+    if (!this.hasServers) throw new TandemError(ErrorCodes.NotAvailable, "MCP config reload not available: this session has no MCP servers configured (mcpServers at create or resume)");
     if (this.disposed) return;
     const enabled = this.connections.filter((connection) => connection.status !== "disabled");
     await this.batch(async () => {
@@ -110,6 +181,15 @@ export class McpManager {
   async dispose(): Promise<void> {
     this.disposed = true;
     await Promise.all(this.connections.map((connection) => connection.close("disabled")));
+  }
+
+  /** The configuration of a server of this session, or undefined when none has that name. */
+  configOf(serverName: string): McpServerConfig | undefined {
+    return this.connections.find((candidate) => candidate.name === serverName)?.config;
+  }
+
+  private requireHost(): void {
+    if (!this.hasServers) throw new TandemError(ErrorCodes.NotAvailable, "No MCP host initialized: this session has no MCP servers configured (mcpServers at create or resume)");
   }
 
   private connection(serverName: string): McpServerConnection {
@@ -175,6 +255,11 @@ export class McpManager {
     this.lastToolSignature = signature;
     this.host.onToolsChanged?.();
   }
+}
+
+function notConnected(serverName: string, status: string | undefined): TandemError {
+  const state = status === undefined ? "it is not configured in this session" : `its status is ${status}`;
+  return new TandemError(ErrorCodes.NotAvailable, `MCP server "${serverName}" is not connected (${state})`, { serverName });
 }
 
 function failureMessage(serverName: string, cause: McpStatusCause, error: string): string {

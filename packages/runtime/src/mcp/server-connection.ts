@@ -6,8 +6,9 @@ import { runtimeVersion } from "../version.js";
 import { callTimeoutMs, defaultCallTimeoutMs, defaultConnectTimeoutMs, isRemoteConfig, toolAllowed } from "./config.js";
 import { McpCallError } from "./errors.js";
 import type { McpSdk } from "./sdk.js";
+import { McpHostAuth } from "./host-auth.js";
 import { createTransport } from "./transport.js";
-import type { McpHost, McpManagerOptions, McpServerStatus, McpServerSummary } from "./types.js";
+import type { McpEnvValueMode, McpHost, McpManagerOptions, McpServerStatus, McpServerSummary } from "./types.js";
 
 /** What started a (re)connection; it shapes the warning a failure produces. */
 export type McpConnectPhase = "start" | "restart" | "enable" | "reload";
@@ -27,6 +28,8 @@ export interface McpConnectionDeps {
   host: McpHost;
   options: McpManagerOptions;
   listener: McpConnectionListener;
+  /** How a local server's `env` values are read when it starts (default `direct`). */
+  envValueMode?(): McpEnvValueMode;
 }
 
 /** One running tool call, for progress routing and elicitation attribution. */
@@ -49,7 +52,7 @@ const maxToolPages = 100;
  * const result = await connection.callTool("read", { path: "a.txt" }, { toolCallId, signal });
  */
 export class McpServerConnection {
-  private state: McpServerStatus = "pending";
+  private state: McpServerStatus;
   private failure: string | undefined;
   private client: Client | undefined;
   /** The server's last tool listing (kept after a crash, for restart on use). */
@@ -62,12 +65,17 @@ export class McpServerConnection {
   private nextCallId = 0;
   /** The stderr tail of the current local server process, to explain crashes. */
   private stderrTail: () => string = () => "";
+  /** A remote server's token, kept across reconnects. */
+  private auth: McpHostAuth | undefined;
 
   constructor(
     readonly name: string,
     readonly config: McpServerConfig,
     private readonly deps: McpConnectionDeps,
-  ) {}
+    initialStatus: "pending" | "disabled" = "pending",
+  ) {
+    this.state = initialStatus;
+  }
 
   /** The current status. */
   get status(): McpServerStatus {
@@ -89,6 +97,23 @@ export class McpServerConnection {
   callableTools(): SdkTool[] {
     if (this.state === "connected" || this.state === "failed") return this.allowedTools();
     return [];
+  }
+
+  /** Whether the server has a live client connection. */
+  get running(): boolean {
+    return this.state === "connected" && this.client !== undefined;
+  }
+
+  /** Every tool the server listed, allow-list not applied; empty unless connected. */
+  listedToolsWhileConnected(): SdkTool[] {
+    return this.state === "connected" ? [...this.listedTools] : [];
+  }
+
+  /** Reads a resource (`resources/read`); the server's JSON-RPC error (e.g. method not found) is thrown as is. */
+  async readResource(uri: string): Promise<{ contents: Array<{ uri: string } & Record<string, unknown>> }> {
+    const client = await this.ready();
+    const result = await client.readResource({ uri }, { timeout: this.callTimeoutMs });
+    return { contents: result.contents.map((content) => ({ ...content })) };
   }
 
   /** The per-call timeout of this server. */
@@ -137,7 +162,9 @@ export class McpServerConnection {
     try {
       // Progress is routed by our own token (see installHandlers), not the SDK's `onprogress`.
       const progressToken = `tandem-${callId}`;
-      const result = await client.callTool({ name: toolName, arguments: args, _meta: { progressToken } }, undefined, { signal: call.signal, timeout });
+      const decided = await this.deps.host.beforeToolCall?.({ toolCallId: call.toolCallId, serverName: this.name, toolName, arguments: args }, call.signal);
+      const meta = decided ? { ...decided, progressToken } : { progressToken };
+      const result = await client.callTool({ name: toolName, arguments: args, _meta: meta }, undefined, { signal: call.signal, timeout });
       return result as CallToolResult;
     } catch (error) {
       if (call.signal.aborted) throw error;
@@ -183,7 +210,7 @@ export class McpServerConnection {
         break;
       } catch (error) {
         if (generation !== this.generation) return;
-        this.state = "failed";
+        this.state = error instanceof NeedsAuth ? "needs-auth" : "failed";
         this.failure = errorMessage(error);
       }
     }
@@ -203,8 +230,11 @@ export class McpServerConnection {
     this.installHandlers(sdk, client, generation);
     this.client = client;
     let stderrTail = (): string => "";
+    let authState: McpHostAuth | undefined;
     try {
-      const created = createTransport(sdk, this.name, this.config, host);
+      const auth = this.hostAuth();
+      const created = createTransport(sdk, this.name, this.config, host, this.deps.envValueMode?.() ?? "direct", process.env, auth?.fetch);
+      authState = auth;
       stderrTail = created.stderrTail;
       this.stderrTail = created.stderrTail;
       await withTimeout(client.connect(created.transport, { timeout }), timeout, `connecting timed out after ${timeout} ms`);
@@ -215,8 +245,17 @@ export class McpServerConnection {
     } catch (error) {
       if (this.client === client) this.client = undefined;
       await closeQuietly(client);
+      if (authState?.needsAuth) throw new NeedsAuth(`MCP server "${this.name}" needs authorization: the application gave no token (${errorMessage(error)})`);
       throw new Error(withStderr(errorMessage(error), stderrTail()));
     }
+  }
+
+  /** The token-asking fetch of a remote server, when the session can ask the application. */
+  private hostAuth(): McpHostAuth | undefined {
+    const requester = this.deps.host.requestToken;
+    if (!isRemoteConfig(this.config) || !requester) return undefined;
+    this.auth ??= new McpHostAuth(this.name, this.config.url, requester);
+    return this.auth;
   }
 
   private installHandlers(sdk: McpSdk, client: Client, generation: number): void {
@@ -282,6 +321,9 @@ export class McpServerConnection {
     }
   }
 }
+
+/** A remote server challenged for a token and the application gave none. */
+class NeedsAuth extends Error {}
 
 async function listAllTools(client: Client, timeout: number): Promise<SdkTool[]> {
   const tools: SdkTool[] = [];

@@ -3,7 +3,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { McpServerConfig } from "@tandem/protocol";
 import { isRemoteConfig } from "./config.js";
 import type { McpSdk } from "./sdk.js";
-import type { McpHost } from "./types.js";
+import type { McpEnvValueMode, McpHost } from "./types.js";
 
 /** A transport, and for local servers the last lines the server wrote to stderr. */
 export interface McpTransport {
@@ -23,11 +23,20 @@ const stderrTailLines = 5;
  * const { transport } = createTransport(sdk, "files", { command: "node", args: ["server.js"], tools: ["*"] }, host);
  * await client.connect(transport);
  */
-export function createTransport(sdk: McpSdk, serverName: string, config: McpServerConfig, host: Pick<McpHost, "logger" | "workingDirectory">): McpTransport {
+export function createTransport(
+  sdk: McpSdk,
+  serverName: string,
+  config: McpServerConfig,
+  host: Pick<McpHost, "logger" | "workingDirectory">,
+  envValueMode: McpEnvValueMode = "direct",
+  sourceEnv: NodeJS.ProcessEnv = process.env,
+  authenticatedFetch?: typeof fetch,
+): McpTransport {
   if (isRemoteConfig(config)) {
     const url = new URL(config.url);
     const requestInit: RequestInit = config.headers ? { headers: config.headers } : {};
-    const transport = config.type === "sse" ? new sdk.SSEClientTransport(url, { requestInit }) : new sdk.StreamableHTTPClientTransport(url, { requestInit });
+    const options = { requestInit, ...(authenticatedFetch ? { fetch: authenticatedFetch } : {}) };
+    const transport = config.type === "sse" ? new sdk.SSEClientTransport(url, options) : new sdk.StreamableHTTPClientTransport(url, options);
     return { transport, stderrTail: () => "" };
   }
   const cwd = config.cwd ? (isAbsolute(config.cwd) ? config.cwd : resolve(host.workingDirectory, config.cwd)) : host.workingDirectory;
@@ -35,7 +44,7 @@ export function createTransport(sdk: McpSdk, serverName: string, config: McpServ
     command: config.command,
     args: config.args ?? [],
     // The SDK adds a safe base environment (HOME, PATH, SHELL, TERM, USER, LOGNAME) to these.
-    ...(config.env ? { env: config.env } : {}),
+    ...(config.env ? { env: resolveEnvValues(config.env, envValueMode, sourceEnv) } : {}),
     cwd,
     stderr: "pipe",
   });
@@ -50,4 +59,19 @@ export function createTransport(sdk: McpSdk, serverName: string, config: McpServ
     }
   });
   return { transport, stderrTail: () => tail.join("\n") };
+}
+
+/**
+ * A local server's environment values in the given mode: as written (`direct`), or with `$NAME` and
+ * `${NAME}` replaced by the variable of `sourceEnv` (`indirect`; an unset variable becomes "").
+ *
+ * @example
+ * resolveEnvValues({ TOKEN: "${GH_TOKEN}" }, "indirect", { GH_TOKEN: "abc" }); // { TOKEN: "abc" }
+ */
+export function resolveEnvValues(env: Record<string, string>, mode: McpEnvValueMode, sourceEnv: NodeJS.ProcessEnv): Record<string, string> {
+  if (mode === "direct") return { ...env };
+  const reference = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g;
+  return Object.fromEntries(
+    Object.entries(env).map(([key, value]) => [key, value.replace(reference, (_match, braced: string | undefined, bare: string | undefined) => sourceEnv[braced ?? bare ?? ""] ?? "")]),
+  );
 }

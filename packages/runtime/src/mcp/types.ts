@@ -3,7 +3,46 @@ import type { Logger } from "../log.js";
 import type { EventEmitterPort } from "../session/emitter.js";
 
 /** The status of one configured MCP server, as `session.mcp.list` reports it. */
-export type McpServerStatus = "connected" | "failed" | "pending" | "disabled" | "not_configured";
+export type McpServerStatus = "connected" | "failed" | "pending" | "disabled" | "not_configured" | "needs-auth";
+
+/** A remote server's Bearer challenge, passed to the application as an `mcp.oauth_required` request. */
+export interface McpTokenRequest {
+  serverName: string;
+  serverUrl: string;
+  reason: "initial" | "refresh" | "upscope" | "reauth";
+  challenge: { resourceMetadataUrl?: string; scope?: string; error?: string };
+  /** The protected-resource metadata document (JSON text), when the challenge named one that could be read. */
+  resourceMetadata?: string;
+}
+
+/** A token the application provided. */
+export interface McpToken {
+  accessToken: string;
+  tokenType?: string;
+}
+
+/** Asks the application for a token; undefined when it declined or nobody can answer. */
+export type McpTokenRequester = (request: McpTokenRequest) => Promise<McpToken | undefined>;
+
+/**
+ * How a local server's `env` values are read: `direct` passes them as written; `indirect` replaces
+ * `$NAME` / `${NAME}` references with the runtime's environment variable of that name.
+ */
+export type McpEnvValueMode = "direct" | "indirect";
+
+/** An MCP tool call about to be sent, as the `preMcpToolCall` hook sees it. */
+export interface McpToolCallHookInput {
+  toolCallId: string;
+  serverName: string;
+  /** The server's own tool name (not the `{server}-{tool}` name the model sees). */
+  toolName: string;
+  arguments: Record<string, unknown>;
+  /** The request's `_meta` so far (none by default). */
+  meta?: Record<string, unknown>;
+}
+
+/** What the hook decided for the request's `_meta`: keep it (undefined), replace it (object) or drop it (null). */
+export type McpMetaDecision = Record<string, unknown> | null | undefined;
 
 /** One row of `session.mcp.list` / `session.mcp_servers_loaded`. */
 export type McpServerSummary = {
@@ -47,6 +86,13 @@ export interface McpHost {
    * was enabled, disabled or reloaded, or announced a new tool list. Read `tools()` again.
    */
   onToolsChanged?(): void;
+  /**
+   * Called before each `tools/call` (the application's `preMcpToolCall` hook): an object replaces
+   * the request's `_meta`, `null` removes it, undefined keeps it.
+   */
+  beforeToolCall?(call: McpToolCallHookInput, signal: AbortSignal): Promise<McpMetaDecision>;
+  /** Asks the application for a remote server's token (see {@link McpHostAuth}); without it, challenges go unanswered. */
+  requestToken?: McpTokenRequester;
 }
 
 /** Tunables of an {@link McpManager}; the defaults suit production, tests shorten them. */
@@ -57,4 +103,6 @@ export interface McpManagerOptions {
   defaultCallTimeoutMs?: number;
   /** The client name sent in `initialize` (default `tandem`). */
   clientName?: string;
+  /** Servers that start disabled (the session's `disabledMcpServers`): listed, not started until enabled. */
+  disabledServers?: readonly string[];
 }

@@ -21,6 +21,12 @@ import { registerServerMiscMethods } from "./handlers/server-misc.js";
 import { registerUserSettingsMethods } from "./handlers/user-settings.js";
 import { registerDiscoveryMethods } from "./handlers/discovery.js";
 import { registerSessionAuthMethods } from "./handlers/session-auth.js";
+import { registerMcpMethods } from "./handlers/mcp.js";
+import { registerMcpConfigMethods } from "./handlers/mcp-config.js";
+import { registerSkillsPluginsMethods } from "./handlers/skills-plugins.js";
+import { McpUserConfig } from "../mcp/user-config.js";
+import { registerPluginMethods } from "./handlers/plugins.js";
+import { PluginStore } from "../plugins/plugin-store.js";
 
 type AnyToken = RequestToken<string, z.ZodType, z.ZodType>;
 
@@ -57,6 +63,15 @@ export class Dispatcher implements MethodTable {
     registerUserSettingsMethods(this, runtime);
     registerDiscoveryMethods(this, runtime);
     registerSessionAuthMethods(this, runtime);
+    registerMcpMethods(this, { session: (sessionId) => runtime.sessions.get(sessionId), env: runtime.environment });
+    registerMcpConfigMethods(this, new McpUserConfig(runtime.store.home));
+    const plugins = new PluginStore(runtime.store.home);
+    registerPluginMethods(this, plugins, () => process.cwd());
+    registerSkillsPluginsMethods(this, {
+      skillsOf: (sessionId) => runtime.sessions.get(sessionId).skills,
+      requireSession: (sessionId) => void runtime.sessions.get(sessionId),
+      plugins: () => plugins.list(),
+    });
   }
 
   /**

@@ -161,7 +161,9 @@ export class SessionManager {
       if (port.generation !== undefined) session.profile = profileFor(port.generation);
       session.attach(port, registrationOf(params));
       const merged = mergeConfig(session.config, params);
+      const mcpChanged = mcpSettingsChanged(session.config, params);
       session.reconfigure(merged, params.model ?? session.model);
+      if (mcpChanged) await session.toolset.replaceMcpServers(merged);
       if (params.skillDirectories || params.disabledSkills) {
         await session.skills.reconfigure(merged.skillDirectories ?? [], merged.disabledSkills ?? []);
       }
@@ -192,6 +194,8 @@ export class SessionManager {
       });
     }
     if (changedContext) session.emitter.emit("session.context_changed", changedContext);
+    // As at create: the MCP servers connect in the background, the first turn waits for them.
+    void session.mcp.start();
     // As the reference: the resumed session's tool set and skills, before its title.
     session.emitter.emit("session.tools_updated", { model: session.model });
     session.skills.announce();
@@ -384,6 +388,14 @@ export class SessionManager {
 }
 
 /** Merges resume params over a live session's config: fields the client sends replace old ones. */
+/** Whether a resume brings MCP settings (servers, plugin folders, disabled servers) that differ from the session's. */
+function mcpSettingsChanged(current: SessionCreateParams, update: SessionResumeParams): boolean {
+  return (["mcpServers", "pluginDirectories", "disabledMcpServers"] as const).some((key) => {
+    const next = (update as Record<string, unknown>)[key];
+    return next !== undefined && JSON.stringify(next) !== JSON.stringify((current as Record<string, unknown>)[key]);
+  });
+}
+
 function mergeConfig(current: SessionCreateParams, update: SessionResumeParams): SessionCreateParams {
   const merged: Record<string, unknown> = { ...current };
   for (const [key, value] of Object.entries(update)) {

@@ -15,6 +15,9 @@ import { ToolContexts, type ContextOptions } from "./tool-contexts.js";
 import { SessionMetrics } from "./metrics.js";
 import type { UserInputHost } from "./user-input.js";
 import { HookRunner, type HookHost } from "../hooks/hook-runner.js";
+import { preMcpToolCall } from "../hooks/mcp-hooks.js";
+import { EventInterests } from "./event-interests.js";
+import { requestMcpToken } from "./mcp-oauth.js";
 import { errorMessage } from "../errors.js";
 import { SessionWorkspace } from "../plan/plan-file.js";
 import type { SessionFiles } from "../store/types.js";
@@ -95,6 +98,8 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
   readonly emitter: SessionEmitter;
   readonly messages: ConversationMessage[];
   readonly pending = new PendingRequests();
+  /** The event types the clients said they answer (`session.eventLog.registerInterest`). */
+  readonly eventInterests = new EventInterests();
   /** The attached clients and what each registered (tools, handlers). */
   readonly clients = new SessionClients();
   readonly metrics: SessionMetrics;
@@ -226,7 +231,11 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
 
   /** What MCP servers need from the session: forms for the user. */
   get mcpHost(): Omit<McpHost, "emitter" | "logger" | "workingDirectory"> {
-    return { elicit: (request, signal) => requestElicitation(this, request, signal) };
+    return {
+      elicit: (request, signal) => requestElicitation(this, request, signal),
+      beforeToolCall: (call, signal) => preMcpToolCall(this.hooks, this, call, signal),
+      requestToken: (request) => requestMcpToken(this, request),
+    };
   }
 
   // ---- PermissionHost / LoopHost -------------------------------------------------------------

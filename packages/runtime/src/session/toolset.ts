@@ -1,7 +1,8 @@
-import type { SessionCreateParams } from "@tandem/protocol";
+import type { McpServerConfig, SessionCreateParams } from "@tandem/protocol";
 import type { CompatProfile } from "../compat/profile.js";
 import { SessionAgents, type AgentsHost } from "../agents/session-agents.js";
 import { McpManager } from "../mcp/manager.js";
+import { pluginMcpServers } from "../mcp/plugin-servers.js";
 import type { McpHost } from "../mcp/types.js";
 import { createExitPlanModeTool, type ExitPlanHost } from "../plan/plan-mode.js";
 import { SessionSkills, type SkillsHost } from "../skills/session-skills.js";
@@ -58,7 +59,7 @@ export class SessionToolset {
   readonly services: BuiltinServices;
   readonly agents: SessionAgents;
   readonly skills: SessionSkills;
-  readonly mcp: McpManager;
+  private mcpServers: McpManager;
   private registryTools: Tool[];
   private readonly exitPlanModeTool: Tool;
   private readonly stopListening: () => void;
@@ -78,12 +79,31 @@ export class SessionToolset {
     this.agents = new SessionAgents(config.customAgents, host);
     this.skills = new SessionSkills(config.skillDirectories ?? [], config.disabledSkills ?? [], host);
     this.exitPlanModeTool = createExitPlanModeTool(host);
-    this.mcp = new McpManager(config.mcpServers ?? {}, {
-      emitter: host.emitter,
-      logger: host.logger,
-      workingDirectory: host.workingDirectory,
-      ...host.mcpHost,
-    });
+    this.mcpServers = this.createMcp(config);
+  }
+
+  /** The session's MCP servers. */
+  get mcp(): McpManager {
+    return this.mcpServers;
+  }
+
+  /**
+   * Replaces the MCP servers (a resume that brings its own `mcpServers`): the old ones stop, the new
+   * ones connect on the next `start()`.
+   */
+  async replaceMcpServers(config: SessionCreateParams): Promise<void> {
+    const previous = this.mcpServers;
+    this.mcpServers = this.createMcp(config);
+    await previous.dispose();
+  }
+
+  /** The configured servers and those of the plugin folders (the configured ones win a name), minus `disabledMcpServers`. */
+  private createMcp(config: SessionCreateParams): McpManager {
+    const { host } = this;
+    const { pluginDirectories, disabledMcpServers } = config as { pluginDirectories?: unknown; disabledMcpServers?: unknown };
+    const plugins = pluginMcpServers(stringList(pluginDirectories), host.logger);
+    const servers: Record<string, McpServerConfig> = { ...plugins, ...(config.mcpServers ?? {}) };
+    return new McpManager(servers, { emitter: host.emitter, logger: host.logger, workingDirectory: host.workingDirectory, ...host.mcpHost }, { disabledServers: stringList(disabledMcpServers) });
   }
 
   /** Rebuilds the built-in and custom tools after the configuration or the clients' tools changed. */
@@ -115,9 +135,15 @@ export class SessionToolset {
     return [...ordered, ...custom, ...this.filter(this.mcp.tools()), ...this.filter(this.agents.selectedTools())];
   }
 
-  /** The tools the main loop offers: {@link all} narrowed by the selected agent. */
+  /**
+   * The tools the main loop offers: {@link all} narrowed by the selected agent, or, with none
+   * selected, without the default agent's `excludedTools` (sub-agents keep those).
+   */
   offered(): Tool[] {
-    return this.agents.filter(this.all());
+    const tools = this.agents.filter(this.all());
+    if (this.agents.selected) return tools;
+    const excluded = defaultAgentExclusions(this.host.config);
+    return excluded.size === 0 ? tools : tools.filter((tool) => !excluded.has(tool.name));
   }
 
   /** A tool the main loop may call, including tools of a crashed MCP server (calling restarts it). */
@@ -149,6 +175,16 @@ export class SessionToolset {
     // Skill, agent and plan tools are the runtime's own: they count as built-ins.
     return tools.filter((tool) => filter.allows(tool, typeof tool.startData?.mcpServerName === "string" ? "mcp" : "builtin"));
   }
+}
+
+function stringList(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((entry): entry is string => typeof entry === "string") : [];
+}
+
+/** The tool names `defaultAgent.excludedTools` hides from the main agent. */
+function defaultAgentExclusions(config: SessionCreateParams): ReadonlySet<string> {
+  const excluded = (config as { defaultAgent?: { excludedTools?: unknown } }).defaultAgent?.excludedTools;
+  return new Set(Array.isArray(excluded) ? excluded.filter((name): name is string => typeof name === "string") : []);
 }
 
 /**

@@ -19,6 +19,15 @@ export interface SkillsHost {
   readonly folderTrust: FolderTrust;
 }
 
+/** A skill the model loaded, and in which turn (the count of user messages so far). */
+export type InvokedSkill = {
+  name: string;
+  path: string;
+  content: string;
+  allowedTools?: string[];
+  invokedAtTurn: number;
+};
+
 /**
  * The session's skills: loaded from `skillDirectories`, minus `disabledSkills`;
  * offered to the model as a catalogue in the `skill` tool; `session.skills.*` list, enable,
@@ -31,6 +40,9 @@ export interface SkillsHost {
 export class SessionSkills {
   private skills: SkillDefinition[] = [];
   private readonly disabled: Set<string>;
+  private loaded: Promise<void> | undefined;
+  private readonly invocations: InvokedSkill[] = [];
+  private turn = 0;
 
   constructor(
     private directories: readonly string[],
@@ -38,13 +50,30 @@ export class SessionSkills {
     private readonly host: SkillsHost,
   ) {
     this.disabled = new Set(disabledSkills);
+    host.emitter.addListener((event) => {
+      if (event.type === "user.message") this.turn++;
+    });
   }
 
   /** Reads the skill directories; emits `session.skills_loaded`. */
-  async load(): Promise<void> {
-    this.skills = await loadSkills(this.directories, this.host.workingDirectory, this.host.logger);
-    if (this.directories.length === 0) return;
-    this.announce();
+  load(): Promise<void> {
+    const loading = (async () => {
+      this.skills = await loadSkills(this.directories, this.host.workingDirectory, this.host.logger);
+      if (this.directories.length === 0) return;
+      this.announce();
+    })();
+    this.loaded = loading;
+    return loading;
+  }
+
+  /** Reads the skill directories unless a load already ran or is running (`session.skills.ensureLoaded`). */
+  ensureLoaded(): Promise<void> {
+    return this.loaded ?? this.load();
+  }
+
+  /** The skills the model loaded with the `skill` tool, oldest first (`session.skills.getInvoked`). */
+  invoked(): InvokedSkill[] {
+    return this.invocations.map((invocation) => ({ ...invocation }));
   }
 
   /**
@@ -111,6 +140,7 @@ export class SessionSkills {
   private async invoke(name: string, enabled: SkillDefinition[]): Promise<ToolOutcome> {
     const skill = enabled.find((candidate) => candidate.name === name);
     if (!skill) return failure(`Skill "${name}" not found. Available skills: ${enabled.map((candidate) => candidate.name).join(", ")}`, "Skill not found");
+    this.invocations.push({ name: skill.name, path: skill.path, content: skill.content, ...(skill.allowedTools ? { allowedTools: [...skill.allowedTools] } : {}), invokedAtTurn: this.turn });
     this.host.emitter.emit("skill.invoked", {
       name: skill.name,
       path: skill.path,
