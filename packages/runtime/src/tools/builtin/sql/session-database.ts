@@ -1,3 +1,4 @@
+import { access } from "node:fs/promises";
 import { join } from "node:path";
 import type { Worker } from "node:worker_threads";
 import { ErrorCodes, TandemError } from "../../../errors.js";
@@ -50,6 +51,18 @@ export class SqlWorkerStopped extends TandemError {
   }
 }
 
+/** A row of the todo list as `session.plan.readSqlTodos` reports it. */
+export type TodoRow = {
+  id?: string;
+  title?: string;
+  description?: string;
+  status?: string;
+};
+
+function fileExists(path: string): Promise<boolean> {
+  return access(path).then(() => true, () => false);
+}
+
 /** One query for {@link SessionDatabase.run}. */
 export interface QueryRequest {
   query: string;
@@ -57,6 +70,8 @@ export interface QueryRequest {
   statement: string;
   /** Save the database to its file afterwards. */
   mayWrite: boolean;
+  /** `rows`: answer the last statement's rows as JSON instead of the model's text. */
+  answerAs?: "text" | "rows";
   /** Aborting stops the query at once (its worker is terminated). */
   signal?: AbortSignal;
 }
@@ -108,6 +123,31 @@ export class SessionDatabase {
     return result;
   }
 
+  /**
+   * The todo list (`todos` and `todo_deps`) as rows, for `session.plan.readSqlTodos*`. Empty when
+   * the session has no database yet (nothing is started for that) or the tables lack the columns.
+   */
+  async readTodos(): Promise<{ rows: TodoRow[]; dependencies: Array<{ todoId: string; dependsOn: string }> }> {
+    const empty = { rows: [], dependencies: [] };
+    if (this.closed) return empty;
+    if (!this.worker && (this.path === undefined || !(await fileExists(this.path)))) return empty;
+    const rows = await this.readRows("SELECT id, title, description, status FROM todos ORDER BY rowid").catch(() => []);
+    const edges = await this.readRows("SELECT todo_id, depends_on FROM todo_deps ORDER BY rowid").catch(() => []);
+    return {
+      rows: rows.map((row) => Object.fromEntries(Object.entries(row).filter(([, value]) => value !== null && value !== undefined).map(([key, value]) => [key, String(value)]))),
+      dependencies: edges.flatMap((edge) => (edge.todo_id == null || edge.depends_on == null ? [] : [{ todoId: String(edge.todo_id), dependsOn: String(edge.depends_on) }])),
+    };
+  }
+
+  /** A read-only query's rows as objects keyed by column name. */
+  private async readRows(query: string): Promise<Array<Record<string, unknown>>> {
+    const result = this.queue.then(() => this.runNow({ query, statement: query, mayWrite: false, answerAs: "rows" }));
+    this.queue = result.catch(() => undefined);
+    const table = JSON.parse(await result) as { columns: string[]; values: unknown[][] } | null;
+    if (!table) return [];
+    return table.values.map((values) => Object.fromEntries(table.columns.map((column, index) => [column, values[index]])));
+  }
+
   /** Ends the worker at once: a query in flight rejects (what it changed is not kept), later ones are refused. */
   async close(): Promise<void> {
     if (this.closed) return;
@@ -137,7 +177,7 @@ export class SessionDatabase {
     const onAbort = (): void => stop(request.signal?.reason ?? new Error("aborted"));
     request.signal?.addEventListener("abort", onAbort, { once: true });
     try {
-      return await worker.query({ query: request.query, statement: request.statement, mayWrite: request.mayWrite });
+      return await worker.query({ query: request.query, statement: request.statement, mayWrite: request.mayWrite, ...(request.answerAs ? { answerAs: request.answerAs } : {}) });
     } catch (error) {
       throw stopReason ?? error;
     } finally {
