@@ -25,6 +25,8 @@ import { extensionRequests } from "./methods/extensions.js";
 import { currentClientRequests, PingResultCurrent, SessionModeGetResultCurrent, SessionModeSetResultCurrent, SessionSkillsReloadResultCurrent } from "./methods/current.js";
 import { historyRequests } from "./methods/history.js";
 import { workspacesRequests } from "./methods/workspaces.js";
+import { sessionStateRequests } from "./methods/session-state.js";
+import { sessionExtrasRequests } from "./methods/session-extras.js";
 
 const sessionScoped = { sessionId: SessionId };
 const Success = z.looseObject({ success: z.boolean(), error: z.string().optional() });
@@ -506,6 +508,8 @@ export const clientToServerRequests = [
   ...extensionRequests,
   ...historyRequests,
   ...workspacesRequests,
+  ...sessionStateRequests,
+  ...sessionExtrasRequests,
 ] as const;
 
 /** All requests the runtime may send to a client. */
