@@ -22,6 +22,9 @@ import { telemetryConfigFromEnv } from "./telemetry/config.js";
 import { LazyTelemetry, type Telemetry } from "./telemetry/telemetry.js";
 import { Dispatcher } from "./server/dispatch.js";
 import { SessionManager } from "./session/manager.js";
+import type { Session } from "./session/session.js";
+import { SessionScoped } from "./session/session-scoped.js";
+import { SessionProviders } from "./providers/session-providers.js";
 import { FileSessionStore, resolveHome } from "./store/session-store.js";
 import type { SessionStore } from "./store/types.js";
 import { runtimeVersion } from "./version.js";
@@ -68,6 +71,8 @@ export class Runtime {
   readonly extensions: ExtensionHost;
   /** Slash commands: built-ins and those clients register. */
   readonly commands = new SlashCommands();
+  /** Providers and models each session added while it runs (`session.provider.add`). */
+  readonly addedProviders = new SessionScoped<Session, SessionProviders>(() => new SessionProviders());
   private readonly connections = new Set<ClientConnection>();
   /** Keep-alive connections to model servers, shared by all sessions. */
   private readonly modelConnections = new ConnectionPool();

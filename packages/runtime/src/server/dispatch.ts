@@ -15,6 +15,8 @@ import { registerCompactionMethods } from "./handlers/compaction.js";
 import { registerCommandMethods } from "./handlers/commands.js";
 import { registerExtensionMethods } from "./handlers/extensions.js";
 import { registerClusterMethods } from "./handlers/cluster.js";
+import { registerSessionStateMethods } from "./handlers/session-state.js";
+import { registerSessionExtrasMethods } from "./handlers/session-extras.js";
 
 type AnyToken = RequestToken<string, z.ZodType, z.ZodType>;
 
@@ -45,6 +47,8 @@ export class Dispatcher implements MethodTable {
     registerCommandMethods(this, runtime);
     registerExtensionMethods(this, runtime);
     registerClusterMethods(this, runtime);
+    registerSessionStateMethods(this, runtime);
+    registerSessionExtrasMethods(this, runtime);
   }
 
   /**
