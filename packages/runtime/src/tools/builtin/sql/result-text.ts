@@ -46,7 +46,8 @@ export function scriptText(script: string, outcomes: readonly StatementOutcome[]
   const parts = outcomes.map((outcome, index) => {
     const statement = withoutLeadingComments(outcome.sql);
     const keyword = (/^\w+/.exec(statement)?.[0] ?? "SQL").toUpperCase();
-    const text = resultText(statement, outcome).replace(/\n/g, "\n   ");
+    // Indented under its number; blank lines stay blank.
+    const text = resultText(statement, outcome).replace(/\n(?=.)/g, "\n   ");
     return `${index + 1}. ${keyword}\n   ${text}`;
   });
   return `Executed ${outcomes.length} statement(s):\n\n${parts.join("\n\n")}`;
