@@ -48,11 +48,17 @@ export function registerSessionExtrasMethods(table: MethodTable, runtime: Runtim
   // A session's interests end with it.
   const interestScopes = new SessionScoped<Session, string>((session) => session.sessionId, (sessionId) => interests.dropSession(sessionId));
   const schedules = new SessionScoped<Session, SessionSchedule>(
-    (session) =>
-      new SessionSchedule({
-        send: (prompt) => session.send({ sessionId: session.sessionId, prompt }),
+    (session) => {
+      const schedule: SessionSchedule = new SessionSchedule({
+        send: async (prompt) => {
+          // A session deleted or taken over meanwhile emits no session.shutdown here: its prompts stop now.
+          if (sessions.find(session.sessionId) !== session) return schedule.dispose();
+          await session.send({ sessionId: session.sessionId, prompt });
+        },
         warn: (message, error) => session.logger.warn(`session ${session.sessionId}: ${message}`, error),
-      }),
+      });
+      return schedule;
+    },
     (schedule) => schedule.dispose(),
   );
 
