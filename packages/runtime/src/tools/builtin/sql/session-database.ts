@@ -51,6 +51,9 @@ export class SqlWorkerStopped extends TandemError {
   }
 }
 
+/** The columns of a todo row that `session.plan.readSqlTodos` reports. */
+const todoColumns = ["id", "title", "description", "status"] as const;
+
 /** A row of the todo list as `session.plan.readSqlTodos` reports it. */
 export type TodoRow = {
   id?: string;
@@ -125,16 +128,17 @@ export class SessionDatabase {
 
   /**
    * The todo list (`todos` and `todo_deps`) as rows, for `session.plan.readSqlTodos*`. Empty when
-   * the session has no database yet (nothing is started for that) or the tables lack the columns.
+   * the session has no database yet (nothing is started for that) or the tables are missing.
    */
   async readTodos(): Promise<{ rows: TodoRow[]; dependencies: Array<{ todoId: string; dependsOn: string }> }> {
     const empty = { rows: [], dependencies: [] };
     if (this.closed) return empty;
     if (!this.worker && (this.path === undefined || !(await fileExists(this.path)))) return empty;
-    const rows = await this.readRows("SELECT id, title, description, status FROM todos ORDER BY rowid").catch(() => []);
-    const edges = await this.readRows("SELECT todo_id, depends_on FROM todo_deps ORDER BY rowid").catch(() => []);
+    // Every column, in insertion order: a table the agent made itself may lack some of the four.
+    const rows = await this.readRows("SELECT * FROM todos").catch(() => []);
+    const edges = await this.readRows("SELECT * FROM todo_deps").catch(() => []);
     return {
-      rows: rows.map((row) => Object.fromEntries(Object.entries(row).filter(([, value]) => value !== null && value !== undefined).map(([key, value]) => [key, String(value)]))),
+      rows: rows.map((row) => Object.fromEntries(todoColumns.filter((column) => row[column] !== null && row[column] !== undefined).map((column) => [column, String(row[column])]))),
       dependencies: edges.flatMap((edge) => (edge.todo_id == null || edge.depends_on == null ? [] : [{ todoId: String(edge.todo_id), dependsOn: String(edge.depends_on) }])),
     };
   }
