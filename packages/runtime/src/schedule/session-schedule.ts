@@ -19,8 +19,8 @@ export interface ScheduleHost {
   warn(message: string, error: unknown): void;
 }
 
-/** The shortest and longest interval (the longest a Node timer can wait). */
-export const scheduleLimits = { minIntervalMs: 1_000, maxIntervalMs: 2_147_483_647 } as const;
+/** The shortest and longest interval (the longest a Node timer can wait), and how many prompts one session may schedule. */
+export const scheduleLimits = { minIntervalMs: 1_000, maxIntervalMs: 2_147_483_647, maxEntries: 100 } as const;
 
 const unitMs: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
@@ -61,6 +61,9 @@ export class SessionSchedule {
   /** Adds a prompt; answers its entry. */
   add(request: { intervalMs: number; prompt: string; recurring: boolean; displayPrompt?: string }): ScheduleEntry {
     if (this.disposed) throw invalidParams("The session is closing: nothing can be scheduled", {});
+    if (this.entries.size >= scheduleLimits.maxEntries) {
+      throw invalidParams(`The session already has ${scheduleLimits.maxEntries} scheduled prompts: stop some (session.schedule.stop) first`, { max: scheduleLimits.maxEntries });
+    }
     const id = this.nextId++;
     const entry: ScheduleEntry = {
       id,

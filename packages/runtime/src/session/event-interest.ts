@@ -34,6 +34,13 @@ export class EventInterests {
     return false;
   }
 
+  /** How many interests the session holds. */
+  countOf(sessionId: string): number {
+    let count = 0;
+    for (const interest of this.byHandle.values()) if (interest.sessionId === sessionId) count++;
+    return count;
+  }
+
   /** Drops every interest in a session (it closed). */
   dropSession(sessionId: string): void {
     for (const [handle, interest] of this.byHandle) if (interest.sessionId === sessionId) this.byHandle.delete(handle);

@@ -31,9 +31,13 @@ import type { Runtime } from "../../runtime.js";
 import { parseInterval, SessionSchedule } from "../../schedule/session-schedule.js";
 import { EventInterests } from "../../session/event-interest.js";
 import { askOnce } from "../../session/ephemeral-query.js";
+import { promptTooLong } from "../../session/user-message.js";
 import { SessionScoped } from "../../session/session-scoped.js";
 import type { Session } from "../../session/session.js";
 import type { MethodTable } from "../dispatch.js";
+
+/** How many event-log interests one session holds at most (each is a few bytes; the bound stops a runaway client). */
+const maxInterestsPerSession = 1000;
 
 /**
  * More session-scoped methods of the official SDK 1.0.x: allow-all and pending permissions,
@@ -154,6 +158,9 @@ export function registerSessionExtrasMethods(table: MethodTable, runtime: Runtim
 
   table.on(SessionEventLogRegisterInterest, ({ sessionId, eventType }, client) => {
     interestScopes.of(sessions.get(sessionId));
+    if (interests.countOf(sessionId) >= maxInterestsPerSession) {
+      throw new TandemError(ErrorCodes.InvalidParams, `Session ${sessionId} already has ${maxInterestsPerSession} registered interests: release some (session.eventLog.releaseInterest) first`, { sessionId, max: maxInterestsPerSession });
+    }
     return { handle: interests.register(sessionId, eventType, client) };
   });
   table.on(SessionEventLogReleaseInterest, ({ handle }) => {
@@ -166,7 +173,11 @@ export function registerSessionExtrasMethods(table: MethodTable, runtime: Runtim
   });
 
   table.on(SessionWorkspacesSaveLargePaste, async ({ sessionId, content }) => ({ saved: await sessions.get(sessionId).workspace.savePaste(content) }));
-  table.on(SessionUiEphemeralQuery, async ({ sessionId, question }) => ({ answer: await askOnce(sessions.get(sessionId), question) }));
+  table.on(SessionUiEphemeralQuery, async ({ sessionId, question }) => {
+    const tooLong = promptTooLong(question);
+    if (tooLong) throw tooLong;
+    return { answer: await askOnce(sessions.get(sessionId), question) };
+  });
 }
 
 /** The sub-agent settings by agent type, from either 1.0.x shape (`{agents: {…}}` or the map itself). */
