@@ -255,7 +255,7 @@ describe.each(stores.variants)("$store store", (store) => {
       const forked = await fresh.rpc.sessions.fork({ sessionId: session.sessionId, toEventId: cut.id, name: "Other road" });
       expect(forked.name).toBe("Other road");
       expect(forked.sessionId).not.toBe(session.sessionId);
-      await expect(fresh.rpc.sessions.fork({ sessionId: session.sessionId, toEventId: "no-such-event" })).rejects.toThrow(/No persisted event/);
+      await expect(fresh.rpc.sessions.fork({ sessionId: session.sessionId, toEventId: "no-such-event" })).rejects.toThrow(/Event no-such-event not found/);
 
       const fork = await fresh.resumeSession(forked.sessionId, { onPermissionRequest: () => ({ kind: "approve-once" }) });
       expect(await fork.rpc.name.get()).toEqual({ name: "Other road" });

@@ -67,6 +67,8 @@ export const ProviderConfig = z.looseObject({
    * (`providerToken.getToken`); it wins over `apiKey` / `bearerToken`.
    */
   hasBearerTokenProvider: z.boolean().optional(),
+  /** The model name sent to the provider when it differs from the session's model id (1.x). */
+  wireModel: z.string().min(1).optional(),
   /** The model's prompt limit in tokens (1.x name); compaction works against it. */
   maxPromptTokens: z.number().int().positive().optional(),
   /** The model's context window in tokens, used when `maxPromptTokens` is not given. */

@@ -36,6 +36,8 @@ import { serverMiscRequests } from "./methods/server-misc.js";
 import { userSettingsRequests } from "./methods/user-settings.js";
 import { discoveryRequests } from "./methods/discovery.js";
 import { sessionAuthRequests } from "./methods/session-auth.js";
+import { sessionStateRequests } from "./methods/session-state.js";
+import { sessionExtrasRequests } from "./methods/session-extras.js";
 
 const sessionScoped = { sessionId: SessionId };
 const Success = z.looseObject({ success: z.boolean(), error: z.string().optional() });
@@ -512,6 +514,8 @@ export const clientToServerRequests = [
   ...userSettingsRequests,
   ...discoveryRequests,
   ...sessionAuthRequests,
+  ...sessionStateRequests,
+  ...sessionExtrasRequests,
 ] as const;
 
 /** All requests the runtime may send to a client. */

@@ -24,6 +24,9 @@ import { Dispatcher } from "./server/dispatch.js";
 import { SessionManager } from "./session/manager.js";
 import { SecretFilter } from "./secrets/secret-filter.js";
 import { UserSettings } from "./user-settings/user-settings.js";
+import type { Session } from "./session/session.js";
+import { SessionScoped } from "./session/session-scoped.js";
+import { SessionProviders } from "./providers/session-providers.js";
 import { FileSessionStore, resolveHome } from "./store/session-store.js";
 import type { SessionStore } from "./store/types.js";
 import { runtimeVersion } from "./version.js";
@@ -74,6 +77,8 @@ export class Runtime {
   readonly extensions: ExtensionHost;
   /** Slash commands: built-ins and those clients register. */
   readonly commands = new SlashCommands();
+  /** Providers and models each session added while it runs (`session.provider.add`). */
+  readonly addedProviders = new SessionScoped<Session, SessionProviders>(() => new SessionProviders());
   private readonly connections = new Set<ClientConnection>();
   /** Keep-alive connections to model servers, shared by all sessions. */
   private readonly modelConnections = new ConnectionPool();

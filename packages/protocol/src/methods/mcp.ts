@@ -127,7 +127,7 @@ export const SessionEventLogRegisterInterest = defineRequest(
 export const SessionEventLogReleaseInterest = defineRequest(
   "session.eventLog.releaseInterest",
   () => z.looseObject({ ...sessionScoped, handle: z.string() }),
-  () => EmptyOrNull,
+  () => z.looseObject({ success: z.boolean() }),
 );
 
 const configNames = z.looseObject({ names: z.array(z.string().min(1)).min(1) });

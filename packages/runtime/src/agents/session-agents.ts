@@ -11,6 +11,13 @@ import { createListAgentsTool, createReadAgentTool, createTaskTool, type AgentTo
 /** How many sub-agents (sync and background together) may run at once in one session. */
 export const maxConcurrentSubAgents = 4;
 
+/** What the application chose for the sub-agents of one agent type. */
+export interface SubagentSettings {
+  model?: string;
+  effortLevel?: string;
+  contextTier?: string;
+}
+
 /** What agents need from the session. */
 export interface AgentsHost extends SubAgentParent {
   /** `excludedBuiltinAgents`: built-in agent types the session does not offer. */
@@ -36,6 +43,8 @@ export class SessionAgents {
   /** The selected agent's own MCP servers. */
   private selectedMcp: McpManager | undefined;
   private agentTools: Tool[];
+  /** Per agent type, the application's settings for its sub-agents (`session.tools.updateSubagentSettings`). */
+  private subagentSettings = new Map<string, SubagentSettings>();
 
   constructor(
     customAgents: readonly CustomAgentConfig[] | undefined,
@@ -66,6 +75,19 @@ export class SessionAgents {
     this.catalog = agentCatalog(customAgents, this.host.config.excludedBuiltinAgents);
     if (this.selectedAgent && !this.catalog.some((agent) => agent.name === this.selectedAgent?.name)) this.selectedAgent = undefined;
     this.agentTools = this.buildTools();
+  }
+
+  /**
+   * Replaces the settings of sub-agents by agent type (their model: used when the `task` call names
+   * none); null clears them.
+   */
+  setSubagentSettings(settings: Readonly<Record<string, SubagentSettings>> | null): void {
+    this.subagentSettings = new Map(Object.entries(settings ?? {}));
+  }
+
+  /** The settings of one agent type's sub-agents, if the application gave any. */
+  subagentSettingsOf(agentType: string): SubagentSettings | undefined {
+    return this.subagentSettings.get(agentType);
   }
 
   /** Tools of the selected agent's own MCP servers. */
@@ -135,6 +157,7 @@ export class SessionAgents {
       delegableAgents: () => this.catalog.filter((agent) => agent.infer),
       background: this.background,
       limit: this.limit,
+      modelFor: (agentType) => this.subagentSettings.get(agentType)?.model,
     };
     // With every agent type excluded there is nothing to delegate to: no `task` tool.
     const delegable = toolsHost.delegableAgents().length > 0;

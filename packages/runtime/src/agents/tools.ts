@@ -15,6 +15,8 @@ export interface AgentToolsHost {
   readonly background: BackgroundAgents;
   /** Bounds concurrent sub-agents. */
   readonly limit: Semaphore;
+  /** The model the application chose for an agent type (`session.tools.updateSubagentSettings`), if any. */
+  modelFor?(agentType: string): string | undefined;
 }
 
 /** The `task` tool's argument schema for one list of agent types. */
@@ -62,9 +64,10 @@ export function createTaskTool(host: AgentToolsHost): Tool {
     async execute(args: unknown, context: ToolContext): Promise<ToolOutcome> {
       const parsed = schema.safeParse(args);
       if (!parsed.success) return invalidInput(parsed.error, args);
-      const { prompt, agent_type: agentType, name, model, mode, description } = parsed.data;
+      const { prompt, agent_type: agentType, name, model: requestedModel, mode, description } = parsed.data;
       const agent = agents.find((candidate) => candidate.name === agentType);
       if (!agent) return failure(`Unknown agent type "${agentType}".`);
+      const model = requestedModel ?? host.modelFor?.(agentType);
       if (mode === "background") {
         const started = host.background.start(name, agentType, (signal) =>
           runSubAgent(host.parent, agent, { prompt, toolCallId: context.toolCallId, model, signal, displayName: name, description }),

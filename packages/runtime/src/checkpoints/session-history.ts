@@ -67,8 +67,8 @@ export type RewindPreview = {
  * {@link GitCheckpoints} for how the user's repository stays untouched.
  *
  * Rewind: the conversation goes back to before a `user.message` — a persisted
- * `session.snapshot_rewind` marker says so (the events log stays append-only, so `getMessages`
- * still returns every event, and a resume rebuilds the rewound conversation from the marker) — and,
+ * `session.snapshot_rewind` marker says so (the events file stays append-only: `getMessages`
+ * leaves the rewound events out, and a resume rebuilds the rewound conversation from the marker) — and,
  * in `conversation-and-files` mode, the files go back to that turn's start checkpoint.
  *
  * @example

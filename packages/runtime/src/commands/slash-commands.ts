@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { SlashCommandInfo, SlashCommandInvocationResult } from "@tandem/protocol";
-import { ErrorCodes, errorMessage, TandemError } from "../errors.js";
+import { ErrorCodes, errorMessage, invalidParams, TandemError } from "../errors.js";
 import type { ClientNeed, ClientPort } from "../session/client-port.js";
 import type { EventEmitterPort } from "../session/emitter.js";
 import type { QueuedCommand } from "../session/message-queue.js";
@@ -27,8 +27,11 @@ export interface CommandAnswer {
   stopProcessingQueue?: boolean;
 }
 
-/** Who runs a command: the runtime (a built-in) or the client that registered it. */
-type CommandTarget = { builtin: BuiltinCommand; owner?: undefined } | { builtin?: undefined; owner: ClientPort };
+/**
+ * Who runs a command: the runtime (a built-in), the client that registered it, or (`host`) a
+ * client that watches `command.queued` and answers with `respondToQueuedCommand`.
+ */
+type CommandTarget = { builtin: BuiltinCommand; owner?: undefined; host?: undefined } | { builtin?: undefined; owner: ClientPort; host?: undefined } | { builtin?: undefined; owner?: undefined; host: true };
 
 /** Where a queued command's failure goes: a `session.warning` (sent as a message) or the caller (`invoke`). */
 type FailureReport = "warning" | "caller";
@@ -78,9 +81,10 @@ export class SlashCommands {
     const target = this.resolve(session, commandName);
     if (!target) throw unknownCommand(name);
     if (target.builtin?.allowDuringAgentExecution === false) {
-      return this.enqueue(session, `/${commandName}${args ? ` ${args}` : ""}`, commandName, args, target, "caller");
+      return this.queue(session, `/${commandName}${args ? ` ${args}` : ""}`, commandName, args, target, "caller");
     }
     if (target.builtin) return target.builtin.run(session, args);
+    if (!target.owner) throw unknownCommand(name);
     const { requestId, promise } = session.pending.open<CommandAnswer>("command", undefined, commandName);
     return this.runInClient(session, target.owner, requestId, promise, commandName, args);
   }
@@ -95,8 +99,24 @@ export class SlashCommands {
     const target = this.resolve(session, parsed.name);
     if (!target) return undefined;
     let requestId = "";
-    void this.enqueue(session, prompt.trim(), parsed.name, parsed.args, target, "warning", (id) => (requestId = id)).catch(() => undefined);
+    void this.queue(session, prompt.trim(), parsed.name, parsed.args, target, "warning", (id) => (requestId = id)).catch(() => undefined);
     return requestId;
+  }
+
+  /**
+   * `session.commands.enqueue`: queues a command like a user message would (see the class). A
+   * command the runtime does not know is queued for the application when one of its clients
+   * watches `command.queued` (`hostRunsUnknown`): it waits in the queue, and once its turn comes,
+   * for the application's `respondToQueuedCommand`. Otherwise it is refused (-32602).
+   */
+  enqueue(session: CommandHost, text: string, hostRunsUnknown: boolean): { requestId: string } {
+    const parsed = parseSlashCommand(text);
+    if (!parsed) throw invalidParams(`Not a slash command: ${JSON.stringify(text)} (it starts with / and a name)`, { command: text });
+    const target: CommandTarget | undefined = this.resolve(session, parsed.name) ?? (hostRunsUnknown ? { host: true } : undefined);
+    if (!target) throw unknownCommand(parsed.name);
+    let requestId = "";
+    void this.queue(session, text.trim(), parsed.name, parsed.args, target, "warning", (id) => (requestId = id)).catch(() => undefined);
+    return { requestId };
   }
 
   private resolve(session: CommandHost, commandName: string): CommandTarget | undefined {
@@ -110,7 +130,7 @@ export class SlashCommands {
    * Puts a command in the session's queue between `command.queued` and `command.completed`;
    * resolves with its result once it ran, rejects when it failed or left the queue unrun.
    */
-  private enqueue(
+  private queue(
     session: CommandHost,
     text: string,
     commandName: string,
@@ -120,7 +140,7 @@ export class SlashCommands {
     onQueued: (requestId: string) => void = () => undefined,
   ): Promise<SlashCommandInvocationResult> {
     // A registered command's request is open from the start: its client may answer it before its turn.
-    const answer = target.owner ? session.pending.open<CommandAnswer>("command", undefined, commandName) : undefined;
+    const answer = target.owner || target.host ? session.pending.open<CommandAnswer>("command", undefined, commandName) : undefined;
     const requestId = answer?.requestId ?? randomUUID();
     let state: "waiting" | "running" | "done" = "waiting";
     let resolveResult!: (result: SlashCommandInvocationResult) => void;
@@ -144,7 +164,9 @@ export class SlashCommands {
         try {
           const output = target.builtin
             ? await target.builtin.run(session, args)
-            : await this.runInClient(session, target.owner, requestId, answer!.promise, commandName, args);
+            : target.owner
+              ? await this.runInClient(session, target.owner, requestId, answer!.promise, commandName, args)
+              : await this.awaitHost(answer!.promise, commandName);
           finish({ result: output });
         } catch (error) {
           finish({ error });
@@ -174,6 +196,13 @@ export class SlashCommands {
     onQueued(requestId);
     session.enqueueCommand(requestId, command);
     return result;
+  }
+
+  /** A command the application runs: done when it answers (`respondToQueuedCommand`). */
+  private async awaitHost(answer: Promise<CommandAnswer>, commandName: string): Promise<SlashCommandInvocationResult> {
+    const { error } = await answer.catch((reason: unknown) => ({ error: `it was not answered (${errorMessage(reason)})` }));
+    if (error) throw new TandemError(ErrorCodes.InternalError, `/${commandName} failed: ${error}`, { commandName });
+    return { kind: "completed" };
   }
 
   private async runInClient(

@@ -62,6 +62,11 @@ export class CheckpointStore {
     return { number, file, path: this.files.location(name) };
   }
 
+  /** How many compaction checkpoints the session has (the highest number written). */
+  count(): Promise<number> {
+    return this.highestNumber();
+  }
+
   private async highestNumber(): Promise<number> {
     const names = await this.files.list(folder);
     let highest = 0;

@@ -3,7 +3,7 @@ import type { Logger } from "../log.js";
 import type { SessionFiles } from "../store/types.js";
 import { CheckpointStore } from "./checkpoints.js";
 import { SessionCompactor, type CompactionHost, type CompactorOptions } from "./compactor.js";
-import { compactionSettings } from "./config.js";
+import { compactionSettings, type CompactionSettings } from "./config.js";
 import type { ToolTokenCache } from "./tokens.js";
 import { configuredLimit, ContextWindow } from "./window.js";
 
@@ -61,6 +61,16 @@ export class SessionCompaction {
   /** A compactor for `host` (a sub-agent's when `agentName` is given). */
   create(host: CompactionHost, agentName?: string): SessionCompactor {
     return new SessionCompactor(host, this.options(agentName));
+  }
+
+  /** How many compactions the session (and its sub-agents) made: their numbered checkpoints. */
+  compactionCount(): Promise<number> {
+    return this.checkpoints.count();
+  }
+
+  /** The compaction settings under the current config. */
+  settings(): CompactionSettings {
+    return compactionSettings(this.config);
   }
 
   /** The options compactors are built with under the current config. */

@@ -40,10 +40,34 @@ const instructionsSuffix = ".instructions.md";
  * const text = await loadCustomInstructions({ workingDirectory: "/repo", instructionDirectories: ["/team/rules"] });
  */
 export async function loadCustomInstructions(sources: InstructionSources): Promise<string> {
-  const { workingDirectory } = sources;
   const parts: Array<{ source: string; text: string }> = [];
   const organization = sources.organizationCustomInstructions?.trim();
   if (organization) parts.push({ source: "organization", text: organization });
+  for (const file of await readInstructionFiles(sources)) parts.push({ source: file.label, text: file.text });
+  return joinBounded(parts);
+}
+
+/** One instruction file the system prompt includes. */
+export interface InstructionFile {
+  /** The file's path. */
+  path: string;
+  /** The path as the prompt names it: relative to the working directory when inside it. */
+  label: string;
+  /** Its text without front matter (cut at {@link instructionLimits.fileChars}). */
+  text: string;
+  /** Whether it comes from the working directory (else from one of `instructionDirectories`). */
+  fromWorkingDirectory: boolean;
+}
+
+/**
+ * The instruction files {@link loadCustomInstructions} includes, in order, with their texts (files
+ * that are missing, empty or scoped to some files are left out).
+ *
+ * @example
+ * const files = await readInstructionFiles({ workingDirectory: "/repo" }); // [{ label: "AGENTS.md", … }]
+ */
+export async function readInstructionFiles(sources: InstructionSources): Promise<InstructionFile[]> {
+  const { workingDirectory } = sources;
   // The directories are listed, then the files read, all at once (in order when joined): this runs
   // in the first send of every session, where one file-system round trip after another added up.
   const listings: Array<Promise<string[]>> = [];
@@ -52,13 +76,16 @@ export async function loadCustomInstructions(sources: InstructionSources): Promi
     const root = resolve(workingDirectory, directory);
     listings.push(instructionFilesIn(root), instructionFilesIn(join(root, ".github", "instructions")));
   }
-  const files = [...new Set((await Promise.all(listings)).flat())];
+  const listed = await Promise.all(listings);
+  const fromWorkingDirectory = new Set(sources.skipCustomInstructions ? [] : (listed[0] ?? []));
+  const files = [...new Set(listed.flat())];
   const texts = await Promise.all(files.map((file) => readInstructionFile(file)));
-  files.forEach((file, index) => {
+  const found: InstructionFile[] = [];
+  files.forEach((path, index) => {
     const text = texts[index];
-    if (text) parts.push({ source: displayPath(workingDirectory, file), text });
+    if (text) found.push({ path, label: displayPath(workingDirectory, path), text, fromWorkingDirectory: fromWorkingDirectory.has(path) });
   });
-  return joinBounded(parts);
+  return found;
 }
 
 /** Names in folder listings compare as the file system does: case-insensitively on macOS and Windows. */

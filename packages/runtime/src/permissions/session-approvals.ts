@@ -107,6 +107,15 @@ export class SessionApprovals {
     this.approveAllReads = enabled;
   }
 
+  /** Forgets every approval remembered for the session (approve-all stays as it is). */
+  forgetRemembered(): void {
+    this.commands.clear();
+    this.kinds.clear();
+    this.mcp.clear();
+    this.customTools.clear();
+    this.origins.clear();
+  }
+
   /** Remembers an approval for the rest of the session. */
   remember(approval: SessionApproval): void {
     switch (approval.kind) {

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { invalidParams } from "../errors.js";
 import type { SessionEmitter } from "../session/emitter.js";
 import type { SessionFiles } from "../store/types.js";
@@ -53,6 +54,19 @@ export class SessionWorkspace {
     const content = await this.files.read(name);
     if (content === undefined) throw invalidParams(`Workspace file not found: ${path}`, { path });
     return content;
+  }
+
+  /**
+   * `session.workspaces.saveLargePaste`: keeps pasted text as a new workspace file
+   * (`paste-<time>-<random>.txt`); answers its name (for `readFile`), full path and size in bytes.
+   * Empty text is not saved (null).
+   */
+  async savePaste(content: string): Promise<{ filename: string; filePath: string; sizeBytes: number } | null> {
+    if (content.length === 0) return null;
+    const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+    const filename = `paste-${stamp}-${randomBytes(3).toString("hex")}.txt`;
+    await this.createFile(filename, content);
+    return { filename, filePath: this.files.location(await this.files.workspaceFileName(filename)), sizeBytes: Buffer.byteLength(content, "utf8") };
   }
 
   async createFile(path: string, content: string): Promise<void> {

@@ -95,7 +95,10 @@ export interface ModelClientOptions {
 export function createModelClient(provider: ProviderConfig | undefined, environment: ProviderEnvironment, options: ModelClientOptions = {}): ModelClient {
   const timeouts = providerTimeoutsFromEnv(environment.env);
   const limits = responseLimitsFromEnv(environment.env);
-  if (provider) return byokClient(provider, timeouts, limits, options);
+  if (provider) {
+    const client = byokClient(provider, timeouts, limits, options);
+    return provider.wireModel ? withWireModel(client, provider.wireModel) : client;
+  }
   const { env } = environment;
   if (env.COPILOT_API_URL) {
     assertDefaultProviderUsable(environment);
@@ -134,6 +137,15 @@ function byokClient(provider: ProviderConfig, timeouts: ProviderTimeouts, limits
       if (provider.wireApi === "responses") return new AiSdkModelClient(openAIResponsesAdapter({ baseUrl, bearerToken: bearerToken ?? apiKey, headers }), timeouts, limits);
       return new ChatCompletionsClient({ name: "openai", baseUrl, bearerToken: bearerToken ?? apiKey, headers }, timeouts, options.connections, limits);
   }
+}
+
+/** A client whose requests name `wireModel` to the provider, whatever the session calls the model. */
+function withWireModel(client: ModelClient, wireModel: string): ModelClient {
+  return {
+    name: client.name,
+    generate: (request, onPart) => client.generate({ ...request, model: wireModel }, onPart),
+    listModels: () => client.listModels(),
+  };
 }
 
 /** The headers Tandem adds to every Copilot API request (besides `User-Agent` and `Authorization`). */

@@ -27,6 +27,8 @@ import { registerSkillsPluginsMethods } from "./handlers/skills-plugins.js";
 import { McpUserConfig } from "../mcp/user-config.js";
 import { registerPluginMethods } from "./handlers/plugins.js";
 import { PluginStore } from "../plugins/plugin-store.js";
+import { registerSessionStateMethods } from "./handlers/session-state.js";
+import { registerSessionExtrasMethods } from "./handlers/session-extras.js";
 
 type AnyToken = RequestToken<string, z.ZodType, z.ZodType>;
 
@@ -72,6 +74,8 @@ export class Dispatcher implements MethodTable {
       requireSession: (sessionId) => void runtime.sessions.get(sessionId),
       plugins: () => plugins.list(),
     });
+    registerSessionStateMethods(this, runtime);
+    registerSessionExtrasMethods(this, runtime);
   }
 
   /**

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { invalidParams, sessionNotFound } from "../errors.js";
+import { ErrorCodes, invalidParams, TandemError } from "../errors.js";
 import type { SessionStore } from "../store/types.js";
 import { summaryOf } from "./user-message.js";
 
@@ -25,7 +25,7 @@ export function historyBefore(eventsText: string, toEventId: string | undefined)
     if (toEventId !== undefined && id === toEventId) return kept;
     kept.push(line);
   }
-  if (toEventId !== undefined) throw invalidParams(`No persisted event with id ${toEventId} in the session's history`, { toEventId });
+  if (toEventId !== undefined) throw invalidParams(`Event ${toEventId} not found among the session's persisted events`, { toEventId });
   return kept;
 }
 
@@ -43,10 +43,13 @@ export interface ForkHost {
  */
 export async function forkSession(host: ForkHost, params: { sessionId: string; toEventId?: string; name?: string }): Promise<{ sessionId: string; name?: string }> {
   const { store } = host;
-  if (!(await store.exists(params.sessionId))) throw sessionNotFound(params.sessionId);
   const name = params.name?.trim();
   if (name !== undefined && (name.length === 0 || name.length > 100)) throw invalidParams("The fork's name must be 1–100 characters", { name: params.name });
+  // A live session's events are written first: a session that has none on disk yet cannot be forked.
   await host.flushSource(params.sessionId);
+  if (!(await store.exists(params.sessionId))) {
+    throw new TandemError(ErrorCodes.SessionNotFound, `Session ${params.sessionId} not found or has no persisted events to fork`, { sessionId: params.sessionId });
+  }
   const lines = historyBefore(await readLog(store, params.sessionId), params.toEventId);
   const sessionId = randomUUID();
   const forked = lines.map((line) => renameStart(line, sessionId));

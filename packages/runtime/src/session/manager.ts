@@ -13,6 +13,7 @@ import { registrationOf } from "./clients.js";
 import type { SessionEmitter } from "./emitter.js";
 import type { ResumePointRecorder } from "./resume-point.js";
 import { Session } from "./session.js";
+import type { SessionEnding } from "./metrics.js";
 import { removeGitStateOfSession } from "./git-cleanup.js";
 import { shortTitle } from "./turn-events.js";
 import { compactionSettings } from "../compaction/config.js";
@@ -222,7 +223,7 @@ export class SessionManager {
 
   /** Starts watching a session's cwd / git root / repository / branch; answers where it is now. */
   private async trackContext(session: Session) {
-    return new ContextTracker(session.workingDirectory, session.emitter, this.gitContexts).start();
+    return new ContextTracker(() => session.workingDirectory, session.emitter, this.gitContexts).start();
   }
 
   /**
@@ -230,11 +231,11 @@ export class SessionManager {
    * `workspace.yaml` could not be written, the session is released all the same and then a
    * `PersistenceFailed` error says what was lost.
    */
-  async destroy(sessionId: string): Promise<void> {
+  async destroy(sessionId: string, ending?: SessionEnding): Promise<void> {
     const session = this.live.get(sessionId);
     if (!session) return;
     this.live.delete(sessionId);
-    await session.shutdown().finally(() => this.options.released?.(sessionId));
+    await session.shutdown(ending).finally(() => this.options.released?.(sessionId));
     await this.resumePoints.get(sessionId)?.settled();
     this.resumePoints.delete(sessionId);
     const lostEvents = session.emitter.log.failure;

@@ -6,6 +6,12 @@ type ModelTotals = {
   usage: { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number };
 };
 
+/** Why a session ended, as `session.shutdown` reports it. */
+export interface SessionEnding {
+  type: "routine" | "error";
+  reason?: string;
+}
+
 /** Usage totals of a session, reported in `session.shutdown`. */
 export class SessionMetrics {
   private readonly perModel = new Map<string, ModelTotals>();
@@ -14,6 +20,7 @@ export class SessionMetrics {
   private linesAdded = 0;
   private linesRemoved = 0;
   private readonly filesModified = new Set<string>();
+  private lastCall = { inputTokens: 0, outputTokens: 0 };
 
   constructor(private readonly startTime: Date) {}
 
@@ -32,6 +39,7 @@ export class SessionMetrics {
     totals.usage.cacheReadTokens += usage.cacheReadTokens ?? 0;
     totals.usage.cacheWriteTokens += usage.cacheWriteTokens ?? 0;
     this.perModel.set(model, totals);
+    this.lastCall = { inputTokens: usage.inputTokens ?? 0, outputTokens: usage.outputTokens ?? 0 };
   }
 
   /** Adds a file change: counts the `+` and `-` lines of its unified diff. */
@@ -43,10 +51,29 @@ export class SessionMetrics {
     }
   }
 
-  /** The `session.shutdown` payload. */
-  shutdownData(currentModel: string): SessionEventData<"session.shutdown"> {
+  /**
+   * `session.usage.getMetrics`: the totals so far. Tandem does not price requests: the cost of a
+   * request is counted as 1, as in `session.shutdown`.
+   */
+  usageMetrics(currentModel: string, userRequests: number) {
     return {
-      shutdownType: "routine",
+      totalPremiumRequestCost: this.requests,
+      totalUserRequests: userRequests,
+      totalApiDurationMs: this.apiDurationMs,
+      sessionStartTime: this.startTime.toISOString(),
+      codeChanges: { linesAdded: this.linesAdded, linesRemoved: this.linesRemoved, filesModifiedCount: this.filesModified.size, filesModified: [...this.filesModified] },
+      modelMetrics: Object.fromEntries([...this.perModel].map(([model, totals]) => [model, { requests: { ...totals.requests }, usage: { ...totals.usage } }])),
+      currentModel,
+      lastCallInputTokens: this.lastCall.inputTokens,
+      lastCallOutputTokens: this.lastCall.outputTokens,
+    };
+  }
+
+  /** The `session.shutdown` payload; `ending` says why the session ended (routine unless an error ended it). */
+  shutdownData(currentModel: string, ending: SessionEnding = { type: "routine" }): SessionEventData<"session.shutdown"> {
+    return {
+      shutdownType: ending.type,
+      ...(ending.reason !== undefined ? { errorReason: ending.reason } : {}),
       totalPremiumRequests: this.requests,
       totalApiDurationMs: this.apiDurationMs,
       sessionStartTime: this.startTime.getTime(),

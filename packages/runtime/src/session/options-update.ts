@@ -1,5 +1,6 @@
 import type { ReasoningEffort } from "@tandem/protocol";
 import type { Session } from "./session.js";
+import { moveWorkingDirectory } from "./working-directory.js";
 
 /** The options `session.options.update` changes with effect; anything else is reported as ignored. */
 export interface OptionsPatch {
@@ -12,6 +13,7 @@ export interface OptionsPatch {
   excludedBuiltinAgents?: string[];
   instructionDirectories?: string[];
   skipCustomInstructions?: boolean;
+  workingDirectory?: string;
   [other: string]: unknown;
 }
 
@@ -21,13 +23,16 @@ export interface OptionsPatch {
  * to the next model call; `availableTools` / `excludedTools` rebuild the offered tools
  * (`session.tools_updated`); `skillDirectories` / `disabledSkills` reload the skills;
  * `excludedBuiltinAgents`, `instructionDirectories` and `skipCustomInstructions` rebuild the agents
- * and the system prompt (reconfigure does both). The other
+ * and the system prompt (reconfigure does both); `workingDirectory` moves the session (see
+ * {@link moveWorkingDirectory}; `persist` writes its `workspace.yaml`). The other
  * 1.0.x fields (client names, feature flags, CAPI and shell settings…) mean nothing to Tandem and
  * are returned as `ignored` for the caller to log.
  */
-export async function applyOptions(session: Session, patch: OptionsPatch): Promise<{ ignored: string[] }> {
-  const { sessionId: _sessionId, model, reasoningEffort, availableTools, excludedTools, skillDirectories, disabledSkills, excludedBuiltinAgents, instructionDirectories, skipCustomInstructions, ...rest } = patch;
+export async function applyOptions(session: Session, patch: OptionsPatch, persist: () => Promise<void> = async () => undefined): Promise<{ ignored: string[] }> {
+  const { sessionId: _sessionId, workingDirectory, model, reasoningEffort, availableTools, excludedTools, skillDirectories, disabledSkills, excludedBuiltinAgents, instructionDirectories, skipCustomInstructions, ...rest } = patch;
   const ignored = Object.keys(rest).filter((key) => rest[key] !== undefined);
+  // Checked first: a folder that does not exist refuses the whole patch before anything changed.
+  if (workingDirectory !== undefined) await moveWorkingDirectory(session, workingDirectory, persist);
   if (model !== undefined && model !== session.model) session.switchModel(model, reasoningEffort);
   else if (reasoningEffort !== undefined) session.reconfigure({ ...session.config, reasoningEffort }, session.model);
   if (availableTools !== undefined || excludedTools !== undefined) {

@@ -7,6 +7,8 @@ interface PendingEntry {
   kind: PendingKind;
   /** What the request is about (a tool call's tool name, a `url` permission's URL), for {@link PendingRequests.abandonWhere}. */
   subject: string | undefined;
+  /** What was asked (a permission request), for {@link PendingRequests.listOpen}. */
+  detail: unknown;
   resolve: (value: unknown) => void;
   reject: (reason: unknown) => void;
 }
@@ -32,7 +34,7 @@ export class PendingRequests {
   private readonly entries = new Map<string, PendingEntry>();
 
   /** Opens a request; the promise rejects with {@link PendingAbandoned} if `signal` aborts. */
-  open<T>(kind: PendingKind, signal?: AbortSignal, subject?: string): { requestId: string; promise: Promise<T> } {
+  open<T>(kind: PendingKind, signal?: AbortSignal, subject?: string, detail?: unknown): { requestId: string; promise: Promise<T> } {
     const requestId = randomUUID();
     const promise = new Promise<T>((resolve, reject) => {
       if (signal?.aborted) {
@@ -47,6 +49,7 @@ export class PendingRequests {
       this.entries.set(requestId, {
         kind,
         subject,
+        detail,
         resolve: (value) => {
           signal?.removeEventListener("abort", onAbort);
           resolve(value as T);
@@ -91,6 +94,11 @@ export class PendingRequests {
       this.entries.delete(requestId);
       entry.reject(new PendingAbandoned(reason));
     }
+  }
+
+  /** The open requests of one kind, oldest first, with what each asked. */
+  listOpen(kind: PendingKind): Array<{ requestId: string; detail: unknown }> {
+    return [...this.entries].filter(([, entry]) => entry.kind === kind).map(([requestId, entry]) => ({ requestId, detail: entry.detail }));
   }
 
   /** The number of open requests. */

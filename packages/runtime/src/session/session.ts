@@ -12,7 +12,8 @@ import { SessionClients, type ClientRegistration } from "./clients.js";
 import type { EventEmitterPort, SessionEmitter } from "./emitter.js";
 import { PendingRequests } from "./pending.js";
 import { ToolContexts, type ContextOptions } from "./tool-contexts.js";
-import { SessionMetrics } from "./metrics.js";
+import { SessionMetrics, type SessionEnding } from "./metrics.js";
+import { withoutRewoundEvents } from "./rewound-events.js";
 import type { UserInputHost } from "./user-input.js";
 import { HookRunner, type HookHost } from "../hooks/hook-runner.js";
 import { preMcpToolCall } from "../hooks/mcp-hooks.js";
@@ -94,7 +95,8 @@ export interface SessionInit {
 export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, PermissionHost, UserInputHost, HookHost, ToolsetHost, PersistenceHost {
   readonly sessionId: string;
   readonly workspacePath: string;
-  readonly workingDirectory: string;
+  /** Where the session works; moved by `session.metadata.setWorkingDirectory` (see `session/working-directory.ts`). */
+  workingDirectory: string;
   readonly emitter: SessionEmitter;
   readonly messages: ConversationMessage[];
   readonly pending = new PendingRequests();
@@ -109,6 +111,8 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
   summary: string | undefined;
   /** The name the user gave the session, if any (it replaces the automatic title). */
   name: string | undefined;
+  /** A generated title (`session.name.setAuto`): shown until the user names the session. */
+  autoName: string | undefined;
   mode: AgentMode;
   /**
    * The profile of the client generation that created the session or last resumed it (recorded in
@@ -492,13 +496,16 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
     return dropped;
   }
 
-  /** The `session.getMessages` result as JSON (UTF-8 bytes): the persisted events, never re-serialised. */
-  eventsJson(): Promise<Buffer> {
-    return this.emitter.persistedArrayBytes(`{"events":[`, "]}");
+  /**
+   * The `session.getMessages` result as JSON (UTF-8 bytes): the persisted events, never
+   * re-serialised unless a rewind removed some (see {@link withoutRewoundEvents}).
+   */
+  async eventsJson(): Promise<Buffer> {
+    return withoutRewoundEvents(await this.emitter.persistedArrayBytes(`{"events":[`, "]}"));
   }
 
-  /** Aborts work, writes `session.shutdown` and makes the log durable. */
-  async shutdown(): Promise<void> {
+  /** Aborts work, writes `session.shutdown` (saying why it ended) and makes the log durable. */
+  async shutdown(ending?: SessionEnding): Promise<void> {
     if (this.destroyed) return;
     this.destroyed = true;
     this.context.dispose();
@@ -507,7 +514,7 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
     this.pending.abandonAll("destroyed");
     await this.toolset.dispose();
     await this.history.settled();
-    this.emitter.emit("session.shutdown", this.metrics.shutdownData(this.model));
+    this.emitter.emit("session.shutdown", this.metrics.shutdownData(this.model, ending));
     await this.emitter.close();
   }
 

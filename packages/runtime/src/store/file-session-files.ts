@@ -72,7 +72,7 @@ export class FileSessionFiles implements SessionFiles {
   /** Resolves a workspace path, refusing anything that leaves the files folder (also through a link). */
   async workspaceFileName(path: string): Promise<string> {
     const filesDir = join(this.dir, "files");
-    const full = await resolveInside(filesDir, path, "Workspace file paths");
+    const full = await resolveInside(filesDir, path, "Workspace file paths", "the workspace files directory");
     if ((await stat(full).catch(() => undefined))?.isDirectory()) throw invalidParams(`Workspace file path ${path} names a folder`, { path });
     return `files/${relative(filesDir, full).split(sep).join("/")}`;
   }

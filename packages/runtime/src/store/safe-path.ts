@@ -25,21 +25,22 @@ export function isSafeSessionId(name: string): boolean {
 /**
  * Resolves `path` (relative to `root`) and checks that it stays strictly inside `root`, both as
  * written and after following symbolic links of the parts that exist. Throws -32602 naming `what`
- * otherwise (an absolute path, `..`, a NUL byte, the root itself, or a link that points out).
+ * otherwise (an absolute path, `..`, a NUL byte, the root itself, or a link that points out);
+ * `folder` names the root in those messages.
  *
  * @example
  * await resolveInside("/home/me/.tandem/session-state/s1/files", "notes/a.md", "Workspace file");
  */
-export async function resolveInside(root: string, path: string, what: string): Promise<string> {
+export async function resolveInside(root: string, path: string, what: string, folder = "its folder"): Promise<string> {
   if (path === "" || path.includes("\0") || isAbsolute(path)) {
-    throw invalidParams(`${what} must be a relative path inside its folder: ${JSON.stringify(path)}`, { path });
+    throw invalidParams(`${what} must be a relative path inside ${folder}: ${JSON.stringify(path)}`, { path });
   }
   const full = resolve(root, path);
-  if (!isStrictlyInside(root, full)) throw invalidParams(`${what} must stay inside its folder: ${JSON.stringify(path)}`, { path });
+  if (!isStrictlyInside(root, full)) throw invalidParams(`${what} must stay inside ${folder}: ${JSON.stringify(path)}`, { path });
   const realRoot = await realPathOfPrefix(root);
   const realFull = await realPathOfPrefix(full);
   if (!isStrictlyInside(realRoot, realFull)) {
-    throw invalidParams(`${what} leads outside its folder through a symbolic link: ${JSON.stringify(path)}`, { path });
+    throw invalidParams(`${what} leads outside ${folder} through a symbolic link: ${JSON.stringify(path)}`, { path });
   }
   return full;
 }

@@ -4,8 +4,17 @@ declare module "sql.js" {
     columns: string[];
     values: unknown[][];
   }
+  export interface Statement {
+    getSQL(): string;
+    getColumnNames(): string[];
+    step(): boolean;
+    get(): unknown[];
+    free(): boolean;
+  }
   export interface Database {
     exec(sql: string): QueryExecResult[];
+    /** The statements of a script one at a time (each is freed when the next is taken). */
+    iterateStatements(sql: string): IterableIterator<Statement>;
     getRowsModified(): number;
     export(): Uint8Array;
     close(): void;

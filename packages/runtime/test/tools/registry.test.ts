@@ -117,10 +117,15 @@ describe("session tools", () => {
     expect(await run("DELETE FROM notes WHERE id = 1")).toBe("1 row(s) deleted.");
     expect(await run("SELECT * FROM notes WHERE id = 9")).toBe("Query returned 0 rows.");
     expect(await run("SELEC 1")).toBe('SQL Error: Error: near "SELEC": syntax error');
+    // A script answers what each of its statements did.
+    expect(await run("INSERT INTO notes (body) VALUES ('d'); SELECT count(*) AS n FROM notes")).toBe(
+      "Executed 2 statement(s):\n\n1. INSERT\n   1 row(s) inserted. Last inserted row ID: 3.\n\n2. SELECT\n   1 row(s) returned:\n\n   | n |\n   | --- |\n   | 2 |",
+    );
     expect(await run("SELECT 1", "session_store")).toBe("Error: Session store is not enabled. Enable the SESSION_STORE experimental feature flag.");
     // Only writes to the todo tables are todo changes.
     expect(context.events).toEqual([]);
-    await run("CREATE TABLE todos (id TEXT)");
+    // The todo tables are there from the start.
+    expect(await run("INSERT INTO todos (id, title) VALUES ('t1', 'Write it')")).toBe("1 row(s) inserted. Last inserted row ID: 1.");
     await run("SELECT * FROM todos");
     expect(context.events).toEqual([{ type: "session.todos_changed", data: {} }]);
   });

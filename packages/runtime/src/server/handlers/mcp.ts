@@ -119,10 +119,17 @@ export function registerMcpMethods(table: MethodTable, host: McpMethodsHost): vo
   });
 
   table.on(SessionMcpOauthHandlePendingRequest, ({ sessionId, requestId, result }) => ({ success: host.session(sessionId).pending.settle(requestId, "mcpOauth", result) }));
-  table.on(SessionEventLogRegisterInterest, ({ sessionId, eventType }) => ({ handle: host.session(sessionId).eventInterests.register(eventType) }));
+  table.on(SessionEventLogRegisterInterest, ({ sessionId, eventType }, client) => {
+    try {
+      return { handle: host.session(sessionId).eventInterests.register(eventType, client) };
+    } catch (error) {
+      if (!(error instanceof RangeError)) throw error;
+      throw new TandemError(ErrorCodes.InvalidParams, `Session ${sessionId}: ${error.message}`, { sessionId });
+    }
+  });
   table.on(SessionEventLogReleaseInterest, ({ sessionId, handle }) => {
     host.session(sessionId).eventInterests.release(handle);
-    return {};
+    return { success: true };
   });
 
   table.on(SessionMcpAppsSetHostContext, ({ sessionId, context }) => {

@@ -32,7 +32,7 @@ export function registerSessionApiMethods(table: MethodTable, runtime: Runtime):
 
   table.on(SessionNameGet, ({ sessionId }) => {
     const session = sessions.get(sessionId);
-    return { name: session.name ?? (session.summary !== undefined ? shortTitle(session.summary) : null) };
+    return { name: session.name ?? session.autoName ?? (session.summary !== undefined ? shortTitle(session.summary) : null) };
   });
   table.on(SessionNameSet, async ({ sessionId, name }) => {
     const session = sessions.get(sessionId);
@@ -43,7 +43,8 @@ export function registerSessionApiMethods(table: MethodTable, runtime: Runtime):
   });
 
   table.on(SessionOptionsUpdate, async (params) => {
-    const { ignored } = await applyOptions(sessions.get(params.sessionId), params);
+    const session = sessions.get(params.sessionId);
+    const { ignored } = await applyOptions(session, params, () => sessions.writeWorkspaceNow(session));
     if (ignored.length > 0) runtime.logger.info(`session ${params.sessionId}: session.options.update left unchanged what Tandem has no use for: ${ignored.join(", ")}`);
     return { success: true };
   });

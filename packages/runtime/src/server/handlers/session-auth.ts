@@ -1,9 +1,10 @@
-import { AccountGetAllUsers, AccountGetCurrentAuth, AccountLogin, AccountLogout, SessionGitHubAuthGetStatus, SessionProviderGetEndpoint } from "@tandem/protocol";
+import { AccountGetAllUsers, AccountGetCurrentAuth, AccountLogin, AccountLogout, SessionGitHubAuthGetStatus, SessionProviderGetEndpoint, type ResultOf } from "@tandem/protocol";
 import { ErrorCodes } from "@tandem/protocol/errors";
 import { TandemError } from "../../errors.js";
 import { providerEndpoint } from "../../providers/endpoint.js";
 import { describeDefaultProvider } from "../../providers/resolve.js";
 import type { Runtime } from "../../runtime.js";
+import type { Session } from "../../session/session.js";
 import type { MethodTable } from "../dispatch.js";
 
 /** The runtime variable that lets clients read a session's provider endpoint and credentials. */
@@ -17,31 +18,36 @@ function accountsNotAvailable(method: string): TandemError {
 }
 
 /**
- * A session's credentials: `session.gitHubAuth.getStatus` (the session's own GitHub token, else the
- * runtime's), `session.provider.getEndpoint` (the endpoint and credential its model calls use; only
+ * Whether a session has GitHub credentials for its model calls, and whose: its own `gitHubToken`,
+ * else the runtime's (Tandem does not look a token's account up, so no login or plan is reported).
+ */
+export function sessionAuthStatus(runtime: Runtime, session: Session): SessionAuthStatus {
+  const { config } = session;
+  if (config.provider) {
+    return { isAuthenticated: false, statusMessage: `The session uses its own ${config.provider.type ?? "openai"} provider at ${config.provider.baseUrl}, not GitHub credentials.` };
+  }
+  const ownToken = config.gitHubToken !== undefined && config.gitHubToken !== "";
+  const provider = describeDefaultProvider(runtime.sessionProviderEnvironment(config.gitHubToken));
+  if (provider.kind !== "copilot") return { isAuthenticated: false, statusMessage: `The session uses the ${provider.kind} provider at ${provider.baseUrl}, not GitHub credentials.` };
+  if (!provider.authenticated) return { isAuthenticated: false, host: provider.baseUrl, statusMessage: "No GitHub token: neither the session nor the runtime has one." };
+  return {
+    isAuthenticated: true,
+    authType: ownToken ? "token" : "env",
+    host: provider.baseUrl,
+    statusMessage: ownToken ? "Using the session's own GitHub token." : "Using the runtime's GitHub token.",
+  };
+}
+
+/** What `session.gitHubAuth.getStatus` answers. */
+export type SessionAuthStatus = ResultOf<typeof SessionGitHubAuthGetStatus>;
+
+/**
+ * A session's credentials: `session.provider.getEndpoint` (the endpoint and credential its model calls use; only
  * when the runtime allows it, since it hands out a secret) and `account.*` (not available: Tandem
  * keeps no GitHub accounts).
  */
 export function registerSessionAuthMethods(table: MethodTable, runtime: Runtime): void {
   const sessions = runtime.sessions;
-
-  table.on(SessionGitHubAuthGetStatus, ({ sessionId }) => {
-    const { config } = sessions.get(sessionId);
-    if (config.provider) {
-      return { isAuthenticated: false, statusMessage: `The session uses its own ${config.provider.type ?? "openai"} provider at ${config.provider.baseUrl}, not GitHub credentials.` };
-    }
-    const ownToken = config.gitHubToken !== undefined && config.gitHubToken !== "";
-    const provider = describeDefaultProvider(runtime.sessionProviderEnvironment(config.gitHubToken));
-    if (provider.kind !== "copilot") return { isAuthenticated: false, statusMessage: `The session uses the ${provider.kind} provider at ${provider.baseUrl}, not GitHub credentials.` };
-    if (!provider.authenticated) return { isAuthenticated: false, host: provider.baseUrl, statusMessage: "No GitHub token: neither the session nor the runtime has one." };
-    // Tandem does not look the token's account up, so there is no login or plan to report.
-    return {
-      isAuthenticated: true,
-      authType: ownToken ? "token" : "env",
-      host: provider.baseUrl,
-      statusMessage: ownToken ? "Using the session's own GitHub token." : "Using the runtime's GitHub token.",
-    };
-  });
 
   table.on(SessionProviderGetEndpoint, ({ sessionId }) => {
     const { config } = sessions.get(sessionId);

@@ -1,6 +1,7 @@
 import { SessionAgentDeselect, SessionAgentGetCurrent, SessionAgentList, SessionAgentReload, SessionAgentSelect, SessionFleetStart, SessionMcpDisable, SessionMcpEnable, SessionMcpList, SessionMcpReload, SessionModeGet, SessionModeSet, SessionModelGetCurrent, SessionModelSwitchTo, SessionPlanDelete, SessionPlanRead, SessionPlanUpdate, SessionSkillsDisable, SessionSkillsEnable, SessionSkillsList, SessionSkillsReload, SessionWorkspaceCreateFile, SessionWorkspaceListFiles, SessionWorkspaceReadFile } from "@tandem/protocol";
 import type { Runtime } from "../../runtime.js";
 import type { MethodTable } from "../dispatch.js";
+import { switchModel } from "../../session/model-switch.js";
 
 /** Per-session features: model, mode, plan and workspace files, agents, skills, MCP servers, fleet. */
 export function registerSessionFeatureMethods(table: MethodTable, runtime: Runtime): void {
@@ -10,7 +11,7 @@ export function registerSessionFeatureMethods(table: MethodTable, runtime: Runti
     return { modelId: session.model, ...(session.reasoningEffort ? { reasoningEffort: session.reasoningEffort } : {}) };
   });
   table.on(SessionModelSwitchTo, ({ sessionId, modelId, reasoningEffort }) => {
-    sessions.get(sessionId).switchModel(modelId, reasoningEffort);
+    switchModel(sessions.get(sessionId), runtime.addedProviders, modelId, reasoningEffort);
     return { modelId };
   });
   table.on(SessionModeGet, ({ sessionId }, client) => client.profile.modeGetResult(sessions.get(sessionId).mode));

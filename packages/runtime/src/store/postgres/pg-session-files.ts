@@ -69,11 +69,11 @@ export class PgSessionFiles implements SessionFiles {
   /** Checks a workspace path as written (there are no links here): relative, inside `files/`, not a folder. */
   async workspaceFileName(path: string): Promise<string> {
     if (path === "" || path.includes("\0") || posix.isAbsolute(path) || /^[a-zA-Z]:[\\/]/.test(path)) {
-      throw invalidParams(`Workspace file paths must be a relative path inside its folder: ${JSON.stringify(path)}`, { path });
+      throw invalidParams(`Workspace file paths must be a relative path inside the workspace files directory: ${JSON.stringify(path)}`, { path });
     }
     const normal = posix.normalize(path.replaceAll("\\", "/"));
     if (normal === "." || normal === ".." || normal.startsWith("../") || normal.endsWith("/")) {
-      throw invalidParams(`Workspace file paths must stay inside its folder: ${JSON.stringify(path)}`, { path });
+      throw invalidParams(`Workspace file paths must stay inside the workspace files directory: ${JSON.stringify(path)}`, { path });
     }
     const name = `files/${normal}`;
     if ((await this.list(name)).length > 0) throw invalidParams(`Workspace file path ${path} names a folder`, { path });

@@ -21,6 +21,43 @@ export interface QueryOutcome {
   lastInsertRowId: number;
 }
 
+/** What one statement of a script did. */
+export interface StatementOutcome {
+  /** The statement's text. */
+  sql: string;
+  /** Its rows, when it returns any columns. */
+  rows: QueryExecResult | undefined;
+  rowsModified: number;
+  lastInsertRowId: number;
+}
+
+/**
+ * The text the model reads for a script: a single statement's {@link resultText}; for several,
+ * what each did, numbered and indented under its keyword.
+ *
+ * @example
+ * scriptText("INSERT …; INSERT …", outcomes); // "Executed 2 statement(s):\n\n1. INSERT\n   1 row(s) inserted. …"
+ */
+export function scriptText(script: string, outcomes: readonly StatementOutcome[]): string {
+  if (outcomes.length <= 1) {
+    const only = outcomes[0];
+    return resultText(script, { rows: only?.rows, rowsModified: only?.rowsModified ?? 0, lastInsertRowId: only?.lastInsertRowId ?? 0 });
+  }
+  const parts = outcomes.map((outcome, index) => {
+    const statement = withoutLeadingComments(outcome.sql);
+    const keyword = (/^\w+/.exec(statement)?.[0] ?? "SQL").toUpperCase();
+    // Indented under its number; blank lines stay blank.
+    const text = resultText(statement, outcome).replace(/\n(?=.)/g, "\n   ");
+    return `${index + 1}. ${keyword}\n   ${text}`;
+  });
+  return `Executed ${outcomes.length} statement(s):\n\n${parts.join("\n\n")}`;
+}
+
+/** A statement without leading whitespace and SQL comments. */
+function withoutLeadingComments(sql: string): string {
+  return sql.replace(/^(\s+|--[^\n]*(\n|$)|\/\*[\s\S]*?(\*\/|$))*/, "");
+}
+
 /**
  * The text the model reads for a query's outcome: a markdown table after a row count, or what the
  * statement did.

@@ -1,3 +1,4 @@
+import { access } from "node:fs/promises";
 import { join } from "node:path";
 import type { Worker } from "node:worker_threads";
 import { ErrorCodes, TandemError } from "../../../errors.js";
@@ -50,6 +51,21 @@ export class SqlWorkerStopped extends TandemError {
   }
 }
 
+/** The columns of a todo row that `session.plan.readSqlTodos` reports. */
+const todoColumns = ["id", "title", "description", "status"] as const;
+
+/** A row of the todo list as `session.plan.readSqlTodos` reports it. */
+export type TodoRow = {
+  id?: string;
+  title?: string;
+  description?: string;
+  status?: string;
+};
+
+function fileExists(path: string): Promise<boolean> {
+  return access(path).then(() => true, () => false);
+}
+
 /** One query for {@link SessionDatabase.run}. */
 export interface QueryRequest {
   query: string;
@@ -57,6 +73,8 @@ export interface QueryRequest {
   statement: string;
   /** Save the database to its file afterwards. */
   mayWrite: boolean;
+  /** `rows`: answer the last statement's rows as JSON instead of the model's text. */
+  answerAs?: "text" | "rows";
   /** Aborting stops the query at once (its worker is terminated). */
   signal?: AbortSignal;
 }
@@ -108,6 +126,32 @@ export class SessionDatabase {
     return result;
   }
 
+  /**
+   * The todo list (`todos` and `todo_deps`) as rows, for `session.plan.readSqlTodos*`. Empty when
+   * the session has no database yet (nothing is started for that) or the tables are missing.
+   */
+  async readTodos(): Promise<{ rows: TodoRow[]; dependencies: Array<{ todoId: string; dependsOn: string }> }> {
+    const empty = { rows: [], dependencies: [] };
+    if (this.closed) return empty;
+    if (!this.worker && (this.path === undefined || !(await fileExists(this.path)))) return empty;
+    // Every column, in insertion order: a table the agent made itself may lack some of the four.
+    const rows = await this.readRows("SELECT * FROM todos").catch(() => []);
+    const edges = await this.readRows("SELECT * FROM todo_deps").catch(() => []);
+    return {
+      rows: rows.map((row) => Object.fromEntries(todoColumns.filter((column) => row[column] !== null && row[column] !== undefined).map((column) => [column, String(row[column])]))),
+      dependencies: edges.flatMap((edge) => (edge.todo_id == null || edge.depends_on == null ? [] : [{ todoId: String(edge.todo_id), dependsOn: String(edge.depends_on) }])),
+    };
+  }
+
+  /** A read-only query's rows as objects keyed by column name. */
+  private async readRows(query: string): Promise<Array<Record<string, unknown>>> {
+    const result = this.queue.then(() => this.runNow({ query, statement: query, mayWrite: false, answerAs: "rows" }));
+    this.queue = result.catch(() => undefined);
+    const table = JSON.parse(await result) as { columns: string[]; values: unknown[][] } | null;
+    if (!table) return [];
+    return table.values.map((values) => Object.fromEntries(table.columns.map((column, index) => [column, values[index]])));
+  }
+
   /** Ends the worker at once: a query in flight rejects (what it changed is not kept), later ones are refused. */
   async close(): Promise<void> {
     if (this.closed) return;
@@ -137,7 +181,7 @@ export class SessionDatabase {
     const onAbort = (): void => stop(request.signal?.reason ?? new Error("aborted"));
     request.signal?.addEventListener("abort", onAbort, { once: true });
     try {
-      return await worker.query({ query: request.query, statement: request.statement, mayWrite: request.mayWrite });
+      return await worker.query({ query: request.query, statement: request.statement, mayWrite: request.mayWrite, ...(request.answerAs ? { answerAs: request.answerAs } : {}) });
     } catch (error) {
       throw stopReason ?? error;
     } finally {

@@ -32,8 +32,8 @@ export function sqlTool(database: SessionDatabase): Tool {
     name: "sql",
     description: [
       "Runs SQLite queries against a database that belongs to this session and lasts as long as it (also across resume).",
-      "Use it to keep structured state while you work, such as a todo list: create a `todos` table (id TEXT PRIMARY KEY, title, description, status 'pending' | 'in_progress' | 'done', …) and `todo_deps` (todo_id, depends_on) on first use, then insert, update and select.",
-      "Several statements may be separated by semicolons; the rows of the last one that returns rows are shown as a table.",
+      "Use it to keep structured state while you work. Your todo list has its tables already: `todos` (id TEXT PRIMARY KEY, title, description, status 'pending' | 'in_progress' | 'done' | 'blocked', created_at, updated_at) and `todo_deps` (todo_id, depends_on); insert, update and select them.",
+      "Several statements may be separated by semicolons; what each one did is reported in order.",
     ].join(" "),
     schema: sqlArguments,
     dispose: () => database.close(),

@@ -17,6 +17,8 @@ export interface SqlWorkerRequest {
   statement: string;
   /** Save the database to its file afterwards (also after a failure). */
   mayWrite: boolean;
+  /** `text` (default): the text the model reads. `rows`: the last statement's rows as JSON (`{columns, values}` or null). */
+  answerAs?: "text" | "rows";
 }
 
 /** The worker's answer to one {@link SqlWorkerRequest}. */

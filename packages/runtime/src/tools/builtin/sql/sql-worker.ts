@@ -10,7 +10,7 @@
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
 import type { Database } from "sql.js";
-import { resultText } from "./result-text.js";
+import { scriptText, type StatementOutcome } from "./result-text.js";
 import type { SqlWorkerAnswer, SqlWorkerData, SqlWorkerReply, SqlWorkerRequest } from "./sql-worker-messages.js";
 
 const port = parentPort;
@@ -40,25 +40,51 @@ function messageOf(error: unknown): string {
 }
 
 function run(database: Database, request: SqlWorkerRequest): string {
-  let results;
+  const outcomes: StatementOutcome[] = [];
   try {
-    results = database.exec(request.query);
+    // One statement at a time, so each one's effect (rows changed, last row id) can be reported.
+    for (const statement of database.iterateStatements(request.query)) {
+      const columns = statement.getColumnNames();
+      const values: unknown[][] = [];
+      while (statement.step()) values.push(statement.get());
+      // Read before saving: sql.js reopens the database to export it, which resets both.
+      const rowsModified = database.getRowsModified();
+      const lastInsertRowId = Number(database.exec("SELECT last_insert_rowid()")[0]?.values[0]?.[0] ?? 0);
+      outcomes.push({ sql: statement.getSQL(), rows: columns.length > 0 ? { columns, values } : undefined, rowsModified, lastInsertRowId });
+    }
   } catch (error) {
     // A failed script may still have changed the database before its failing statement.
     if (request.mayWrite) save(database);
     throw error;
   }
-  // Read before saving: sql.js reopens the database to export it, which resets both.
-  const rowsModified = database.getRowsModified();
-  const lastInsertRowId = Number(database.exec("SELECT last_insert_rowid()")[0]?.values[0]?.[0] ?? 0);
   if (request.mayWrite) save(database);
-  return resultText(request.statement, { rows: results.at(-1), rowsModified, lastInsertRowId });
+  if (request.answerAs === "rows") return JSON.stringify(outcomes.at(-1)?.rows ?? null);
+  return scriptText(request.statement, outcomes);
 }
+
+/** The agent's todo list: `todos`, and `todo_deps` (a todo waits for the todos it depends on). */
+const todoSchema = `
+CREATE TABLE IF NOT EXISTS todos (
+  id TEXT PRIMARY KEY,
+  title TEXT NOT NULL,
+  description TEXT,
+  status TEXT NOT NULL DEFAULT 'pending',
+  created_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP,
+  updated_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP
+);
+CREATE TABLE IF NOT EXISTS todo_deps (
+  todo_id TEXT NOT NULL,
+  depends_on TEXT NOT NULL,
+  PRIMARY KEY (todo_id, depends_on)
+);`;
 
 async function openDatabase(file: string | undefined): Promise<Database> {
   const { default: initSqlJs } = await import("sql.js");
   const SQL = await initSqlJs();
-  return new SQL.Database(file === undefined ? undefined : readExisting(file));
+  const database = new SQL.Database(file === undefined ? undefined : readExisting(file));
+  // The todo list's tables are there from the start (kept in the file with the next write).
+  database.exec(todoSchema);
+  return database;
 }
 
 function readExisting(file: string): Uint8Array | undefined {

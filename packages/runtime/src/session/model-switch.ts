@@ -1,0 +1,32 @@
+import type { ReasoningEffort, SessionCreateParams } from "@tandem/protocol";
+import type { SessionProviders } from "../providers/session-providers.js";
+
+/** What switching models needs of a session. */
+export interface ModelSwitchHost {
+  readonly model: string;
+  readonly config: SessionCreateParams;
+  switchModel(modelId: string, reasoningEffort?: ReasoningEffort): void;
+  reconfigure(config: SessionCreateParams, model: string): void;
+}
+
+/**
+ * `session.model.switchTo`: a model added with `session.provider.add` (`<provider>/<id>`) brings
+ * its provider along; leaving such a model for another one returns to the provider the session
+ * had before (its own BYOK provider, or the runtime's default).
+ *
+ * @example
+ * switchModel(session, runtime.addedProviders, "local/llama");
+ */
+export function switchModel(session: ModelSwitchHost, added: { peek(session: ModelSwitchHost): SessionProviders | undefined }, modelId: string, reasoningEffort?: ReasoningEffort): void {
+  const providers = added.peek(session);
+  const leavingAdded = providers?.has(session.model) === true;
+  session.switchModel(modelId, reasoningEffort);
+  if (!providers) return;
+  const { provider: current, ...rest } = session.config;
+  if (providers.has(modelId)) {
+    if (!leavingAdded) providers.ownProvider = current;
+    session.reconfigure({ ...rest, provider: providers.providerFor(modelId) }, modelId);
+    return;
+  }
+  if (leavingAdded) session.reconfigure(providers.ownProvider ? { ...rest, provider: providers.ownProvider } : rest, modelId);
+}
