@@ -191,7 +191,7 @@ describe("session state", () => {
     const { session } = await open();
     const oauth = await rejection(session.rpc.mcp.oauth.login({ serverName: "docs" }));
     expect(oauth.code).toBe(-32005);
-    expect(oauth.message).toMatch(/OAuth sign-in to MCP servers is not available/);
+    expect(oauth.message).toMatch(/MCP host is not available/);
     expect(await session.rpc.visibility.get()).toEqual({ synced: false });
     expect(await session.rpc.visibility.set({ status: "repo" })).toEqual({ synced: false });
     expect(await session.rpc.completions.getTriggerCharacters()).toEqual({ triggerCharacters: [] });

@@ -121,7 +121,8 @@ export function registerSessionExtrasMethods(table: MethodTable, runtime: Runtim
   table.on(SessionPluginsReload, async ({ sessionId, reloadMcp, reloadCustomAgents }) => {
     const session = sessions.get(sessionId);
     if (reloadCustomAgents !== false) session.agents.reload(session.config.customAgents);
-    if (reloadMcp !== false) await session.mcp.reload();
+    // A session without MCP servers has none to reload (session.mcp.reload says so; here nothing is asked of it).
+    if (reloadMcp !== false && session.mcp.hasServers) await session.mcp.reload();
     return null;
   });
 
