@@ -22,8 +22,11 @@ export interface RestoredEvents {
 /** A listener inside the runtime (sub-systems and tests), called synchronously. */
 export type EventListener = (event: SessionEvent) => void;
 
-/** Gives an event's data (and envelope `agentId`) for the session's clients, or undefined to send it as emitted. */
-export type EventShaper = (type: string, data: Record<string, unknown>) => ShapedEvent | undefined;
+/**
+ * Gives an event's data (and envelope `agentId`) for the session's clients, undefined to send it as
+ * emitted, or `"omit"` when the session's clients do not get that event at all.
+ */
+export type EventShaper = (type: string, data: Record<string, unknown>) => ShapedEvent | undefined | "omit";
 
 /** What code that emits events needs: the session emitter, or a scoped view of it. */
 export interface EventEmitterPort {
@@ -118,12 +121,16 @@ export class SessionEmitter implements EventEmitterPort {
     this.shapeEvent = shape;
   }
 
-  /** Emits one event and returns it. */
+  /**
+   * Emits one event and returns it. An event the shaper omits is returned as built but goes
+   * nowhere: not stored, sent or given to listeners, and the next event's `parentId` skips it.
+   */
   emit<T extends SessionEventType>(type: T, emitted: SessionEventData<T>): SessionEventOf<T> {
     const shaped = this.shapeEvent?.(type, emitted as Record<string, unknown>);
+    const id = randomUUID();
+    if (shaped === "omit") return { type, data: emitted, id, timestamp: new Date().toISOString(), parentId: this.lastEventId } as SessionEventOf<T>;
     const data = shaped ? shaped.data : emitted;
     const ephemeral = ephemeralEventTypes.has(type);
-    const id = randomUUID();
     // Key order matches the reference files: type, data, id, timestamp, parentId (+ ephemeral, agentId).
     const event = (
       ephemeral
