@@ -71,6 +71,8 @@ export class ScopedEmitter implements EventEmitterPort {
 export class SessionEmitter implements EventEmitterPort {
   private readonly sinks = new Set<EventSink>();
   private readonly listeners = new Set<EventListener>();
+  /** In-process observers of every event, also the ones the session's clients do not get (see {@link addObserver}). */
+  private readonly observers = new Set<EventListener>();
   /** How many events were persisted since the session was opened. */
   private emittedCount = 0;
   /** What resume read from the events file: how many events, up to which offset, and the unreadable lines it left out. */
@@ -114,6 +116,15 @@ export class SessionEmitter implements EventEmitterPort {
   }
 
   /**
+   * Adds an observer of every event, also those the shaper omits (never stored or sent, and not
+   * given to listeners): telemetry, which follows what ran. Returns a function that removes it.
+   */
+  addObserver(observer: EventListener): () => void {
+    this.observers.add(observer);
+    return () => this.observers.delete(observer);
+  }
+
+  /**
    * Sets the one function every event's data passes before it is stamped, stored and sent: the
    * session's compatibility profile (`compat/profile.ts`), so disk and wire keep the same bytes.
    */
@@ -122,13 +133,17 @@ export class SessionEmitter implements EventEmitterPort {
   }
 
   /**
-   * Emits one event and returns it. An event the shaper omits is returned as built but goes
-   * nowhere: not stored, sent or given to listeners, and the next event's `parentId` skips it.
+   * Emits one event and returns it. An event the shaper omits goes to the observers only: it is
+   * not stored, sent or given to listeners, and the next event's `parentId` skips it.
    */
   emit<T extends SessionEventType>(type: T, emitted: SessionEventData<T>): SessionEventOf<T> {
     const shaped = this.shapeEvent?.(type, emitted as Record<string, unknown>);
     const id = randomUUID();
-    if (shaped === "omit") return { type, data: emitted, id, timestamp: new Date().toISOString(), parentId: this.lastEventId } as SessionEventOf<T>;
+    if (shaped === "omit") {
+      const omitted = { type, data: emitted, id, timestamp: new Date().toISOString(), parentId: this.lastEventId } as SessionEventOf<T>;
+      this.observe(omitted as SessionEvent);
+      return omitted;
+    }
     const data = shaped ? shaped.data : emitted;
     const ephemeral = ephemeralEventTypes.has(type);
     // Key order matches the reference files: type, data, id, timestamp, parentId (+ ephemeral, agentId).
@@ -152,8 +167,19 @@ export class SessionEmitter implements EventEmitterPort {
         // A faulty in-process listener must not break the event stream.
       }
     }
+    this.observe(event as SessionEvent);
     if (!ephemeral) this.onPersisted();
     return event;
+  }
+
+  private observe(event: SessionEvent): void {
+    for (const observer of this.observers) {
+      try {
+        observer(event);
+      } catch {
+        // A faulty observer must not break the event stream.
+      }
+    }
   }
 
   /** Takes what resume read from the events file. */
