@@ -221,6 +221,13 @@ export const allowRules = [
     reason: "The event reference calls `assistant.streaming_delta` a low-level network progress indicator (total bytes received so far): how many there are depends on how the response's bytes arrive, not on the protocol.",
   },
   {
+    id: "older-era-own-schema-bounds",
+    references: older,
+    key: /^request\.tool-schema\.(grep\.properties\.-[ABC]|web_fetch\.properties\.(max_length|start_index)|bash\.properties\.initial_wait|read_bash\.properties\.delay|write_bash\.properties\.delay|view\.properties\.view_range)(\.type)?$/,
+    text: /only tandem has (minimum|exclusiveMinimum|minItems, maxItems)$|ref "number" \| tandem "integer"$/,
+    reason: "The event reference describes the session's events, not the tools' parameter schemas, which are each runtime's own: these are Tandem's own bounds (counts are integers with a minimum, `view_range` has two items), so the model's bad input is refused with a message it can act on before the tool runs (see `own-schema-bounds`). The parameters' names and meaning are 1.0.10's, which declares `number` without bounds.",
+  },
+  {
     id: "older-era-prompt-preprocessing",
     references: older,
     key: /^(request\.message\.user\.content|event\.field:user\.message\.transformedContent)$/,
