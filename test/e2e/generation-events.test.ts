@@ -3,14 +3,19 @@
  * `tandem` process, the scripted model server (Copilot API mode) and the official SDK of each
  * generation: 0.2.0 (via `cliPath`) is served as its reference runtime 1.0.10 served it, 1.0.x (via
  * `RuntimeConnection.forStdio`) as today's runtime does. Covered: `assistant.idle` (1.0.x only), how
- * a rejected tool call and a user abort end the run, what follows `session.resume`, the sub-agent's
- * events and its display name, `thinking_budget` and the sub-agent's streamed request,
- * `task_complete` in plan mode, the sub-agent's tools and `sql.database`'s default.
+ * a rejected tool call and a user abort end the run, what follows `session.resume`, a write
+ * permission request's `canOfferSessionApproval`, the sub-agent's events, display name and tools,
+ * `thinking_budget` and the sub-agent's streamed request, `task_complete` in plan mode and
+ * `sql.database`'s default.
  */
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { CopilotClient, approveAll } from "@github/copilot-sdk";
+import { parseScript } from "@tandem/testkit";
 import { CopilotClient as V1Client, RuntimeConnection, approveAll as v1ApproveAll } from "copilot-sdk-v1";
 import { afterEach, describe, expect, it } from "vitest";
-import { startWorld, tandemBin, waitFor, type TestWorld } from "../helpers/harness.js";
+import { scriptsDir, startWorld, tandemBin, waitFor, type TestWorld } from "../helpers/harness.js";
 import type { AnyEvent } from "../helpers/session-events.js";
 
 let world: TestWorld | undefined;
@@ -38,6 +43,7 @@ interface OpenOptions {
   reject?: boolean;
   resume?: string;
   model?: string;
+  workingDirectory?: string;
   tools?: Array<{ name: string; description: string; parameters: Record<string, unknown>; handler: () => string }>;
 }
 
@@ -58,6 +64,7 @@ const openLegacy: Opener = async (env, options = {}) => {
     onPermissionRequest: options.reject ? () => ({ kind: "denied-interactively-by-user" as const }) : approveAll,
     onEvent: (event: unknown) => events.push(event as AnyEvent),
     ...(options.model ? { model: options.model } : {}),
+    ...(options.workingDirectory ? { workingDirectory: options.workingDirectory } : {}),
     ...(options.tools ? { tools: options.tools } : {}),
   };
   const session = options.resume ? await client.resumeSession(options.resume, config) : await client.createSession(config);
@@ -73,6 +80,7 @@ const openCurrent: Opener = async (env, options = {}) => {
     onPermissionRequest: options.reject ? () => ({ kind: "reject" as const }) : v1ApproveAll,
     onEvent: (event: unknown) => events.push(event as AnyEvent),
     ...(options.model ? { model: options.model } : {}),
+    ...(options.workingDirectory ? { workingDirectory: options.workingDirectory } : {}),
     ...(options.tools ? { tools: options.tools } : {}),
   };
   const session = options.resume ? await client.resumeSession(options.resume, config) : await client.createSession(config);
@@ -170,6 +178,29 @@ describe("the events of a turn, per generation", () => {
   });
 });
 
+describe("permission requests, per generation", () => {
+  it("a write permission request says canOfferSessionApproval for 1.0.x (its schema requires it) and not for 0.2.0 (its schema has no such field)", async () => {
+    await forEachGeneration([], async (open, legacy) => {
+      const workdir = realpathSync(mkdtempSync(join(tmpdir(), "tandem-generation-")));
+      try {
+        const path = join(scriptsDir, "permission-kinds.yaml");
+        const text = readFileSync(path, "utf8").replaceAll("__WORKDIR__", workdir).replaceAll("__URL__", `${theWorld().modelUrl}/models`);
+        theWorld().model.addScript(parseScript(text, path));
+        writeFileSync(join(workdir, "existing.txt"), "old\n");
+        const { session, events } = await open(theWorld().env, { workingDirectory: workdir });
+        await session.sendAndWait({ prompt: "Please write and fetch" }, 30_000);
+        const requests = events.filter((event) => event.type === "permission.requested").map((event) => event.data.permissionRequest as Record<string, unknown>);
+        expect(requests.map((request) => request.kind)).toEqual(["write", "write", "url"]);
+        for (const request of requests.filter((candidate) => candidate.kind === "write")) {
+          expect(request.canOfferSessionApproval).toBe(legacy ? undefined : true);
+        }
+      } finally {
+        rmSync(workdir, { recursive: true, force: true });
+      }
+    });
+  });
+});
+
 describe("sub-agents and model requests, per generation", () => {
   it("a sub-agent shows as 1.0.10 showed it to 0.2.0 (the agent's name, no opening, a streamed request) and with its opening to 1.0.x", async () => {
     await forEachGeneration(["explore-agent", "explore-agent-sub"], async (open, legacy) => {
@@ -199,7 +230,8 @@ describe("sub-agents and model requests, per generation", () => {
       expect(sub?.stream).toBe(legacy ? true : undefined);
       // A streamed request of a session that does not stream gives its clients no deltas.
       expect(types.filter((type) => type === "assistant.message_delta" || type === "assistant.streaming_delta")).toEqual([]);
-      expect(offeredTools(sub).names).toEqual(["grep", "glob", "view", "bash", "read_bash", "stop_bash"]);
+      // 1.0.10 gave its explore agent no list_bash; 1.0.x's has it.
+      expect(offeredTools(sub).names).toEqual(["grep", "glob", "view", "bash", "read_bash", "stop_bash", ...(legacy ? [] : ["list_bash"])]);
     });
   });
 

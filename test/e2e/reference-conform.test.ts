@@ -212,7 +212,7 @@ describe("a sub-agent's own conversation (official SDK 1.0.x)", () => {
       "system.message",
     ]);
     const inRun = (type: string) => events.find((event) => event.type === type && subAgentOf(event) === "call_explore_1")?.data;
-    expect(inRun("subagent.selected")).toMatchObject({ agentName: "explore", tools: ["grep", "glob", "view", "bash", "read_bash", "stop_bash"] });
+    expect(inRun("subagent.selected")).toMatchObject({ agentName: "explore", tools: ["grep", "glob", "view", "bash", "read_bash", "stop_bash", "list_bash"] });
     expect(inRun("session.model_change")).toMatchObject({ newModel: "gpt-4.1" });
     expect(inRun("subagent.configured")).toMatchObject({ model: "gpt-4.1", multiTurn: false });
     expect(inRun("user.message")).toMatchObject({ content: "EXPLORE-SUB: where is the config?", source: `agent-${session.sessionId}` });

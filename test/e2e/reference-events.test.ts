@@ -186,7 +186,7 @@ describe("sub-agents as today's reference shows them (SDK 1.0.x)", () => {
 
     type Body = { messages: Array<{ role: string; content: unknown }>; tools: Array<{ function: { name: string } }> };
     const subRequest = world.model.requests.map((request) => request.body as Body).find((body) => JSON.stringify(body.messages).includes("EXPLORE-SUB"));
-    expect(subRequest?.tools.map((tool) => tool.function.name)).toEqual(["grep", "glob", "view", "bash", "read_bash", "stop_bash"]);
+    expect(subRequest?.tools.map((tool) => tool.function.name)).toEqual(["grep", "glob", "view", "bash", "read_bash", "stop_bash", "list_bash"]);
   });
 });
 

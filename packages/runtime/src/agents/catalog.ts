@@ -18,8 +18,8 @@ export interface AgentDefinition {
 /** Tools that run agents; sub-agents never get them (no unbounded nesting). */
 export const agentToolNames = new Set(["task", "read_agent", "list_agents"]);
 
-/** The read-only agents' tools, in the order the references offer them (neither 1.0.10 nor 1.0.102 gives them `list_bash`). */
-const readOnlyTools = ["grep", "glob", "view", "bash", "read_bash", "stop_bash"];
+/** The read-only agents' tools, in the order the reference offers them. */
+const readOnlyTools = ["grep", "glob", "view", "bash", "read_bash", "stop_bash", "list_bash"];
 
 /** The built-in agent types the `task` tool offers. */
 export const builtInAgents: readonly AgentDefinition[] = [

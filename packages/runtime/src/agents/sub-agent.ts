@@ -60,7 +60,8 @@ class SubAgentRun implements LoopHost, CompactionHost {
   ) {
     this.messages = [{ role: "user", content: prompt }];
     this.emitter = new ScopedEmitter(parent.emitter, { parentToolCallId });
-    const offered = parent.allTools().filter((tool) => !agentToolNames.has(tool.name));
+    const { withheldTools } = parent.profile.subAgents;
+    const offered = parent.allTools().filter((tool) => !agentToolNames.has(tool.name) && !withheldTools.has(tool.name));
     // An agent's tool list also gives the order the model sees them in.
     this.baseTools = agent.tools ? agent.tools.flatMap((name) => offered.filter((tool) => tool.name === name)) : offered;
     this.mcp = agent.mcpServers ? parent.createMcpManager(agent.mcpServers, this.emitter) : undefined;

@@ -35,13 +35,26 @@ const parentToolCallDeclared: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * A write permission request as 1.0.x declares it: with `canOfferSessionApproval`, which its schema
+ * requires (0.2.0's has no such field). Tandem holds an `approve-for-session` of writes, so it may
+ * be offered.
+ */
+function withWriteSessionApproval(data: EventData): EventData {
+  const request = data.permissionRequest as { kind?: unknown; canOfferSessionApproval?: unknown } | undefined;
+  if (request?.kind !== "write" || request.canOfferSessionApproval !== undefined) return data;
+  return { ...data, permissionRequest: { ...request, canOfferSessionApproval: true } };
+}
+
+/**
  * How 1.0.x clients want an event's data where their declared types differ from what the 0.2.0
  * generation's runtime sent (checked against the installed SDK's types by
- * `test/e2e/current-sdk-types.test.ts`): the abort reason is an enum (`user_initiated`), and fields
- * the 1.0.x types do not have are left out.
+ * `test/e2e/current-sdk-types.test.ts`): the abort reason is an enum (`user_initiated`), a write
+ * permission request says whether a session approval may be offered, and fields the 1.0.x types do
+ * not have are left out.
  */
 const currentEventData: ReadonlyMap<string, (data: EventData) => EventData> = new Map([
   ["abort", (data: EventData) => (data.reason === "user initiated" ? { ...data, reason: "user_initiated" } : data)],
+  ["permission.requested", withWriteSessionApproval],
   ["assistant.usage", ({ quotaSnapshots: _quotaSnapshots, ...data }: EventData) => data],
   ["session.shutdown", ({ totalPremiumRequests: _totalPremiumRequests, ...data }: EventData) => data],
 ]);
@@ -91,6 +104,8 @@ export interface SubAgentProfile {
   readonly isBackgroundTask: boolean;
   /** Whether the sub-agent's model requests stream even when the session does not (1.0.10's); its deltas still follow the session's setting. */
   readonly streamsRequests: boolean;
+  /** Tools a sub-agent is never given: `list_bash` for 0.2.0 (1.0.10's explore agent had none; 1.0.x's has it). */
+  readonly withheldTools: ReadonlySet<string>;
 }
 
 /**
@@ -118,7 +133,9 @@ export interface CompatProfile {
   readonly announcesToolsAtResume: boolean;
   /** The agent modes in which `task_complete` is offered: autopilot for 0.2.0 (1.0.10 had no such tool), plan and autopilot for 1.0.x. */
   readonly taskCompleteModes: ReadonlySet<string>;
+  /** How a user abort or a rejected tool call ends the run. */
   readonly runEnd: RunEndProfile;
+  /** How a sub-agent run shows: its name, whether it is a background task, whether its requests stream. */
   readonly subAgents: SubAgentProfile;
   /**
    * The `thinking_budget` of a Copilot API request for `model`, or undefined for none: 1.0.10 sent
@@ -175,7 +192,7 @@ const legacyProfile: CompatProfile = {
   announcesToolsAtResume: false,
   taskCompleteModes: new Set<string>(["autopilot"]),
   runEnd: { closesAbortedTurn: false, rejectionAborts: false, abortRereadsQueue: false },
-  subAgents: { identity: "agent", isBackgroundTask: false, streamsRequests: true },
+  subAgents: { identity: "agent", isBackgroundTask: false, streamsRequests: true, withheldTools: new Set(["list_bash"]) },
   thinkingBudget: (model) => (model === "claude-sonnet-4" ? 1024 : undefined),
   sendsEvent: sentToLegacy,
   shapeEvent: () => undefined,
@@ -192,7 +209,7 @@ const currentProfile: CompatProfile = {
   announcesToolsAtResume: true,
   taskCompleteModes: new Set<string>(["plan", "autopilot"]),
   runEnd: { closesAbortedTurn: true, rejectionAborts: true, abortRereadsQueue: true },
-  subAgents: { identity: "task-call", isBackgroundTask: true, streamsRequests: false },
+  subAgents: { identity: "task-call", isBackgroundTask: true, streamsRequests: false, withheldTools: new Set() },
   thinkingBudget: () => undefined,
   sendsEvent: () => true,
   shapeEvent: shapeForCurrent,

@@ -53,7 +53,7 @@ export function createTool(): Tool {
         };
       }
       const diff = await unifiedDiff("", args.file_text, path, { created: true });
-      const denied = await askPermission(context, { kind: "write", intention: "Create file", fileName: path, diff, newFileContents: args.file_text, canOfferSessionApproval: true });
+      const denied = await askPermission(context, { kind: "write", intention: "Create file", fileName: path, diff, newFileContents: args.file_text });
       if (denied) return denied;
       // "wx": fail rather than overwrite something that appeared while permission was asked.
       await writeFile(path, args.file_text, { flag: "wx" });

@@ -62,7 +62,7 @@ export function editTool(): Tool {
       }
       const updated = original.slice(0, first) + newStr + original.slice(first + oldStr.length);
       const diff = await unifiedDiff(original, updated, path);
-      const denied = await askPermission(context, { kind: "write", intention: "Edit file", fileName: path, diff, newFileContents: updated, canOfferSessionApproval: true });
+      const denied = await askPermission(context, { kind: "write", intention: "Edit file", fileName: path, diff, newFileContents: updated });
       if (denied) return denied;
       if (oldStr === newStr) {
         return { resultType: "failure", textForModel: "No changes made: old_str and new_str are the same", errorMessage: "No changes made" };
