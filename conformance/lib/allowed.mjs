@@ -111,6 +111,11 @@ export const allowRules = [
     reason: "A failed call keeps the text the model saw in `result.content` beside `error` (the reference sends only `error`): Tandem rebuilds a resumed conversation from the events, and `error.message` is only the short label.",
   },
   {
+    id: "interrupted-call-completion",
+    key: /^event\.only-tandem:tool\.execution_complete$/,
+    reason: "The event reference emits `tool.execution_complete` when a tool finishes \"successfully or with an error\", its `toolCallId` matching the corresponding `tool.execution_start`: Tandem answers every started call, one an abort cut short too (success false, error code `interrupted`), so a client and a resumed conversation see every call answered. The references send nothing for the interrupted call. (In `multi-tool` the references' own order varies, see the notes.)",
+  },
+  {
     id: "subagent-parent-tool-call",
     key: /^event\.field:(subagent\.(selected|configured)|session\.(model_change|usage_info)|user\.message|system\.message)$/,
     text: /data\.\{keys\}: only tandem has parentToolCallId$/,
@@ -219,6 +224,25 @@ export const allowRules = [
     references: older,
     key: /^event\.only-(tandem|ref):assistant\.streaming_delta$/,
     reason: "The event reference calls `assistant.streaming_delta` a low-level network progress indicator (total bytes received so far): how many there are depends on how the response's bytes arrive, not on the protocol.",
+  },
+  {
+    id: "older-era-own-schema-bounds",
+    references: older,
+    key: /^request\.tool-schema\.(grep\.properties\.-[ABC]|web_fetch\.properties\.(max_length|start_index)|bash\.properties\.initial_wait|read_bash\.properties\.delay|write_bash\.properties\.delay|view\.properties\.view_range)(\.type)?$/,
+    text: /only tandem has (minimum|exclusiveMinimum|minItems, maxItems)$|ref "number" \| tandem "integer"$/,
+    reason: "The event reference describes the session's events, not the tools' parameter schemas, which are each runtime's own: these are Tandem's own bounds (counts are integers with a minimum, `view_range` has two items), so the model's bad input is refused with a message it can act on before the tool runs (see `own-schema-bounds`). The parameters' names and meaning are 1.0.10's, which declares `number` without bounds.",
+  },
+  {
+    id: "older-era-agent-wording",
+    references: older,
+    key: /^event\.field:subagent\.started\.agentDescription$/,
+    reason: "The event reference defines `agentDescription` as the \"description of what the sub-agent does\": Tandem describes its built-in agents in its own words (the display name, \"Explore Agent\", is the same as 1.0.10's).",
+  },
+  {
+    id: "older-era-docs-tool",
+    references: older,
+    key: /^request\.tools\.only-ref:fetch_copilot_cli_documentation$/,
+    reason: "The event reference describes the session's events, not the tools a runtime offers: 1.0.10 adds a fetcher of its own CLI's documentation to a resumed session only; Tandem has no such documentation to fetch.",
   },
   {
     id: "older-era-prompt-preprocessing",

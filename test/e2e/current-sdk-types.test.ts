@@ -2,7 +2,8 @@
  * Everything the official SDK 1.0.x receives from `tandem` has the type that SDK declares: the
  * interop scenarios (a plain reply over two turns, streaming, an application tool with its
  * permission, a denied and a rejected call, a throwing tool handler, a failing model server, three
- * built-in tools, a sub-agent, a background shell, the sql tool, an MCP tool, report_intent, an
+ * built-in tools, a file created, a file edited and a URL fetched (each permission request kind
+ * Tandem asks: shell, read, write, url, custom-tool, mcp), a sub-agent, a background shell, the sql tool, an MCP tool, report_intent, an
  * abort, a resume from a new process) run through
  * the real 1.0.x client against the real runtime; every event (as delivered and as `getEvents`
  * returns it) and the results of calls the SDK hands back as they came (ping, status, auth, models,
@@ -71,9 +72,9 @@ function workFolder(): string {
   return folder;
 }
 
-function loadScript(name: string, workdir: string): void {
+function loadScript(name: string, workdir: string, url = ""): void {
   const path = join(scriptsDir, `${name}.yaml`);
-  world?.model.addScript(parseScript(readFileSync(path, "utf8").replaceAll("__WORKDIR__", workdir), path));
+  world?.model.addScript(parseScript(readFileSync(path, "utf8").replaceAll("__WORKDIR__", workdir).replaceAll("__URL__", url), path));
 }
 
 /** One send, waited for, with its events delivered and stored. */
@@ -184,6 +185,23 @@ const scenarios: Array<{ name: string; run(received: Received): Promise<void> }>
       const session = await client().createSession({ onPermissionRequest: approveAll, workingDirectory: workdir });
       received.listen(session);
       await turn(received, session, "Do three things");
+    },
+  },
+  {
+    name: "a file created, a file edited and a URL fetched (write and url permission requests)",
+    async run(received) {
+      world = await startWorld([]);
+      const workdir = workFolder();
+      loadScript("permission-kinds", workdir, `${world.modelUrl}/models`);
+      writeFileSync(join(workdir, "existing.txt"), "old\n");
+      const session = await client().createSession({ onPermissionRequest: approveAll, workingDirectory: workdir });
+      received.listen(session);
+      await turn(received, session, "Please write and fetch");
+      const kinds = received.values.flatMap((value) => {
+        const event = value.value as { type?: string; data?: { permissionRequest?: { kind?: string } } };
+        return value.label.includes("delivered") && event.type === "permission.requested" ? [event.data?.permissionRequest?.kind] : [];
+      });
+      expect(kinds).toEqual(["write", "write", "url"]);
     },
   },
   {

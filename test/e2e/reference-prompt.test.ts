@@ -185,7 +185,7 @@ describe.each(variants)("$sdk: what the model sees", ({ sdk, make, approveAll })
     expect(content).toContain("[screen.png: an image was attached, but the model does not accept images, so it was not sent.]");
   });
 
-  it("built-in tools: report_intent for 0.2.0 only, a sql tool; task_complete and exit_plan_mode only in plan mode", async () => {
+  it("built-in tools: report_intent for 0.2.0 only, a sql tool; exit_plan_mode only in plan mode, with task_complete for 1.0.x", async () => {
     await startWorld("plain-reply");
     const session = await client(make).createSession({ onPermissionRequest: approveAll });
     await session.sendAndWait({ prompt: "Hello" });
@@ -198,7 +198,9 @@ describe.each(variants)("$sdk: what the model sees", ({ sdk, make, approveAll })
     await session.rpc.mode.set({ mode: "plan" });
     await session.sendAndWait({ prompt: "Plan it" });
     const plan = toolNamesOf(1);
-    expect(plan.slice(plan.indexOf("sql"), plan.indexOf("sql") + 5)).toEqual(["sql", "task_complete", "exit_plan_mode", "read_agent", "list_agents"]);
+    // 1.0.10 (0.2.0's runtime) had no task_complete; today's runtime offers it in plan mode.
+    const taskComplete = sdk === "official SDK 0.2.0" ? [] : ["task_complete"];
+    expect(plan.slice(plan.indexOf("sql"), plan.indexOf("sql") + 4 + taskComplete.length)).toEqual(["sql", ...taskComplete, "exit_plan_mode", "read_agent", "list_agents"]);
   });
 
   it("sql: a per-session SQLite store with the reference's result texts; todo writes emit session.todos_changed; it survives resume", async () => {

@@ -148,6 +148,8 @@ export const PermissionRequest = z.discriminatedUnion("kind", [
     fileName: z.string(),
     diff: z.string(),
     newFileContents: z.string().optional(),
+    /** Whether the client may offer to approve file writes for the rest of the session (Tandem remembers `approve-for-session` with a `write` scope). */
+    canOfferSessionApproval: z.boolean().optional(),
   }),
   z.looseObject({ kind: z.literal("read"), toolCallId: z.string().optional(), intention: z.string(), path: z.string() }),
   z.looseObject({

@@ -53,7 +53,7 @@ const eventDataFactories = {
     context: SessionContext.optional(),
     alreadyInUse: z.boolean().optional(),
   }),
-  "session.resume": () => z.looseObject({ resumeTime: z.string(), eventCount: z.number(), reasoningEffort: optionalString, context: SessionContext.optional() }),
+  "session.resume": () => z.looseObject({ resumeTime: z.string(), eventCount: z.number(), selectedModel: optionalString, reasoningEffort: optionalString, context: SessionContext.optional() }),
   "session.idle": () => z.looseObject({ backgroundTasks: z.unknown().optional(), mode: optionalString, aborted: z.boolean().optional() }),
   "session.error": () => z.looseObject({
     errorType: z.string(),

@@ -25,7 +25,7 @@ const readOnlyTools = ["grep", "glob", "view", "bash", "read_bash", "stop_bash",
 export const builtInAgents: readonly AgentDefinition[] = [
   {
     name: "explore",
-    displayName: "Explore",
+    displayName: "Explore Agent",
     description: "Quickly searches and reads the codebase to answer a question; makes no changes.",
     tools: readOnlyTools,
     prompt: "You are an exploration sub-agent. Search and read to answer the question you were given. Do not change anything. Reply with a focused answer that cites file paths.",

@@ -13,10 +13,13 @@ import { agentToolNames, type AgentDefinition } from "./catalog.js";
 import type { McpServerConfig } from "@tandem/protocol";
 import type { McpManager } from "../mcp/manager.js";
 import type { CompactionHost, SessionCompactor } from "../compaction/compactor.js";
+import type { CompatProfile } from "../compat/profile.js";
 
 /** What a sub-agent borrows from its session (permission handler, hooks, tools, model). */
 export interface SubAgentParent {
   readonly sessionId: string;
+  /** What the session's client generation expects (sub-agent events, streaming; see `compat/profile.ts`). */
+  readonly profile: CompatProfile;
   readonly emitter: EventEmitterPort;
   readonly streaming: boolean;
   readonly reasoningEffort: string | undefined;
@@ -57,7 +60,8 @@ class SubAgentRun implements LoopHost, CompactionHost {
   ) {
     this.messages = [{ role: "user", content: prompt }];
     this.emitter = new ScopedEmitter(parent.emitter, { parentToolCallId });
-    const offered = parent.allTools().filter((tool) => !agentToolNames.has(tool.name));
+    const { withheldTools } = parent.profile.subAgents;
+    const offered = parent.allTools().filter((tool) => !agentToolNames.has(tool.name) && !withheldTools.has(tool.name));
     // An agent's tool list also gives the order the model sees them in.
     this.baseTools = agent.tools ? agent.tools.flatMap((name) => offered.filter((tool) => tool.name === name)) : offered;
     this.mcp = agent.mcpServers ? parent.createMcpManager(agent.mcpServers, this.emitter) : undefined;
@@ -76,8 +80,14 @@ class SubAgentRun implements LoopHost, CompactionHost {
   get sessionId(): string {
     return this.parent.sessionId;
   }
+  get profile(): CompatProfile {
+    return this.parent.profile;
+  }
   get streaming(): boolean {
     return this.parent.streaming;
+  }
+  get streamsRequests(): boolean {
+    return this.parent.streaming || this.parent.profile.subAgents.streamsRequests;
   }
   get reasoningEffort(): string | undefined {
     return this.parent.reasoningEffort;
@@ -166,11 +176,13 @@ export async function runSubAgent(
   agent: AgentDefinition,
   request: { prompt: string; toolCallId: string; model?: string; signal: AbortSignal; displayName?: string; description?: string },
 ): Promise<string> {
-  // As the reference: the run is shown by the task call's `name` and `description` when given.
-  const identity = { toolCallId: request.toolCallId, agentName: agent.name, agentDisplayName: request.displayName || agent.displayName };
-  // A running sub-agent is one of the session's tasks (clients refresh their list), as in the reference.
-  parent.emitter.emit("session.background_tasks_changed", {});
-  parent.emitter.emit("subagent.started", { ...identity, agentDescription: request.description || agent.description });
+  const { subAgents } = parent.profile;
+  // 1.0.x shows the run by the task call's `name` and `description` when given; 0.2.0 by the agent's own.
+  const byTaskCall = subAgents.identity === "task-call";
+  const identity = { toolCallId: request.toolCallId, agentName: agent.name, agentDisplayName: (byTaskCall && request.displayName) || agent.displayName };
+  // A running sub-agent is one of the session's tasks (clients refresh their list), as in 1.0.x.
+  if (subAgents.isBackgroundTask) parent.emitter.emit("session.background_tasks_changed", {});
+  parent.emitter.emit("subagent.started", { ...identity, agentDescription: (byTaskCall && request.description) || agent.description });
   const run = new SubAgentRun(parent, agent, request.model ?? parent.model, request.prompt, request.toolCallId);
   let result: Awaited<ReturnType<typeof runAgentLoop>>;
   try {
@@ -186,11 +198,11 @@ export async function runSubAgent(
   }
   if (result.end === "completed") {
     parent.emitter.emit("subagent.completed", identity);
-    parent.emitter.emit("session.background_tasks_changed", {});
+    if (subAgents.isBackgroundTask) parent.emitter.emit("session.background_tasks_changed", {});
     return run.finalText();
   }
   const error = result.end === "aborted" ? "The sub-agent was interrupted." : errorMessage(result.error);
   parent.emitter.emit("subagent.failed", { ...identity, error });
-  parent.emitter.emit("session.background_tasks_changed", {});
+  if (subAgents.isBackgroundTask) parent.emitter.emit("session.background_tasks_changed", {});
   throw new SubAgentFailed(error);
 }

@@ -35,16 +35,78 @@ const parentToolCallDeclared: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * A write permission request as 1.0.x declares it: with `canOfferSessionApproval`, which its schema
+ * requires (0.2.0's has no such field). Tandem holds an `approve-for-session` of writes, so it may
+ * be offered.
+ */
+function withWriteSessionApproval(data: EventData): EventData {
+  const request = data.permissionRequest as { kind?: unknown; canOfferSessionApproval?: unknown } | undefined;
+  if (request?.kind !== "write" || request.canOfferSessionApproval !== undefined) return data;
+  return { ...data, permissionRequest: { ...request, canOfferSessionApproval: true } };
+}
+
+/**
  * How 1.0.x clients want an event's data where their declared types differ from what the 0.2.0
  * generation's runtime sent (checked against the installed SDK's types by
- * `test/e2e/current-sdk-types.test.ts`): the abort reason is an enum (`user_initiated`), and fields
- * the 1.0.x types do not have are left out.
+ * `test/e2e/current-sdk-types.test.ts`): the abort reason is an enum (`user_initiated`), a write
+ * permission request says whether a session approval may be offered, and fields the 1.0.x types do
+ * not have are left out.
  */
 const currentEventData: ReadonlyMap<string, (data: EventData) => EventData> = new Map([
   ["abort", (data: EventData) => (data.reason === "user initiated" ? { ...data, reason: "user_initiated" } : data)],
+  ["permission.requested", withWriteSessionApproval],
   ["assistant.usage", ({ quotaSnapshots: _quotaSnapshots, ...data }: EventData) => data],
   ["session.shutdown", ({ totalPremiumRequests: _totalPremiumRequests, ...data }: EventData) => data],
 ]);
+
+/**
+ * A sub-agent's events that 0.2.0 clients do not get: 1.0.10 announced a sub-agent with
+ * `subagent.started` / `subagent.completed` alone and sent, of its run, the model's messages and
+ * usage and the tool calls. The opening of the sub-agent's own conversation (its agent, model,
+ * configuration, prompt as a `user.message` and tool set) and its turns are 1.0.x's: the event
+ * reference has `subagent.selected` for an agent chosen for the user's request and `user.message`
+ * for what the user sent, neither of which a `task` run is, and 0.2.0's schema has no
+ * `subagent.configured`. The sub-agent's system prompt (`system.message`, "a system or developer
+ * prompt was injected into the conversation") and context-window reports stay.
+ */
+const legacyHiddenSubAgentEvents: ReadonlySet<string> = new Set([
+  "subagent.selected",
+  "session.model_change",
+  "subagent.configured",
+  "user.message",
+  "session.tools_updated",
+  "assistant.turn_start",
+  "assistant.turn_end",
+]);
+
+/** How a run that did not end on its own (a user abort, a rejected tool call) ends for a generation. */
+export interface RunEndProfile {
+  /** Whether the model call an abort interrupted still gets its `assistant.turn_end` (1.0.x; 1.0.10 sends none). */
+  readonly closesAbortedTurn: boolean;
+  /**
+   * Whether a rejected tool call ends the run as a user cancellation, with `abort` and the
+   * `session.info` cancellation notice (1.0.x); 1.0.10 just ends the turn.
+   */
+  readonly rejectionAborts: boolean;
+  /** Whether a user abort is followed by `pending_messages.modified` (1.0.x; 1.0.10 sends none). */
+  readonly abortRereadsQueue: boolean;
+}
+
+/** How a sub-agent run (the `task` tool) shows for a generation. */
+export interface SubAgentProfile {
+  /**
+   * Where `subagent.started` takes its display name and description: the agent's own (1.0.10, and
+   * the event reference's "human-readable display name" of the agent), or the `task` call's `name`
+   * and `description` when given (1.0.x).
+   */
+  readonly identity: "agent" | "task-call";
+  /** Whether a running sub-agent counts as one of the session's tasks (`session.background_tasks_changed` around it). */
+  readonly isBackgroundTask: boolean;
+  /** Whether the sub-agent's model requests stream even when the session does not (1.0.10's); its deltas still follow the session's setting. */
+  readonly streamsRequests: boolean;
+  /** Tools a sub-agent is never given: `list_bash` for 0.2.0 (1.0.10's explore agent had none; 1.0.x's has it). */
+  readonly withheldTools: ReadonlySet<string>;
+}
 
 /**
  * Everything that differs between the two client generations, in one place: the handshake picks a
@@ -64,6 +126,28 @@ export interface CompatProfile {
   readonly offersReportIntent: boolean;
   /** Whether `session.context_changed` follows `session.start` at create (1.0.x) or only a real change (0.2.0). */
   readonly announcesContextAtStart: boolean;
+  /**
+   * Whether `session.resume` is followed by the resumed session's tool set and skills
+   * (`session.tools_updated`, `session.skills_loaded`: 1.0.x); 1.0.10 sends neither there.
+   */
+  readonly announcesToolsAtResume: boolean;
+  /** The agent modes in which `task_complete` is offered: autopilot for 0.2.0 (1.0.10 had no such tool), plan and autopilot for 1.0.x. */
+  readonly taskCompleteModes: ReadonlySet<string>;
+  /** How a user abort or a rejected tool call ends the run. */
+  readonly runEnd: RunEndProfile;
+  /** How a sub-agent run shows: its name, whether it is a background task, whether its requests stream. */
+  readonly subAgents: SubAgentProfile;
+  /**
+   * The `thinking_budget` of a Copilot API request for `model`, or undefined for none: 1.0.10 sent
+   * 1024 for `claude-sonnet-4` (the only model the facts record it for); 1.0.x sends none.
+   */
+  thinkingBudget(model: string): number | undefined;
+  /**
+   * Whether this generation's clients get an event at all; one they do not get is neither sent nor
+   * stored. 0.2.0 gets no `assistant.idle` (neither its schema nor the event reference has it) and
+   * none of the sub-agent events 1.0.10 did not send (see `legacyHiddenSubAgentEvents`).
+   */
+  sendsEvent(type: string, data: EventData): boolean;
   /**
    * An event for this generation, or undefined when it goes out as emitted. The runtime emits the
    * 0.2.0 form (`abort {reason: "user initiated"}`, a sub-agent's events with `parentToolCallId` in
@@ -95,10 +179,22 @@ function shapeForCurrent(type: string, emitted: EventData): ShapedEvent | undefi
   return { data, agentId: parentToolCallId };
 }
 
+/** {@link CompatProfile.sendsEvent} for 0.2.0. */
+function sentToLegacy(type: string, data: EventData): boolean {
+  if (type === "assistant.idle") return false;
+  return typeof data.parentToolCallId !== "string" || !legacyHiddenSubAgentEvents.has(type);
+}
+
 const legacyProfile: CompatProfile = {
   generation: "0.2",
   offersReportIntent: true,
   announcesContextAtStart: false,
+  announcesToolsAtResume: false,
+  taskCompleteModes: new Set<string>(["autopilot"]),
+  runEnd: { closesAbortedTurn: false, rejectionAborts: false, abortRereadsQueue: false },
+  subAgents: { identity: "agent", isBackgroundTask: false, streamsRequests: true, withheldTools: new Set(["list_bash"]) },
+  thinkingBudget: (model) => (model === "claude-sonnet-4" ? 1024 : undefined),
+  sendsEvent: sentToLegacy,
   shapeEvent: () => undefined,
   pingResult: (message, protocolVersion, now) => ({ message, timestamp: now, protocolVersion }),
   modeGetResult: (mode) => ({ mode }),
@@ -110,6 +206,12 @@ const currentProfile: CompatProfile = {
   generation: "1.0",
   offersReportIntent: false,
   announcesContextAtStart: true,
+  announcesToolsAtResume: true,
+  taskCompleteModes: new Set<string>(["plan", "autopilot"]),
+  runEnd: { closesAbortedTurn: true, rejectionAborts: true, abortRereadsQueue: true },
+  subAgents: { identity: "task-call", isBackgroundTask: true, streamsRequests: false, withheldTools: new Set() },
+  thinkingBudget: () => undefined,
+  sendsEvent: () => true,
   shapeEvent: shapeForCurrent,
   pingResult: (message, protocolVersion, now) => ({ message, timestamp: new Date(now).toISOString(), protocolVersion }),
   modeGetResult: (mode) => mode,

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { errorMessage, TandemError } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { ContextManager, RequestFrame } from "../compaction/types.js";
+import type { CompatProfile } from "../compat/profile.js";
 import { ProviderError } from "../providers/errors.js";
 import { reasoningEventFields } from "../providers/reasoning.js";
 import type { ModelClient, ModelResponse, ModelStreamPart } from "../providers/types.js";
@@ -13,8 +14,13 @@ import { interruptedText, runToolCalls, type ToolRunnerHost } from "./tool-runne
 /** What the loop needs from its session. */
 export interface LoopHost extends ToolRunnerHost {
   readonly sessionId: string;
+  /** What the client generation of the session expects (see `compat/profile.ts`). */
+  readonly profile: CompatProfile;
   readonly messages: ConversationMessage[];
+  /** Whether the model's text reaches the clients as it streams (delta events). */
   readonly streaming: boolean;
+  /** Whether model requests stream (default: {@link streaming}); without `streaming` no delta events follow. */
+  readonly streamsRequests?: boolean;
   readonly reasoningEffort: string | undefined;
   readonly retryPolicy: RetryPolicy;
   /** How many model calls one run (a user message, with autopilot's nudges) may make. */
@@ -67,7 +73,8 @@ export async function runAgentLoop(host: LoopHost, interactionId: string, signal
       host.onTurnError(error);
       return { end: "failed", error };
     } finally {
-      host.emitter.emit("assistant.turn_end", { turnId });
+      // 1.0.10 (the 0.2.0 generation's runtime) leaves the turn an abort interrupted open.
+      if (!signal.aborted || host.profile.runEnd.closesAbortedTurn) host.emitter.emit("assistant.turn_end", { turnId });
     }
   }
 }
@@ -87,6 +94,7 @@ async function runTurn(host: LoopHost, interactionId: string, turn: number, sign
     host.emitter.emit("assistant.reasoning", { reasoningId, content });
   };
   const onPart = (part: ModelStreamPart): void => {
+    if (!host.streaming) return;
     if (part.type === "bytes") {
       host.emitter.emit("assistant.streaming_delta", { totalResponseSizeBytes: part.totalBytes });
     } else if (part.type === "text-delta") {
@@ -119,8 +127,9 @@ async function runTurn(host: LoopHost, interactionId: string, turn: number, sign
             // A copy: a background compaction may replace the history's start while the call runs.
             messages: host.messages.slice(),
             tools: frame.tools,
-            stream: host.streaming,
+            stream: host.streamsRequests ?? host.streaming,
             reasoningEffort: host.reasoningEffort,
+            thinkingBudget: host.profile.thinkingBudget(host.model),
             signal,
           },
           onAttemptPart,

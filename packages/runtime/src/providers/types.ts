@@ -9,6 +9,11 @@ export interface ModelRequest {
   tools: readonly ToolSpec[];
   stream: boolean;
   reasoningEffort?: string;
+  /**
+   * The Copilot API's `thinking_budget` (tokens), which the 0.2.0 generation's runtime sent; other
+   * providers and APIs leave it out.
+   */
+  thinkingBudget?: number;
   /** Extra HTTP headers for this request (a per-request bearer token, a turn's `requestHeaders`); they win over the client's own. */
   headers?: Readonly<Record<string, string>>;
   signal: AbortSignal;

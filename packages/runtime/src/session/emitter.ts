@@ -22,8 +22,11 @@ export interface RestoredEvents {
 /** A listener inside the runtime (sub-systems and tests), called synchronously. */
 export type EventListener = (event: SessionEvent) => void;
 
-/** Gives an event's data (and envelope `agentId`) for the session's clients, or undefined to send it as emitted. */
-export type EventShaper = (type: string, data: Record<string, unknown>) => ShapedEvent | undefined;
+/**
+ * Gives an event's data (and envelope `agentId`) for the session's clients, undefined to send it as
+ * emitted, or `"omit"` when the session's clients do not get that event at all.
+ */
+export type EventShaper = (type: string, data: Record<string, unknown>) => ShapedEvent | undefined | "omit";
 
 /** What code that emits events needs: the session emitter, or a scoped view of it. */
 export interface EventEmitterPort {
@@ -68,6 +71,8 @@ export class ScopedEmitter implements EventEmitterPort {
 export class SessionEmitter implements EventEmitterPort {
   private readonly sinks = new Set<EventSink>();
   private readonly listeners = new Set<EventListener>();
+  /** In-process observers of every event, also the ones the session's clients do not get (see {@link addObserver}). */
+  private readonly observers = new Set<EventListener>();
   /** How many events were persisted since the session was opened. */
   private emittedCount = 0;
   /** What resume read from the events file: how many events, up to which offset, and the unreadable lines it left out. */
@@ -113,6 +118,15 @@ export class SessionEmitter implements EventEmitterPort {
   }
 
   /**
+   * Adds an observer of every event, also those the shaper omits (never stored or sent, and not
+   * given to listeners): telemetry, which follows what ran. Returns a function that removes it.
+   */
+  addObserver(observer: EventListener): () => void {
+    this.observers.add(observer);
+    return () => this.observers.delete(observer);
+  }
+
+  /**
    * Sets the one function every event's data passes before it is stamped, stored and sent: the
    * session's compatibility profile (`compat/profile.ts`), so disk and wire keep the same bytes.
    */
@@ -120,12 +134,20 @@ export class SessionEmitter implements EventEmitterPort {
     this.shapeEvent = shape;
   }
 
-  /** Emits one event and returns it. */
+  /**
+   * Emits one event and returns it. An event the shaper omits goes to the observers only: it is
+   * not stored, sent or given to listeners, and the next event's `parentId` skips it.
+   */
   emit<T extends SessionEventType>(type: T, emitted: SessionEventData<T>): SessionEventOf<T> {
     const shaped = this.shapeEvent?.(type, emitted as Record<string, unknown>);
+    const id = randomUUID();
+    if (shaped === "omit") {
+      const omitted = { type, data: emitted, id, timestamp: new Date().toISOString(), parentId: this.lastEventId } as SessionEventOf<T>;
+      this.observe(omitted as SessionEvent);
+      return omitted;
+    }
     const data = shaped ? shaped.data : emitted;
     const ephemeral = ephemeralEventTypes.has(type);
-    const id = randomUUID();
     // Key order matches the reference files: type, data, id, timestamp, parentId (+ ephemeral, agentId).
     const event = (
       ephemeral
@@ -147,8 +169,19 @@ export class SessionEmitter implements EventEmitterPort {
         // A faulty in-process listener must not break the event stream.
       }
     }
+    this.observe(event as SessionEvent);
     if (!ephemeral) this.onPersisted();
     return event;
+  }
+
+  private observe(event: SessionEvent): void {
+    for (const observer of this.observers) {
+      try {
+        observer(event);
+      } catch {
+        // A faulty observer must not break the event stream.
+      }
+    }
   }
 
   /** Takes what resume read from the events file. */

@@ -190,6 +190,7 @@ export class SessionManager {
       session.emitter.emit("session.resume", {
         resumeTime: new Date().toISOString(),
         eventCount: session.emitter.persistedCount,
+        selectedModel: session.model,
         ...(session.reasoningEffort ? { reasoningEffort: session.reasoningEffort } : {}),
         context: { cwd: session.workingDirectory },
       });
@@ -197,9 +198,11 @@ export class SessionManager {
     if (changedContext) session.emitter.emit("session.context_changed", changedContext);
     // As at create: the MCP servers connect in the background, the first turn waits for them.
     void session.mcp.start();
-    // As the reference: the resumed session's tool set and skills, before its title.
-    session.emitter.emit("session.tools_updated", { model: session.model });
-    session.skills.announce();
+    // As 1.0.x's references: the resumed session's tool set and skills, before its title.
+    if (session.profile.announcesToolsAtResume) {
+      session.emitter.emit("session.tools_updated", { model: session.model });
+      session.skills.announce();
+    }
     if (session.name !== undefined) session.emitter.emit("session.title_changed", { title: session.name });
     // The same title the session got when its first prompt was accepted.
     else if (session.summary) session.emitter.emit("session.title_changed", { title: shortTitle(session.summary) });

@@ -165,7 +165,7 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
     this.mode = init.mode ?? "interactive";
     this.profile = init.profile;
     // Every event of the session is shaped by the profile it has at the time.
-    init.emitter.shapeEventsWith((type, data) => this.profile.shapeEvent(type, data));
+    init.emitter.shapeEventsWith((type, data) => (this.profile.sendsEvent(type, data) ? this.profile.shapeEvent(type, data) : "omit"));
     this.approvals = new SessionApprovals(init.services.logger);
     this.runner = new TurnRunner(this, init.summary !== undefined, (summary) => {
       this.summary = summary;

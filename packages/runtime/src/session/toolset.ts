@@ -126,7 +126,7 @@ export class SessionToolset {
   /** Every tool of the session, in order, after availableTools / excludedTools. */
   all(): Tool[] {
     const { mode } = this.host;
-    const byMode = (tool: Tool): boolean => tool.name !== "task_complete" || mode === "plan" || mode === "autopilot";
+    const byMode = (tool: Tool): boolean => tool.name !== "task_complete" || this.host.profile.taskCompleteModes.has(mode);
     const builtins = this.registryTools.filter((tool) => builtinNames().has(tool.name) && byMode(tool));
     const custom = this.registryTools.filter((tool) => !builtinNames().has(tool.name));
     const planTools = mode === "plan" ? [this.exitPlanModeTool] : [];

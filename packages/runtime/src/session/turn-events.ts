@@ -1,4 +1,5 @@
 import type { AgentMode } from "@tandem/protocol";
+import type { RunEndProfile } from "../compat/profile.js";
 import type { EventEmitterPort } from "./emitter.js";
 
 /** A short title from the first prompt: its first line, at most 60 characters. */
@@ -11,7 +12,8 @@ export function shortTitle(prompt: string): string {
  * The events around each answered message besides the loop's own, in the reference's order
  * (the reference runtime's order): the title when the first prompt is accepted, `session.tools_updated {model}`
  * before the `user.message`, the system prompt as `system.message` after it, and `assistant.idle`
- * before `session.idle {mode, aborted?}` at the end.
+ * before `session.idle {mode, aborted?}` at the end (the session's profile leaves out what its
+ * client generation does not get). How a cancelled run ends follows the profile's `runEnd`.
  */
 export class TurnEvents {
   private titleAnnounced: boolean;
@@ -20,6 +22,8 @@ export class TurnEvents {
     private readonly emitter: EventEmitterPort,
     /** Whether the session already has its first prompt (resumed ones do). */
     hasFirstPrompt: boolean,
+    /** The session's current profile's `runEnd` (a resume by the other generation changes it). */
+    private readonly runEnd: () => RunEndProfile,
   ) {
     this.titleAnnounced = hasFirstPrompt;
   }
@@ -42,13 +46,23 @@ export class TurnEvents {
   }
 
   /**
-   * The run was cancelled (an abort, or a rejected tool call): `abort` (the session's profile spells
-   * the reason for its client generation), then, when the user cancelled it, a cancellation notice.
+   * The user cancelled the run (`"user initiated"`) or it stopped because the session's files could
+   * not be written: `abort` (the session's profile spells the reason for its client generation),
+   * then, for the user, a cancellation notice; the waiting messages were dropped, so the clients
+   * re-read them (1.0.x).
    */
-  cancelled(reason: "user initiated" | "persistence failure"): void {
+  aborted(reason: "user initiated" | "persistence failure"): void {
     this.emitter.emit("abort", { reason });
     if (reason === "user initiated") this.emitter.emit("session.info", { infoType: "cancellation", message: "Operation cancelled by user" });
-    // The waiting messages were dropped (abort) or stay waiting (rejection): the clients re-read them.
+    if (this.runEnd().abortRereadsQueue) this.emitter.emit("pending_messages.modified", {});
+  }
+
+  /**
+   * The user rejected a tool call, which ends the run: as a user cancellation (1.0.x), or, as
+   * 1.0.10 does, with nothing but `pending_messages.modified` (the waiting messages stay waiting).
+   */
+  rejected(): void {
+    if (this.runEnd().rejectionAborts) return this.aborted("user initiated");
     this.emitter.emit("pending_messages.modified", {});
   }
 

@@ -74,7 +74,7 @@ export class TurnRunner {
     private readonly onFirstPrompt: (summary: string) => void,
   ) {
     this.pendingMessages = new MessageQueueView(this.queue, this.steering, host.emitter, () => this.host.mode);
-    this.turnEvents = new TurnEvents(host.emitter, hasFirstPrompt);
+    this.turnEvents = new TurnEvents(host.emitter, hasFirstPrompt, () => host.profile.runEnd);
   }
 
   /** The `requestHeaders` of the message being answered (sent with its model calls). */
@@ -213,12 +213,12 @@ export class TurnRunner {
       for (let nudges = 0; ; nudges++) {
         const result = await runAgentLoop(host, interactionId, controller.signal, turns);
         if (result.end === "aborted") {
-          this.turnEvents.cancelled(this.haltedRun === controller ? "persistence failure" : "user initiated");
+          this.turnEvents.aborted(this.haltedRun === controller ? "persistence failure" : "user initiated");
           return "aborted";
         }
-        // A rejected tool call ends the turn as a cancellation by the user (without `aborted`).
+        // A rejected tool call ends the run (without `aborted`), as the session's profile says.
         if (result.end === "completed" && result.rejected) {
-          this.turnEvents.cancelled("user initiated");
+          this.turnEvents.rejected();
           return undefined;
         }
         if (result.end === "failed") {

@@ -40,9 +40,12 @@ export class LazyTelemetry implements Telemetry {
     void this.load().then((telemetry) => telemetry?.recordSessionEvent(sessionId, event));
   }
 
-  /** Listens to a session's events for the rest of its life. */
-  observeSession(sessionId: string, emitter: { addListener(listener: (event: SessionEvent) => void): () => void }): void {
-    emitter.addListener((event) => this.recordSessionEvent(sessionId, event));
+  /**
+   * Observes a session's events for the rest of its life, also those its clients do not get (a
+   * sub-agent's turns for a 0.2.0 client): spans follow what ran, not what a client generation sees.
+   */
+  observeSession(sessionId: string, emitter: { addObserver(observer: (event: SessionEvent) => void): () => void }): void {
+    emitter.addObserver((event) => this.recordSessionEvent(sessionId, event));
   }
 
   async shutdown(): Promise<void> {

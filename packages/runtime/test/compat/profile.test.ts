@@ -26,6 +26,27 @@ describe("the compatibility profiles", () => {
     expect(current.shapeEvent("session.idle", {})).toBeUndefined();
   });
 
+  it("give 1.0.x's write permission requests canOfferSessionApproval, and leave 0.2.0's and the other kinds as emitted", () => {
+    const write = { requestId: "r1", permissionRequest: { kind: "write", intention: "Create file", fileName: "/a", diff: "" } };
+    expect(profileFor("1.0").shapeEvent("permission.requested", write)?.data.permissionRequest).toMatchObject({ kind: "write", canOfferSessionApproval: true });
+    expect(profileFor("0.2").shapeEvent("permission.requested", write)).toBeUndefined();
+    const read = { requestId: "r2", permissionRequest: { kind: "read", intention: "Read file: /a", path: "/a" } };
+    expect(profileFor("1.0").shapeEvent("permission.requested", read)?.data).toEqual(read);
+  });
+
+  it("leave out for 0.2.0 what 1.0.10 did not send: assistant.idle and a sub-agent's opening and turns", () => {
+    const legacy = profileFor("0.2");
+    const current = profileFor("1.0");
+    expect(legacy.sendsEvent("assistant.idle", {})).toBe(false);
+    expect(current.sendsEvent("assistant.idle", {})).toBe(true);
+    for (const type of ["subagent.selected", "subagent.configured", "user.message", "session.tools_updated", "assistant.turn_start", "assistant.turn_end"]) {
+      expect(legacy.sendsEvent(type, { parentToolCallId: "call_1" }), type).toBe(false);
+      expect(legacy.sendsEvent(type, {}), type).toBe(true);
+      expect(current.sendsEvent(type, { parentToolCallId: "call_1" }), type).toBe(true);
+    }
+    for (const type of ["assistant.message", "system.message", "tool.execution_start"]) expect(legacy.sendsEvent(type, { parentToolCallId: "call_1" }), type).toBe(true);
+  });
+
   it("read a sub-agent run in either form", () => {
     expect(subAgentRunOf({ agentId: "call_1", data: {} })).toBe("call_1");
     expect(subAgentRunOf({ data: { parentToolCallId: "call_2" } })).toBe("call_2");

@@ -36,8 +36,9 @@ function toolsJson(tools: readonly ToolSpec[], cacheMarks: boolean): string {
 
 /**
  * The JSON body of one chat-completions request, in the shape `@ai-sdk/openai-compatible` sends:
- * `model`, `reasoning_effort` (when set), `messages`, `tools` (when any), and for a stream
- * `stream: true` with `stream_options.include_usage`.
+ * `model`, `reasoning_effort` (when set), `messages`, on the Copilot API (`cacheMarks`) the
+ * request's `thinking_budget` (when set), `tools` (when any), and for a stream `stream: true` with
+ * `stream_options.include_usage`.
  *
  * @example
  * const body = chatCompletionsBody({ model: "gpt-4.1", system: "Be brief.", messages, tools: [], stream: true, signal });
@@ -47,7 +48,13 @@ export function chatCompletionsBody(request: ModelRequest, options: { cacheMarks
   const cacheMarks = options.cacheMarks === true;
   const messages = toChatMessages(request.system, request.messages);
   if (cacheMarks) markMessageBreakpoints(messages);
-  const head: Pick<ChatRequestBody, "model" | "reasoning_effort" | "messages"> = { model: request.model, reasoning_effort: request.reasoningEffort || undefined, messages };
+  const head: Pick<ChatRequestBody, "model" | "reasoning_effort" | "messages" | "thinking_budget"> = {
+    model: request.model,
+    reasoning_effort: request.reasoningEffort || undefined,
+    messages,
+    // A field of the Copilot API only: other OpenAI-compatible servers may refuse unknown fields.
+    thinking_budget: cacheMarks ? request.thinkingBudget : undefined,
+  };
   // The same key order as one JSON.stringify of the whole body, with the tools spliced in.
   let body = JSON.stringify(head).slice(0, -1);
   if (request.tools.length > 0) body += `,"tools":${options.toolsCache ? options.toolsCache.get(request.tools, cacheMarks) : toolsJson(request.tools, cacheMarks)}`;

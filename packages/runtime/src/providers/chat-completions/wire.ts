@@ -36,6 +36,8 @@ export interface ChatRequestBody {
   model: string;
   reasoning_effort: string | undefined;
   messages: ChatMessage[];
+  /** The Copilot API's extended-thinking budget (tokens). */
+  thinking_budget: number | undefined;
   tools: ChatTool[] | undefined;
   stream: true | undefined;
   stream_options: { include_usage: true } | undefined;

@@ -15,7 +15,7 @@ const sqlArguments = z.object({
   query: z.string().describe("The SQL to run (SQLite dialect)"),
   database: z
     .enum(["session", "session_store"])
-    .optional()
+    .default("session")
     .describe('"session" (default): this session\'s database. "session_store": the store shared by sessions (not enabled).'),
 });
 
