@@ -1,5 +1,5 @@
 import type { HookRunner } from "../hooks/hook-runner.js";
-import { deniedByHook, postToolUse, preToolUse, withContext } from "../hooks/tool-hooks.js";
+import { deniedByHook, postToolUse, preToolUse, withContext, type PreToolDecision } from "../hooks/tool-hooks.js";
 import type { EventEmitterPort } from "../session/emitter.js";
 import type { ContextOptions, PermissionTurn } from "../session/tool-contexts.js";
 import type { Tool, ToolContext, ToolOutcome } from "../tools/types.js";
@@ -15,6 +15,8 @@ export const interruptedText = "The execution of this tool, or a previous tool w
 export interface ToolCallResult {
   call: ModelToolCall;
   outcome: ToolOutcome;
+  /** The arguments the call ran with, as JSON, when a preToolUse hook replaced the model's. */
+  rewrittenArguments?: string;
 }
 
 /** What the runner needs from its session. */
@@ -78,31 +80,44 @@ async function runOne(
     ...tool?.startData,
   });
   let outcome: ToolOutcome;
+  let rewrittenArguments: string | undefined;
   if (!parsed.ok) {
     outcome = {
       resultType: "failure",
       textForModel: `The arguments for the tool call '${call.name}' were not valid JSON. The arguments have been cleared. Arguments: ${call.rawArguments}. JSON parse error: ${parsed.error}`,
       errorMessage: "Invalid JSON arguments",
     };
-  } else if (!tool) {
-    outcome = {
-      resultType: "failure",
-      textForModel: `Tool '${call.name}' does not exist. Available tools that can be called are ${host.toolNames().join(", ")}.`,
-      errorMessage: `Tool '${call.name}' does not exist`,
-    };
   } else {
-    outcome = withinToolOutputLimits(await executeWithHooks(host, call, tool, parsed.value, signal, permissionTurn));
+    // The preToolUse hook sees every call the model makes, known tool or not: a deny answers it.
+    const pre = host.hooks.active ? await preToolUse(host.hooks, call.name, parsed.value, signal) : undefined;
+    if (pre && pre.args !== parsed.value) rewrittenArguments = JSON.stringify(pre.args ?? {});
+    if (pre?.decision === "deny") outcome = deniedByHook(pre.reason);
+    else if (!tool) {
+      outcome = {
+        resultType: "failure",
+        textForModel: `Tool '${call.name}' does not exist. Available tools that can be called are ${host.toolNames().join(", ")}.`,
+        errorMessage: `Tool '${call.name}' does not exist`,
+      };
+    } else {
+      outcome = withinToolOutputLimits(await executeWithHooks(host, call, tool, parsed.value, pre, signal, permissionTurn));
+    }
   }
   if (signal.aborted) return { call, outcome: { resultType: "failure", textForModel: interruptedText, errorMessage: "Interrupted" } };
   if (outcome.resultType === "success" && outcome.fileChange) host.recordFileChange?.(outcome.fileChange);
   emitComplete(host, call, outcome, interactionId, turnId);
-  return { call, outcome };
+  return { call, outcome, ...(rewrittenArguments !== undefined ? { rewrittenArguments } : {}) };
 }
 
-async function executeWithHooks(host: ToolRunnerHost, call: ModelToolCall, tool: Tool, args: unknown, signal: AbortSignal, permissionTurn: PermissionTurn): Promise<ToolOutcome> {
-  if (!host.hooks.active) return executeSafely(tool, args, host.createContext(call, tool, signal, { permissionTurn }), signal);
-  const pre = await preToolUse(host.hooks, tool.name, args, signal);
-  if (pre.decision === "deny") return deniedByHook(pre.reason);
+async function executeWithHooks(
+  host: ToolRunnerHost,
+  call: ModelToolCall,
+  tool: Tool,
+  args: unknown,
+  pre: PreToolDecision | undefined,
+  signal: AbortSignal,
+  permissionTurn: PermissionTurn,
+): Promise<ToolOutcome> {
+  if (!pre) return executeSafely(tool, args, host.createContext(call, tool, signal, { permissionTurn }), signal);
   const context = host.createContext(call, tool, signal, { preApproved: pre.decision === "allow", permissionTurn });
   const outcome = await executeSafely(tool, pre.args, context, signal);
   if (signal.aborted) return outcome;

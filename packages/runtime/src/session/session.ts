@@ -473,11 +473,14 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
     await this.emitter.close();
   }
 
-  /** Runs the sessionStart hook (after create or resume); its context joins the system prompt. */
+  /**
+   * Runs the sessionStart hook (after create or resume); its context reaches the model as a
+   * message of its own, just before the next user message.
+   */
   async runStartHook(source: "new" | "resume"): Promise<void> {
     if (!this.hooks.active) return;
     const output = await this.hooks.run("sessionStart", { source });
-    if (typeof output?.additionalContext === "string") this.prompt.setHookContext(output.additionalContext);
+    if (typeof output?.additionalContext === "string" && output.additionalContext !== "") this.runner.notify(output.additionalContext);
   }
 }
 

@@ -10,6 +10,7 @@ import { dropAll, MessageQueueView, type QueuedCommand, type QueuedMessage } fro
 import { MAX_STORED_TRANSFORMED_CHARS, summaryOf, userConversationMessage, wrapPrompt } from "./user-message.js";
 import { modelAcceptsImages, prepareAttachments } from "./attachments.js";
 import { TurnEvents } from "./turn-events.js";
+import { continuationFromStopHook, maxConsecutiveStopBlocks } from "../hooks/agent-stop.js";
 
 /** How many times autopilot nudges the model to finish before it gives up for this message. */
 export const maxAutopilotNudges = 3;
@@ -205,8 +206,10 @@ export class TurnRunner {
       if (event.type === "session.task_complete") taskCompleted = true;
     });
     const turns = { next: 0 };
+    let nudges = 0;
+    let stopBlocks = 0;
     try {
-      for (let nudges = 0; ; nudges++) {
+      for (;;) {
         const result = await runAgentLoop(host, interactionId, controller.signal, turns);
         if (result.end === "aborted") {
           this.turnEvents.cancelled(this.haltedRun === controller ? "persistence failure" : "user initiated");
@@ -221,7 +224,17 @@ export class TurnRunner {
           reportLoopError(host, result.error);
           return undefined;
         }
+        // An agentStop hook may keep the agent going, a bounded number of times per message.
+        if (host.hooks.active && stopBlocks < maxConsecutiveStopBlocks) {
+          const followUp = await continuationFromStopHook(host.hooks, { stopHookActive: stopBlocks > 0, transcriptLocation: host.emitter.log.location });
+          if (followUp !== undefined) {
+            stopBlocks++;
+            await this.recordUserMessage({ sessionId: host.sessionId, prompt: followUp }, interactionId, "hook");
+            continue;
+          }
+        }
         if (host.mode !== "autopilot" || taskCompleted || nudges >= maxAutopilotNudges) return undefined;
+        nudges++;
         await this.recordUserMessage({ sessionId: host.sessionId, prompt: autopilotNudge }, interactionId, "autopilot");
       }
     } finally {
@@ -252,7 +265,13 @@ export class TurnRunner {
     const prepared = await prepareAttachments(attachments, host.workingDirectory, () => modelAcceptsImages(() => host.modelClient().listModels(), host.model));
     // A long prompt the hook left alone is stored once: the model's text is rebuilt from it.
     const storeTransformed = prompt !== params.prompt || prompt.length <= MAX_STORED_TRANSFORMED_CHARS || prepared.prefix !== "";
-    const transformedContent = storeTransformed ? prepared.prefix + wrapPrompt(prompt, new Date().toISOString()) : undefined;
+    let transformedContent = storeTransformed ? prepared.prefix + wrapPrompt(prompt, new Date().toISOString()) : undefined;
+    if (host.hooks.active && source === undefined) {
+      const transformedPrompt = transformedContent ?? wrapPrompt(prompt, new Date().toISOString());
+      const output = await host.hooks.run("userPromptTransformed", { prompt, transformedPrompt });
+      // What the hook answers is exactly what the model reads for this message.
+      if (typeof output?.modifiedTransformedPrompt === "string") transformedContent = output.modifiedTransformedPrompt;
+    }
     const event = host.emitter.emit("user.message", {
       content: params.prompt,
       ...(transformedContent !== undefined ? { transformedContent } : {}),
