@@ -170,3 +170,4 @@ export {
   workspacesRequests,
 } from "./methods/workspaces.js";
 export { ClusterHealth, ClusterHealthReport } from "./cluster.js";
+export { SessionHistoryAbortManualCompaction, SessionHistoryCancelBackgroundCompaction, SessionHistorySummarizeForHandoff, compactionControlRequests } from "./methods/compaction-control.js";

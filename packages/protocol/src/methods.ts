@@ -24,6 +24,7 @@ import { CommandRegistration, commandRequests } from "./methods/commands.js";
 import { extensionRequests } from "./methods/extensions.js";
 import { currentClientRequests, PingResultCurrent, SessionModeGetResultCurrent, SessionModeSetResultCurrent, SessionSkillsReloadResultCurrent } from "./methods/current.js";
 import { historyRequests } from "./methods/history.js";
+import { compactionControlRequests } from "./methods/compaction-control.js";
 import { workspacesRequests } from "./methods/workspaces.js";
 
 const sessionScoped = { sessionId: SessionId };
@@ -493,6 +494,7 @@ export const clientToServerRequests = [
   ...extensionRequests,
   ...historyRequests,
   ...workspacesRequests,
+  ...compactionControlRequests,
 ] as const;
 
 /** All requests the runtime may send to a client. */
