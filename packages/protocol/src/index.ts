@@ -171,3 +171,4 @@ export {
 } from "./methods/workspaces.js";
 export { ClusterHealth, ClusterHealthReport } from "./cluster.js";
 export { SessionHistoryAbortManualCompaction, SessionHistoryCancelBackgroundCompaction, SessionHistorySummarizeForHandoff, compactionControlRequests } from "./methods/compaction-control.js";
+export { CanvasActionDeclaration, CanvasDeclaration, DiscoveredCanvas, OpenCanvasInstance, SessionCanvasActionInvoke, SessionCanvasClose, SessionCanvasList, SessionCanvasListOpen, SessionCanvasOpen, canvasRequests } from "./methods/canvas.js";

@@ -25,6 +25,7 @@ import { extensionRequests } from "./methods/extensions.js";
 import { currentClientRequests, PingResultCurrent, SessionModeGetResultCurrent, SessionModeSetResultCurrent, SessionSkillsReloadResultCurrent } from "./methods/current.js";
 import { historyRequests } from "./methods/history.js";
 import { compactionControlRequests } from "./methods/compaction-control.js";
+import { canvasRequests } from "./methods/canvas.js";
 import { workspacesRequests } from "./methods/workspaces.js";
 
 const sessionScoped = { sessionId: SessionId };
@@ -495,6 +496,7 @@ export const clientToServerRequests = [
   ...historyRequests,
   ...workspacesRequests,
   ...compactionControlRequests,
+  ...canvasRequests,
 ] as const;
 
 /** All requests the runtime may send to a client. */

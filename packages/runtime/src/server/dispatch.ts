@@ -16,6 +16,7 @@ import { registerCommandMethods } from "./handlers/commands.js";
 import { registerExtensionMethods } from "./handlers/extensions.js";
 import { registerClusterMethods } from "./handlers/cluster.js";
 import { registerCompactionControlMethods } from "./handlers/compaction-control.js";
+import { registerCanvasMethods } from "./handlers/canvas.js";
 
 type AnyToken = RequestToken<string, z.ZodType, z.ZodType>;
 
@@ -47,6 +48,7 @@ export class Dispatcher implements MethodTable {
     registerExtensionMethods(this, runtime);
     registerClusterMethods(this, runtime);
     registerCompactionControlMethods(this, runtime);
+    registerCanvasMethods(this, runtime);
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { AgentMode, SessionCreateParams, SessionSendParams } from "@tandem/protocol";
+import { SessionCanvases } from "../canvas/session-canvases.js";
 import type { Logger } from "../log.js";
 import type { LoopHost } from "../loop/agent-loop.js";
 import type { ConversationMessage, ModelToolCall, ToolSpec } from "../loop/messages.js";
@@ -104,6 +105,8 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
   readonly hooks: HookRunner;
   /** The plan file and workspace files. */
   readonly workspace: SessionWorkspace;
+  /** The canvases the session's clients declared and the instances open from them. */
+  readonly canvases: SessionCanvases;
   /** Built-in, custom, skill, agent, plan and MCP tools. */
   readonly toolset: SessionToolset;
   /** Failed writes of the session's files: reported, and messages refused until they are retried. */
@@ -150,6 +153,7 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
     this.metrics = new SessionMetrics(init.startTime);
     this.hooks = new HookRunner(this, init.services.hookTimeoutMs);
     this.workspace = new SessionWorkspace(init.files, init.emitter);
+    this.canvases = new SessionCanvases({ sessionId: this.sessionId, declaredCanvases: () => this.clients.declaredCanvases() });
     this.contexts = new ToolContexts(this);
     this.toolset = new SessionToolset(this);
     this.persistence = new SessionPersistence(this);
