@@ -114,6 +114,8 @@ const SessionConfigFields = {
   systemMessage: SystemMessageConfig.optional(),
   availableTools: z.array(z.string()).optional(),
   excludedTools: z.array(z.string()).optional(),
+  /** The main agent's own settings (SDK 1.0.x): `excludedTools` are hidden from it while no custom agent is selected. */
+  defaultAgent: z.looseObject({ excludedTools: z.array(z.string()).optional() }).optional(),
   provider: ProviderConfig.optional(),
   requestPermission: z.boolean().optional(),
   requestUserInput: z.boolean().optional(),
@@ -180,6 +182,8 @@ export const SessionSendParams = z.looseObject({
   prompt: z.string(),
   attachments: z.array(Attachment).optional(),
   mode: z.enum(["enqueue", "immediate"]).optional(),
+  /** The mode the user was in when they sent it (SDK 1.0.x); recorded on its `user.message`, the session's mode by default. */
+  agentMode: z.enum(["interactive", "plan", "autopilot", "shell"]).optional(),
   /** Extra HTTP headers for the model requests of this message's turn (SDK 1.0.x). */
   requestHeaders: z.record(z.string(), z.string()).optional(),
 });

@@ -93,9 +93,17 @@ export class SessionToolset {
     return [...ordered, ...custom, ...this.filter(this.mcp.tools()), ...this.filter(this.agents.selectedTools())];
   }
 
-  /** The tools the main loop offers: {@link all} narrowed by the selected agent. */
+  /**
+   * The tools the main loop offers: {@link all} narrowed by the selected agent; with no agent
+   * selected, without the default agent's `excludedTools` (they stay registered: a custom agent
+   * may offer them).
+   */
   offered(): Tool[] {
-    return this.agents.filter(this.all());
+    const tools = this.agents.filter(this.all());
+    const hidden = this.host.config.defaultAgent?.excludedTools;
+    if (!hidden?.length || this.agents.selected) return tools;
+    const filter = new ToolFilter(undefined, hidden);
+    return tools.filter((tool) => filter.allows(tool, typeof tool.startData?.mcpServerName === "string" ? "mcp" : "builtin"));
   }
 
   /** A tool the main loop may call, including tools of a crashed MCP server (calling restarts it). */

@@ -97,9 +97,10 @@ export class TurnRunner {
     const { host } = this;
     if (host.persistence.failed) await host.persistence.ensureWritable();
     const messageId = randomUUID();
-    if (params.mode === "immediate" && this.running) this.steering.push({ messageId, params, agentMode: host.mode });
-    else if (placement === "next") this.queue.unshift({ messageId, params, agentMode: host.mode });
-    else this.queue.push({ messageId, params, agentMode: host.mode });
+    const agentMode = params.agentMode ?? host.mode;
+    if (params.mode === "immediate" && this.running) this.steering.push({ messageId, params, agentMode });
+    else if (placement === "next") this.queue.unshift({ messageId, params, agentMode });
+    else this.queue.push({ messageId, params, agentMode });
     this.pendingMessages.changed();
     this.running ??= this.drainQueue();
     this.turnEvents.accepted(params.prompt, host.name);
@@ -135,7 +136,7 @@ export class TurnRunner {
   /** Before each model call: records the steering messages sent while the loop ran. */
   async beforeModelCall(interactionId: string): Promise<void> {
     for (let next = this.steering.shift(); next; next = this.steering.shift()) {
-      await this.recordUserMessage(next.params, interactionId, next.source);
+      await this.recordUserMessage(next.params, interactionId, next.source, undefined, next.agentMode);
     }
   }
 
@@ -196,7 +197,7 @@ export class TurnRunner {
     for (let notice = this.deferredNotices.shift(); notice; notice = this.deferredNotices.shift()) {
       await this.recordUserMessage({ sessionId: host.sessionId, prompt: notice }, interactionId, "system");
     }
-    if (!(await this.recordUserMessage(queued.params, interactionId, queued.recordAs, queued.messageId))) {
+    if (!(await this.recordUserMessage(queued.params, interactionId, queued.recordAs, queued.messageId, queued.agentMode))) {
       this.currentRun = undefined;
       return undefined;
     }
@@ -248,7 +249,7 @@ export class TurnRunner {
    * Runs the userPromptSubmitted hook, emits `user.message` and adds the message to the
    * conversation. Returns false when the hook rejected the prompt.
    */
-  private async recordUserMessage(params: SessionSendParams, interactionId: string, source?: string, messageId?: string): Promise<boolean> {
+  private async recordUserMessage(params: SessionSendParams, interactionId: string, source?: string, messageId?: string, agentMode?: string): Promise<boolean> {
     const { host } = this;
     const { attachments } = params;
     let prompt = params.prompt;
@@ -276,7 +277,7 @@ export class TurnRunner {
       content: params.prompt,
       ...(transformedContent !== undefined ? { transformedContent } : {}),
       attachments: prepared.echoed,
-      agentMode: host.mode,
+      agentMode: agentMode ?? host.mode,
       interactionId,
       ...(messageId ? { messageId } : {}),
       ...(source ? { source } : {}),
