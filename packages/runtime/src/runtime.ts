@@ -113,7 +113,7 @@ export class Runtime {
         new LoggedModelClient(
           createModelClient(config.provider, this.providerEnvironment, { model: config.model, connections: this.modelConnections }),
           logger,
-          telemetry ? (record, startTime) => telemetry.recordModelCall(record, startTime, sessionId) : undefined,
+          telemetry ? (record, startTime, exchange) => telemetry.recordModelCall(record, startTime, sessionId, exchange) : undefined,
         ),
       broadcastLifecycle: (event) => this.broadcastLifecycle(event),
       folderTrust: folderConsent,
