@@ -172,3 +172,4 @@ export {
 export { ClusterHealth, ClusterHealthReport } from "./cluster.js";
 export { SessionHistoryAbortManualCompaction, SessionHistoryCancelBackgroundCompaction, SessionHistorySummarizeForHandoff, compactionControlRequests } from "./methods/compaction-control.js";
 export { CanvasActionDeclaration, CanvasDeclaration, DiscoveredCanvas, OpenCanvasInstance, SessionCanvasActionInvoke, SessionCanvasClose, SessionCanvasList, SessionCanvasListOpen, SessionCanvasOpen, canvasRequests } from "./methods/canvas.js";
+export { PermissionRuleShape, SessionPermissionsFolderTrustAddTrusted, SessionPermissionsFolderTrustIsTrusted, SessionPermissionsLocationsAddToolApproval, SessionPermissionsLocationsApply, SessionPermissionsLocationsResolve, permissionLocationRequests } from "./methods/permission-locations.js";

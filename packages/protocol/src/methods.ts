@@ -26,6 +26,7 @@ import { currentClientRequests, PingResultCurrent, SessionModeGetResultCurrent, 
 import { historyRequests } from "./methods/history.js";
 import { compactionControlRequests } from "./methods/compaction-control.js";
 import { canvasRequests } from "./methods/canvas.js";
+import { permissionLocationRequests } from "./methods/permission-locations.js";
 import { workspacesRequests } from "./methods/workspaces.js";
 
 const sessionScoped = { sessionId: SessionId };
@@ -501,6 +502,7 @@ export const clientToServerRequests = [
   ...workspacesRequests,
   ...compactionControlRequests,
   ...canvasRequests,
+  ...permissionLocationRequests,
 ] as const;
 
 /** All requests the runtime may send to a client. */

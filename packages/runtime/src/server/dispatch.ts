@@ -17,6 +17,7 @@ import { registerExtensionMethods } from "./handlers/extensions.js";
 import { registerClusterMethods } from "./handlers/cluster.js";
 import { registerCompactionControlMethods } from "./handlers/compaction-control.js";
 import { registerCanvasMethods } from "./handlers/canvas.js";
+import { registerPermissionLocationMethods } from "./handlers/permission-locations.js";
 
 type AnyToken = RequestToken<string, z.ZodType, z.ZodType>;
 
@@ -49,6 +50,7 @@ export class Dispatcher implements MethodTable {
     registerClusterMethods(this, runtime);
     registerCompactionControlMethods(this, runtime);
     registerCanvasMethods(this, runtime);
+    registerPermissionLocationMethods(this, runtime);
   }
 
   /**
