@@ -170,6 +170,6 @@ export {
   workspacesRequests,
 } from "./methods/workspaces.js";
 export { ClusterHealth, ClusterHealthReport } from "./cluster.js";
-export { SessionHistoryAbortManualCompaction, SessionHistoryCancelBackgroundCompaction, SessionHistorySummarizeForHandoff, compactionControlRequests } from "./methods/compaction-control.js";
+export { SessionHistoryAbortManualCompaction, SessionHistoryCancelBackgroundCompaction, SessionHistoryClearContext, SessionHistorySummarizeForHandoff, compactionControlRequests } from "./methods/compaction-control.js";
 export { CanvasActionDeclaration, CanvasDeclaration, DiscoveredCanvas, OpenCanvasInstance, SessionCanvasActionInvoke, SessionCanvasClose, SessionCanvasList, SessionCanvasListOpen, SessionCanvasOpen, canvasRequests } from "./methods/canvas.js";
 export { PermissionRuleShape, SessionPermissionsFolderTrustAddTrusted, SessionPermissionsFolderTrustIsTrusted, SessionPermissionsLocationsAddToolApproval, SessionPermissionsLocationsApply, SessionPermissionsLocationsResolve, permissionLocationRequests } from "./methods/permission-locations.js";

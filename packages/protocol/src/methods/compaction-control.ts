@@ -24,5 +24,16 @@ export const SessionHistorySummarizeForHandoff = defineRequest("session.history.
   z.looseObject({ summary: z.string() }),
 );
 
+/**
+ * `session.history.clearContext`: clears the conversation once the message being answered is done
+ * (at once when idle) and answers `prompt` as the first message of the new one; `messagesCleared`
+ * is how many messages the conversation held when asked.
+ */
+export const SessionHistoryClearContext = defineRequest(
+  "session.history.clearContext",
+  () => z.looseObject({ sessionId: SessionId, prompt: z.string().min(1, "the prompt that starts the new conversation is empty") }),
+  () => z.looseObject({ messagesCleared: z.number() }),
+);
+
 /** The requests of this file, for `clientToServerRequests`. */
-export const compactionControlRequests = [SessionHistoryCancelBackgroundCompaction, SessionHistoryAbortManualCompaction, SessionHistorySummarizeForHandoff] as const;
+export const compactionControlRequests = [SessionHistoryCancelBackgroundCompaction, SessionHistoryAbortManualCompaction, SessionHistorySummarizeForHandoff, SessionHistoryClearContext] as const;

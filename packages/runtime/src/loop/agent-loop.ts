@@ -186,7 +186,8 @@ async function runTurn(host: LoopHost, interactionId: string, turn: number, sign
     for (const content of outcome.followUpMessages ?? []) host.messages.push({ role: "user", content });
   }
   if (signal.aborted) throw signal.reason ?? new Error("aborted");
-  return results.some((result) => result.outcome.resultType === "rejected") ? "rejected" : "continue";
+  if (results.some((result) => result.outcome.resultType === "rejected")) return "rejected";
+  return results.some((result) => result.outcome.endsTurn) ? "stop" : "continue";
 }
 
 /** Gives every tool call of the last assistant message a result, so the history stays valid. */

@@ -420,6 +420,11 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
     this.runner.enqueueCommand(requestId, command);
   }
 
+  /** `session.history.clearContext`: see `TurnRunner.clearContext`. */
+  clearContext(prompt: string): number {
+    return this.runner.clearContext(prompt);
+  }
+
   /** Whether the loop is running a turn (a queued command running alone may rewrite the history: `/clear`). */
   get busy(): boolean {
     return this.runner.busy;

@@ -114,6 +114,32 @@ export class TurnRunner {
     this.running ??= this.drainQueue();
   }
 
+  /**
+   * Clears the conversation once the message being answered is done (at once when idle; before
+   * the messages waiting), emitting `session.context_cleared`, then answers `prompt` as the first
+   * message of the new conversation. Returns how many messages the conversation holds now.
+   */
+  clearContext(prompt: string): number {
+    const { host } = this;
+    const clear: QueuedCommand = {
+      text: "",
+      run: async () => {
+        const messagesCleared = host.messages.length;
+        host.messages.length = 0;
+        host.emitter.emit("session.context_cleared", { messagesCleared, initialMessage: prompt });
+        return undefined;
+      },
+      cancel: () => undefined,
+    };
+    this.queue.unshift(
+      { messageId: randomUUID(), params: { sessionId: host.sessionId, prompt: "" }, source: "system", command: clear },
+      { messageId: randomUUID(), params: { sessionId: host.sessionId, prompt }, agentMode: host.mode },
+    );
+    this.pendingMessages.changed();
+    this.running ??= this.drainQueue();
+    return host.messages.length;
+  }
+
   /** Queues a slash command behind the waiting messages (`requestId` is its queue id). */
   enqueueCommand(requestId: string, command: QueuedCommand): void {
     this.queue.push({ messageId: requestId, params: { sessionId: this.host.sessionId, prompt: command.text }, agentMode: this.host.mode, command });
