@@ -80,7 +80,7 @@ describe.each(clientVariants)("$sdk", ({ make }) => {
     expect(asked).toBe(0);
   });
 
-  it("rewrites and rejects prompts, and adds sessionStart context to the system prompt", async () => {
+  it("rewrites and rejects prompts; sessionStart context comes before the first prompt", async () => {
     world = await fixture.startWorld(["plain-reply"]);
     const session = await start().createSession({
       onPermissionRequest: approveAll,
@@ -94,10 +94,12 @@ describe.each(clientVariants)("$sdk", ({ make }) => {
     session.on("session.warning", (event) => warnings.push(event));
     await session.sendAndWait({ prompt: "hello there" });
     const body = world.model.requests[0]?.body as ChatBody;
-    expect(body.messages[0]?.content).toContain("Started from new; the user's name is Ada.");
-    expect(body.messages[1]?.content).toContain("HELLO THERE");
-    const user = (await session.getMessages()).find((event) => event.type === "user.message");
-    expect(user?.data.content).toBe("hello there");
+    // The sessionStart context is a message of its own, just before the first prompt.
+    expect(body.messages[0]?.content).not.toContain("the user's name is Ada");
+    expect(body.messages[1]?.content).toMatch(/Started from new; the user's name is Ada\.$/);
+    expect(body.messages[2]?.content).toContain("HELLO THERE");
+    const userTexts = (await session.getMessages()).flatMap((event) => (event.type === "user.message" ? [event.data.content] : []));
+    expect(userTexts).toContain("hello there");
 
     await session.sendAndWait({ prompt: "something forbidden" });
     expect(world.model.requests).toHaveLength(1);

@@ -7,6 +7,7 @@ import type { AddressInfo } from "node:net";
 import { CopilotClient, approveAll } from "@github/copilot-sdk";
 import { CopilotClient as V1Client, RuntimeConnection, approveAll as v1ApproveAll } from "copilot-sdk-v1";
 import { afterEach, describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ModelServer } from "@tandem/testkit";
 import { scriptsDir, startWorld, tandemBin, waitFor, type TestWorld } from "../helpers/harness.js";
@@ -127,7 +128,7 @@ describe.each(clients)("telemetry through $sdk", ({ converse }) => {
     const metrics = () => otlp.received.filter((item) => item.path === "/v1/metrics").flatMap((item) => item.body.resourceMetrics ?? []).flatMap((resource) => resource.scopeMetrics);
     const metricNames = () => new Set(metrics().flatMap((scope) => scope.metrics.map((metric) => metric.name)));
     const allSpans = () => spans().flatMap((scope) => scope.spans);
-    await waitFor(() => allSpans().filter((span) => span.name === "invoke_agent tandem").length >= 2 && allSpans().some((span) => span.name.startsWith("execute_tool")), "the turn and tool spans");
+    await waitFor(() => allSpans().filter((span) => span.name === "invoke_agent tandem").length >= 1 && allSpans().some((span) => span.name.startsWith("execute_tool")), "the run and tool spans");
     await waitFor(() => metricNames().has("gen_ai.client.token.usage"), "a metrics export with token usage");
 
     expect(otlp.received.every((item) => item.contentType.startsWith("application/json"))).toBe(true);
@@ -142,7 +143,11 @@ describe.each(clients)("telemetry through $sdk", ({ converse }) => {
     expect(attribute(chat, "gen_ai.request.model")).toBe("gpt-test");
     expect(typeof attribute(chat, "gen_ai.usage.input_tokens")).toBe("number");
     expect(BigInt(chat.endTimeUnixNano) >= BigInt(chat.startTimeUnixNano)).toBe(true);
+    // One message, one run: its model calls and tool calls sit inside it, in one trace.
     const turns = allSpans().filter((span) => span.name === "invoke_agent tandem");
+    expect(turns).toHaveLength(1);
+    expect(turns[0]?.parentSpanId ?? "").toBe("");
+    expect(new Set(allSpans().map((span) => (span as OtlpSpan & { traceId?: string }).traceId)).size).toBe(1);
     for (const turn of turns) expect(attribute(turn, "gen_ai.conversation.id")).toBe(sessionId);
     const tool = allSpans().find((span) => span.name === "execute_tool get_weather")!;
     expect(attribute(tool, "gen_ai.tool.name")).toBe("get_weather");
@@ -212,7 +217,7 @@ describe("telemetry of failures", () => {
 });
 
 describe("telemetry of a sub-agent", () => {
-  it("puts the sub-agent's turns inside its task call, and the parent turn around both", async () => {
+  it("puts the sub-agent's run inside its task call, and the parent run around both", async () => {
     world = await startWorld(["agents-main", "agents-sub"], { OTEL_METRIC_EXPORT_INTERVAL: "200" });
     const otlp = await startReceiver();
     receiver = otlp.server;
@@ -224,11 +229,11 @@ describe("telemetry of a sub-agent", () => {
     });
     await session.sendAndWait({ prompt: "Please delegate finding the config" });
     const allSpans = () => spansOf(otlp.received);
-    await waitFor(() => allSpans().filter((span) => span.name === "invoke_agent tandem").length >= 4 && allSpans().some((span) => span.name === "execute_tool task"), "the turn and task spans");
+    await waitFor(() => allSpans().filter((span) => span.name === "invoke_agent tandem").length >= 2 && allSpans().some((span) => span.name === "execute_tool task"), "the run and task spans");
     const task = allSpans().find((span) => span.name === "execute_tool task")!;
     const turns = allSpans().filter((span) => span.name === "invoke_agent tandem");
     const subTurns = turns.filter((turn) => turn.parentSpanId === task.spanId);
-    expect(subTurns).toHaveLength(2);
+    expect(subTurns).toHaveLength(1);
     const mainTurn = turns.find((turn) => turn.spanId === task.parentSpanId)!;
     expect(mainTurn).toBeDefined();
     // The parent turn lasted until its tool calls were done: the sub-agent's run included.
@@ -250,5 +255,63 @@ describe("telemetry off", () => {
     await session.sendAndWait({ prompt: "hello" });
     await new Promise((resolve) => setTimeout(resolve, 700));
     expect(otlp.received).toEqual([]);
+  });
+});
+
+describe("telemetry to a file", () => {
+  it("writes one message's spans as JSON lines in one trace, with content when asked (official SDK 1.0.x file exporter)", async () => {
+    world = await startWorld(["custom-tool"]);
+    const client = new V1Client({
+      connection: RuntimeConnection.forStdio({ path: tandemBin }),
+      env: world.env,
+      workingDirectory: world.home,
+      logLevel: "error",
+      telemetry: { exporterType: "file", filePath: "spans.jsonl", sourceName: "tandem-file-test", captureContent: true },
+    });
+    stopClient = () => client.stop();
+    const session = await client.createSession({ onPermissionRequest: v1ApproveAll, model: "gpt-test", tools: [weatherTool] });
+    await session.sendAndWait({ prompt: "weather in Paris?" });
+    await client.stop();
+    stopClient = undefined;
+
+    // Relative to the runtime's working directory; written at the latest when the runtime stops.
+    const lines = readFileSync(join(world.home, "spans.jsonl"), "utf8").trim().split("\n");
+    type FileSpan = { type: string; traceId: string; spanId: string; parentSpanId: string; name: string; attributes: Record<string, unknown>; status: { code: number }; instrumentationScope: { name: string } };
+    const spans = lines.map((line) => JSON.parse(line) as FileSpan);
+    expect(spans.every((span) => span.type === "span" && span.instrumentationScope.name === "tandem-file-test")).toBe(true);
+    expect(new Set(spans.map((span) => span.traceId)).size).toBe(1);
+    const run = spans.find((span) => span.attributes["gen_ai.operation.name"] === "invoke_agent")!;
+    expect(run.parentSpanId).toBe("");
+    expect(run.attributes["gen_ai.conversation.id"]).toBe(session.sessionId);
+    const chats = spans.filter((span) => span.attributes["gen_ai.operation.name"] === "chat");
+    expect(chats).toHaveLength(2);
+    for (const chat of chats) expect(chat.parentSpanId).toBe(run.spanId);
+    expect(String(chats[0]?.attributes["gen_ai.input.messages"])).toContain("weather in Paris?");
+    expect(chats.some((chat) => String(chat.attributes["gen_ai.output.messages"]).includes("It is 72 degrees in Paris."))).toBe(true);
+    const tool = spans.find((span) => span.name === "execute_tool get_weather")!;
+    expect(tool.parentSpanId).toBe(run.spanId);
+    expect(tool.attributes["gen_ai.tool.call.arguments"]).toBe('{"city":"Paris"}');
+    expect(tool.attributes["gen_ai.tool.call.result"]).toBe("72 degrees");
+    expect(spans.every((span) => span.status.code !== 2)).toBe(true);
+  });
+
+  it("spans carry no content unless content capture is on", async () => {
+    world = await startWorld(["custom-tool"]);
+    const client = new V1Client({
+      connection: RuntimeConnection.forStdio({ path: tandemBin }),
+      env: world.env,
+      workingDirectory: world.home,
+      logLevel: "error",
+      telemetry: { exporterType: "file", filePath: join(world.home, "plain.jsonl") },
+    });
+    stopClient = () => client.stop();
+    const session = await client.createSession({ onPermissionRequest: v1ApproveAll, model: "gpt-test", tools: [weatherTool] });
+    await session.sendAndWait({ prompt: "weather in Paris?" });
+    await client.stop();
+    stopClient = undefined;
+    const text = readFileSync(join(world.home, "plain.jsonl"), "utf8");
+    expect(text).toContain("execute_tool get_weather");
+    expect(text).not.toContain("weather in Paris?");
+    expect(text).not.toContain("gen_ai.tool.call.arguments");
   });
 });

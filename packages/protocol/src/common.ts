@@ -41,6 +41,8 @@ export const ToolDefinition = z.looseObject({
   parameters: JsonObject.optional(),
   overridesBuiltInTool: z.boolean().optional(),
   skipPermission: z.boolean().optional(),
+  /** A successful call ends the turn: its result is not sent back to the model (SDK 1.0.x). */
+  isTerminal: z.boolean().optional(),
 });
 export type ToolDefinition = z.infer<typeof ToolDefinition>;
 

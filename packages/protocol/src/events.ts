@@ -98,6 +98,8 @@ const eventDataFactories = {
   }),
   /** A rewind or truncation: `upToEventId` and every event after it no longer belong to the conversation. */
   "session.snapshot_rewind": () => z.looseObject({ eventsRemoved: z.number(), upToEventId: z.string() }),
+  /** The conversation was cleared (`session.history.clearContext`); `initialMessage` is the prompt that starts the new one. */
+  "session.context_cleared": () => z.looseObject({ messagesCleared: z.number(), initialMessage: optionalString }),
   "session.truncation": () => z.looseObject({ tokenLimit: optionalNumber, messagesRemovedDuringTruncation: optionalNumber }),
   "session.compaction_start": () => z.looseObject({}),
   "session.compaction_complete": () => z.looseObject({

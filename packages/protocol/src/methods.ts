@@ -29,6 +29,9 @@ import { skillsPluginsRequests } from "./methods/skills-plugins.js";
 import { pluginRequests } from "./methods/plugins.js";
 import { currentClientRequests, PingResultCurrent, SessionModeGetResultCurrent, SessionModeSetResultCurrent, SessionSkillsReloadResultCurrent } from "./methods/current.js";
 import { historyRequests } from "./methods/history.js";
+import { compactionControlRequests } from "./methods/compaction-control.js";
+import { canvasRequests } from "./methods/canvas.js";
+import { permissionLocationRequests } from "./methods/permission-locations.js";
 import { workspacesRequests } from "./methods/workspaces.js";
 import { sessionsAdminRequests } from "./methods/sessions-admin.js";
 import { remoteControlRequests } from "./methods/remote-control.js";
@@ -118,6 +121,8 @@ const SessionConfigFields = {
   systemMessage: SystemMessageConfig.optional(),
   availableTools: z.array(z.string()).optional(),
   excludedTools: z.array(z.string()).optional(),
+  /** The main agent's own settings (SDK 1.0.x): `excludedTools` are hidden from it while no custom agent is selected. */
+  defaultAgent: z.looseObject({ excludedTools: z.array(z.string()).optional() }).optional(),
   provider: ProviderConfig.optional(),
   requestPermission: z.boolean().optional(),
   requestUserInput: z.boolean().optional(),
@@ -189,6 +194,8 @@ export const SessionSendParams = z.looseObject({
   prompt: z.string(),
   attachments: z.array(Attachment).optional(),
   mode: z.enum(["enqueue", "immediate"]).optional(),
+  /** The mode the user was in when they sent it (SDK 1.0.x); recorded on its `user.message`, the session's mode by default. */
+  agentMode: z.enum(["interactive", "plan", "autopilot", "shell"]).optional(),
   /** Extra HTTP headers for the model requests of this message's turn (SDK 1.0.x). */
   requestHeaders: z.record(z.string(), z.string()).optional(),
 });
@@ -516,6 +523,9 @@ export const clientToServerRequests = [
   ...sessionAuthRequests,
   ...sessionStateRequests,
   ...sessionExtrasRequests,
+  ...compactionControlRequests,
+  ...canvasRequests,
+  ...permissionLocationRequests,
 ] as const;
 
 /** All requests the runtime may send to a client. */

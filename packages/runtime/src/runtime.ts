@@ -132,7 +132,7 @@ export class Runtime {
         new LoggedModelClient(
           createModelClient(config.provider, this.sessionProviderEnvironment(config.gitHubToken), { model: config.model, connections: this.modelConnections }),
           logger,
-          telemetry ? (record, startTime) => telemetry.recordModelCall(record, startTime, sessionId) : undefined,
+          telemetry ? (record, startTime, exchange) => telemetry.recordModelCall(record, startTime, sessionId, exchange) : undefined,
         ),
       broadcastLifecycle: (event) => this.broadcastLifecycle(event),
       folderTrust: folderConsent,

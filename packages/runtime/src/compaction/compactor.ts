@@ -55,6 +55,12 @@ const measureSliceMessages = 1_000;
 
 type Outcome = { kind: "compacted"; tokensRemoved: number; messagesRemoved: number } | { kind: "nothing" } | { kind: "failed"; error: string };
 
+/** How a compaction began: on its own (thresholds, a context-length refusal) or asked for (`compact`). */
+export type CompactionKind = "background" | "manual";
+
+/** The reason a cancelled compaction gives (`session.compaction_complete` with `success: false`). */
+export const compactionCancelledMessage = "the compaction was cancelled";
+
 /**
  * Keeps a conversation inside its model's window. Before each model call it estimates the request
  * (anchored on the provider's last reported input tokens); above the background threshold it
@@ -75,6 +81,8 @@ type Outcome = { kind: "compacted"; tokensRemoved: number; messagesRemoved: numb
 export class SessionCompactor implements ContextManager {
   private readonly estimator: TokenEstimator;
   private job: Promise<Outcome> | undefined;
+  /** How the running job began, and its own cancellation. */
+  private jobControl: { kind: CompactionKind; abort: AbortController } | undefined;
   private readonly jobAbort = new AbortController();
   private lastFrame: RequestFrame = { system: "", tools: [] };
   /** The provider's input tokens for the history's first `length` messages (cleared by a compaction). */
@@ -116,7 +124,7 @@ export class SessionCompactor implements ContextManager {
     const limit = this.tokenLimit;
     const tokens = this.currentTokens(frame);
     const { backgroundThreshold, exhaustionThreshold } = this.options.settings;
-    if (!this.job && tokens >= backgroundThreshold * limit && this.mayStartAutomatically(tokens, limit)) this.start();
+    if (!this.job && tokens >= backgroundThreshold * limit && this.mayStartAutomatically(tokens, limit)) this.start("background");
     if (this.job && tokens >= exhaustionThreshold * limit) await abortable(this.job, signal);
   }
 
@@ -147,7 +155,7 @@ export class SessionCompactor implements ContextManager {
     this.anchor = undefined;
     if (!this.job) {
       if (this.backoffCalls > 0) return false;
-      this.start();
+      this.start("background");
     }
     const outcome = await abortable(this.job as Promise<Outcome>, signal);
     return outcome.kind === "compacted";
@@ -155,7 +163,7 @@ export class SessionCompactor implements ContextManager {
 
   /** `session.compaction.compact`: compacts now (or joins the compaction under way). */
   async compactNow(): Promise<CompactionResult> {
-    const outcome = await (this.job ?? this.start());
+    const outcome = await (this.job ?? this.start("manual"));
     if (outcome.kind === "compacted") return { success: true, tokensRemoved: outcome.tokensRemoved, messagesRemoved: outcome.messagesRemoved };
     return { success: outcome.kind === "nothing", tokensRemoved: 0, messagesRemoved: 0 };
   }
@@ -184,6 +192,31 @@ export class SessionCompactor implements ContextManager {
       this.estimator.messages(messages, from, Math.min(messages.length, from + measureSliceMessages));
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
+  }
+
+  /**
+   * Cancels the compaction under way when it began as `kind`; true when one was cancelled. The
+   * history is left as it was and `session.compaction_complete` reports the cancellation;
+   * automatic compaction starts again only once the history has grown by a tenth of the window.
+   */
+  cancel(kind: CompactionKind): boolean {
+    const control = this.jobControl;
+    if (!control || control.kind !== kind || control.abort.signal.aborted) return false;
+    control.abort.abort(new Error(compactionCancelledMessage));
+    return true;
+  }
+
+  /**
+   * A summary of the whole conversation for someone (or another agent) taking it over: one model
+   * call over the transcript; the history is not changed. Empty when there is no conversation.
+   */
+  async handoffSummary(): Promise<string> {
+    const { host } = this;
+    if (host.messages.length === 0) return "";
+    const limit = this.tokenLimit;
+    const transcript = renderTranscript(host.messages.slice(), Math.floor(transcriptShare * limit));
+    const { response } = await this.callModel(summaryRequest(transcript, Math.floor(this.summaryTargetTokens(limit) * 0.75), "handoff"), this.jobAbort.signal);
+    return response.text.trim();
   }
 
   /** Stops a compaction under way (session closing); nothing more is emitted. */
@@ -217,15 +250,19 @@ export class SessionCompactor implements ContextManager {
     return Math.max(200, Math.min(maxSummaryTargetTokens, Math.floor(summaryShare * limit)));
   }
 
-  private start(): Promise<Outcome> {
-    const job = this.run().finally(() => {
-      if (this.job === job) this.job = undefined;
+  private start(kind: CompactionKind): Promise<Outcome> {
+    const control = { kind, abort: new AbortController() };
+    const job = this.run(control.abort.signal).finally(() => {
+      if (this.job !== job) return;
+      this.job = undefined;
+      this.jobControl = undefined;
     });
     this.job = job;
+    this.jobControl = control;
     return job;
   }
 
-  private async run(): Promise<Outcome> {
+  private async run(cancelled: AbortSignal): Promise<Outcome> {
     const { host } = this;
     const limit = this.tokenLimit;
     const cut = planCut(host.messages, this.estimator, this.keepBudget(limit));
@@ -233,12 +270,19 @@ export class SessionCompactor implements ContextManager {
     const prefix = host.messages.slice(0, cut);
     host.emitter.emit("session.compaction_start", {});
     try {
-      const { summary, response } = await this.summarize(prefix, limit);
+      const { summary, response } = await this.summarize(prefix, limit, cancelled);
       if (this.disposed) return { kind: "failed", error: "the session closed" };
-      return await this.apply(prefix, summary, response, limit);
+      if (cancelled.aborted) throw cancelled.reason;
+      return await this.apply(prefix, summary, response, limit, cancelled);
     } catch (error) {
       const message = this.disposed ? "the session closed" : errorMessage(error);
       if (this.disposed) return { kind: "failed", error: message };
+      if (cancelled.aborted) {
+        // Not started again on its own until the history has grown (as after one that could not help).
+        this.stuckAt = this.currentTokens();
+        host.emitter.emit("session.compaction_complete", { success: false, error: compactionCancelledMessage });
+        return { kind: "failed", error: compactionCancelledMessage };
+      }
       this.consecutiveFailures++;
       this.backoffCalls = Math.min(backoffMaxCalls, backoffBaseCalls * 2 ** (this.consecutiveFailures - 1));
       host.logger.warn(`session ${host.sessionId}: compaction failed (${this.consecutiveFailures} in a row; automatic compaction pauses for ${this.backoffCalls} model calls): ${message}`);
@@ -248,13 +292,21 @@ export class SessionCompactor implements ContextManager {
   }
 
   /** The summary call: one request on the host's provider and model, bounded by a timeout. */
-  private async summarize(prefix: readonly ConversationMessage[], limit: number): Promise<{ summary: string; response: ModelResponse }> {
-    const { host } = this;
+  private async summarize(prefix: readonly ConversationMessage[], limit: number, cancelled: AbortSignal): Promise<{ summary: string; response: ModelResponse }> {
     const targetTokens = this.summaryTargetTokens(limit);
     const transcript = renderTranscript(prefix, Math.floor(transcriptShare * limit));
+    const { response } = await this.callModel(summaryRequest(transcript, Math.floor(targetTokens * 0.75)), AbortSignal.any([this.jobAbort.signal, cancelled]));
+    const summary = cutToTokens(response.text.trim(), Math.floor(2 * targetTokens));
+    if (!summary) throw new Error("the model answered the summary request with no text");
+    return { summary, response };
+  }
+
+  /** One summary request (`request` is its only message) on the host's provider and model, bounded by a timeout. */
+  private async callModel(request: string, stop: AbortSignal): Promise<{ response: ModelResponse }> {
+    const { host } = this;
     const client = host.modelClient();
     const timeout = AbortSignal.timeout(this.options.timeoutMs);
-    const signal = AbortSignal.any([this.jobAbort.signal, timeout]);
+    const signal = AbortSignal.any([stop, timeout]);
     const started = performance.now();
     let response: ModelResponse;
     try {
@@ -263,23 +315,21 @@ export class SessionCompactor implements ContextManager {
         signal,
         () =>
           client.generate(
-            { model: host.model, system: summarySystemPrompt, messages: [{ role: "user", content: summaryRequest(transcript, Math.floor(targetTokens * 0.75)) }], tools: [], stream: false, signal },
+            { model: host.model, system: summarySystemPrompt, messages: [{ role: "user", content: request }], tools: [], stream: false, signal },
             () => undefined,
           ),
         (error, delayMs, attempt) => host.logger.warn(`compaction call failed (attempt ${attempt}); retrying in ${Math.round(delayMs)} ms: ${error.message}`),
       );
     } catch (error) {
-      if (timeout.aborted && !this.jobAbort.signal.aborted) throw new Error(`the summary call timed out after ${Math.round(this.options.timeoutMs / 1000)} s`);
+      if (timeout.aborted && !stop.aborted) throw new Error(`the summary call timed out after ${Math.round(this.options.timeoutMs / 1000)} s`);
       throw error;
     }
     host.recordModelCall(host.model, response, Math.round(performance.now() - started));
-    const summary = cutToTokens(response.text.trim(), Math.floor(2 * targetTokens));
-    if (!summary) throw new Error("the model answered the summary request with no text");
-    return { summary, response };
+    return { response };
   }
 
   /** Replaces the summarized prefix (if it is still the history's start) and reports it. */
-  private async apply(prefix: readonly ConversationMessage[], summary: string, response: ModelResponse, limit: number): Promise<Outcome> {
+  private async apply(prefix: readonly ConversationMessage[], summary: string, response: ModelResponse, limit: number, cancelled: AbortSignal): Promise<Outcome> {
     const { host } = this;
     const task = taskOf(prefix);
     const title = host.checkpointTitle();
@@ -297,6 +347,7 @@ export class SessionCompactor implements ContextManager {
       ...(this.options.agentName ? { agentName: this.options.agentName } : {}),
     });
     if (this.disposed) return { kind: "failed", error: "the session closed" };
+    if (cancelled.aborted) throw cancelled.reason;
     if (!startsWith(host.messages, prefix)) throw new Error("the history changed while it was being summarized");
     // From here to the event, nothing awaits: the history and the event log change together.
     const preMessages = host.messages.length;

@@ -19,11 +19,16 @@ export const summarySystemPrompt = [
 
 /**
  * The instructions of the summary call, followed by the transcript it summarizes. `targetWords`
- * bounds the length so the summary leaves room for the work that follows.
+ * bounds the length so the summary leaves room for the work that follows. A `handoff` summary is
+ * for someone taking the session over (the history is not replaced by it).
  */
-export function summaryRequest(transcript: string, targetWords: number): string {
+export function summaryRequest(transcript: string, targetWords: number, purpose: "compaction" | "handoff" = "compaction"): string {
+  const opening =
+    purpose === "compaction"
+      ? `${summaryRequestPhrase}, so that the agent can carry on with no other memory of it. The most recent messages are kept verbatim after your summary; everything in the transcript below is replaced by it.`
+      : `${summaryRequestPhrase}, in Markdown, for whoever takes the work over next: they will read only your summary, not the transcript below.`;
   return [
-    `${summaryRequestPhrase}, so that the agent can carry on with no other memory of it. The most recent messages are kept verbatim after your summary; everything in the transcript below is replaced by it.`,
+    opening,
     "",
     "Use these sections:",
     "1. Task: what the user asked for, in full. Keep every requirement, constraint and preference they stated, quoted where the wording matters. If an earlier summary is in the transcript, carry its task forward unchanged unless the user changed it.",

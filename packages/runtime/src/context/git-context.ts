@@ -38,7 +38,7 @@ export function sameContext(a: SessionContext, b: SessionContext): boolean {
 }
 
 /** The nearest folder at or above `start` with a `.git` (looked for synchronously: see {@link probeSync}). */
-function findGitRoot(start: string): { root: string; dotGitIsDirectory: boolean } | undefined {
+export function findGitRoot(start: string): { root: string; dotGitIsDirectory: boolean } | undefined {
   for (let dir = resolve(start); ; dir = dirname(dir)) {
     const info = probeSync(join(dir, ".git"));
     if (info) return { root: dir, dotGitIsDirectory: info.isDirectory() };

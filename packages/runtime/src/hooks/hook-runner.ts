@@ -4,8 +4,11 @@ import type { Logger } from "../log.js";
 import type { ClientNeed, ClientPort } from "../session/client-port.js";
 import type { EventEmitterPort } from "../session/emitter.js";
 
-/** The hook points an application can register (the SDK's `hooks` config). */
-export type HookType = "preToolUse" | "postToolUse" | "userPromptSubmitted" | "sessionStart" | "sessionEnd" | "errorOccurred" | "preMcpToolCall";
+/**
+ * The hook points: around tool calls, around a user's prompt (as sent, and as the model will see
+ * it), at session start and end, on errors, and when the agent is about to stop.
+ */
+export type HookType = "preToolUse" | "postToolUse" | "userPromptSubmitted" | "userPromptTransformed" | "sessionStart" | "sessionEnd" | "errorOccurred" | "agentStop" | "preMcpToolCall";
 
 /** What the runner needs from its session. */
 export interface HookHost {

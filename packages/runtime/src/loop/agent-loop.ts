@@ -189,10 +189,13 @@ async function runTurn(host: LoopHost, interactionId: string, turn: number, sign
     ...reasoningEventFields(response.reasoning),
     ...(response.usage.outputTokens !== undefined ? { outputTokens: response.usage.outputTokens } : {}),
   });
-  host.messages.push({ role: "assistant", content: response.text, toolCalls: response.toolCalls, reasoning: response.reasoning });
+  const assistantMessage: Extract<ConversationMessage, { role: "assistant" }> = { role: "assistant", content: response.text, toolCalls: response.toolCalls, reasoning: response.reasoning };
+  host.messages.push(assistantMessage);
   if (response.toolCalls.length === 0) return "stop";
 
   const results = await runToolCalls(host, response.toolCalls, interactionId, signal, String(turn));
+  // The model is shown the arguments its calls ran with: a preToolUse hook may have replaced them.
+  assistantMessage.toolCalls = results.map(({ call, rewrittenArguments }) => (rewrittenArguments === undefined ? call : { ...call, rawArguments: rewrittenArguments }));
   for (const { call, outcome } of results) {
     const images = outcome.binaryResults?.map((result) => ({ mimeType: result.mimeType, data: result.data }));
     host.messages.push({ role: "tool", toolCallId: call.id, toolName: call.name, content: outcome.textForModel, ...(images?.length ? { images } : {}) });
@@ -201,7 +204,8 @@ async function runTurn(host: LoopHost, interactionId: string, turn: number, sign
     for (const content of outcome.followUpMessages ?? []) host.messages.push({ role: "user", content });
   }
   if (signal.aborted) throw signal.reason ?? new Error("aborted");
-  return results.some((result) => result.outcome.resultType === "rejected") ? "rejected" : "continue";
+  if (results.some((result) => result.outcome.resultType === "rejected")) return "rejected";
+  return results.some((result) => result.outcome.endsTurn) ? "stop" : "continue";
 }
 
 /** Gives every tool call of the last assistant message a result, so the history stays valid. */

@@ -1,5 +1,5 @@
 import type { HookRunner } from "../hooks/hook-runner.js";
-import { deniedByHook, postToolUse, preToolUse, withContext } from "../hooks/tool-hooks.js";
+import { deniedByHook, postToolUse, preToolUse, withContext, type PreToolDecision } from "../hooks/tool-hooks.js";
 import type { EventEmitterPort } from "../session/emitter.js";
 import type { ContextOptions, PermissionTurn } from "../session/tool-contexts.js";
 import type { Tool, ToolContext, ToolOutcome } from "../tools/types.js";
@@ -15,6 +15,8 @@ export const interruptedText = "The execution of this tool, or a previous tool w
 export interface ToolCallResult {
   call: ModelToolCall;
   outcome: ToolOutcome;
+  /** The arguments the call ran with, as JSON, when a preToolUse hook replaced the model's. */
+  rewrittenArguments?: string;
 }
 
 /** What the runner needs from its session. */
@@ -77,15 +79,18 @@ async function runOne(
     model: host.model,
     ...tool?.startData,
   });
-  const outcome = await outcomeOf(host, call, tool, parsed, signal, permissionTurn);
+  const { outcome, rewrittenArguments } = await outcomeOf(host, call, tool, parsed, signal, permissionTurn);
   if (outcome.resultType === "success" && outcome.fileChange) host.recordFileChange?.(outcome.fileChange);
   // Every started call gets its completion, an interrupted one too: the history then holds a
   // result for each call the model made, live, on disk and after a resume.
   emitComplete(host, call, outcome, interactionId, turnId);
-  return { call, outcome };
+  return { call, outcome, ...(rewrittenArguments !== undefined ? { rewrittenArguments } : {}) };
 }
 
-/** What a started call produced; never throws (a call cut short by an abort is "interrupted"). */
+/**
+ * What a started call produced, and the arguments a preToolUse hook rewrote it to; never throws
+ * (a call cut short by an abort is "interrupted").
+ */
 async function outcomeOf(
   host: ToolRunnerHost,
   call: ModelToolCall,
@@ -93,29 +98,36 @@ async function outcomeOf(
   parsed: ParsedArguments,
   signal: AbortSignal,
   permissionTurn: PermissionTurn,
-): Promise<ToolOutcome> {
+): Promise<{ outcome: ToolOutcome; rewrittenArguments?: string }> {
   if (!parsed.ok) {
     return {
-      resultType: "failure",
-      textForModel: `The arguments for the tool call '${call.name}' were not valid JSON. The arguments have been cleared. Arguments: ${call.rawArguments}. JSON parse error: ${parsed.error}`,
-      errorMessage: "Invalid JSON arguments",
-    };
-  }
-  if (!tool) {
-    return {
-      resultType: "failure",
-      textForModel: `Tool '${call.name}' does not exist. Available tools that can be called are ${host.toolNames().join(", ")}.`,
-      errorMessage: `Tool '${call.name}' does not exist`,
+      outcome: {
+        resultType: "failure",
+        textForModel: `The arguments for the tool call '${call.name}' were not valid JSON. The arguments have been cleared. Arguments: ${call.rawArguments}. JSON parse error: ${parsed.error}`,
+        errorMessage: "Invalid JSON arguments",
+      },
     };
   }
   try {
-    const outcome = withinToolOutputLimits(await executeWithHooks(host, call, tool, parsed.value, signal, permissionTurn));
-    return signal.aborted ? interruptedOutcome(signal) : outcome;
+    // The preToolUse hook sees every call the model makes, known tool or not: a deny answers it.
+    const pre = host.hooks.active ? await preToolUse(host.hooks, call.name, parsed.value, signal) : undefined;
+    const rewrittenArguments = pre && pre.args !== parsed.value ? JSON.stringify(pre.args ?? {}) : undefined;
+    const answer = (outcome: ToolOutcome) => (rewrittenArguments !== undefined ? { outcome, rewrittenArguments } : { outcome });
+    if (pre?.decision === "deny") return answer(deniedByHook(pre.reason));
+    if (!tool) {
+      return answer({
+        resultType: "failure",
+        textForModel: `Tool '${call.name}' does not exist. Available tools that can be called are ${host.toolNames().join(", ")}.`,
+        errorMessage: `Tool '${call.name}' does not exist`,
+      });
+    }
+    const outcome = withinToolOutputLimits(await executeWithHooks(host, call, tool, parsed.value, pre, signal, permissionTurn));
+    return answer(signal.aborted ? interruptedOutcome(signal) : outcome);
   } catch (error) {
     // A hook or the output limits failed outside the tool itself.
-    if (signal.aborted) return interruptedOutcome(signal);
+    if (signal.aborted) return { outcome: interruptedOutcome(signal) };
     const message = errorMessage(error);
-    return { resultType: "failure", textForModel: `Failed to execute \`${tool.name}\` tool: ${message}`, errorMessage: message };
+    return { outcome: { resultType: "failure", textForModel: `Failed to execute \`${call.name}\` tool: ${message}`, errorMessage: message } };
   }
 }
 
@@ -130,10 +142,16 @@ export function interruptedOutcome(signal: AbortSignal): ToolOutcome {
   return { resultType: "interrupted", textForModel: interruptedText, errorMessage };
 }
 
-async function executeWithHooks(host: ToolRunnerHost, call: ModelToolCall, tool: Tool, args: unknown, signal: AbortSignal, permissionTurn: PermissionTurn): Promise<ToolOutcome> {
-  if (!host.hooks.active) return executeSafely(tool, args, host.createContext(call, tool, signal, { permissionTurn }), signal);
-  const pre = await preToolUse(host.hooks, tool.name, args, signal);
-  if (pre.decision === "deny") return deniedByHook(pre.reason);
+async function executeWithHooks(
+  host: ToolRunnerHost,
+  call: ModelToolCall,
+  tool: Tool,
+  args: unknown,
+  pre: PreToolDecision | undefined,
+  signal: AbortSignal,
+  permissionTurn: PermissionTurn,
+): Promise<ToolOutcome> {
+  if (!pre) return executeSafely(tool, args, host.createContext(call, tool, signal, { permissionTurn }), signal);
   const context = host.createContext(call, tool, signal, { preApproved: pre.decision === "allow", permissionTurn });
   const outcome = await executeSafely(tool, pre.args, context, signal);
   if (signal.aborted) return outcome;

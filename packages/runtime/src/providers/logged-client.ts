@@ -18,8 +18,14 @@ export interface ModelCallRecord {
   providerCallId?: string;
 }
 
-/** Called after each model call with its record and its start (epoch milliseconds), e.g. for telemetry. */
-export type ModelCallObserver = (record: ModelCallRecord, startTime: number) => void;
+/** What a model call sent and (when it succeeded) received. */
+export interface ModelExchange {
+  request: ModelRequest;
+  response?: ModelResponse;
+}
+
+/** Called after each model call with its record, its start (epoch milliseconds) and the exchange, e.g. for telemetry. */
+export type ModelCallObserver = (record: ModelCallRecord, startTime: number, exchange: ModelExchange) => void;
 
 /**
  * A model client that logs every call at `info` ("model call" with provider, model, status,
@@ -48,12 +54,12 @@ export class LoggedModelClient implements ModelClient {
     try {
       const response = await this.inner.generate(request, onPart);
       const { inputTokens, outputTokens, cacheReadTokens } = response.usage;
-      this.log({ ...base, status: "ok", latencyMs: elapsed(started), inputTokens, outputTokens, cacheReadTokens, finishReason: response.finishReason, providerCallId: response.providerCallId }, startTime);
+      this.log({ ...base, status: "ok", latencyMs: elapsed(started), inputTokens, outputTokens, cacheReadTokens, finishReason: response.finishReason, providerCallId: response.providerCallId }, startTime, { request, response });
       return response;
     } catch (error) {
       const status = request.signal.aborted ? "aborted" : "error";
       const detail = error instanceof ProviderError ? { errorType: error.errorType, httpStatus: error.statusCode, providerCallId: error.providerCallId } : { errorType: error instanceof Error ? error.name : typeof error };
-      this.log({ ...base, status, latencyMs: elapsed(started), ...detail }, startTime);
+      this.log({ ...base, status, latencyMs: elapsed(started), ...detail }, startTime, { request });
       throw error;
     }
   }
@@ -62,10 +68,10 @@ export class LoggedModelClient implements ModelClient {
     return this.inner.listModels();
   }
 
-  private log(record: ModelCallRecord, startTime: number): void {
+  private log(record: ModelCallRecord, startTime: number, exchange: ModelExchange): void {
     const fields = Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as unknown as ModelCallRecord;
     this.logger.info("model call", fields);
-    this.observer?.(fields, startTime);
+    this.observer?.(fields, startTime, exchange);
   }
 }
 

@@ -29,6 +29,9 @@ import { registerPluginMethods } from "./handlers/plugins.js";
 import { PluginStore } from "../plugins/plugin-store.js";
 import { registerSessionStateMethods } from "./handlers/session-state.js";
 import { registerSessionExtrasMethods } from "./handlers/session-extras.js";
+import { registerCompactionControlMethods } from "./handlers/compaction-control.js";
+import { registerCanvasMethods } from "./handlers/canvas.js";
+import { registerPermissionLocationMethods } from "./handlers/permission-locations.js";
 
 type AnyToken = RequestToken<string, z.ZodType, z.ZodType>;
 
@@ -76,6 +79,9 @@ export class Dispatcher implements MethodTable {
     });
     registerSessionStateMethods(this, runtime);
     registerSessionExtrasMethods(this, runtime);
+    registerCompactionControlMethods(this, runtime);
+    registerCanvasMethods(this, runtime);
+    registerPermissionLocationMethods(this, runtime);
   }
 
   /**

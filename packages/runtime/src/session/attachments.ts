@@ -9,7 +9,7 @@ import { GENERIC_TRUNCATION_HINT, MAX_MODEL_OUTPUT_CHARS, truncateMiddle } from 
 /**
  * How `session.send` attachments reach the model, as the reference runtime presents them:
  * - `file` / `directory`: one line each in a `<tagged_files>` block after the prompt — the path as
- *   given and its size (`(N lines)`, `(lines A-B of N lines)`, `(N items)`) or the error of reading
+ *   given and its size (`(N lines)`, `(lines A-B of N lines)`, `(line A of N lines)`, `(N items)`) or the error of reading
  *   it. The content is not sent: the model reads it with `view`, which asks the read permission.
  *   The line is kept on the echoed attachment (`taggedFilesEntry`) so a resumed session sends the
  *   same text.
@@ -170,7 +170,10 @@ async function taggedFilesEntry(attachment: Attachment, workingDirectory: string
     if (!info.isFile()) return `* ${given} (error: not a regular file or directory)`;
     const lines = await countLines(path);
     const range = (attachment as { lineRange?: { start?: unknown; end?: unknown } }).lineRange;
-    if (range && typeof range.start === "number" && typeof range.end === "number") return `* ${given} (lines ${range.start}-${range.end} of ${lines} lines)`;
+    if (range && typeof range.start === "number" && typeof range.end === "number") {
+      const where = range.end > range.start ? `lines ${range.start}-${range.end}` : `line ${range.start}`;
+      return `* ${given} (${where} of ${lines} lines)`;
+    }
     return `* ${given} (${lines} lines)`;
   } catch (error) {
     // Node's message names the path it tried; the model is shown the path as given.

@@ -1,4 +1,4 @@
-import { CommandRegistration, type SessionCreateParams, type ToolDefinition } from "@tandem/protocol";
+import { CanvasDeclaration, CommandRegistration, type SessionCreateParams, type ToolDefinition } from "@tandem/protocol";
 import type { ClientNeed, ClientPort } from "./client-port.js";
 
 /**
@@ -28,6 +28,8 @@ export interface ClientRegistration {
   readonly requestExitPlanMode: boolean;
   /** Its slash commands (1.0.x `commands`): run by this client when invoked (`command.execute`). */
   readonly commands: readonly CommandRegistration[];
+  /** The canvases it renders (1.0.x `canvases`): opened and acted on through it. */
+  readonly canvases: readonly CanvasDeclaration[];
 }
 
 /** The per-client part of `session.create` / `session.resume` params. */
@@ -43,6 +45,7 @@ export function registrationOf(params: SessionCreateParams): ClientRegistration 
     requestElicitation: (params as { requestElicitation?: unknown }).requestElicitation === true,
     requestExitPlanMode: params.requestExitPlanMode === true,
     commands: CommandRegistration.array().safeParse((params as { commands?: unknown }).commands).data ?? [],
+    canvases: CanvasDeclaration.array().safeParse((params as { canvases?: unknown }).canvases).data ?? [],
   };
 }
 
@@ -99,6 +102,11 @@ export class SessionClients {
       for (const command of registration.commands) byName.set(command.name.toLowerCase(), command);
     }
     return [...byName.values()];
+  }
+
+  /** The canvases the connected clients declared, each with its client (the most recently registered client last). */
+  declaredCanvases(): Array<{ owner: ClientPort; declaration: CanvasDeclaration }> {
+    return [...this.registrations].flatMap(([port, registration]) => (port.isOpen ? registration.canvases.map((declaration) => ({ owner: port, declaration })) : []));
   }
 
   /** Whether a connected client registered this custom tool. */

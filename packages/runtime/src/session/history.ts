@@ -162,6 +162,11 @@ export class HistoryRebuilder {
         toolNames.delete(event.data.toolCallId);
         break;
       }
+      case "session.context_cleared":
+        messages.length = 0;
+        this.followUps = [];
+        toolNames.clear();
+        break;
       case "session.compaction_complete":
         // Not a flush point: a background compaction may finish while a tool call is running.
         if (subAgent === undefined) replayCompaction(messages, event.data);

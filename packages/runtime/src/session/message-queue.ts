@@ -9,8 +9,8 @@ export interface QueuedMessage {
   source?: string;
   /** The `source` its `user.message` records when it is answered from the queue (a failover's continuation). */
   recordAs?: string;
-  /** The agent mode when it was sent. */
-  agentMode?: AgentMode;
+  /** The agent mode when it was sent (as the sender gave it, else the session's). */
+  agentMode?: AgentMode | "shell";
   /** Set for a slash command: run in its turn instead of being sent to the model. */
   command?: QueuedCommand;
 }

@@ -26,8 +26,6 @@ export interface PromptHost {
  * const system = await prompt.base();
  */
 export class SessionPrompt {
-  /** Extra system-prompt context a sessionStart hook supplied. */
-  private hookContext: string | undefined;
   private cachedSystemPrompt: Promise<string> | undefined;
   /** The instruction files read for the system prompt (see {@link prefetchFacts}). */
   private cachedPromptFacts: Promise<PromptFacts> | undefined;
@@ -43,8 +41,7 @@ export class SessionPrompt {
         throw error;
       });
     this.cachedPromptFacts = undefined;
-    const prompt = await this.cachedSystemPrompt;
-    return this.hookContext ? `${prompt}\n\n${this.hookContext}` : prompt;
+    return this.cachedSystemPrompt;
   }
 
   /**
@@ -63,11 +60,6 @@ export class SessionPrompt {
   reset(): void {
     this.cachedSystemPrompt = undefined;
     this.cachedPromptFacts = undefined;
-  }
-
-  /** Context a sessionStart hook supplied: appended to the base prompt from now on. */
-  setHookContext(context: string): void {
-    this.hookContext = context;
   }
 
   private async promptFacts(): Promise<PromptFacts> {

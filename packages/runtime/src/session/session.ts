@@ -1,5 +1,6 @@
 import type { AgentMode, SessionCreateParams, SessionSendParams } from "@tandem/protocol";
 import type { CompatProfile } from "../compat/profile.js";
+import { SessionCanvases } from "../canvas/session-canvases.js";
 import type { Logger } from "../log.js";
 import type { LoopHost } from "../loop/agent-loop.js";
 import type { ConversationMessage, ModelToolCall, ToolSpec } from "../loop/messages.js";
@@ -128,6 +129,8 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
   readonly hooks: HookRunner;
   /** The plan file and workspace files. */
   readonly workspace: SessionWorkspace;
+  /** The canvases the session's clients declared and the instances open from them. */
+  readonly canvases: SessionCanvases;
   /** Built-in, custom, skill, agent, plan and MCP tools. */
   readonly toolset: SessionToolset;
   /** Failed writes of the session's files: reported, and messages refused until they are retried. */
@@ -177,6 +180,7 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
     this.metrics = new SessionMetrics(init.startTime);
     this.hooks = new HookRunner(this, init.services.hookTimeoutMs);
     this.workspace = new SessionWorkspace(init.files, init.emitter);
+    this.canvases = new SessionCanvases({ sessionId: this.sessionId, declaredCanvases: () => this.clients.declaredCanvases() });
     this.contexts = new ToolContexts(this);
     this.toolset = new SessionToolset(this, init.services.builtinTools);
     this.persistence = new SessionPersistence(this);
@@ -455,6 +459,11 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
     this.runner.enqueueCommand(requestId, command);
   }
 
+  /** `session.history.clearContext`: see `TurnRunner.clearContext`. */
+  clearContext(prompt: string): number {
+    return this.runner.clearContext(prompt);
+  }
+
   /** Whether the loop is running a turn (a queued command running alone may rewrite the history: `/clear`). */
   get busy(): boolean {
     return this.runner.busy;
@@ -518,11 +527,14 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
     await this.emitter.close();
   }
 
-  /** Runs the sessionStart hook (after create or resume); its context joins the system prompt. */
+  /**
+   * Runs the sessionStart hook (after create or resume); its context reaches the model as a
+   * message of its own, just before the next user message.
+   */
   async runStartHook(source: "new" | "resume"): Promise<void> {
     if (!this.hooks.active) return;
     const output = await this.hooks.run("sessionStart", { source });
-    if (typeof output?.additionalContext === "string") this.prompt.setHookContext(output.additionalContext);
+    if (typeof output?.additionalContext === "string" && output.additionalContext !== "") this.runner.notify(output.additionalContext);
   }
 }
 

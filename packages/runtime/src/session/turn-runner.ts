@@ -10,6 +10,7 @@ import { dropAll, MessageQueueView, type QueuedCommand, type QueuedMessage } fro
 import { MAX_STORED_TRANSFORMED_CHARS, summaryOf, userConversationMessage, wrapPrompt } from "./user-message.js";
 import { modelAcceptsImages, prepareAttachments } from "./attachments.js";
 import { TurnEvents } from "./turn-events.js";
+import { continuationFromStopHook, maxConsecutiveStopBlocks } from "../hooks/agent-stop.js";
 
 /** How many times autopilot nudges the model to finish before it gives up for this message. */
 export const maxAutopilotNudges = 3;
@@ -96,9 +97,10 @@ export class TurnRunner {
     const { host } = this;
     if (host.persistence.failed) await host.persistence.ensureWritable();
     const messageId = randomUUID();
-    if (params.mode === "immediate" && this.running) this.steering.push({ messageId, params, agentMode: host.mode });
-    else if (placement === "next") this.queue.unshift({ messageId, params, agentMode: host.mode });
-    else this.queue.push({ messageId, params, agentMode: host.mode });
+    const agentMode = params.agentMode ?? host.mode;
+    if (params.mode === "immediate" && this.running) this.steering.push({ messageId, params, agentMode });
+    else if (placement === "next") this.queue.unshift({ messageId, params, agentMode });
+    else this.queue.push({ messageId, params, agentMode });
     this.pendingMessages.changed();
     this.running ??= this.drainQueue();
     this.turnEvents.accepted(params.prompt, host.name);
@@ -110,6 +112,32 @@ export class TurnRunner {
     const { host } = this;
     this.queue.push({ messageId: randomUUID(), params: { sessionId: host.sessionId, prompt: notice }, agentMode: host.mode, source: "system", recordAs: "system" });
     this.running ??= this.drainQueue();
+  }
+
+  /**
+   * Clears the conversation once the message being answered is done (at once when idle; before
+   * the messages waiting), emitting `session.context_cleared`, then answers `prompt` as the first
+   * message of the new conversation. Returns how many messages the conversation holds now.
+   */
+  clearContext(prompt: string): number {
+    const { host } = this;
+    const clear: QueuedCommand = {
+      text: "",
+      run: async () => {
+        const messagesCleared = host.messages.length;
+        host.messages.length = 0;
+        host.emitter.emit("session.context_cleared", { messagesCleared, initialMessage: prompt });
+        return undefined;
+      },
+      cancel: () => undefined,
+    };
+    this.queue.unshift(
+      { messageId: randomUUID(), params: { sessionId: host.sessionId, prompt: "" }, source: "system", command: clear },
+      { messageId: randomUUID(), params: { sessionId: host.sessionId, prompt }, agentMode: host.mode },
+    );
+    this.pendingMessages.changed();
+    this.running ??= this.drainQueue();
+    return host.messages.length;
   }
 
   /** Queues a slash command behind the waiting messages (`requestId` is its queue id). */
@@ -134,7 +162,7 @@ export class TurnRunner {
   /** Before each model call: records the steering messages sent while the loop ran. */
   async beforeModelCall(interactionId: string): Promise<void> {
     for (let next = this.steering.shift(); next; next = this.steering.shift()) {
-      await this.recordUserMessage(next.params, interactionId, next.source);
+      await this.recordUserMessage(next.params, interactionId, next.source, undefined, next.agentMode);
     }
   }
 
@@ -199,7 +227,7 @@ export class TurnRunner {
     for (let notice = this.deferredNotices.shift(); notice; notice = this.deferredNotices.shift()) {
       await this.recordUserMessage({ sessionId: host.sessionId, prompt: notice }, interactionId, "system");
     }
-    if (!(await this.recordUserMessage(queued.params, interactionId, queued.recordAs, queued.messageId))) {
+    if (!(await this.recordUserMessage(queued.params, interactionId, queued.recordAs, queued.messageId, queued.agentMode))) {
       this.currentRun = undefined;
       return undefined;
     }
@@ -209,8 +237,10 @@ export class TurnRunner {
       if (event.type === "session.task_complete") taskCompleted = true;
     });
     const turns = { next: 0 };
+    let nudges = 0;
+    let stopBlocks = 0;
     try {
-      for (let nudges = 0; ; nudges++) {
+      for (;;) {
         const result = await runAgentLoop(host, interactionId, controller.signal, turns);
         if (result.end === "aborted") {
           this.turnEvents.aborted(this.haltedRun === controller ? "persistence failure" : "user initiated");
@@ -225,7 +255,17 @@ export class TurnRunner {
           reportLoopError(host, result.error);
           return undefined;
         }
+        // An agentStop hook may keep the agent going, a bounded number of times per message.
+        if (host.hooks.active && stopBlocks < maxConsecutiveStopBlocks) {
+          const followUp = await continuationFromStopHook(host.hooks, { stopHookActive: stopBlocks > 0, transcriptLocation: host.emitter.log.location });
+          if (followUp !== undefined) {
+            stopBlocks++;
+            await this.recordUserMessage({ sessionId: host.sessionId, prompt: followUp }, interactionId, "hook");
+            continue;
+          }
+        }
         if (host.mode !== "autopilot" || taskCompleted || nudges >= maxAutopilotNudges) return undefined;
+        nudges++;
         await this.recordUserMessage({ sessionId: host.sessionId, prompt: autopilotNudge }, interactionId, "autopilot");
       }
     } finally {
@@ -239,7 +279,7 @@ export class TurnRunner {
    * Runs the userPromptSubmitted hook, emits `user.message` and adds the message to the
    * conversation. Returns false when the hook rejected the prompt.
    */
-  private async recordUserMessage(params: SessionSendParams, interactionId: string, source?: string, messageId?: string): Promise<boolean> {
+  private async recordUserMessage(params: SessionSendParams, interactionId: string, source?: string, messageId?: string, agentMode?: string): Promise<boolean> {
     const { host } = this;
     const { attachments } = params;
     let prompt = params.prompt;
@@ -256,12 +296,18 @@ export class TurnRunner {
     const prepared = await prepareAttachments(attachments, host.workingDirectory, () => modelAcceptsImages(() => host.modelClient().listModels(), host.model));
     // A long prompt the hook left alone is stored once: the model's text is rebuilt from it.
     const storeTransformed = prompt !== params.prompt || prompt.length <= MAX_STORED_TRANSFORMED_CHARS || prepared.prefix !== "";
-    const transformedContent = storeTransformed ? prepared.prefix + wrapPrompt(prompt, new Date().toISOString()) : undefined;
+    let transformedContent = storeTransformed ? prepared.prefix + wrapPrompt(prompt, new Date().toISOString()) : undefined;
+    if (host.hooks.active && source === undefined) {
+      const transformedPrompt = transformedContent ?? wrapPrompt(prompt, new Date().toISOString());
+      const output = await host.hooks.run("userPromptTransformed", { prompt, transformedPrompt });
+      // What the hook answers is exactly what the model reads for this message.
+      if (typeof output?.modifiedTransformedPrompt === "string") transformedContent = output.modifiedTransformedPrompt;
+    }
     const event = host.emitter.emit("user.message", {
       content: params.prompt,
       ...(transformedContent !== undefined ? { transformedContent } : {}),
       attachments: prepared.echoed,
-      agentMode: host.mode,
+      agentMode: agentMode ?? host.mode,
       interactionId,
       ...(messageId ? { messageId } : {}),
       ...(source ? { source } : {}),

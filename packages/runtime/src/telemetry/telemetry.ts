@@ -1,11 +1,11 @@
 import type { SessionEvent } from "@tandem/protocol";
-import type { ModelCallRecord } from "../providers/logged-client.js";
+import type { ModelCallRecord, ModelExchange } from "../providers/logged-client.js";
 import type { TelemetryConfig } from "./config.js";
 
 /** Where the runtime reports what telemetry exports. */
 export interface Telemetry {
-  /** One model call of a session; `startTime` in epoch milliseconds. */
-  recordModelCall(record: ModelCallRecord, startTime: number, sessionId: string): void;
+  /** One model call of a session; `startTime` in epoch milliseconds; `exchange` is read only when content is captured. */
+  recordModelCall(record: ModelCallRecord, startTime: number, sessionId: string, exchange?: ModelExchange): void;
   /** One event of a session (turns and tool calls become spans). */
   recordSessionEvent(sessionId: string, event: SessionEvent): void;
   /** Exports what is pending and stops. */
@@ -31,8 +31,9 @@ export class LazyTelemetry implements Telemetry {
     private readonly onError: (message: string, error: unknown) => void,
   ) {}
 
-  recordModelCall(record: ModelCallRecord, startTime: number, sessionId: string): void {
-    void this.load().then((telemetry) => telemetry?.recordModelCall(record, startTime, sessionId));
+  recordModelCall(record: ModelCallRecord, startTime: number, sessionId: string, exchange?: ModelExchange): void {
+    const kept = this.config.captureContent ? exchange : undefined;
+    void this.load().then((telemetry) => telemetry?.recordModelCall(record, startTime, sessionId, kept));
   }
 
   recordSessionEvent(sessionId: string, event: SessionEvent): void {

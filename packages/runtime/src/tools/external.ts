@@ -32,7 +32,9 @@ export class ExternalTool implements Tool {
       if (decision.kind !== "approved") return deniedOutcome(decision);
     }
     const reply = await context.callClientTool(args);
-    return outcomeFromReply(this.name, args, reply);
+    const outcome = outcomeFromReply(this.name, args, reply);
+    // A terminal tool ends the turn when it succeeds; a failure goes back to the model to act on.
+    return this.definition.isTerminal && outcome.resultType === "success" ? { ...outcome, endsTurn: true } : outcome;
   }
 }
 

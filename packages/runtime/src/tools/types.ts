@@ -70,6 +70,8 @@ export interface ToolOutcome {
   followUpMessages?: string[];
   /** A file the tool changed, with its git-style diff (for the session's code-change totals). */
   fileChange?: { path: string; diff: string };
+  /** The turn ends after this call's round: the model is not called again with its result. */
+  endsTurn?: boolean;
   /** Structured blocks for `tool.execution_complete.result.contents` (a shell command's exit, an MCP server's content). */
   contents?: unknown[];
 }

@@ -1,4 +1,6 @@
-import { readFile, realpath } from "node:fs/promises";
+import { mkdir, readFile, realpath, rename, writeFile } from "node:fs/promises";
+import { ErrorCodes } from "@tandem/protocol/errors";
+import { TandemError } from "../errors.js";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { Logger } from "../log.js";
 
@@ -35,6 +37,37 @@ export class TrustedFolders {
       if (await folderContains(entry, folder)) return true;
     }
     return false;
+  }
+
+  /**
+   * Adds `folder` (absolute; symbolic links resolved) to `trustedFolders` in the config file,
+   * keeping everything else in it. A config file that is not a JSON object is refused, never
+   * overwritten. The file is replaced whole (a temporary file renamed into place).
+   */
+  async add(folder: string): Promise<void> {
+    if (!isAbsolute(folder)) throw new TandemError(ErrorCodes.InvalidParams, `A trusted folder must be an absolute path: ${folder}`, { path: folder });
+    const canonicalFolder = await canonical(folder);
+    const text = await readFile(this.configPath, "utf8").catch((error: NodeJS.ErrnoException) => {
+      if (error.code === "ENOENT") return "{}";
+      throw new TandemError(ErrorCodes.PersistenceFailed, `${this.configPath} cannot be read: ${error.message}`, { path: this.configPath, code: error.code });
+    });
+    let config: unknown;
+    try {
+      config = JSON.parse(text);
+    } catch {
+      config = undefined;
+    }
+    if (!config || typeof config !== "object" || Array.isArray(config)) {
+      throw new TandemError(ErrorCodes.PersistenceFailed, `${this.configPath} is not a JSON object; fix it to add trusted folders (it was left as it is)`, { path: this.configPath });
+    }
+    const record = config as Record<string, unknown>;
+    const listed = Array.isArray(record.trustedFolders) ? record.trustedFolders : [];
+    if (listed.includes(canonicalFolder)) return;
+    record.trustedFolders = [...listed, canonicalFolder];
+    await mkdir(this.home, { recursive: true });
+    const temporary = `${this.configPath}.${process.pid}.tmp`;
+    await writeFile(temporary, `${JSON.stringify(record, null, 2)}\n`, "utf8");
+    await rename(temporary, this.configPath);
   }
 
   /** The absolute folders listed in the config file. */
