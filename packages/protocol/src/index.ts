@@ -170,3 +170,7 @@ export {
   workspacesRequests,
 } from "./methods/workspaces.js";
 export { ClusterHealth, ClusterHealthReport } from "./cluster.js";
+export { SessionTasksCancel, SessionTasksGetCurrentPromotable, SessionTasksGetProgress, SessionTasksList, SessionTasksPromoteCurrentToBackground, SessionTasksPromoteToBackground, SessionTasksRefresh, SessionTasksRemove, SessionTasksSendMessage, SessionTasksStartAgent, SessionTasksWaitForPending, TaskAgentInfo, taskRequests } from "./methods/tasks.js";
+export { SessionShellCancelUserRequested, SessionShellExec, SessionShellExecuteUserRequested, SessionShellKill, ShellExitNotification, ShellOutputNotification, shellRequests } from "./methods/shell.js";
+export { ElicitationSchema, SessionMcpHeadersHandlePendingHeadersRefreshRequest, SessionUiElicitation, SessionUiHandlePendingAutoModeSwitch, SessionUiHandlePendingSampling, SessionUiHandlePendingSessionLimitsExhausted, SessionUiHandlePendingUserInput, SessionUiRegisterDirectAutoModeSwitchHandler, SessionUiUnregisterDirectAutoModeSwitchHandler, uiRequests } from "./methods/ui.js";
+export { SessionCommandsEnqueue, SessionPermissionsPendingRequests, SessionSuspend, lifecycleRequests } from "./methods/lifecycle.js";

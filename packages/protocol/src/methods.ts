@@ -25,6 +25,10 @@ import { extensionRequests } from "./methods/extensions.js";
 import { currentClientRequests, PingResultCurrent, SessionModeGetResultCurrent, SessionModeSetResultCurrent, SessionSkillsReloadResultCurrent } from "./methods/current.js";
 import { historyRequests } from "./methods/history.js";
 import { workspacesRequests } from "./methods/workspaces.js";
+import { taskRequests } from "./methods/tasks.js";
+import { ShellExitNotification, ShellOutputNotification, shellRequests } from "./methods/shell.js";
+import { uiRequests } from "./methods/ui.js";
+import { lifecycleRequests } from "./methods/lifecycle.js";
 
 const sessionScoped = { sessionId: SessionId };
 const Success = z.looseObject({ success: z.boolean(), error: z.string().optional() });
@@ -505,10 +509,14 @@ export const clientToServerRequests = [
   ...commandRequests,
   ...extensionRequests,
   ...historyRequests,
+  ...taskRequests,
+  ...shellRequests,
+  ...uiRequests,
+  ...lifecycleRequests,
   ...workspacesRequests,
 ] as const;
 
 /** All requests the runtime may send to a client. */
 export const serverToClientRequests = [ToolCallV2, PermissionRequestV2, UserInputRequest, HooksInvoke, SystemMessageTransform] as const;
 /** All notifications the runtime sends. */
-export const serverNotifications = [SessionEventNotification, SessionLifecycleNotification] as const;
+export const serverNotifications = [SessionEventNotification, SessionLifecycleNotification, ShellOutputNotification, ShellExitNotification] as const;

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { SlashCommandInfo, SlashCommandInvocationResult } from "@tandem/protocol";
-import { ErrorCodes, errorMessage, TandemError } from "../errors.js";
+import { ErrorCodes, errorMessage, invalidParams, TandemError } from "../errors.js";
 import type { ClientNeed, ClientPort } from "../session/client-port.js";
 import type { EventEmitterPort } from "../session/emitter.js";
 import type { QueuedCommand } from "../session/message-queue.js";
@@ -96,6 +96,27 @@ export class SlashCommands {
     if (!target) return undefined;
     let requestId = "";
     void this.enqueue(session, prompt.trim(), parsed.name, parsed.args, target, "warning", (id) => (requestId = id)).catch(() => undefined);
+    return requestId;
+  }
+
+  /**
+   * `session.commands.enqueue`: queues `/name args` behind the waiting messages and returns its
+   * request id. A command nobody knows is queued too: at its turn it fails with a
+   * `session.warning` saying so. Text that is not a slash command is refused (`InvalidParams`).
+   */
+  enqueueText(session: CommandHost, text: string): string {
+    const parsed = parseSlashCommand(text);
+    if (!parsed) throw invalidParams(`Not a slash command: ${JSON.stringify(text.slice(0, 80))}. Write it as /name followed by its arguments.`, { command: text.slice(0, 200) });
+    const target: CommandTarget = this.resolve(session, parsed.name) ?? {
+      builtin: {
+        name: parsed.name,
+        description: "",
+        allowDuringAgentExecution: false,
+        run: () => Promise.reject(unknownCommand(parsed.name)),
+      },
+    };
+    let requestId = "";
+    void this.enqueue(session, text.trim(), parsed.name, parsed.args, target, "warning", (id) => (requestId = id)).catch(() => undefined);
     return requestId;
   }
 

@@ -41,7 +41,7 @@ export class PermissionBroker {
     if (emitter.sinkCount === 0) return couldNotAsk;
     // A `url` request keeps its URL: an approve-for-session answer remembers that URL's origin.
     const subject = permissionRequest.kind === "url" ? permissionRequest.url : undefined;
-    const { requestId, promise } = pending.open<PermissionResult>("permission", signal, subject);
+    const { requestId, promise } = pending.open<PermissionResult>("permission", signal, subject, permissionRequest);
     emitter.emit("permission.requested", { requestId, permissionRequest });
     let result: PermissionResult;
     try {

@@ -15,6 +15,10 @@ import { registerCompactionMethods } from "./handlers/compaction.js";
 import { registerCommandMethods } from "./handlers/commands.js";
 import { registerExtensionMethods } from "./handlers/extensions.js";
 import { registerClusterMethods } from "./handlers/cluster.js";
+import { registerTaskMethods } from "./handlers/tasks.js";
+import { registerShellMethods } from "./handlers/shell.js";
+import { registerUiMethods } from "./handlers/ui.js";
+import { registerLifecycleMethods } from "./handlers/lifecycle.js";
 
 type AnyToken = RequestToken<string, z.ZodType, z.ZodType>;
 
@@ -45,6 +49,10 @@ export class Dispatcher implements MethodTable {
     registerCommandMethods(this, runtime);
     registerExtensionMethods(this, runtime);
     registerClusterMethods(this, runtime);
+    registerTaskMethods(this, runtime);
+    registerShellMethods(this, runtime);
+    registerUiMethods(this, runtime);
+    registerLifecycleMethods(this, runtime);
   }
 
   /**

@@ -7,6 +7,8 @@ interface PendingEntry {
   kind: PendingKind;
   /** What the request is about (a tool call's tool name, a `url` permission's URL), for {@link PendingRequests.abandonWhere}. */
   subject: string | undefined;
+  /** What was asked (a permission request), for {@link PendingRequests.openOf}. */
+  request: unknown;
   resolve: (value: unknown) => void;
   reject: (reason: unknown) => void;
 }
@@ -32,7 +34,7 @@ export class PendingRequests {
   private readonly entries = new Map<string, PendingEntry>();
 
   /** Opens a request; the promise rejects with {@link PendingAbandoned} if `signal` aborts. */
-  open<T>(kind: PendingKind, signal?: AbortSignal, subject?: string): { requestId: string; promise: Promise<T> } {
+  open<T>(kind: PendingKind, signal?: AbortSignal, subject?: string, request?: unknown): { requestId: string; promise: Promise<T> } {
     const requestId = randomUUID();
     const promise = new Promise<T>((resolve, reject) => {
       if (signal?.aborted) {
@@ -47,6 +49,7 @@ export class PendingRequests {
       this.entries.set(requestId, {
         kind,
         subject,
+        request,
         resolve: (value) => {
           signal?.removeEventListener("abort", onAbort);
           resolve(value as T);
@@ -64,6 +67,13 @@ export class PendingRequests {
   subjectOf(requestId: string, kind: PendingKind): string | undefined {
     const entry = this.entries.get(requestId);
     return entry?.kind === kind ? entry.subject : undefined;
+  }
+
+  /** The open requests of one kind, oldest first, with what each asked. */
+  openOf(kind: PendingKind): Array<{ requestId: string; request: unknown }> {
+    const open: Array<{ requestId: string; request: unknown }> = [];
+    for (const [requestId, entry] of this.entries) if (entry.kind === kind) open.push({ requestId, request: entry.request });
+    return open;
   }
 
   /** Answers a request. Returns false when no request of that kind has this id. */
