@@ -133,6 +133,7 @@ const eventDataFactories = {
   "session.permissions_changed": () => z.looseObject({ mode: optionalString, previousMode: optionalString }),
   "session.workspace_file_changed": () => z.looseObject({ operation: z.enum(["create", "update"]), path: z.string() }),
   "capabilities.changed": () => z.looseObject({ ui: z.looseObject({ elicitation: z.boolean().optional() }).optional() }),
+  "commands.changed": () => z.looseObject({ commands: z.array(z.looseObject({ name: z.string(), description: optionalString })) }),
 
   // Assistant
   "assistant.turn_start": () => z.looseObject({ turnId: z.string(), interactionId: optionalString, ...subAgentLink }),
@@ -325,6 +326,7 @@ export const ephemeralEventTypes: ReadonlySet<SessionEventType> = new Set<Sessio
   "session.skills_loaded",
   "pending_messages.modified",
   "capabilities.changed",
+  "commands.changed",
   "assistant.intent",
   "assistant.reasoning_delta",
   "assistant.streaming_delta",

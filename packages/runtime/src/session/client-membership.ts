@@ -38,10 +38,12 @@ export class ClientMembership {
     const { emitter, clients } = this.host;
     const listening = emitter.sinkCount > 0;
     const elicitation = clients.anyAnswersElicitation;
+    const commands = commandKey(clients);
     if (!emitter.hasSink(port)) emitter.addSink(port);
     clients.register(port, registration);
     this.registrationsChanged();
     if (listening) this.announceCapabilities(elicitation);
+    if (listening) this.announceCommands(commands);
   }
 
   /**
@@ -53,9 +55,11 @@ export class ClientMembership {
     const { emitter, clients, pending } = this.host;
     if (!emitter.hasSink(port)) return;
     const elicitation = clients.anyAnswersElicitation;
+    const commands = commandKey(clients);
     emitter.removeSink(port);
     clients.remove(port);
     this.announceCapabilities(elicitation);
+    this.announceCommands(commands);
     if (emitter.sinkCount === 0) {
       pending.abandonAll("disconnected");
       return;
@@ -70,10 +74,23 @@ export class ClientMembership {
     return this.host.emitter.hasSink(port);
   }
 
+  /** `commands.changed` (the commands the clients registered) when joining or leaving clients changed them. */
+  private announceCommands(before: string): void {
+    const { emitter, clients } = this.host;
+    if (commandKey(clients) === before || emitter.sinkCount === 0) return;
+    const commands = clients.commands().map(({ name, description }) => ({ name, ...(description !== undefined ? { description } : {}) }));
+    emitter.emit("commands.changed", { commands });
+  }
+
   /** `capabilities.changed` when joining or leaving clients changed who answers elicitations. */
   private announceCapabilities(elicitationBefore: boolean): void {
     const { emitter, clients } = this.host;
     const elicitation = clients.anyAnswersElicitation;
     if (elicitation !== elicitationBefore && emitter.sinkCount > 0) emitter.emit("capabilities.changed", { ui: { elicitation } });
   }
+}
+
+/** The registered commands as one comparable string. */
+function commandKey(clients: SessionClients): string {
+  return JSON.stringify(clients.commands().map(({ name, description }) => [name, description ?? ""]));
 }
