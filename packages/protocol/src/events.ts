@@ -53,7 +53,17 @@ const eventDataFactories = {
     context: SessionContext.optional(),
     alreadyInUse: z.boolean().optional(),
   }),
-  "session.resume": () => z.looseObject({ resumeTime: z.string(), eventCount: z.number(), reasoningEffort: optionalString, context: SessionContext.optional() }),
+  "session.resume": () =>
+    z.looseObject({
+      resumeTime: z.string(),
+      eventCount: z.number(),
+      reasoningEffort: optionalString,
+      context: SessionContext.optional(),
+      /** Whether the resuming client took over the work the session's turn still waited on. */
+      continuePendingWork: z.boolean().optional(),
+      /** Whether other clients were attached (the session was in use) when it was resumed. */
+      sessionWasActive: z.boolean().optional(),
+    }),
   "session.idle": () => z.looseObject({ backgroundTasks: z.unknown().optional(), mode: optionalString, aborted: z.boolean().optional() }),
   "session.error": () => z.looseObject({
     errorType: z.string(),

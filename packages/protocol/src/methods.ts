@@ -176,6 +176,11 @@ export const SessionResumeParams = z.looseObject({
   ...sessionScoped,
   ...SessionConfigFields,
   disableResume: z.boolean().optional(),
+  /**
+   * Take over the work the session's turn still waits on (external tool calls, permission
+   * requests) when its clients all left; without it, that held work is interrupted.
+   */
+  continuePendingWork: z.boolean().optional(),
 });
 export type SessionResumeParams = z.infer<typeof SessionResumeParams>;
 /** `session.resume`: reopen a persisted (or live) session. */

@@ -49,7 +49,8 @@ export class ClientMembership {
   /**
    * Detaches a client: its tools and handlers leave the session. Waiting requests nobody left can
    * answer are abandoned (tool calls to tools no other client provides, permission requests when
-   * no client answers them, everything when no client is left).
+   * no client answers them); when no client is left, everything but tool calls and permission
+   * requests, which the session manager holds for a resuming client or abandons.
    */
   detach(port: ClientPort): void {
     const { emitter, clients, pending } = this.host;
@@ -61,7 +62,9 @@ export class ClientMembership {
     this.announceCapabilities(elicitation);
     this.announceCommands(commands);
     if (emitter.sinkCount === 0) {
-      pending.abandonAll("disconnected");
+      // Tool calls and permission requests stay for a client that resumes the session: the
+      // session manager holds them for a while, or closes the session (which abandons them).
+      for (const kind of ["userInput", "elicitation", "exitPlanMode", "command"] as const) pending.abandonAll("disconnected", kind);
       return;
     }
     this.registrationsChanged();
