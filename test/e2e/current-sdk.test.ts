@@ -163,7 +163,7 @@ describe("renamed namespaces and methods Tandem does not implement", () => {
     const unhandled = answers.filter((answer) => answer.code === MethodNotFound);
     expect(unhandled.filter((answer) => answer.message !== `Unhandled method ${answer.method}`)).toEqual([]);
     // Methods the protocol lists but Tandem does not implement answer as unknown ones do.
-    expect(unhandled.map((answer) => answer.method)).toEqual(expect.arrayContaining(["session.queue.moveItem", "session.shell.exec", "session.name.setAuto"]));
+    expect(unhandled.map((answer) => answer.method)).toEqual(expect.arrayContaining(["session.queue.moveItem", "session.name.setAuto"]));
     expect(answers.filter((answer) => answer.code === -32005 && answer.method !== "account.getQuota")).toEqual([]);
     // The session is still served afterwards.
     expect(await session.rpc.mode.get()).toBe("interactive");
