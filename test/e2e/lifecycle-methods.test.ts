@@ -218,5 +218,8 @@ describe("pending work when the clients leave", () => {
     await waitFor(() => persisted(session.sessionId).some((event) => event.type === "session.shutdown"), "the held session to close");
     const completed = persisted(session.sessionId).find((event) => event.type === "tool.execution_complete");
     expect(completed?.data).toMatchObject({ toolCallId: "call_held", success: false });
+    // Held until the grace period ended (then interrupted), not failed at the disconnect.
+    expect(JSON.stringify(completed?.data)).toContain("interrupted");
+    expect(JSON.stringify(completed?.data)).not.toContain("disconnected");
   });
 });
