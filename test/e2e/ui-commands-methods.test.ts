@@ -131,4 +131,32 @@ describe("commands.changed", () => {
     await second.disconnect();
     expect((await left).data).toEqual({ commands: [] });
   });
+
+  it("a client that goes away without leaving (its connection closed) takes its commands and its elicitation handler along", async () => {
+    world = await startWorld([]);
+    const runtime = await startTcpRuntime({ ...world.env, COPILOT_CONNECTION_TOKEN: TOKEN });
+    cleanups.push(() => runtime.stop());
+    const overTcp = (): CopilotClient => {
+      const created = new CopilotClient({ connection: RuntimeConnection.forUri(`127.0.0.1:${runtime.port}`, { connectionToken: TOKEN }), logLevel: "error" });
+      cleanups.push(() => created.forceStop());
+      return created;
+    };
+    const first = await overTcp().createSession({ onPermissionRequest: approveAll });
+    const joined = nextEvent(first, (event) => event.type === "capabilities.changed");
+    const leaving = overTcp();
+    await leaving.resumeSession(first.sessionId, {
+      onPermissionRequest: approveAll,
+      onElicitationRequest: () => ({ action: "cancel" }),
+      commands: [{ name: "deploy", handler: async () => undefined }],
+    });
+    expect((await joined).data).toEqual({ ui: { elicitation: true } });
+    expect(first.capabilities.ui?.elicitation).toBe(true);
+
+    const capabilitiesLost = nextEvent(first, (event) => event.type === "capabilities.changed");
+    const commandsLost = nextEvent(first, (event) => event.type === "commands.changed");
+    await leaving.forceStop();
+    expect((await capabilitiesLost).data).toEqual({ ui: { elicitation: false } });
+    expect((await commandsLost).data).toEqual({ commands: [] });
+    expect(first.capabilities.ui?.elicitation).toBe(false);
+  });
 });
