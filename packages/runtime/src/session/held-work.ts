@@ -30,7 +30,7 @@ export function waitsOnClients(pending: PendingRequests): boolean {
 export class HeldWork {
   private readonly timers = new Map<string, NodeJS.Timeout>();
 
-  constructor(private readonly graceMs: number) {}
+  constructor(readonly graceMs: number) {}
 
   /** Holds a session's waiting work; `expire` runs when nobody came back within the grace period. */
   hold(sessionId: string, expire: () => void): void {

@@ -366,8 +366,12 @@ export class SessionManager {
       if (session.emitter.sinkCount > 0) continue;
       if (waitsOnClients(session.pending)) {
         const { sessionId } = session;
+        const { logger } = this.options;
+        logger.info(`session ${sessionId}: its clients left while its turn waits on a client; held for a resuming client for ${this.held.graceMs} ms`);
         this.held.hold(sessionId, () => {
-          if (this.live.get(sessionId) === session && session.emitter.sinkCount === 0) void this.destroyAndLog(sessionId);
+          if (this.live.get(sessionId) !== session || session.emitter.sinkCount > 0) return;
+          logger.info(`session ${sessionId}: no client resumed it in time; closing it (the work it waited on ends interrupted)`);
+          void this.destroyAndLog(sessionId);
         });
         continue;
       }
