@@ -93,6 +93,42 @@ describe("answers to requests that do not wait", () => {
   });
 });
 
+describe("auto-mode switch after a rate limit", () => {
+  it("asks the application's handler; a yes switches to the auto model with its cause and the call is made again", async () => {
+    world = await startWorld(["lifecycle-rate-limited"], { TANDEM_RETRY_BASE_MS: "1" });
+    const asked: unknown[] = [];
+    const session = await client().createSession({
+      onPermissionRequest: approveAll,
+      onAutoModeSwitchRequest: (request) => {
+        asked.push(request);
+        return "yes";
+      },
+    });
+    const events: SessionEvent[] = [];
+    session.on((event) => events.push(event));
+    const reply = await session.sendAndWait({ prompt: "rate limited please" });
+    expect(reply?.data.content).toBe("Answered by the auto model.");
+    expect(asked).toEqual([expect.objectContaining({ errorCode: "user_weekly_rate_limited", retryAfterSeconds: 0 })]);
+    const requested = events.find((event) => event.type === "auto_mode_switch.requested");
+    expect(requested?.data).toMatchObject({ errorCode: "user_weekly_rate_limited" });
+    expect(events.find((event) => event.type === "auto_mode_switch.completed")?.data).toEqual({ requestId: (requested?.data as { requestId: string }).requestId, response: "yes" });
+    expect(events.find((event) => event.type === "session.model_change")?.data).toMatchObject({ newModel: "auto", cause: "rate_limit_auto_switch" });
+    expect((world.model.requests.at(-1)?.body as { model: string }).model).toBe("auto");
+    expect(await session.rpc.model.getCurrent()).toMatchObject({ modelId: "auto" });
+  });
+
+  it("a no keeps the model and the turn ends with the rate-limit error", async () => {
+    world = await startWorld(["lifecycle-rate-limited"], { TANDEM_RETRY_BASE_MS: "1" });
+    const session = await client().createSession({ onPermissionRequest: approveAll, onAutoModeSwitchRequest: () => "no" });
+    const completed = nextEvent(session, (event) => event.type === "auto_mode_switch.completed");
+    const failed = nextEvent(session, (event) => event.type === "session.error");
+    await session.send({ prompt: "rate limited please" });
+    expect((await completed).data).toMatchObject({ response: "no" });
+    expect((await failed).data).toMatchObject({ errorType: "rate_limit" });
+    expect((await session.rpc.model.getCurrent()).modelId).not.toBe("auto");
+  });
+});
+
 describe("session.commands.enqueue", () => {
   it("queues a known command, which runs; an unknown one is queued and reports it is unknown; plain text is refused", async () => {
     world = await startWorld([]);

@@ -297,6 +297,8 @@ const eventDataFactories = {
   "command.queued": () => z.looseObject({ requestId: z.string(), command: z.string() }),
   "command.completed": () => z.looseObject({ requestId: z.string() }),
   "command.execute": () => z.looseObject({ requestId: z.string(), command: z.string(), commandName: z.string(), args: z.string() }),
+  "auto_mode_switch.requested": () => z.looseObject({ requestId: z.string(), errorCode: optionalString, retryAfterSeconds: optionalNumber }),
+  "auto_mode_switch.completed": () => z.looseObject({ requestId: z.string(), response: z.enum(["yes", "yes_always", "no"]) }),
   "exit_plan_mode.requested": () => z.looseObject({
     requestId: z.string(),
     summary: z.string(),
@@ -355,6 +357,8 @@ export const ephemeralEventTypes: ReadonlySet<SessionEventType> = new Set<Sessio
   "command.queued",
   "command.completed",
   "command.execute",
+  "auto_mode_switch.requested",
+  "auto_mode_switch.completed",
   "exit_plan_mode.requested",
   "exit_plan_mode.completed",
   "session.extensions_loaded",

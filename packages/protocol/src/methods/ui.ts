@@ -40,10 +40,10 @@ export const SessionUiHandlePendingSampling = defineRequest(
   () => z.looseObject({ ...sessionScoped, requestId: z.string(), response: z.unknown().optional() }),
   HandlePendingResult,
 );
-/** `session.ui.handlePendingAutoModeSwitch`: answers an `auto_mode_switch.requested`. */
+/** `session.ui.handlePendingAutoModeSwitch`: answers an `auto_mode_switch.requested` (`yes`, `yes_always` or `no`). */
 export const SessionUiHandlePendingAutoModeSwitch = defineRequest(
   "session.ui.handlePendingAutoModeSwitch",
-  () => z.looseObject({ ...sessionScoped, requestId: z.string(), response: z.string() }),
+  () => z.looseObject({ ...sessionScoped, requestId: z.string(), response: z.enum(["yes", "yes_always", "no"]) }),
   HandlePendingResult,
 );
 /** `session.ui.handlePendingSessionLimitsExhausted`: answers a `session_limits_exhausted.requested` (Tandem opens none). */

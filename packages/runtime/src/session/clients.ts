@@ -28,6 +28,8 @@ export interface ClientRegistration {
   readonly requestExitPlanMode: boolean;
   /** Its slash commands (1.0.x `commands`): run by this client when invoked (`command.execute`). */
   readonly commands: readonly CommandRegistration[];
+  /** It answers `autoModeSwitch.request` (1.0.x `requestAutoModeSwitch`, set by `onAutoModeSwitchRequest`). */
+  readonly requestAutoModeSwitch: boolean;
 }
 
 /** The per-client part of `session.create` / `session.resume` params. */
@@ -43,6 +45,7 @@ export function registrationOf(params: SessionCreateParams): ClientRegistration 
     requestElicitation: (params as { requestElicitation?: unknown }).requestElicitation === true,
     requestExitPlanMode: params.requestExitPlanMode === true,
     commands: CommandRegistration.array().safeParse((params as { commands?: unknown }).commands).data ?? [],
+    requestAutoModeSwitch: (params as { requestAutoModeSwitch?: unknown }).requestAutoModeSwitch === true,
   };
 }
 
@@ -167,6 +170,8 @@ function answers(registration: ClientRegistration, need: ClientNeed): boolean {
       return registration.providerToken;
     case "exitPlanMode":
       return registration.requestExitPlanMode;
+    case "autoModeSwitch":
+      return registration.requestAutoModeSwitch;
     case "command":
       return registration.commands.some((command) => command.name.toLowerCase() === need.name.toLowerCase());
   }

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 
 /** The kinds of requests a session waits on a client for. */
-export type PendingKind = "tool" | "permission" | "userInput" | "elicitation" | "exitPlanMode" | "command";
+export type PendingKind = "tool" | "permission" | "userInput" | "elicitation" | "exitPlanMode" | "command" | "autoModeSwitch";
 
 interface PendingEntry {
   kind: PendingKind;

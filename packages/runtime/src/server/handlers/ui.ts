@@ -8,7 +8,6 @@ import {
   SessionUiRegisterDirectAutoModeSwitchHandler,
   SessionUiUnregisterDirectAutoModeSwitchHandler,
 } from "@tandem/protocol";
-import { randomUUID } from "node:crypto";
 import { ErrorCodes, TandemError } from "../../errors.js";
 import type { Runtime } from "../../runtime.js";
 import { requestElicitation } from "../../session/elicitation.js";
@@ -23,8 +22,6 @@ const noPending = (what: string, requestId: string) => ({ success: false, error:
  */
 export function registerUiMethods(table: MethodTable, runtime: Runtime): void {
   const sessions = runtime.sessions;
-  /** Registered in-process auto-mode-switch handlers, by session. */
-  const directAutoModeHandlers = new Map<string, Set<string>>();
 
   table.on(SessionUiElicitation, async ({ sessionId, message, requestedSchema }, client) => {
     const session = sessions.get(sessionId);
@@ -44,10 +41,9 @@ export function registerUiMethods(table: MethodTable, runtime: Runtime): void {
     sessions.get(sessionId);
     return noPending("sampling request", requestId);
   });
-  table.on(SessionUiHandlePendingAutoModeSwitch, ({ sessionId, requestId }) => {
-    sessions.get(sessionId);
-    return noPending("auto-mode switch", requestId);
-  });
+  table.on(SessionUiHandlePendingAutoModeSwitch, ({ sessionId, requestId, response }) =>
+    sessions.get(sessionId).autoModeSwitch.answer(requestId, response) ? { success: true } : noPending("auto-mode switch", requestId),
+  );
   table.on(SessionUiHandlePendingSessionLimitsExhausted, ({ sessionId, requestId }) => {
     sessions.get(sessionId);
     return noPending("session-limits request", requestId);
@@ -56,25 +52,6 @@ export function registerUiMethods(table: MethodTable, runtime: Runtime): void {
     sessions.get(sessionId);
     return noPending("MCP headers refresh", requestId);
   });
-  table.on(SessionUiRegisterDirectAutoModeSwitchHandler, ({ sessionId }) => {
-    const session = sessions.get(sessionId);
-    const handle = randomUUID();
-    let handles = directAutoModeHandlers.get(sessionId);
-    if (!handles) {
-      const created = new Set<string>();
-      handles = created;
-      directAutoModeHandlers.set(sessionId, created);
-      const stopListening = session.emitter.addListener((event) => {
-        if (event.type !== "session.shutdown") return;
-        stopListening();
-        if (directAutoModeHandlers.get(sessionId) === created) directAutoModeHandlers.delete(sessionId);
-      });
-    }
-    handles.add(handle);
-    return { handle };
-  });
-  table.on(SessionUiUnregisterDirectAutoModeSwitchHandler, ({ sessionId, handle }) => {
-    sessions.get(sessionId);
-    return { unregistered: directAutoModeHandlers.get(sessionId)?.delete(handle) ?? false };
-  });
+  table.on(SessionUiRegisterDirectAutoModeSwitchHandler, ({ sessionId }) => ({ handle: sessions.get(sessionId).autoModeSwitch.registerDirectHandler() }));
+  table.on(SessionUiUnregisterDirectAutoModeSwitchHandler, ({ sessionId, handle }) => ({ unregistered: sessions.get(sessionId).autoModeSwitch.unregisterDirectHandler(handle) }));
 }
