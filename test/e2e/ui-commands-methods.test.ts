@@ -179,6 +179,7 @@ describe("commands.changed", () => {
     };
     const first = await overTcp().createSession({ onPermissionRequest: approveAll });
     const joined = nextEvent(first, (event) => event.type === "capabilities.changed");
+    const commandsJoined = nextEvent(first, (event) => event.type === "commands.changed");
     const leaving = overTcp();
     await leaving.resumeSession(first.sessionId, {
       onPermissionRequest: approveAll,
@@ -186,6 +187,7 @@ describe("commands.changed", () => {
       commands: [{ name: "deploy", handler: async () => undefined }],
     });
     expect((await joined).data).toEqual({ ui: { elicitation: true } });
+    expect((await commandsJoined).data).toEqual({ commands: [expect.objectContaining({ name: "deploy" })] });
     expect(first.capabilities.ui?.elicitation).toBe(true);
 
     const capabilitiesLost = nextEvent(first, (event) => event.type === "capabilities.changed");
