@@ -163,7 +163,7 @@ describe("renamed namespaces and methods Tandem does not implement", () => {
     const unhandled = answers.filter((answer) => answer.code === MethodNotFound);
     expect(unhandled.filter((answer) => answer.message !== `Unhandled method ${answer.method}`)).toEqual([]);
     // Methods the protocol lists but Tandem does not implement answer as unknown ones do.
-    expect(unhandled.map((answer) => answer.method)).toEqual(expect.arrayContaining(["session.queue.moveItem", "session.shell.exec"]));
+    expect(unhandled.map((answer) => answer.method)).toEqual(expect.arrayContaining(["session.queue.moveItem"]));
     // "Not available" is kept for what needs GitHub's hosted service (quota, accounts, remote sessions,
     // remote control), for the provider endpoint, which the runtime hands out only when allowed, and
     // for reloading MCP servers or extensions of a session that has none (no mcpServers, no extension folder).

@@ -53,7 +53,18 @@ const eventDataFactories = {
     context: SessionContext.optional(),
     alreadyInUse: z.boolean().optional(),
   }),
-  "session.resume": () => z.looseObject({ resumeTime: z.string(), eventCount: z.number(), selectedModel: optionalString, reasoningEffort: optionalString, context: SessionContext.optional() }),
+  "session.resume": () =>
+    z.looseObject({
+      resumeTime: z.string(),
+      eventCount: z.number(),
+      selectedModel: optionalString,
+      reasoningEffort: optionalString,
+      context: SessionContext.optional(),
+      /** Whether the resuming client took over the work the session's turn still waited on. */
+      continuePendingWork: z.boolean().optional(),
+      /** Whether other clients were attached (the session was in use) when it was resumed. */
+      sessionWasActive: z.boolean().optional(),
+    }),
   "session.idle": () => z.looseObject({ backgroundTasks: z.unknown().optional(), mode: optionalString, aborted: z.boolean().optional() }),
   "session.error": () => z.looseObject({
     errorType: z.string(),
@@ -137,6 +148,7 @@ const eventDataFactories = {
   "session.permissions_changed": () => z.looseObject({ mode: optionalString, previousMode: optionalString }),
   "session.workspace_file_changed": () => z.looseObject({ operation: z.enum(["create", "update"]), path: z.string() }),
   "capabilities.changed": () => z.looseObject({ ui: z.looseObject({ elicitation: z.boolean().optional() }).optional() }),
+  "commands.changed": () => z.looseObject({ commands: z.array(z.looseObject({ name: z.string(), description: optionalString })) }),
 
   // Assistant
   "assistant.turn_start": () => z.looseObject({ turnId: z.string(), interactionId: optionalString, ...subAgentLink }),
@@ -300,6 +312,8 @@ const eventDataFactories = {
   "command.queued": () => z.looseObject({ requestId: z.string(), command: z.string() }),
   "command.completed": () => z.looseObject({ requestId: z.string() }),
   "command.execute": () => z.looseObject({ requestId: z.string(), command: z.string(), commandName: z.string(), args: z.string() }),
+  "auto_mode_switch.requested": () => z.looseObject({ requestId: z.string(), errorCode: optionalString, retryAfterSeconds: optionalNumber }),
+  "auto_mode_switch.completed": () => z.looseObject({ requestId: z.string(), response: z.enum(["yes", "yes_always", "no"]) }),
   "exit_plan_mode.requested": () => z.looseObject({
     requestId: z.string(),
     summary: z.string(),
@@ -339,6 +353,7 @@ export const ephemeralEventTypes: ReadonlySet<SessionEventType> = new Set<Sessio
   "session.skills_loaded",
   "pending_messages.modified",
   "capabilities.changed",
+  "commands.changed",
   "assistant.intent",
   "assistant.reasoning_delta",
   "assistant.streaming_delta",
@@ -359,6 +374,8 @@ export const ephemeralEventTypes: ReadonlySet<SessionEventType> = new Set<Sessio
   "command.queued",
   "command.completed",
   "command.execute",
+  "auto_mode_switch.requested",
+  "auto_mode_switch.completed",
   "exit_plan_mode.requested",
   "exit_plan_mode.completed",
   "session.extensions_loaded",

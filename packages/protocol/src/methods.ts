@@ -41,6 +41,10 @@ import { discoveryRequests } from "./methods/discovery.js";
 import { sessionAuthRequests } from "./methods/session-auth.js";
 import { sessionStateRequests } from "./methods/session-state.js";
 import { sessionExtrasRequests } from "./methods/session-extras.js";
+import { taskRequests } from "./methods/tasks.js";
+import { ShellExitNotification, ShellOutputNotification, shellRequests } from "./methods/shell.js";
+import { uiRequests } from "./methods/ui.js";
+import { lifecycleRequests } from "./methods/lifecycle.js";
 
 const sessionScoped = { sessionId: SessionId };
 const Success = z.looseObject({ success: z.boolean(), error: z.string().optional() });
@@ -183,6 +187,11 @@ export const SessionResumeParams = z.looseObject({
   ...sessionScoped,
   ...SessionConfigFields,
   disableResume: z.boolean().optional(),
+  /**
+   * Take over the work the session's turn still waits on (external tool calls, permission
+   * requests) when its clients all left; without it, that held work is interrupted.
+   */
+  continuePendingWork: z.boolean().optional(),
 });
 export type SessionResumeParams = z.infer<typeof SessionResumeParams>;
 /** `session.resume`: reopen a persisted (or live) session. */
@@ -514,6 +523,10 @@ export const clientToServerRequests = [
   ...skillsPluginsRequests,
   ...pluginRequests,
   ...historyRequests,
+  ...taskRequests,
+  ...shellRequests,
+  ...uiRequests,
+  ...lifecycleRequests,
   ...workspacesRequests,
   ...sessionsAdminRequests,
   ...remoteControlRequests,
@@ -531,4 +544,4 @@ export const clientToServerRequests = [
 /** All requests the runtime may send to a client. */
 export const serverToClientRequests = [ToolCallV2, PermissionRequestV2, UserInputRequest, HooksInvoke, SystemMessageTransform] as const;
 /** All notifications the runtime sends. */
-export const serverNotifications = [SessionEventNotification, SessionLifecycleNotification] as const;
+export const serverNotifications = [SessionEventNotification, SessionLifecycleNotification, ShellOutputNotification, ShellExitNotification] as const;

@@ -4,6 +4,7 @@ import { TandemError } from "./errors.js";
 import type { RuntimeArgs } from "./args.js";
 import type { Logger } from "./log.js";
 import { hookTimeoutFromEnv } from "./hooks/hook-runner.js";
+import { pendingWorkGraceFromEnv } from "./session/held-work.js";
 import { maxModelCallsPerTurnFromEnv } from "./loop/model-call-limit.js";
 import { sqlTimeoutFromEnv } from "./tools/builtin/sql/session-database.js";
 import { retryPolicyFromEnv } from "./loop/retry.js";
@@ -119,6 +120,7 @@ export class Runtime {
       runtimeVersion,
       defaultModel: env.TANDEM_MODEL ?? env.COPILOT_MODEL ?? fallbackModel,
       hookTimeoutMs: hookTimeoutFromEnv(env),
+      pendingWorkGraceMs: pendingWorkGraceFromEnv(env),
       reportIntent: args.reportIntent,
       builtinTools: { sql: { timeoutMs: sqlTimeoutFromEnv(env) } },
       compaction: {

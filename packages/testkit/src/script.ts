@@ -72,6 +72,8 @@ export interface ErrorSpec {
   times?: number;
   /** Sets the `retry-after` header (seconds). */
   retryAfter?: number;
+  /** Provider error `code` (OpenAI-shaped bodies); defaults from the status (`rate_limit_exceeded` for 429). */
+  code?: string;
 }
 
 /** A check on the last message of the request; failures are recorded, never fatal. */
@@ -137,7 +139,7 @@ const STEP_KEYS = ["reply", "delayMs", "chunkDelayMs", "error", "hang", "hangTim
 const REPLY_KEYS = ["content", "reasoning", "toolCalls", "usage", "chunkSize", "repeat", "splitChoices"] as const;
 const TOOL_CALL_KEYS = ["id", "name", "arguments"] as const;
 const USAGE_KEYS = ["inputTokens", "outputTokens", "cacheReadTokens"] as const;
-const ERROR_KEYS = ["status", "message", "type", "times", "retryAfter"] as const;
+const ERROR_KEYS = ["status", "message", "type", "times", "retryAfter", "code"] as const;
 const EXPECT_KEYS = ["lastRole", "contains"] as const;
 
 /**
@@ -235,6 +237,7 @@ function validateError(context: FieldContext, value: unknown): ErrorSpec {
     type: optionalString(child(context, "type"), raw.type),
     times: optionalInteger(child(context, "times"), raw.times, 1),
     retryAfter: optionalInteger(child(context, "retryAfter"), raw.retryAfter, 0),
+    code: optionalString(child(context, "code"), raw.code),
   };
 }
 

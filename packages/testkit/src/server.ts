@@ -357,7 +357,7 @@ export class ModelServer {
     const message = error.message ?? `scripted error ${error.status}`;
     record.error = message;
     if (error.retryAfter !== undefined) response.setHeader("retry-after", String(error.retryAfter));
-    sendJson(response, record, error.status, format.renderError(error.status, message, error.type));
+    sendJson(response, record, error.status, format.renderError(error.status, message, error.type, error.code));
   }
 
   private failInternally(response: ServerResponse, error: unknown): void {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SessionId } from "../common.js";
+import { PermissionRequest, SessionId } from "../common.js";
 import { defineRequest } from "../method.js";
 
 /**
@@ -38,7 +38,7 @@ export const SessionPermissionsResetSessionApprovals = defineRequest(
 export const SessionPermissionsPendingRequests = defineRequest(
   "session.permissions.pendingRequests",
   () => z.looseObject(sessionScoped),
-  () => z.looseObject({ items: z.array(z.looseObject({ requestId: z.string(), request: z.unknown() })) }),
+  () => z.looseObject({ items: z.array(z.looseObject({ requestId: z.string(), request: PermissionRequest })) }),
 );
 
 /** `session.completions.getTriggerCharacters`: the characters after which the host offers completions. */
@@ -177,7 +177,7 @@ export const SessionScheduleAdd = defineRequest(
 /**
  * `session.commands.enqueue`: queues a slash command behind the waiting messages. A command the
  * runtime does not know is queued for the application when one of its clients registered interest
- * in `command.queued`; otherwise it is refused.
+ * in `command.queued`; otherwise it fails at its turn with a `session.warning`.
  */
 export const SessionCommandsEnqueue = defineRequest(
   "session.commands.enqueue",

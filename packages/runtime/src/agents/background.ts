@@ -11,8 +11,17 @@ export interface BackgroundAgent {
   finishedAt?: number;
   result?: string;
   error?: string;
+  /** What it was asked (when started through `session.tasks.startAgent` or the `task` tool). */
+  prompt?: string;
+  description?: string;
+  model?: string;
+  /** The tool call that started it (`session.tasks.startAgent` makes one up). */
+  toolCallId?: string;
   done: Promise<void>;
 }
+
+/** What a background agent was asked, for the task list. */
+export type BackgroundAgentDetails = Pick<BackgroundAgent, "prompt" | "description" | "model" | "toolCallId">;
 
 /**
  * Background sub-agents of one session. Concurrency is bounded by the semaphore shared with
@@ -20,6 +29,8 @@ export interface BackgroundAgent {
  */
 export class BackgroundAgents {
   private readonly agents = new Map<string, BackgroundAgent>();
+  /** Each running or queued agent's own stop (see {@link cancel}). */
+  private readonly stops = new Map<string, AbortController>();
   private controller = new AbortController();
 
   constructor(
@@ -28,9 +39,9 @@ export class BackgroundAgents {
   ) {}
 
   /** Starts `work` in the background; returns the agent's id at once. */
-  start(name: string, agentType: string, work: (signal: AbortSignal) => Promise<string>): BackgroundAgent {
+  start(name: string, agentType: string, work: (signal: AbortSignal) => Promise<string>, details: BackgroundAgentDetails = {}): BackgroundAgent {
     const id = this.uniqueId(name);
-    const agent: BackgroundAgent = { id, name, agentType, status: "queued", startedAt: Date.now(), done: Promise.resolve() };
+    const agent: BackgroundAgent = { id, name, agentType, status: "queued", startedAt: Date.now(), ...details, done: Promise.resolve() };
     agent.done = this.run(agent, work);
     this.agents.set(id, agent);
     return agent;
@@ -58,6 +69,26 @@ export class BackgroundAgents {
     return [...this.agents.values()].some((agent) => agent.status === "running" || agent.status === "queued");
   }
 
+  /** Stops one running or queued agent; false when it is unknown or has finished. */
+  cancel(id: string): boolean {
+    const stop = this.stops.get(id);
+    if (!stop) return false;
+    stop.abort(new Error("cancelled"));
+    return true;
+  }
+
+  /** Forgets a finished agent; false when it is unknown or still running or queued. */
+  remove(id: string): boolean {
+    const agent = this.agents.get(id);
+    if (!agent || agent.status === "running" || agent.status === "queued") return false;
+    return this.agents.delete(id);
+  }
+
+  /** Resolves once every agent started so far has finished. */
+  async settled(): Promise<void> {
+    await Promise.all([...this.agents.values()].map((agent) => agent.done));
+  }
+
   /** Stops every running or queued background agent (session shutdown, or its files cannot be written); later ones start afresh. */
   cancelAll(reason = "session ended"): void {
     const running = this.controller;
@@ -67,7 +98,9 @@ export class BackgroundAgents {
 
   private async run(agent: BackgroundAgent, work: (signal: AbortSignal) => Promise<string>): Promise<void> {
     // Taken now: an agent still queued when `cancelAll` runs must see that cancellation.
-    const signal = this.controller.signal;
+    const stop = new AbortController();
+    this.stops.set(agent.id, stop);
+    const signal = AbortSignal.any([this.controller.signal, stop.signal]);
     try {
       agent.result = await this.limit.run(() => {
         agent.status = "running";
@@ -78,6 +111,7 @@ export class BackgroundAgents {
       agent.error = errorMessage(error);
       agent.status = "failed";
     } finally {
+      this.stops.delete(agent.id);
       agent.finishedAt = Date.now();
       this.onFinished(agent);
     }

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { CustomAgentConfig } from "@tandem/protocol";
 import { invalidParams } from "../errors.js";
 import type { Tool } from "../tools/types.js";
@@ -5,7 +6,7 @@ import { BackgroundAgents, type BackgroundAgent } from "./background.js";
 import { agentCatalog, type AgentDefinition } from "./catalog.js";
 import { Semaphore } from "./semaphore.js";
 import type { McpManager } from "../mcp/manager.js";
-import type { SubAgentParent } from "./sub-agent.js";
+import { runSubAgent, type SubAgentParent } from "./sub-agent.js";
 import { createListAgentsTool, createReadAgentTool, createTaskTool, type AgentToolsHost } from "./tools.js";
 
 /** How many sub-agents (sync and background together) may run at once in one session. */
@@ -88,6 +89,26 @@ export class SessionAgents {
   /** The settings of one agent type's sub-agents, if the application gave any. */
   subagentSettingsOf(agentType: string): SubagentSettings | undefined {
     return this.subagentSettings.get(agentType);
+  }
+
+  /**
+   * Starts a background agent of a delegable type (`session.tasks.startAgent`): it runs like one
+   * the `task` tool started in background mode. An unknown type is refused (`InvalidParams`).
+   */
+  startBackground(request: { agentType: string; name: string; prompt: string; description?: string; model?: string }): BackgroundAgent {
+    const agent = this.catalog.find((candidate) => candidate.infer && candidate.name === request.agentType);
+    if (!agent) {
+      const known = this.catalog.filter((candidate) => candidate.infer).map((candidate) => candidate.name);
+      throw invalidParams(`Unknown agent type "${request.agentType}". Available agent types: ${known.join(", ") || "none"}.`, { agentType: request.agentType });
+    }
+    const toolCallId = `task_${randomUUID()}`;
+    const { prompt, description, model, name } = request;
+    return this.background.start(name, agent.name, (signal) => runSubAgent(this.host, agent, { prompt, toolCallId, model, signal, displayName: name, description }), {
+      prompt,
+      description,
+      model,
+      toolCallId,
+    });
   }
 
   /** Tools of the selected agent's own MCP servers. */

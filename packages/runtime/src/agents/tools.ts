@@ -71,6 +71,7 @@ export function createTaskTool(host: AgentToolsHost): Tool {
       if (mode === "background") {
         const started = host.background.start(name, agentType, (signal) =>
           runSubAgent(host.parent, agent, { prompt, toolCallId: context.toolCallId, model, signal, displayName: name, description }),
+          { prompt, description, model, toolCallId: context.toolCallId },
         );
         return success(`Agent started in background with agent_id: ${started.id}. Use read_agent to get its result.`);
       }

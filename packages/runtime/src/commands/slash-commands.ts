@@ -107,13 +107,17 @@ export class SlashCommands {
    * `session.commands.enqueue`: queues a command like a user message would (see the class). A
    * command the runtime does not know is queued for the application when one of its clients
    * watches `command.queued` (`hostRunsUnknown`): it waits in the queue, and once its turn comes,
-   * for the application's `respondToQueuedCommand`. Otherwise it is refused (-32602).
+   * for the application's `respondToQueuedCommand`. Otherwise it is queued too and, at its turn,
+   * fails with a `session.warning` saying it is unknown. Text that is not a slash command is
+   * refused (-32602).
    */
   enqueue(session: CommandHost, text: string, hostRunsUnknown: boolean): { requestId: string } {
     const parsed = parseSlashCommand(text);
-    if (!parsed) throw invalidParams(`Not a slash command: ${JSON.stringify(text)} (it starts with / and a name)`, { command: text });
-    const target: CommandTarget | undefined = this.resolve(session, parsed.name) ?? (hostRunsUnknown ? { host: true } : undefined);
-    if (!target) throw unknownCommand(parsed.name);
+    if (!parsed) throw invalidParams(`Not a slash command: ${JSON.stringify(text.slice(0, 80))}. Write it as /name followed by its arguments.`, { command: text.slice(0, 200) });
+    const unknown: CommandTarget = hostRunsUnknown
+      ? { host: true }
+      : { builtin: { name: parsed.name, description: "", allowDuringAgentExecution: false, run: () => Promise.reject(unknownCommand(parsed.name)) } };
+    const target: CommandTarget = this.resolve(session, parsed.name) ?? unknown;
     let requestId = "";
     void this.queue(session, text.trim(), parsed.name, parsed.args, target, "warning", (id) => (requestId = id)).catch(() => undefined);
     return { requestId };

@@ -38,6 +38,8 @@ export interface LoopHost extends ToolRunnerHost {
   beforeModelCall(interactionId: string): Promise<void>;
   /** Called when a turn fails (for the errorOccurred hook). */
   onTurnError(error: unknown): void;
+  /** Offers another model after a rate limit (the main loop's session); true when the call should be made again. */
+  switchModelAfterRateLimit?(error: ProviderError, signal: AbortSignal): Promise<boolean>;
 }
 
 /** How a run of the loop ended (with the error when it failed). */
@@ -145,12 +147,17 @@ async function runTurn(host: LoopHost, interactionId: string, turn: number, sign
   try {
     response = await callModel();
   } catch (error) {
-    // Too long after all (an unknown window, one huge tool result): compact and retry once.
-    if (!(error instanceof ProviderError) || error.errorType !== "context_length" || signal.aborted) throw error;
-    if (!(await host.context.recoverFromOverflow(frame, error.message, signal))) throw error;
-    host.emitter.emit("session.usage_info", host.context.usage(frame));
-    historyLength = host.messages.length;
-    response = await callModel();
+    // Rate-limited for the user: the host may switch to another model (when the user agrees) and call again.
+    if (error instanceof ProviderError && error.errorType === "rate_limit" && !signal.aborted && (await host.switchModelAfterRateLimit?.(error, signal))) {
+      response = await callModel();
+    } else {
+      // Too long after all (an unknown window, one huge tool result): compact and retry once.
+      if (!(error instanceof ProviderError) || error.errorType !== "context_length" || signal.aborted) throw error;
+      if (!(await host.context.recoverFromOverflow(frame, error.message, signal))) throw error;
+      host.emitter.emit("session.usage_info", host.context.usage(frame));
+      historyLength = host.messages.length;
+      response = await callModel();
+    }
   }
   host.context.recordUsage(response.usage, historyLength);
   const durationMs = Math.round(performance.now() - started);

@@ -19,6 +19,8 @@ export class ProviderError extends TandemError {
     readonly providerCallId: string | undefined,
     readonly retryable: boolean,
     readonly retryAfterMs: number | undefined,
+    /** The provider's own error code (`error.code` of the body, e.g. `user_weekly_rate_limited`), when it sent one. */
+    readonly providerCode?: string,
   ) {
     super(ErrorCodes.ProviderError, message, { errorType, statusCode, providerCallId });
     this.name = "ProviderError";
@@ -63,7 +65,7 @@ export function providerErrorFromStatus(statusCode: number, bodyText: string, he
   const shouldRetry = readHeader(headers, "x-should-retry");
   const retryable = shouldRetry === "true" || (shouldRetry !== "false" && isRetryableStatus(statusCode, errorType));
   const retryAfterMs = parseRetryAfterMs(readHeader(headers, "retry-after-ms")) ?? parseRetryAfter(readHeader(headers, "retry-after"));
-  return new ProviderError(`Model request failed (HTTP ${statusCode}): ${message}`, errorType, statusCode, requestIdFromHeaders(headers), retryable, retryAfterMs);
+  return new ProviderError(`Model request failed (HTTP ${statusCode}): ${message}`, errorType, statusCode, requestIdFromHeaders(headers), retryable, retryAfterMs, detail.code);
 }
 
 /**
@@ -185,6 +187,8 @@ interface ErrorBodyDetail {
   message?: string;
   /** `error.code` and `error.type`, joined (e.g. `context_length_exceeded invalid_request_error`). */
   kind: string;
+  /** `error.code` alone. */
+  code?: string;
 }
 
 function readErrorBody(bodyText: string): ErrorBodyDetail {
@@ -194,7 +198,8 @@ function readErrorBody(bodyText: string): ErrorBodyDetail {
     if (typeof body.error === "string") return { message: body.error, kind: "" };
     if (body.error && typeof body.error === "object") {
       const error = body.error as { message?: unknown; code?: unknown; type?: unknown };
-      return { message: stringOr(error.message) || undefined, kind: `${stringOr(error.code)} ${stringOr(error.type)}`.trim() };
+      const code = stringOr(error.code) || undefined;
+      return { message: stringOr(error.message) || undefined, kind: `${stringOr(error.code)} ${stringOr(error.type)}`.trim(), ...(code ? { code } : {}) };
     }
     const message = stringOr(body.message) || stringOr(body.detail);
     return { message: message || undefined, kind: "" };

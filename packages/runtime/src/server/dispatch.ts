@@ -32,6 +32,10 @@ import { registerSessionExtrasMethods } from "./handlers/session-extras.js";
 import { registerCompactionControlMethods } from "./handlers/compaction-control.js";
 import { registerCanvasMethods } from "./handlers/canvas.js";
 import { registerPermissionLocationMethods } from "./handlers/permission-locations.js";
+import { registerTaskMethods } from "./handlers/tasks.js";
+import { registerShellMethods } from "./handlers/shell.js";
+import { registerUiMethods } from "./handlers/ui.js";
+import { registerLifecycleMethods } from "./handlers/lifecycle.js";
 
 type AnyToken = RequestToken<string, z.ZodType, z.ZodType>;
 
@@ -82,6 +86,10 @@ export class Dispatcher implements MethodTable {
     registerCompactionControlMethods(this, runtime);
     registerCanvasMethods(this, runtime);
     registerPermissionLocationMethods(this, runtime);
+    registerTaskMethods(this, runtime);
+    registerShellMethods(this, runtime);
+    registerUiMethods(this, runtime);
+    registerLifecycleMethods(this, runtime);
   }
 
   /**

@@ -23,6 +23,13 @@ export interface MembershipHost {
  * membership.attach(port, registrationOf(params));
  */
 export class ClientMembership {
+  /**
+   * What the clients were last told (or, before a second client joined, what the first one
+   * registered). Compared with the state after a change: a client that went away closed its port
+   * before it is detached, so the state just before the detach no longer counts it.
+   */
+  private announced = { elicitation: false, commands: "[]" };
+
   constructor(
     private readonly host: MembershipHost,
     /** The registrations changed (while clients remain): the session's config and tools follow them. */
@@ -37,27 +44,28 @@ export class ClientMembership {
   attach(port: ClientPort, registration: ClientRegistration): void {
     const { emitter, clients } = this.host;
     const listening = emitter.sinkCount > 0;
-    const elicitation = clients.anyAnswersElicitation;
     if (!emitter.hasSink(port)) emitter.addSink(port);
     clients.register(port, registration);
     this.registrationsChanged();
-    if (listening) this.announceCapabilities(elicitation);
+    this.announceChanges(listening);
   }
 
   /**
    * Detaches a client: its tools and handlers leave the session. Waiting requests nobody left can
    * answer are abandoned (tool calls to tools no other client provides, permission requests when
-   * no client answers them, everything when no client is left).
+   * no client answers them); when no client is left, everything but tool calls and permission
+   * requests, which the session manager holds for a resuming client or abandons.
    */
   detach(port: ClientPort): void {
     const { emitter, clients, pending } = this.host;
     if (!emitter.hasSink(port)) return;
-    const elicitation = clients.anyAnswersElicitation;
     emitter.removeSink(port);
     clients.remove(port);
-    this.announceCapabilities(elicitation);
+    this.announceChanges(emitter.sinkCount > 0);
     if (emitter.sinkCount === 0) {
-      pending.abandonAll("disconnected");
+      // Tool calls and permission requests stay for a client that resumes the session: the
+      // session manager holds them for a while, or closes the session (which abandons them).
+      for (const kind of ["userInput", "elicitation", "exitPlanMode", "command"] as const) pending.abandonAll("disconnected", kind);
       return;
     }
     this.registrationsChanged();
@@ -70,10 +78,25 @@ export class ClientMembership {
     return this.host.emitter.hasSink(port);
   }
 
-  /** `capabilities.changed` when joining or leaving clients changed who answers elicitations. */
-  private announceCapabilities(elicitationBefore: boolean): void {
+  /**
+   * `capabilities.changed` when the clients that answer elicitations changed, `commands.changed`
+   * when the commands the clients registered changed; told only to clients that were there.
+   */
+  private announceChanges(tell: boolean): void {
     const { emitter, clients } = this.host;
-    const elicitation = clients.anyAnswersElicitation;
-    if (elicitation !== elicitationBefore && emitter.sinkCount > 0) emitter.emit("capabilities.changed", { ui: { elicitation } });
+    const now = { elicitation: clients.anyAnswersElicitation, commands: commandKey(clients) };
+    const before = this.announced;
+    this.announced = now;
+    if (!tell || emitter.sinkCount === 0) return;
+    if (now.elicitation !== before.elicitation) emitter.emit("capabilities.changed", { ui: { elicitation: now.elicitation } });
+    if (now.commands !== before.commands) {
+      const commands = clients.commands().map(({ name, description }) => ({ name, ...(description !== undefined ? { description } : {}) }));
+      emitter.emit("commands.changed", { commands });
+    }
   }
+}
+
+/** The registered commands as one comparable string. */
+function commandKey(clients: SessionClients): string {
+  return JSON.stringify(clients.commands().map(({ name, description }) => [name, description ?? ""]));
 }

@@ -30,4 +30,5 @@ export type ClientNeed =
   | { kind: "systemMessage" }
   | { kind: "providerToken" }
   | { kind: "exitPlanMode" }
+  | { kind: "autoModeSwitch" }
   | { kind: "command"; name: string };

@@ -30,6 +30,8 @@ export interface ClientRegistration {
   readonly commands: readonly CommandRegistration[];
   /** The canvases it renders (1.0.x `canvases`): opened and acted on through it. */
   readonly canvases: readonly CanvasDeclaration[];
+  /** It answers `autoModeSwitch.request` (1.0.x `requestAutoModeSwitch`, set by `onAutoModeSwitchRequest`). */
+  readonly requestAutoModeSwitch: boolean;
 }
 
 /** The per-client part of `session.create` / `session.resume` params. */
@@ -46,6 +48,7 @@ export function registrationOf(params: SessionCreateParams): ClientRegistration 
     requestExitPlanMode: params.requestExitPlanMode === true,
     commands: CommandRegistration.array().safeParse((params as { commands?: unknown }).commands).data ?? [],
     canvases: CanvasDeclaration.array().safeParse((params as { canvases?: unknown }).canvases).data ?? [],
+    requestAutoModeSwitch: (params as { requestAutoModeSwitch?: unknown }).requestAutoModeSwitch === true,
   };
 }
 
@@ -175,6 +178,8 @@ function answers(registration: ClientRegistration, need: ClientNeed): boolean {
       return registration.providerToken;
     case "exitPlanMode":
       return registration.requestExitPlanMode;
+    case "autoModeSwitch":
+      return registration.requestAutoModeSwitch;
     case "command":
       return registration.commands.some((command) => command.name.toLowerCase() === need.name.toLowerCase());
   }

@@ -9,7 +9,7 @@ import type { PendingRequests } from "./pending.js";
  */
 export async function requestElicitation(
   host: { readonly emitter: EventEmitterPort; readonly pending: PendingRequests },
-  request: McpElicitationRequest,
+  request: Omit<McpElicitationRequest, "serverName"> & { serverName?: string },
   signal: AbortSignal,
 ): Promise<ElicitationResult> {
   if (host.emitter.sinkCount === 0) return { action: "cancel" };
@@ -17,7 +17,7 @@ export async function requestElicitation(
   host.emitter.emit("elicitation.requested", {
     requestId,
     ...(request.toolCallId ? { toolCallId: request.toolCallId } : {}),
-    elicitationSource: request.serverName,
+    ...(request.serverName !== undefined ? { elicitationSource: request.serverName } : {}),
     message: request.message,
     mode: "form",
     ...(request.requestedSchema ? { requestedSchema: request.requestedSchema } : {}),

@@ -27,6 +27,7 @@ import type { FolderTrust } from "../trust/folder-consent.js";
 import type { BuiltinToolOptions } from "../tools/registry.js";
 
 export type { SessionOpened } from "./session-metadata.js";
+import { defaultPendingWorkGraceMs, HeldWork, waitsOnClients } from "./held-work.js";
 
 /** The shortest interval between two `session.updated` notifications of one session. */
 const updatedThrottleMs = 100;
@@ -68,6 +69,8 @@ export interface SessionManagerOptions {
   folderTrust?: FolderTrust;
   /** Applied to every event's JSON text before it is persisted or sent (`secrets.addFilterValues`). */
   redact?(json: string): string;
+  /** How long a session whose clients all left keeps the work it waits on (see `HeldWork`; default 5 minutes). */
+  pendingWorkGraceMs?: number;
 }
 
 /**
@@ -84,9 +87,12 @@ export class SessionManager {
   private foregroundId: string | undefined;
   /** Opens new sessions and loads persisted ones. */
   private readonly opener: SessionOpener;
+  /** Sessions left by their clients while their turn waits on a client's answer. */
+  private readonly held: HeldWork;
 
   constructor(private readonly options: SessionManagerOptions) {
     this.gitContexts = options.gitContexts ?? new GitContextReader();
+    this.held = new HeldWork(options.pendingWorkGraceMs ?? defaultPendingWorkGraceMs);
     this.opener = new SessionOpener(options, {
       createSession: (init) => new Session(init),
       trackResumePoints: (sessionId, recorder) => this.resumePoints.set(sessionId, recorder),
@@ -157,6 +163,13 @@ export class SessionManager {
     let session = this.live.get(sessionId);
     if (port.extensionId !== undefined) return this.joinAsExtension(session, params, port);
     let changedContext: SessionContext | undefined;
+    // Whether other clients were using the session: a held session (its clients all left) was not.
+    const sessionWasActive = session !== undefined && session.emitter.sinkCount > 0;
+    const continuePendingWork = params.continuePendingWork === true;
+    if (session && this.held.release(sessionId) && !continuePendingWork) {
+      // The work held for a returning client is not wanted: the turn ends as if interrupted.
+      await session.abort();
+    }
     if (session) {
       // The client that resumes the session decides its profile from now on (a stand-in keeps it).
       if (port.generation !== undefined) session.profile = profileFor(port.generation);
@@ -191,6 +204,8 @@ export class SessionManager {
         resumeTime: new Date().toISOString(),
         eventCount: session.emitter.persistedCount,
         selectedModel: session.model,
+        continuePendingWork,
+        sessionWasActive,
         ...(session.reasoningEffort ? { reasoningEffort: session.reasoningEffort } : {}),
         context: { cwd: session.workingDirectory },
       });
@@ -238,6 +253,7 @@ export class SessionManager {
     const session = this.live.get(sessionId);
     if (!session) return;
     this.live.delete(sessionId);
+    this.held.release(sessionId);
     await session.shutdown(ending).finally(() => this.options.released?.(sessionId));
     await this.resumePoints.get(sessionId)?.settled();
     this.resumePoints.delete(sessionId);
@@ -347,13 +363,29 @@ export class SessionManager {
     this.foregroundId = sessionId;
   }
 
-  /** A client went away: detach it everywhere; sessions nobody holds any more are shut down. */
+  /**
+   * A client went away: detach it everywhere; sessions nobody holds any more are shut down, except
+   * those whose turn waits on a client's answer (a tool call, a permission): they are held for a
+   * client that resumes them (see {@link HeldWork}), and shut down when none comes in time.
+   */
   async detachAll(port: ClientPort): Promise<void> {
     const orphaned: string[] = [];
     for (const session of this.live.values()) {
       if (!session.isAttached(port)) continue;
       session.detach(port);
-      if (session.emitter.sinkCount === 0) orphaned.push(session.sessionId);
+      if (session.emitter.sinkCount > 0) continue;
+      if (waitsOnClients(session.pending)) {
+        const { sessionId } = session;
+        const { logger } = this.options;
+        logger.info(`session ${sessionId}: its clients left while its turn waits on a client; held for a resuming client for ${this.held.graceMs} ms`);
+        this.held.hold(sessionId, () => {
+          if (this.live.get(sessionId) !== session || session.emitter.sinkCount > 0) return;
+          logger.info(`session ${sessionId}: no client resumed it in time; closing it (the work it waited on ends interrupted)`);
+          void this.destroyAndLog(sessionId);
+        });
+        continue;
+      }
+      orphaned.push(session.sessionId);
     }
     await Promise.all(orphaned.map((sessionId) => this.destroyAndLog(sessionId)));
   }

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 
 /** The kinds of requests a session waits on a client for. */
-export type PendingKind = "tool" | "permission" | "userInput" | "elicitation" | "exitPlanMode" | "command" | "mcpOauth";
+export type PendingKind = "tool" | "permission" | "userInput" | "elicitation" | "exitPlanMode" | "command" | "mcpOauth" | "autoModeSwitch";
 
 interface PendingEntry {
   kind: PendingKind;
@@ -68,6 +68,8 @@ export class PendingRequests {
     const entry = this.entries.get(requestId);
     return entry?.kind === kind ? entry.subject : undefined;
   }
+
+  /** The open requests of one kind, oldest first, with what each asked. */
 
   /** Answers a request. Returns false when no request of that kind has this id. */
   settle(requestId: string, kind: PendingKind, value: unknown): boolean {

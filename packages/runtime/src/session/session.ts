@@ -42,6 +42,8 @@ import { SessionPrompt, type PromptHost } from "./session-prompt.js";
 import { ClientMembership, type MembershipHost } from "./client-membership.js";
 import { untrusting, type FolderTrust } from "../trust/folder-consent.js";
 import type { BuiltinToolOptions } from "../tools/registry.js";
+import type { ProviderError } from "../providers/errors.js";
+import { AutoModeSwitch } from "./auto-mode-switch.js";
 
 /** Services a session borrows from the runtime. */
 export interface SessionServices {
@@ -137,6 +139,8 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
   readonly persistence: SessionPersistence;
   /** Rewind points, git checkpoints and rewinds (`session.history.*`). */
   readonly history: SessionHistory;
+  /** Offers the `auto` model when the provider rate-limits the user (see `auto-mode-switch.ts`). */
+  readonly autoModeSwitch: AutoModeSwitch;
   /** Compaction settings and checkpoints; `context` is the main loop's compactor. */
   readonly compaction: SessionCompaction;
   readonly context: SessionCompactor;
@@ -185,6 +189,7 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
     this.toolset = new SessionToolset(this, init.services.builtinTools);
     this.persistence = new SessionPersistence(this);
     this.history = new SessionHistory(this);
+    this.autoModeSwitch = new AutoModeSwitch(this);
     this.compaction = new SessionCompaction(init.config, init.files, init.services.compaction, init.services.logger);
     this.context = this.compaction.create(this);
   }
@@ -352,6 +357,9 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
   beforeToolCalls(): Promise<void> {
     return this.history.beforeToolCalls();
   }
+  switchModelAfterRateLimit(error: ProviderError, signal: AbortSignal): Promise<boolean> {
+    return this.autoModeSwitch.offer(error, signal);
+  }
   onTurnError(error: unknown): void {
     void this.hooks.run("errorOccurred", { error: errorMessage(error), errorContext: "model_call", recoverable: false });
   }
@@ -396,13 +404,13 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
     return this.membership.isAttached(port);
   }
 
-  /** Switches the model (and optionally the reasoning effort); emits `session.model_change`. */
-  switchModel(modelId: string, reasoningEffort?: SessionCreateParams["reasoningEffort"]): void {
+  /** Switches the model (and optionally the reasoning effort); emits `session.model_change` (with why, when given). */
+  switchModel(modelId: string, reasoningEffort?: SessionCreateParams["reasoningEffort"], cause?: string): void {
     const previousModel = this.model;
     this.config = { ...this.config, model: modelId, ...(reasoningEffort ? { reasoningEffort } : {}) };
     this.model = modelId;
     this.client = undefined;
-    this.emitter.emit("session.model_change", { previousModel, newModel: modelId, ...(reasoningEffort ? { reasoningEffort } : {}) });
+    this.emitter.emit("session.model_change", { previousModel, newModel: modelId, ...(reasoningEffort ? { reasoningEffort } : {}), ...(cause ? { cause } : {}) });
   }
 
   /**

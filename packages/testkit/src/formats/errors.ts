@@ -26,8 +26,8 @@ function anthropicErrorType(status: number): string {
 }
 
 /** `{ error: { message, type, param, code } }` as sent by OpenAI (and the Copilot API). */
-export function openAiErrorBody(status: number, message: string, type: string | undefined): unknown {
-  const code = status === 429 ? "rate_limit_exceeded" : null;
+export function openAiErrorBody(status: number, message: string, type: string | undefined, scriptedCode?: string): unknown {
+  const code = scriptedCode ?? (status === 429 ? "rate_limit_exceeded" : null);
   return { error: { message, type: type ?? openAiErrorType(status), param: null, code } };
 }
 

@@ -90,5 +90,5 @@ export interface WireFormat {
   /** The streaming response as SSE events (including any terminator such as `[DONE]`). */
   renderStream(reply: ResolvedReply, view: ConversationView): Iterable<SseEvent>;
   /** The provider's error JSON body. */
-  renderError(status: number, message: string, type: string | undefined): unknown;
+  renderError(status: number, message: string, type: string | undefined, code?: string): unknown;
 }

@@ -20,9 +20,12 @@ export function registerCommandMethods(table: MethodTable, runtime: Runtime): vo
       return { error: errorMessage(error) };
     }
   });
-  table.on(SessionCommandsHandlePendingCommand, ({ sessionId, requestId, error }) => ({
-    success: sessions.get(sessionId).pending.settle(requestId, "command", error ? { error } : {}),
-  }));
+  // A completion report is always taken: one for a command that no longer waits (answered before,
+  // removed from the queue, or never handed out) changes nothing.
+  table.on(SessionCommandsHandlePendingCommand, ({ sessionId, requestId, error }) => {
+    sessions.get(sessionId).pending.settle(requestId, "command", error ? { error } : {});
+    return { success: true };
+  });
   const respond = ({ sessionId, requestId, result }: { sessionId: string; requestId: string; result: { handled: boolean; stopProcessingQueue?: boolean } }) => ({
     success: sessions
       .get(sessionId)

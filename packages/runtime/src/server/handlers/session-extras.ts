@@ -20,6 +20,7 @@ import {
   SessionVisibilityGet,
   SessionVisibilitySet,
   SessionWorkspacesSaveLargePaste,
+  type PermissionRequest,
 } from "@tandem/protocol";
 import { ErrorCodes } from "@tandem/protocol/errors";
 import type { SubagentSettings } from "../../agents/session-agents.js";
@@ -75,7 +76,8 @@ export function registerSessionExtrasMethods(table: MethodTable, runtime: Runtim
     return { success: true };
   });
   table.on(SessionPermissionsPendingRequests, ({ sessionId }) => ({
-    items: sessions.get(sessionId).pending.listOpen("permission").map(({ requestId, detail }) => ({ requestId, request: detail })),
+    // Only permission requests are listed, and each was opened with its request as its detail.
+    items: sessions.get(sessionId).pending.listOpen("permission").map(({ requestId, detail }) => ({ requestId, request: detail as PermissionRequest })),
   }));
 
   // Completions come from the application's own sources (files, symbols); Tandem has none to offer.

@@ -1,0 +1,57 @@
+import {
+  SessionMcpHeadersHandlePendingHeadersRefreshRequest,
+  SessionUiElicitation,
+  SessionUiHandlePendingAutoModeSwitch,
+  SessionUiHandlePendingSampling,
+  SessionUiHandlePendingSessionLimitsExhausted,
+  SessionUiHandlePendingUserInput,
+  SessionUiRegisterDirectAutoModeSwitchHandler,
+  SessionUiUnregisterDirectAutoModeSwitchHandler,
+} from "@tandem/protocol";
+import { ErrorCodes, TandemError } from "../../errors.js";
+import type { Runtime } from "../../runtime.js";
+import { requestElicitation } from "../../session/elicitation.js";
+import type { MethodTable } from "../dispatch.js";
+
+/** The answer to a request for a kind of pending request this session has none of under `requestId`. */
+const noPending = (what: string, requestId: string) => ({ success: false, error: `No pending ${what} with requestId ${requestId}` });
+
+/**
+ * `session.ui.*` beyond the elicitation and plan-exit answers: forms the application asks for,
+ * answers to pending requests by id, and in-process auto-mode-switch handler registrations.
+ */
+export function registerUiMethods(table: MethodTable, runtime: Runtime): void {
+  const sessions = runtime.sessions;
+
+  table.on(SessionUiElicitation, async ({ sessionId, message, requestedSchema }, client) => {
+    const session = sessions.get(sessionId);
+    if (!session.clients.anyAnswersElicitation) {
+      throw new TandemError(ErrorCodes.NotAvailable, "No connected client of this session answers elicitations: none registered an elicitation handler.", { sessionId });
+    }
+    // The form is abandoned (answered `cancel`) when the asking client goes away.
+    const stop = new AbortController();
+    client.onClose(() => stop.abort());
+    const schema = { ...requestedSchema, properties: requestedSchema.properties };
+    return requestElicitation(session, { message, requestedSchema: schema }, stop.signal).catch(() => ({ action: "cancel" as const }));
+  });
+  table.on(SessionUiHandlePendingUserInput, ({ sessionId, requestId, response }) =>
+    sessions.get(sessionId).pending.settle(requestId, "userInput", response) ? { success: true } : noPending("user input request", requestId),
+  );
+  table.on(SessionUiHandlePendingSampling, ({ sessionId, requestId }) => {
+    sessions.get(sessionId);
+    return noPending("sampling request", requestId);
+  });
+  table.on(SessionUiHandlePendingAutoModeSwitch, ({ sessionId, requestId, response }) =>
+    sessions.get(sessionId).autoModeSwitch.answer(requestId, response) ? { success: true } : noPending("auto-mode switch", requestId),
+  );
+  table.on(SessionUiHandlePendingSessionLimitsExhausted, ({ sessionId, requestId }) => {
+    sessions.get(sessionId);
+    return noPending("session-limits request", requestId);
+  });
+  table.on(SessionMcpHeadersHandlePendingHeadersRefreshRequest, ({ sessionId, requestId }) => {
+    sessions.get(sessionId);
+    return noPending("MCP headers refresh", requestId);
+  });
+  table.on(SessionUiRegisterDirectAutoModeSwitchHandler, ({ sessionId }) => ({ handle: sessions.get(sessionId).autoModeSwitch.registerDirectHandler() }));
+  table.on(SessionUiUnregisterDirectAutoModeSwitchHandler, ({ sessionId, handle }) => ({ unregistered: sessions.get(sessionId).autoModeSwitch.unregisterDirectHandler(handle) }));
+}
