@@ -162,7 +162,7 @@ export class TurnRunner {
   /** Before each model call: records the steering messages sent while the loop ran. */
   async beforeModelCall(interactionId: string): Promise<void> {
     for (let next = this.steering.shift(); next; next = this.steering.shift()) {
-      await this.recordUserMessage(next.params, interactionId, next.source, undefined, next.agentMode);
+      await this.recordUserMessage(next.params, interactionId, next.source, undefined, next.params.agentMode);
     }
   }
 
@@ -227,7 +227,7 @@ export class TurnRunner {
     for (let notice = this.deferredNotices.shift(); notice; notice = this.deferredNotices.shift()) {
       await this.recordUserMessage({ sessionId: host.sessionId, prompt: notice }, interactionId, "system");
     }
-    if (!(await this.recordUserMessage(queued.params, interactionId, queued.recordAs, queued.messageId, queued.agentMode))) {
+    if (!(await this.recordUserMessage(queued.params, interactionId, queued.recordAs, queued.messageId, queued.params.agentMode))) {
       this.currentRun = undefined;
       return undefined;
     }
@@ -279,6 +279,8 @@ export class TurnRunner {
    * Runs the userPromptSubmitted hook, emits `user.message` and adds the message to the
    * conversation. Returns false when the hook rejected the prompt.
    */
+  // `agentMode`: the one the send named, else the session's mode as the message's turn runs (a
+  // `/plan` queued before it has switched the mode by then).
   private async recordUserMessage(params: SessionSendParams, interactionId: string, source?: string, messageId?: string, agentMode?: string): Promise<boolean> {
     const { host } = this;
     const { attachments } = params;
