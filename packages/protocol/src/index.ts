@@ -19,7 +19,9 @@ export {
   PermissionDecision,
   PermissionRequest,
   PermissionResult,
+  NamedProviderConfig,
   ProviderConfig,
+  ProviderModelConfig,
   ReasoningEffort,
   SessionContext,
   SessionId,
@@ -125,6 +127,7 @@ export {
   eventLogPageLimits,
 } from "./methods/session-api.js";
 export { ExtensionInfo, SessionExtensionsList, SessionExtensionsReload } from "./methods/extensions.js";
+export { InferenceHeaders, LlmInferenceHttpResponseChunk, LlmInferenceHttpResponseStart, LlmInferenceSetProvider } from "./methods/llm-inference.js";
 export {
   CommandRegistration,
   SessionCommandsExecute,

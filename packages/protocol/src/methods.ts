@@ -9,7 +9,9 @@ import {
   ModelInfo,
   PermissionRequest,
   PermissionResult,
+  NamedProviderConfig,
   ProviderConfig,
+  ProviderModelConfig,
   ReasoningEffort,
   SessionId,
   SessionMetadata,
@@ -22,6 +24,7 @@ import { defineNotification, defineRequest } from "./method.js";
 import { sessionApiRequests } from "./methods/session-api.js";
 import { CommandRegistration, commandRequests } from "./methods/commands.js";
 import { extensionRequests } from "./methods/extensions.js";
+import { llmInferenceRequests } from "./methods/llm-inference.js";
 import { currentClientRequests, PingResultCurrent, SessionModeGetResultCurrent, SessionModeSetResultCurrent, SessionSkillsReloadResultCurrent } from "./methods/current.js";
 import { historyRequests } from "./methods/history.js";
 import { workspacesRequests } from "./methods/workspaces.js";
@@ -113,6 +116,10 @@ const SessionConfigFields = {
   availableTools: z.array(z.string()).optional(),
   excludedTools: z.array(z.string()).optional(),
   provider: ProviderConfig.optional(),
+  /** Named BYOK providers (SDK 1.0.x multi-provider registry), next to the default provider. */
+  providers: z.array(NamedProviderConfig).optional(),
+  /** Models served by the named providers; each is selected as `<provider>/<id>`. */
+  models: z.array(ProviderModelConfig).optional(),
   requestPermission: z.boolean().optional(),
   requestUserInput: z.boolean().optional(),
   /** The client answers `exitPlanMode.request` (the official 1.0.x `onExitPlanModeRequest`). */
@@ -504,6 +511,7 @@ export const clientToServerRequests = [
   ...currentClientRequests,
   ...commandRequests,
   ...extensionRequests,
+  ...llmInferenceRequests,
   ...historyRequests,
   ...workspacesRequests,
 ] as const;

@@ -17,6 +17,10 @@ import { FolderConsent } from "./trust/folder-consent.js";
 import { TrustedFolders } from "./trust/trusted-folders.js";
 import { SlashCommands } from "./commands/slash-commands.js";
 import { LoggedModelClient } from "./providers/logged-client.js";
+import { ClientHttpSender, clientFetch } from "./providers/client-inference/senders.js";
+import { ClientInferenceTransport } from "./providers/client-inference/transport.js";
+import { RoutingModelClient, type BearerTokenSource } from "./providers/routing.js";
+import type { RequestRelay } from "./providers/resolve.js";
 import type { SessionEmitter } from "./session/emitter.js";
 import { telemetryConfigFromEnv } from "./telemetry/config.js";
 import { LazyTelemetry, type Telemetry } from "./telemetry/telemetry.js";
@@ -71,6 +75,8 @@ export class Runtime {
   private readonly connections = new Set<ClientConnection>();
   /** Keep-alive connections to model servers, shared by all sessions. */
   private readonly modelConnections = new ConnectionPool();
+  /** The model requests a client performs once it calls `llmInference.setProvider`. */
+  readonly inferenceTransport = new ClientInferenceTransport();
   private readonly dispatcher: Dispatcher;
   private readonly providerEnvironment: ProviderEnvironment;
   /** OpenTelemetry export, when the SDK turned it on (`COPILOT_OTEL_ENABLED`); loaded on the first model call. */
@@ -83,7 +89,7 @@ export class Runtime {
   private clusterNode: ClusterNode | undefined;
   /** Context windows from each provider's model list, read once per runtime. */
   private readonly modelWindows = new ModelWindows(
-    (provider, model) => (provider ? createModelClient(provider, this.providerEnvironment, { model, connections: this.modelConnections }).listModels() : this.listModels()),
+    (provider, model) => (provider ? createModelClient(provider, this.providerEnvironment, { model, connections: this.modelConnections, relay: this.relayFor() }).listModels() : this.listModels()),
     (error) => this.options.logger.warn("could not read a model list for context windows; assuming the default window", error),
   );
 
@@ -114,11 +120,21 @@ export class Runtime {
         fetchWindow: (config, model) => this.modelWindows.limit(config.provider, model),
         toolTokens: new ToolTokenCache(),
       },
-      createModelClient: (config: SessionCreateParams, sessionId: string) =>
-        new LoggedModelClient(
-          createModelClient(config.provider, this.providerEnvironment, { model: config.model, connections: this.modelConnections }),
-          logger,
-          telemetry ? (record, startTime) => telemetry.recordModelCall(record, startTime, sessionId) : undefined,
+      createModelClient: (config: SessionCreateParams, sessionId: string, bearerTokens: BearerTokenSource) =>
+        new RoutingModelClient(
+          config,
+          (provider, wireModel) =>
+            new LoggedModelClient(
+              createModelClient(provider, this.providerEnvironment, {
+                model: wireModel,
+                connections: this.modelConnections,
+                relay: this.relayFor(sessionId),
+                ...(config.clientName ? { clientName: config.clientName } : {}),
+              }),
+              logger,
+              telemetry ? (record, startTime) => telemetry.recordModelCall(record, startTime, sessionId) : undefined,
+            ),
+          bearerTokens,
         ),
       broadcastLifecycle: (event) => this.broadcastLifecycle(event),
       folderTrust: folderConsent,
@@ -256,7 +272,7 @@ export class Runtime {
   /** `models.list` for the default provider (cached after the first success). */
   listModels(): Promise<ModelInfo[]> {
     if (!this.modelsCache) {
-      const request = Promise.resolve().then(() => createModelClient(undefined, this.providerEnvironment, { connections: this.modelConnections }).listModels());
+      const request = Promise.resolve().then(() => createModelClient(undefined, this.providerEnvironment, { connections: this.modelConnections, relay: this.relayFor() }).listModels());
       this.modelsCache = request;
       request.then(
         (models) => {
@@ -300,6 +316,12 @@ export class Runtime {
   }
 
   /** `session.lifecycle` for every client: this node's, and in a cluster every other node's. */
+  /** Where model requests go while a client performs them (`llmInference.setProvider`); they carry `sessionId`. */
+  private relayFor(sessionId?: string): RequestRelay {
+    const transport = this.inferenceTransport;
+    return { sender: new ClientHttpSender(transport, this.modelConnections, sessionId), fetchFor: (origin) => clientFetch(transport, { ...(sessionId ? { sessionId } : {}), ...(origin ? { origin } : {}) }) };
+  }
+
   private broadcastLifecycle(event: SessionLifecycleEvent): void {
     this.notifyClientsHere("session.lifecycle", event);
     this.clusterNode?.shareNotification("session.lifecycle", event);

@@ -4,7 +4,7 @@ import type { Logger } from "../log.js";
 import type { ContextManager, RequestFrame } from "../compaction/types.js";
 import { ProviderError } from "../providers/errors.js";
 import { reasoningEventFields } from "../providers/reasoning.js";
-import type { ModelClient, ModelResponse, ModelStreamPart } from "../providers/types.js";
+import type { ModelClient, ModelResponse, ModelStreamPart, RequestOrigin } from "../providers/types.js";
 import { parseToolArguments, type ConversationMessage, type ToolSpec } from "./messages.js";
 import { ModelCallLimitReached } from "./model-call-limit.js";
 import { withRetries, type RetryPolicy } from "./retry.js";
@@ -27,6 +27,8 @@ export interface LoopHost extends ToolRunnerHost {
   systemPrompt(): Promise<string>;
   toolSpecs(): ToolSpec[];
   modelClient(): ModelClient;
+  /** Who makes this loop's model calls (default: the session's own agent). */
+  readonly requestOrigin?: RequestOrigin;
   recordModelCall(model: string, response: ModelResponse, durationMs: number): void;
   /** Called before each model call: injects steering messages sent while the loop ran. */
   beforeModelCall(interactionId: string): Promise<void>;
@@ -122,6 +124,7 @@ async function runTurn(host: LoopHost, interactionId: string, turn: number, sign
             stream: host.streaming,
             reasoningEffort: host.reasoningEffort,
             signal,
+            origin: host.requestOrigin ?? { agentId: host.sessionId, interactionType: "conversation-agent" },
           },
           onAttemptPart,
         ),

@@ -15,6 +15,7 @@ import { registerCompactionMethods } from "./handlers/compaction.js";
 import { registerCommandMethods } from "./handlers/commands.js";
 import { registerExtensionMethods } from "./handlers/extensions.js";
 import { registerClusterMethods } from "./handlers/cluster.js";
+import { registerLlmInferenceMethods } from "./handlers/llm-inference.js";
 
 type AnyToken = RequestToken<string, z.ZodType, z.ZodType>;
 
@@ -45,6 +46,7 @@ export class Dispatcher implements MethodTable {
     registerCommandMethods(this, runtime);
     registerExtensionMethods(this, runtime);
     registerClusterMethods(this, runtime);
+    registerLlmInferenceMethods(this, runtime.inferenceTransport);
   }
 
   /**

@@ -5,6 +5,7 @@ import type { LoopHost } from "../loop/agent-loop.js";
 import type { ConversationMessage, ModelToolCall, ToolSpec } from "../loop/messages.js";
 import type { RetryPolicy } from "../loop/retry.js";
 import type { PermissionHost } from "../permissions/broker.js";
+import type { BearerTokenSource } from "../providers/routing.js";
 import type { ModelClient, ModelResponse } from "../providers/types.js";
 import type { Tool, ToolContext } from "../tools/types.js";
 import type { ClientNeed, ClientPort } from "./client-port.js";
@@ -26,7 +27,7 @@ import type { McpHost } from "../mcp/types.js";
 import { requestElicitation } from "./elicitation.js";
 import { sameToolSpecs, SessionToolset, type ToolsetHost } from "./toolset.js";
 import { SessionPersistence, type PersistenceHost } from "./persistence.js";
-import { SessionModelClient } from "./model-headers.js";
+import { clientBearerTokens, SessionModelClient } from "./model-headers.js";
 import { SessionApprovals } from "../permissions/session-approvals.js";
 import type { MessageQueueView, QueuedCommand } from "./message-queue.js";
 import { SessionHistory } from "../checkpoints/session-history.js";
@@ -45,7 +46,7 @@ export interface SessionServices {
   readonly retryPolicy: RetryPolicy;
   /** How many model calls one user message may make (see `loop/model-call-limit.ts`). */
   readonly maxModelCallsPerTurn: number;
-  createModelClient(config: SessionCreateParams): ModelClient;
+  createModelClient(config: SessionCreateParams, bearerTokens: BearerTokenSource): ModelClient;
   /** Called when the first user message gives the session its summary. */
   onSummary(session: Session, summary: string): void;
   /** How long a hook may take. */
@@ -339,12 +340,8 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
     void this.hooks.run("errorOccurred", { error: errorMessage(error), errorContext: "model_call", recoverable: false });
   }
   modelClient(): ModelClient {
-    this.client ??= new SessionModelClient(this.services.createModelClient(this.config), {
-      sessionId: this.sessionId,
-      turnHeaders: () => this.runner.turnHeaders,
-      tokenFromClient: this.config.provider?.hasBearerTokenProvider === true,
-      tokenClient: () => this.clientFor({ kind: "providerToken" }),
-    });
+    const tokens = clientBearerTokens(this.sessionId, () => this.clientFor({ kind: "providerToken" }));
+    this.client ??= new SessionModelClient(this.services.createModelClient(this.config, tokens), { turnHeaders: () => this.runner.turnHeaders });
     return this.client;
   }
   recordFileChange(change: { path: string; diff: string }): void {

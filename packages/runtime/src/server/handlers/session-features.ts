@@ -36,10 +36,11 @@ export function registerSessionFeatureMethods(table: MethodTable, runtime: Runti
     return {};
   });
 
-  const summary = (agent: { name: string; displayName: string; description: string }) => ({
+  const summary = (agent: { name: string; displayName: string; description: string; model?: string }) => ({
     name: agent.name,
     displayName: agent.displayName,
     description: agent.description,
+    ...(agent.model ? { model: agent.model } : {}),
   });
   table.on(SessionAgentList, ({ sessionId }) => ({ agents: sessions.get(sessionId).agents.customAgents().map(summary) }));
   table.on(SessionAgentGetCurrent, ({ sessionId }) => {
