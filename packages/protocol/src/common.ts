@@ -80,6 +80,19 @@ export const ProviderConfig = z.looseObject({
 });
 export type ProviderConfig = z.infer<typeof ProviderConfig>;
 
+/** What a model can do, stated by the application over what its provider reports. */
+export const ModelCapabilitiesOverride = z.looseObject({
+  supports: z.looseObject({ vision: z.boolean().optional(), reasoningEffort: z.boolean().optional() }).optional(),
+  limits: z
+    .looseObject({
+      max_prompt_tokens: z.number().int().positive().optional(),
+      max_output_tokens: z.number().int().positive().optional(),
+      max_context_window_tokens: z.number().int().positive().optional(),
+    })
+    .optional(),
+});
+export type ModelCapabilitiesOverride = z.infer<typeof ModelCapabilitiesOverride>;
+
 /** A named BYOK provider (SDK 1.0.x multi-provider registry): a connection and its credentials. */
 export const NamedProviderConfig = ProviderConfig.extend({
   /** Referenced by {@link ProviderModelConfig}'s `provider`; a `/` would make selection ids ambiguous. */

@@ -19,6 +19,7 @@ export {
   PermissionDecision,
   PermissionRequest,
   PermissionResult,
+  ModelCapabilitiesOverride,
   NamedProviderConfig,
   ProviderConfig,
   ProviderModelConfig,

@@ -9,6 +9,7 @@ import {
   ModelInfo,
   PermissionRequest,
   PermissionResult,
+  ModelCapabilitiesOverride,
   NamedProviderConfig,
   ProviderConfig,
   ProviderModelConfig,
@@ -116,6 +117,8 @@ const SessionConfigFields = {
   availableTools: z.array(z.string()).optional(),
   excludedTools: z.array(z.string()).optional(),
   provider: ProviderConfig.optional(),
+  /** What the model can do, over what its provider reports (SDK 1.0.x); `supports.vision: false` keeps images from it. */
+  modelCapabilities: ModelCapabilitiesOverride.optional(),
   /** Named BYOK providers (SDK 1.0.x multi-provider registry), next to the default provider. */
   providers: z.array(NamedProviderConfig).optional(),
   /** Models served by the named providers; each is selected as `<provider>/<id>`. */
@@ -276,7 +279,7 @@ export const SessionModelGetCurrent = defineRequest(
 /** `session.model.switchTo`. */
 export const SessionModelSwitchTo = defineRequest(
   "session.model.switchTo",
-  () => z.looseObject({ ...sessionScoped, modelId: z.string().min(1), reasoningEffort: ReasoningEffort.optional() }),
+  () => z.looseObject({ ...sessionScoped, modelId: z.string().min(1), reasoningEffort: ReasoningEffort.optional(), modelCapabilities: ModelCapabilitiesOverride.optional() }),
   () => z.looseObject({ modelId: z.string().optional() }),
 );
 /** `session.mode.get`: `{ mode }` for 0.2.0 clients, the bare mode for current ones. */

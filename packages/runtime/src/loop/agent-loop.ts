@@ -27,6 +27,8 @@ export interface LoopHost extends ToolRunnerHost {
   systemPrompt(): Promise<string>;
   toolSpecs(): ToolSpec[];
   modelClient(): ModelClient;
+  /** False when the model takes no images (tool images are left out of its requests); default: it does. */
+  readonly acceptsImages?: boolean;
   /** Who makes this loop's model calls (default: the session's own agent). */
   readonly requestOrigin?: RequestOrigin;
   recordModelCall(model: string, response: ModelResponse, durationMs: number): void;
@@ -119,7 +121,8 @@ async function runTurn(host: LoopHost, interactionId: string, turn: number, sign
             model: host.model,
             system: frame.system,
             // A copy: a background compaction may replace the history's start while the call runs.
-            messages: host.messages.slice(),
+            // A model without vision gets the tools' text only; the images stay in the history.
+            messages: host.acceptsImages === false ? withoutToolImages(host.messages) : host.messages.slice(),
             tools: frame.tools,
             stream: host.streaming,
             reasoningEffort: host.reasoningEffort,
@@ -188,7 +191,7 @@ async function runTurn(host: LoopHost, interactionId: string, turn: number, sign
 
   const results = await runToolCalls(host, response.toolCalls, interactionId, signal, String(turn));
   for (const { call, outcome } of results) {
-    const images = outcome.binaryResults?.map((result) => ({ mimeType: result.mimeType, data: result.data }));
+    const images = outcome.binaryResults?.map((result) => ({ mimeType: result.mimeType, data: result.data, ...(result.caption ? { caption: result.caption } : {}) }));
     host.messages.push({ role: "tool", toolCallId: call.id, toolName: call.name, content: outcome.textForModel, ...(images?.length ? { images } : {}) });
   }
   for (const { outcome } of results) {
@@ -248,5 +251,14 @@ export function reportLoopError(host: Pick<LoopHost, "emitter" | "logger" | "ses
     errorType,
     message: `Execution failed: ${errorMessage(error)}`,
     ...(error instanceof Error && error.stack ? { stack: error.stack } : {}),
+  });
+}
+
+/** The history with the images of tool results left out (for a model without vision). */
+function withoutToolImages(messages: readonly ConversationMessage[]): ConversationMessage[] {
+  return messages.map((message) => {
+    if (message.role !== "tool" || !message.images) return message;
+    const { images: _images, ...text } = message;
+    return text;
   });
 }

@@ -38,6 +38,8 @@ export interface UserImage {
 export interface ToolImage {
   mimeType: string;
   data: string;
+  /** What the image is (e.g. the file it was read from); default: the tool call it came from. */
+  caption?: string;
 }
 
 /** A tool as offered to the model. */

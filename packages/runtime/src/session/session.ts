@@ -339,6 +339,10 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
   onTurnError(error: unknown): void {
     void this.hooks.run("errorOccurred", { error: errorMessage(error), errorContext: "model_call", recoverable: false });
   }
+  /** False when the application said the model has no vision (`modelCapabilities.supports.vision`). */
+  get acceptsImages(): boolean {
+    return this.config.modelCapabilities?.supports?.vision !== false;
+  }
   modelClient(): ModelClient {
     const tokens = clientBearerTokens(this.sessionId, () => this.clientFor({ kind: "providerToken" }));
     this.client ??= new SessionModelClient(this.services.createModelClient(this.config, tokens), { turnHeaders: () => this.runner.turnHeaders });
@@ -376,10 +380,10 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
     return this.membership.isAttached(port);
   }
 
-  /** Switches the model (and optionally the reasoning effort); emits `session.model_change`. */
-  switchModel(modelId: string, reasoningEffort?: SessionCreateParams["reasoningEffort"]): void {
+  /** Switches the model (and optionally the reasoning effort and what the model can do); emits `session.model_change`. */
+  switchModel(modelId: string, reasoningEffort?: SessionCreateParams["reasoningEffort"], modelCapabilities?: SessionCreateParams["modelCapabilities"]): void {
     const previousModel = this.model;
-    this.config = { ...this.config, model: modelId, ...(reasoningEffort ? { reasoningEffort } : {}) };
+    this.config = { ...this.config, model: modelId, ...(reasoningEffort ? { reasoningEffort } : {}), ...(modelCapabilities ? { modelCapabilities } : {}) };
     this.model = modelId;
     this.client = undefined;
     this.emitter.emit("session.model_change", { previousModel, newModel: modelId, ...(reasoningEffort ? { reasoningEffort } : {}) });

@@ -109,7 +109,7 @@ export function toChatMessages(system: string, messages: readonly ConversationMe
       case "tool":
         chatMessages.push({ role: "tool", tool_call_id: message.toolCallId, content: message.content });
         for (const image of message.images ?? []) {
-          images.push({ type: "text", text: `Image returned by tool call ${message.toolCallId}:` });
+          images.push({ type: "text", text: image.caption ?? `Image returned by tool call ${message.toolCallId}:` });
           images.push({ type: "image_url", image_url: { url: `data:${imageMediaType(image.mimeType)};base64,${image.data}` } });
         }
         break;

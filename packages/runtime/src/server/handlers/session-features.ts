@@ -9,8 +9,8 @@ export function registerSessionFeatureMethods(table: MethodTable, runtime: Runti
     const session = sessions.get(sessionId);
     return { modelId: session.model, ...(session.reasoningEffort ? { reasoningEffort: session.reasoningEffort } : {}) };
   });
-  table.on(SessionModelSwitchTo, ({ sessionId, modelId, reasoningEffort }) => {
-    sessions.get(sessionId).switchModel(modelId, reasoningEffort);
+  table.on(SessionModelSwitchTo, ({ sessionId, modelId, reasoningEffort, modelCapabilities }) => {
+    sessions.get(sessionId).switchModel(modelId, reasoningEffort, modelCapabilities);
     return { modelId };
   });
   table.on(SessionModeGet, ({ sessionId }, client) => client.profile.modeGetResult(sessions.get(sessionId).mode));
