@@ -3,7 +3,8 @@
  * real `tandem` and the fake model server: the multi-provider registry (`providers` + `models`,
  * selected as `<provider>/<id>`, with a bearer token asked per request and per provider), a custom
  * agent's model, a single provider's `wireModel` / `modelId`, the session's `clientName` in the
- * `User-Agent`, and `modelCapabilities.supports.vision` switched through `setModel`.
+ * `User-Agent`, `modelCapabilities.supports.vision` switched through `setModel`, and attached PDFs
+ * as documents (with citations when `enableCitations` is set) for an Anthropic provider.
  */
 import { writeFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -137,5 +138,55 @@ describe("vision through modelCapabilities", () => {
       }),
     );
     expect(imageTexts).toEqual([[], [], [`Image file at path ${join(workDir, "pixel.png")}`]]);
+  });
+});
+
+describe("attached PDF documents", () => {
+  const pdf = { type: "blob" as const, data: Buffer.from("%PDF-1.4\n%%EOF\n", "ascii").toString("base64"), mimeType: "application/pdf", displayName: "report.pdf" };
+
+  it("go to an Anthropic provider as documents, with citations when enableCitations is set", async () => {
+    world = await startWorld(["plain-reply"]);
+    const client = v1Client(world.env);
+    const provider = { type: "anthropic" as const, baseUrl: world.modelUrl, apiKey: "key" };
+    const cited = await client.createSession({ onPermissionRequest: approveAll, model: "claude-sonnet-4-5", enableCitations: true, provider });
+    await cited.sendAndWait({ prompt: "summarize", attachments: [pdf] });
+    const plain = await client.createSession({ onPermissionRequest: approveAll, model: "claude-sonnet-4-5", provider });
+    await plain.sendAndWait({ prompt: "summarize", attachments: [pdf] });
+
+    const documents = world.model.requests
+      .filter((request) => request.path.endsWith("/messages"))
+      .map((request) =>
+        ((request.body as { messages: Array<{ content: Array<Record<string, unknown>> }> }).messages ?? [])
+          .flatMap((message) => message.content)
+          .filter((block) => block.type === "document")
+          .map((block) => ({ title: block.title, citations: block.citations, mediaType: (block.source as { media_type?: string }).media_type })),
+      );
+    expect(documents).toEqual([
+      [{ title: "report.pdf", citations: { enabled: true }, mediaType: "application/pdf" }],
+      [{ title: "report.pdf", citations: undefined, mediaType: "application/pdf" }],
+    ]);
+  });
+
+  it("sent to a provider that reads documents become a note when the session moves to one that does not", async () => {
+    world = await startWorld(["plain-reply"]);
+    const session = await v1Client(world.env).createSession({
+      onPermissionRequest: approveAll,
+      model: "docs/reader",
+      providers: [
+        { name: "docs", type: "anthropic", baseUrl: world.modelUrl, apiKey: "key" },
+        { name: "chat", type: "openai", baseUrl: `${world.modelUrl}/v1`, apiKey: "key" },
+      ],
+      models: [
+        { id: "reader", provider: "docs", wireModel: "claude-sonnet-4-5" },
+        { id: "talker", provider: "chat", wireModel: "gpt-test" },
+      ],
+    });
+    await session.sendAndWait({ prompt: "summarize", attachments: [pdf] });
+    await session.setModel("chat/talker");
+    await session.sendAndWait({ prompt: "and briefly?" });
+    const [call] = modelCalls(world);
+    const text = JSON.stringify(call?.messages);
+    expect(text).toContain("[report.pdf: an attachment of type application/pdf was not sent; this provider takes only images.]");
+    expect(text).not.toContain("data:application/pdf");
   });
 });

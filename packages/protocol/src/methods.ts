@@ -117,6 +117,8 @@ const SessionConfigFields = {
   availableTools: z.array(z.string()).optional(),
   excludedTools: z.array(z.string()).optional(),
   provider: ProviderConfig.optional(),
+  /** Ask an Anthropic provider for citations of attached documents (PDF blobs). */
+  enableCitations: z.boolean().optional(),
   /** What the model can do, over what its provider reports (SDK 1.0.x); `supports.vision: false` keeps images from it. */
   modelCapabilities: ModelCapabilitiesOverride.optional(),
   /** Named BYOK providers (SDK 1.0.x multi-provider registry), next to the default provider. */

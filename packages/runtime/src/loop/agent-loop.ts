@@ -27,6 +27,8 @@ export interface LoopHost extends ToolRunnerHost {
   systemPrompt(): Promise<string>;
   toolSpecs(): ToolSpec[];
   modelClient(): ModelClient;
+  /** Whether the model is asked for citations of attached documents. */
+  readonly citations?: boolean;
   /** False when the model takes no images (tool images are left out of its requests); default: it does. */
   readonly acceptsImages?: boolean;
   /** Who makes this loop's model calls (default: the session's own agent). */
@@ -128,6 +130,7 @@ async function runTurn(host: LoopHost, interactionId: string, turn: number, sign
             reasoningEffort: host.reasoningEffort,
             signal,
             origin: host.requestOrigin ?? { agentId: host.sessionId, interactionType: "conversation-agent" },
+            ...(host.citations ? { citations: true } : {}),
           },
           onAttemptPart,
         ),

@@ -26,7 +26,10 @@ export type ConversationMessage =
       unrecorded?: true;
     };
 
-/** An image attached to a user message: shown to the model after the text, after its label. */
+/**
+ * An image (or, for a provider that reads documents, a PDF) attached to a user message: shown to
+ * the model after the text, after its label.
+ */
 export interface UserImage {
   label: string;
   mimeType: string;

@@ -105,7 +105,7 @@ export class AiSdkModelClient implements ModelClient {
       }
       const model = await modelPromise;
       const options: LanguageModelV3CallOptions = {
-        prompt: toAiSdkPrompt(request.system, request.messages, this.adapter),
+        prompt: toAiSdkPrompt(request.system, request.messages, this.adapter, { citations: request.citations === true }),
         ...(request.tools.length > 0 ? { tools: toAiSdkTools(request.tools) } : {}),
         abortSignal: deadline.signal,
         providerOptions: this.adapter.providerOptions(request),

@@ -22,6 +22,8 @@ export interface ModelRequest {
   /** Extra HTTP headers for this request (a per-request bearer token, a turn's `requestHeaders`); they win over the client's own. */
   headers?: Readonly<Record<string, string>>;
   signal: AbortSignal;
+  /** Ask for citations of the documents attached to user messages (Anthropic). */
+  citations?: boolean;
   /** Who makes the call (handed to a client that performs the model requests). */
   origin?: RequestOrigin;
 }

@@ -5,7 +5,7 @@ import type { LoopHost } from "../loop/agent-loop.js";
 import type { ConversationMessage, ModelToolCall, ToolSpec } from "../loop/messages.js";
 import type { RetryPolicy } from "../loop/retry.js";
 import type { PermissionHost } from "../permissions/broker.js";
-import type { BearerTokenSource } from "../providers/routing.js";
+import { routeModel, type BearerTokenSource } from "../providers/routing.js";
 import type { ModelClient, ModelResponse } from "../providers/types.js";
 import type { Tool, ToolContext } from "../tools/types.js";
 import type { ClientNeed, ClientPort } from "./client-port.js";
@@ -338,6 +338,14 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
   }
   onTurnError(error: unknown): void {
     void this.hooks.run("errorOccurred", { error: errorMessage(error), errorContext: "model_call", recoverable: false });
+  }
+  /** Whether the model is asked for citations of attached documents (`enableCitations`). */
+  get citations(): boolean {
+    return this.config.enableCitations === true;
+  }
+  /** Whether the current model's provider reads attached PDF documents (Anthropic's messages API). */
+  get acceptsDocuments(): boolean {
+    return routeModel(this.config, this.model).provider?.type === "anthropic";
   }
   /** False when the application said the model has no vision (`modelCapabilities.supports.vision`). */
   get acceptsImages(): boolean {

@@ -123,6 +123,11 @@ export function toChatMessages(system: string, messages: readonly ConversationMe
 function userParts(text: string, images: readonly UserImage[]): ChatUserPart[] {
   const parts: ChatUserPart[] = [{ type: "text", text }];
   for (const image of images) {
+    if (!image.mimeType.startsWith("image/")) {
+      // A document sent to a provider that reads documents, now going to one that does not.
+      parts.push({ type: "text", text: `[${image.label}: an attachment of type ${image.mimeType} was not sent; this provider takes only images.]` });
+      continue;
+    }
     parts.push({ type: "text", text: image.label });
     parts.push({ type: "image_url", image_url: { url: `data:${imageMediaType(image.mimeType)};base64,${image.data}` } });
   }
