@@ -1,5 +1,4 @@
 import { ErrorCodes } from "@tandem/protocol/errors";
-import { randomUUID } from "node:crypto";
 import { TandemError } from "../../errors.js";
 import type { RequestOrigin } from "../types.js";
 
@@ -99,7 +98,7 @@ export class ClientInferenceTransport {
     const client = this.provider;
     if (!client?.isOpen) throw new TandemError(ErrorCodes.NotConfigured, "No connected client performs model requests (llmInference.setProvider).");
     signal.throwIfAborted();
-    const requestId = randomUUID();
+    const requestId = globalThis.crypto.randomUUID();
     const exchange = new PendingExchange(() => this.pending.delete(requestId));
     this.pending.set(requestId, exchange);
     const onAbort = (): void => {
