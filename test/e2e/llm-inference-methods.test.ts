@@ -4,11 +4,13 @@
  * `tandem` and the fake model server: the runtime hands each model HTTP request to the client
  * (with the session id, agent id and interaction type) and reads the answer from the client's
  * frames; a handler that throws fails the turn with its message; an abort reaches the handler's
- * signal; a response frame for an unknown request is refused.
+ * signal; a response frame for an unknown request is refused; one client per runtime performs the
+ * requests, and another may once it has gone.
  */
 import { CopilotClient as V1Client, CopilotRequestHandler, RuntimeConnection, approveAll, type CopilotRequestContext } from "copilot-sdk-v1";
 import { afterEach, describe, expect, it } from "vitest";
 import { startWorld, tandemBin, waitFor, type TestWorld } from "../helpers/harness.js";
+import { startTcpRuntime } from "../helpers/tcp.js";
 
 let world: TestWorld | undefined;
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -124,5 +126,28 @@ describe("llmInference: the application performs the model requests", () => {
     await expect(client.rpc.llmInference.httpResponseChunk({ requestId: "no-such-request", data: "x", end: true })).resolves.toEqual({ accepted: false });
     // Registering again from the same client is accepted.
     await expect(client.rpc.llmInference.setProvider()).resolves.toEqual({ success: true });
+  });
+
+  it("lets one client per runtime perform the requests, and another once it has gone", async () => {
+    world = await startWorld(["plain-reply"]);
+    const token = "llm-inference-token-0123456789";
+    const runtime = await startTcpRuntime({ ...world.env, COPILOT_API_URL: unreachableModelUrl, COPILOT_CONNECTION_TOKEN: token });
+    cleanups.push(() => runtime.stop());
+    const overTcp = (handler: CopilotRequestHandler): V1Client => {
+      const client = new V1Client({ connection: RuntimeConnection.forUri(`127.0.0.1:${runtime.port}`, { connectionToken: token }), logLevel: "error", requestHandler: handler });
+      cleanups.push(() => client.forceStop());
+      return client;
+    };
+    const first = overTcp(new ForwardingHandler(world.modelUrl));
+    await first.start();
+    await expect(overTcp(new ForwardingHandler(world.modelUrl)).start()).rejects.toThrow(/Another client is already the LLM inference provider/);
+
+    await first.forceStop();
+    const secondHandler = new ForwardingHandler(world.modelUrl);
+    const second = overTcp(secondHandler);
+    const session = await second.createSession({ onPermissionRequest: approveAll });
+    const reply = await session.sendAndWait({ prompt: "hi" });
+    expect(reply?.data.content).toBe("Hello from the scripted model.");
+    expect(secondHandler.seen.some((seen) => seen.url.endsWith("/chat/completions"))).toBe(true);
   });
 });
