@@ -75,6 +75,25 @@ describe("provider registry", () => {
     expect(asked).toEqual([{ providerName: "alpha", sessionId: session.sessionId }]);
   });
 
+  it("takes a registry model's prompt limit from its config (maxPromptTokens, else maxContextWindowTokens)", async () => {
+    world = await startWorld(["plain-reply"]);
+    const session = await v1Client(world.env).createSession({
+      onPermissionRequest: approveAll,
+      model: "alpha/fast",
+      providers: [{ name: "alpha", type: "openai", baseUrl: `${world.modelUrl}/v1` }],
+      models: [
+        { id: "fast", provider: "alpha", maxPromptTokens: 111_111, maxContextWindowTokens: 200_000 },
+        { id: "other", provider: "alpha", maxContextWindowTokens: 99_999 },
+      ],
+    });
+    const limits: number[] = [];
+    session.on("session.usage_info", (event) => limits.push(event.data.tokenLimit));
+    await session.sendAndWait({ prompt: "hi" });
+    await session.setModel("alpha/other");
+    await session.sendAndWait({ prompt: "again" });
+    expect(limits).toEqual([111_111, 99_999]);
+  });
+
   it("reports each custom agent's model in agent.list", async () => {
     world = await startWorld([]);
     const session = await v1Client(world.env).createSession({

@@ -19,7 +19,7 @@ import { SlashCommands } from "./commands/slash-commands.js";
 import { LoggedModelClient } from "./providers/logged-client.js";
 import { ClientHttpSender, clientFetch } from "./providers/client-inference/senders.js";
 import { ClientInferenceTransport } from "./providers/client-inference/transport.js";
-import { RoutingModelClient, type BearerTokenSource } from "./providers/routing.js";
+import { findRegistryModel, RoutingModelClient, type BearerTokenSource } from "./providers/routing.js";
 import type { RequestRelay } from "./providers/resolve.js";
 import type { SessionEmitter } from "./session/emitter.js";
 import { telemetryConfigFromEnv } from "./telemetry/config.js";
@@ -32,7 +32,7 @@ import { runtimeVersion } from "./version.js";
 import { compactionTimeoutFromEnv } from "./compaction/session-compaction.js";
 import { ModelWindows } from "./compaction/model-windows.js";
 import { ToolTokenCache } from "./compaction/tokens.js";
-import { promptLimitOf } from "./compaction/window.js";
+import { configuredLimit, promptLimitOf } from "./compaction/window.js";
 import type { ClusterConfig, ClusterNode } from "./cluster/cluster-node.js";
 import type { AppendFence } from "./store/postgres/pg-event-log.js";
 import { continueAfterTakeover } from "./cluster/takeover.js";
@@ -116,8 +116,17 @@ export class Runtime {
       compaction: {
         timeoutMs: compactionTimeoutFromEnv(env),
         // The default provider's list once a client read it (models.list); a BYOK config states its own.
-        knownWindow: (config, model) => (config.provider ? undefined : promptLimitOf(this.modelsRead?.find((candidate) => candidate.id === model))),
-        fetchWindow: (config, model) => this.modelWindows.limit(config.provider, model),
+        knownWindow: (config, model) => {
+          const registered = findRegistryModel(config, model);
+          // A registry model states its own limits (else its provider's), as a BYOK config does.
+          if (registered) return configuredLimit(registered.model) ?? configuredLimit(registered.provider);
+          return config.provider ? undefined : promptLimitOf(this.modelsRead?.find((candidate) => candidate.id === model));
+        },
+        fetchWindow: (config, model) => {
+          const registered = findRegistryModel(config, model);
+          if (registered) return this.modelWindows.limit(registered.provider, registered.model.wireModel ?? registered.model.id);
+          return this.modelWindows.limit(config.provider, model);
+        },
         toolTokens: new ToolTokenCache(),
       },
       createModelClient: (config: SessionCreateParams, sessionId: string, bearerTokens: BearerTokenSource) =>
