@@ -73,6 +73,8 @@ describe("provider registry", () => {
       ["wire-slow", "beta", "Bearer beta-key"],
     ]);
     expect(asked).toEqual([{ providerName: "alpha", sessionId: session.sessionId }]);
+    // A provider whose token comes per model call is never asked for its model list without one.
+    expect(world.model.modelListRequests.filter((request) => !request.headers.authorization)).toEqual([]);
   });
 
   it("takes a registry model's prompt limit from its config (maxPromptTokens, else maxContextWindowTokens)", async () => {

@@ -124,6 +124,8 @@ export class Runtime {
         },
         fetchWindow: (config, model) => {
           const registered = findRegistryModel(config, model);
+          // A provider whose token the client supplies per model call has no token for its model list.
+          if (registered?.provider.hasBearerTokenProvider) return Promise.resolve(undefined);
           if (registered) return this.modelWindows.limit(registered.provider, registered.model.wireModel ?? registered.model.id);
           return this.modelWindows.limit(config.provider, model);
         },
