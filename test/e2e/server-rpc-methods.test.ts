@@ -294,7 +294,10 @@ describe("secrets, gates and small server methods", () => {
     expect(start).toEqual({ accepted: false });
     expect(await client.rpc.llmInference.httpResponseChunk({ requestId: "none", data: "", end: true })).toEqual({ accepted: false });
 
-    expect(await client.rpc.sessionFs.setProvider({ initialCwd: "/", sessionStatePath: "/state", conventions: "posix" })).toEqual({ success: true });
+    // Sessions stay in the runtime's own store: the runtime says so rather than pretend to use the application's.
+    const sessionFs = await rpcError(client.rpc.sessionFs.setProvider({ initialCwd: "/", sessionStatePath: "/state", conventions: "posix" }));
+    expect(sessionFs.code).toBe(NotAvailable);
+    expect(sessionFs.message).toMatch(/sessions are stored by the runtime itself/);
     // Called as the official SDK calls it without a model: `tools.list()`.
     const tools = (await (client.rpc.tools.list as () => ReturnType<typeof client.rpc.tools.list>)()).tools;
     expect(tools.map((tool) => tool.name)).toContain("view");

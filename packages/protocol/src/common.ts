@@ -75,8 +75,47 @@ export const ProviderConfig = z.looseObject({
   maxPromptTokens: z.number().int().positive().optional(),
   /** The model's context window in tokens, used when `maxPromptTokens` is not given. */
   maxContextWindowTokens: z.number().int().positive().optional(),
+  /** The session's model when `model` is not given; the name sent to the provider unless `wireModel` is. */
+  modelId: z.string().min(1).optional(),
+  /** The most output tokens per model call. */
+  maxOutputTokens: z.number().int().positive().optional(),
 });
 export type ProviderConfig = z.infer<typeof ProviderConfig>;
+
+/** What a model can do, stated by the application over what its provider reports. */
+export const ModelCapabilitiesOverride = z.looseObject({
+  supports: z.looseObject({ vision: z.boolean().optional(), reasoningEffort: z.boolean().optional() }).optional(),
+  limits: z
+    .looseObject({
+      max_prompt_tokens: z.number().int().positive().optional(),
+      max_output_tokens: z.number().int().positive().optional(),
+      max_context_window_tokens: z.number().int().positive().optional(),
+    })
+    .optional(),
+});
+export type ModelCapabilitiesOverride = z.infer<typeof ModelCapabilitiesOverride>;
+
+/** A named BYOK provider (SDK 1.0.x multi-provider registry): a connection and its credentials. */
+export const NamedProviderConfig = ProviderConfig.extend({
+  /** Referenced by {@link ProviderModelConfig}'s `provider`; a `/` would make selection ids ambiguous. */
+  name: z.string().min(1).regex(/^[^/]+$/, "a provider name must not contain '/'"),
+});
+export type NamedProviderConfig = z.infer<typeof NamedProviderConfig>;
+
+/** A model of a named provider, selected in the session as `<provider>/<id>`. */
+export const ProviderModelConfig = z.looseObject({
+  id: z.string().min(1),
+  provider: z.string().min(1),
+  /** The model name sent to the provider (default: `id`). */
+  wireModel: z.string().min(1).optional(),
+  /** The well-known model it behaves like (default: `id`). */
+  modelId: z.string().min(1).optional(),
+  name: z.string().optional(),
+  maxPromptTokens: z.number().int().positive().optional(),
+  maxContextWindowTokens: z.number().int().positive().optional(),
+  maxOutputTokens: z.number().int().positive().optional(),
+});
+export type ProviderModelConfig = z.infer<typeof ProviderModelConfig>;
 
 /** A local (stdio) MCP server. */
 export const McpLocalServerConfig = z.looseObject({
@@ -109,6 +148,8 @@ export const CustomAgentConfig = z.looseObject({
   prompt: z.string(),
   mcpServers: z.record(z.string(), McpServerConfig).optional(),
   infer: z.boolean().optional(),
+  /** The model the agent runs on (a model id, or a registry model's `<provider>/<id>`); default: the session's. */
+  model: z.string().min(1).optional(),
 });
 export type CustomAgentConfig = z.infer<typeof CustomAgentConfig>;
 

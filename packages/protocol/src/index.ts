@@ -19,7 +19,10 @@ export {
   PermissionDecision,
   PermissionRequest,
   PermissionResult,
+  ModelCapabilitiesOverride,
+  NamedProviderConfig,
   ProviderConfig,
+  ProviderModelConfig,
   ReasoningEffort,
   SessionContext,
   SessionId,
@@ -128,6 +131,7 @@ export { ExtensionInfo, SessionExtensionsList, SessionExtensionsReload } from ".
 export { McpAppsHostContext, McpConfigAdd, McpConfigDisable, McpConfigEnable, McpConfigList, McpConfigReload, McpConfigRemove, McpConfigUpdate, McpEnvValueMode, McpToolInfo, SessionMcpAppsCallTool, SessionMcpAppsDiagnose, SessionMcpAppsGetHostContext, SessionMcpAppsListTools, SessionMcpAppsReadResource, SessionMcpAppsSetHostContext, SessionMcpCancelSamplingExecution, SessionMcpExecuteSampling, SessionMcpIsServerRunning, SessionMcpListTools, SessionEventLogRegisterInterest, SessionEventLogReleaseInterest, McpOauthAnswer, SessionMcpOauthHandlePendingRequest, SessionMcpOauthLogin, SessionMcpRemoveGitHub, SessionMcpRestartServer, SessionMcpSetEnvValueMode, SessionMcpStartServer, SessionMcpStopServer } from "./methods/mcp.js";
 export { InvokedSkill, SessionExtensionsDisable, SessionExtensionsEnable, SessionPluginInfo, SessionPluginsList, SessionSkillsEnsureLoaded, SessionSkillsGetInvoked } from "./methods/skills-plugins.js";
 export { InstalledPluginInfo, MarketplaceInfo, PluginsDisable, PluginsEnable, PluginsInstall, PluginsList, PluginsMarketplacesAdd, PluginsMarketplacesBrowse, PluginsMarketplacesList, PluginsMarketplacesRefresh, PluginsMarketplacesRemove, PluginsUninstall, PluginsUpdate, PluginsUpdateAll } from "./methods/plugins.js";
+export { InferenceHeaders, LlmInferenceHttpResponseChunk, LlmInferenceHttpResponseStart, LlmInferenceSetProvider } from "./methods/llm-inference.js";
 export {
   CommandRegistration,
   SessionCommandsExecute,
@@ -175,7 +179,7 @@ export {
 export { ClusterHealth, ClusterHealthReport } from "./cluster.js";
 export { LocalSessionEntry, SessionsBulkDelete, SessionsCheckInUse, SessionsClose, SessionsConnect, SessionsContext, SessionsEnrichMetadata, SessionsFindByPrefix, SessionsFindByTaskId, SessionsGetLastForContext, SessionsGetSizes, SessionsList, SessionsLoadDeferredRepoHooks, SessionsOpen, SessionsOpenParams, SessionsPruneOld, SessionsReleaseLock, SessionsReloadPluginHooks, SessionsSave, SessionsSetAdditionalPlugins, sessionsAdminRequests } from "./methods/sessions-admin.js";
 export { RemoteControlStatus, SessionRemoteDisable, SessionRemoteEnable, SessionRemoteNotifySteerableChanged, SessionsGetRemoteControlStatus, SessionsSetRemoteControlSteering, SessionsStartRemoteControl, SessionsStopRemoteControl, SessionsTransferRemoteControl, remoteControlRequests } from "./methods/remote-control.js";
-export { AgentRegistrySpawn, LlmInferenceHttpResponseChunk, LlmInferenceHttpResponseStart, SecretsAddFilterValues, SessionExtensionsSendAttachmentsToMessage, SessionFsSetProvider, serverMiscRequests } from "./methods/server-misc.js";
+export { AgentRegistrySpawn, SecretsAddFilterValues, SessionExtensionsSendAttachmentsToMessage, SessionFsSetProvider, serverMiscRequests } from "./methods/server-misc.js";
 export { UserSettingMetadata, UserSettingsGet, UserSettingsReload, UserSettingsSet, userSettingsRequests } from "./methods/user-settings.js";
 export { AgentsDiscover, AgentsGetDiscoveryPaths, DiscoveredAgent, DiscoveredInstructionSource, DiscoveredSkill, InstructionsDiscover, InstructionsGetDiscoveryPaths, McpDiscover, SkillsConfigSetDisabledSkills, SkillsDiscover, SkillsGetDiscoveryPaths, discoveryRequests } from "./methods/discovery.js";
 export { AccountGetAllUsers, AccountGetCurrentAuth, AccountLogin, AccountLogout, ProviderEndpoint, SessionGitHubAuthGetStatus, SessionProviderGetEndpoint, sessionAuthRequests } from "./methods/session-auth.js";

@@ -9,7 +9,10 @@ import {
   ModelInfo,
   PermissionRequest,
   PermissionResult,
+  ModelCapabilitiesOverride,
+  NamedProviderConfig,
   ProviderConfig,
+  ProviderModelConfig,
   ReasoningEffort,
   SessionId,
   SessionMetadata,
@@ -27,6 +30,7 @@ import { extensionRequests } from "./methods/extensions.js";
 import { mcpRequests } from "./methods/mcp.js";
 import { skillsPluginsRequests } from "./methods/skills-plugins.js";
 import { pluginRequests } from "./methods/plugins.js";
+import { llmInferenceRequests } from "./methods/llm-inference.js";
 import { currentClientRequests, PingResultCurrent, SessionModeGetResultCurrent, SessionModeSetResultCurrent, SessionSkillsReloadResultCurrent } from "./methods/current.js";
 import { historyRequests } from "./methods/history.js";
 import { compactionControlRequests } from "./methods/compaction-control.js";
@@ -128,6 +132,14 @@ const SessionConfigFields = {
   /** The main agent's own settings (SDK 1.0.x): `excludedTools` are hidden from it while no custom agent is selected. */
   defaultAgent: z.looseObject({ excludedTools: z.array(z.string()).optional() }).optional(),
   provider: ProviderConfig.optional(),
+  /** Ask an Anthropic provider for citations of attached documents (PDF blobs). */
+  enableCitations: z.boolean().optional(),
+  /** What the model can do, over what its provider reports (SDK 1.0.x); `supports.vision: false` keeps images from it. */
+  modelCapabilities: ModelCapabilitiesOverride.optional(),
+  /** Named BYOK providers (SDK 1.0.x multi-provider registry), next to the default provider. */
+  providers: z.array(NamedProviderConfig).optional(),
+  /** Models served by the named providers; each is selected as `<provider>/<id>`. */
+  models: z.array(ProviderModelConfig).optional(),
   requestPermission: z.boolean().optional(),
   requestUserInput: z.boolean().optional(),
   /** The client answers `exitPlanMode.request` (the official 1.0.x `onExitPlanModeRequest`). */
@@ -291,7 +303,7 @@ export const SessionModelGetCurrent = defineRequest(
 /** `session.model.switchTo`. */
 export const SessionModelSwitchTo = defineRequest(
   "session.model.switchTo",
-  () => z.looseObject({ ...sessionScoped, modelId: z.string().min(1), reasoningEffort: ReasoningEffort.optional() }),
+  () => z.looseObject({ ...sessionScoped, modelId: z.string().min(1), reasoningEffort: ReasoningEffort.optional(), modelCapabilities: ModelCapabilitiesOverride.optional() }),
   () => z.looseObject({ modelId: z.string().optional() }),
 );
 /** `session.mode.get`: `{ mode }` for 0.2.0 clients, the bare mode for current ones. */
@@ -522,6 +534,7 @@ export const clientToServerRequests = [
   ...mcpRequests,
   ...skillsPluginsRequests,
   ...pluginRequests,
+  ...llmInferenceRequests,
   ...historyRequests,
   ...taskRequests,
   ...shellRequests,

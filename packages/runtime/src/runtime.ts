@@ -18,6 +18,10 @@ import { FolderConsent } from "./trust/folder-consent.js";
 import { TrustedFolders } from "./trust/trusted-folders.js";
 import { SlashCommands } from "./commands/slash-commands.js";
 import { LoggedModelClient } from "./providers/logged-client.js";
+import { ClientHttpSender, clientFetch } from "./providers/client-inference/senders.js";
+import { ClientInferenceTransport } from "./providers/client-inference/transport.js";
+import { findRegistryModel, RoutingModelClient, type BearerTokenSource } from "./providers/routing.js";
+import type { RequestRelay } from "./providers/resolve.js";
 import type { SessionEmitter } from "./session/emitter.js";
 import { telemetryConfigFromEnv } from "./telemetry/config.js";
 import { LazyTelemetry, type Telemetry } from "./telemetry/telemetry.js";
@@ -34,7 +38,7 @@ import { runtimeVersion } from "./version.js";
 import { compactionTimeoutFromEnv } from "./compaction/session-compaction.js";
 import { ModelWindows } from "./compaction/model-windows.js";
 import { ToolTokenCache } from "./compaction/tokens.js";
-import { promptLimitOf } from "./compaction/window.js";
+import { configuredLimit, promptLimitOf } from "./compaction/window.js";
 import type { ClusterConfig, ClusterNode } from "./cluster/cluster-node.js";
 import type { AppendFence } from "./store/postgres/pg-event-log.js";
 import { continueAfterTakeover } from "./cluster/takeover.js";
@@ -83,6 +87,8 @@ export class Runtime {
   private readonly connections = new Set<ClientConnection>();
   /** Keep-alive connections to model servers, shared by all sessions. */
   private readonly modelConnections = new ConnectionPool();
+  /** The model requests a client performs once it calls `llmInference.setProvider`. */
+  readonly inferenceTransport = new ClientInferenceTransport();
   private readonly dispatcher: Dispatcher;
   /** Where the default provider and its credentials come from (environment, `--auth-token-env`). */
   readonly providerEnvironment: ProviderEnvironment;
@@ -96,7 +102,7 @@ export class Runtime {
   private clusterNode: ClusterNode | undefined;
   /** Context windows from each provider's model list, read once per runtime. */
   private readonly modelWindows = new ModelWindows(
-    (provider, model) => (provider ? createModelClient(provider, this.providerEnvironment, { model, connections: this.modelConnections }).listModels() : this.listModels()),
+    (provider, model) => (provider ? createModelClient(provider, this.providerEnvironment, { model, connections: this.modelConnections, relay: this.relayFor() }).listModels() : this.listModels()),
     (error) => this.options.logger.warn("could not read a model list for context windows; assuming the default window", error),
   );
 
@@ -126,15 +132,36 @@ export class Runtime {
       compaction: {
         timeoutMs: compactionTimeoutFromEnv(env),
         // The default provider's list once a client read it (models.list); a BYOK config states its own.
-        knownWindow: (config, model) => (config.provider ? undefined : promptLimitOf(this.modelsRead?.find((candidate) => candidate.id === model))),
-        fetchWindow: (config, model) => this.modelWindows.limit(config.provider, model),
+        knownWindow: (config, model) => {
+          const registered = findRegistryModel(config, model);
+          // A registry model states its own limits (else its provider's), as a BYOK config does.
+          if (registered) return configuredLimit(registered.model) ?? configuredLimit(registered.provider);
+          return config.provider ? undefined : promptLimitOf(this.modelsRead?.find((candidate) => candidate.id === model));
+        },
+        fetchWindow: (config, model) => {
+          const registered = findRegistryModel(config, model);
+          // A provider whose token the client supplies per model call has no token for its model list.
+          if (registered?.provider.hasBearerTokenProvider) return Promise.resolve(undefined);
+          if (registered) return this.modelWindows.limit(registered.provider, registered.model.wireModel ?? registered.model.id);
+          return this.modelWindows.limit(config.provider, model);
+        },
         toolTokens: new ToolTokenCache(),
       },
-      createModelClient: (config: SessionCreateParams, sessionId: string) =>
-        new LoggedModelClient(
-          createModelClient(config.provider, this.sessionProviderEnvironment(config.gitHubToken), { model: config.model, connections: this.modelConnections }),
-          logger,
-          telemetry ? (record, startTime, exchange) => telemetry.recordModelCall(record, startTime, sessionId, exchange) : undefined,
+      createModelClient: (config: SessionCreateParams, sessionId: string, bearerTokens: BearerTokenSource) =>
+        new RoutingModelClient(
+          config,
+          (provider, wireModel) =>
+            new LoggedModelClient(
+              createModelClient(provider, this.sessionProviderEnvironment(config.gitHubToken), {
+                model: wireModel,
+                connections: this.modelConnections,
+                relay: this.relayFor(sessionId),
+                ...(config.clientName ? { clientName: config.clientName } : {}),
+              }),
+              logger,
+              telemetry ? (record, startTime, exchange) => telemetry.recordModelCall(record, startTime, sessionId, exchange) : undefined,
+            ),
+          bearerTokens,
         ),
       broadcastLifecycle: (event) => this.broadcastLifecycle(event),
       folderTrust: folderConsent,
@@ -283,7 +310,7 @@ export class Runtime {
   /** `models.list` for the default provider (cached after the first success). */
   listModels(): Promise<ModelInfo[]> {
     if (!this.modelsCache) {
-      const request = Promise.resolve().then(() => createModelClient(undefined, this.providerEnvironment, { connections: this.modelConnections }).listModels());
+      const request = Promise.resolve().then(() => createModelClient(undefined, this.providerEnvironment, { connections: this.modelConnections, relay: this.relayFor() }).listModels());
       this.modelsCache = request;
       request.then(
         (models) => {
@@ -327,6 +354,12 @@ export class Runtime {
   }
 
   /** `session.lifecycle` for every client: this node's, and in a cluster every other node's. */
+  /** Where model requests go while a client performs them (`llmInference.setProvider`); they carry `sessionId`. */
+  private relayFor(sessionId?: string): RequestRelay {
+    const transport = this.inferenceTransport;
+    return { sender: new ClientHttpSender(transport, this.modelConnections, sessionId), fetchFor: (origin) => clientFetch(transport, { ...(sessionId ? { sessionId } : {}), ...(origin ? { origin } : {}) }) };
+  }
+
   private broadcastLifecycle(event: SessionLifecycleEvent): void {
     this.notifyClientsHere("session.lifecycle", event);
     this.clusterNode?.shareNotification("session.lifecycle", event);

@@ -42,32 +42,10 @@ export const SessionExtensionsSendAttachmentsToMessage = defineRequest(
   () => z.looseObject({}),
 );
 
-/** `llmInference.httpResponseStart`: a client answers a model request the runtime delegated to it (status and headers). */
-export const LlmInferenceHttpResponseStart = defineRequest(
-  "llmInference.httpResponseStart",
-  () => z.looseObject({ requestId: z.string(), status: z.number().int(), statusText: z.string().optional(), headers: z.record(z.string(), z.array(z.string())).optional() }),
-  () => z.looseObject({ accepted: z.boolean() }),
-);
-
-/** `llmInference.httpResponseChunk`: a body chunk (or the end, or an error) of a delegated model response. */
-export const LlmInferenceHttpResponseChunk = defineRequest(
-  "llmInference.httpResponseChunk",
-  () => z.looseObject({
-    requestId: z.string(),
-    data: z.string(),
-    binary: z.boolean().optional(),
-    end: z.boolean(),
-    error: z.looseObject({ code: z.string(), message: z.string() }).optional(),
-  }),
-  () => z.looseObject({ accepted: z.boolean() }),
-);
-
 /** Miscellaneous server-scoped requests Tandem serves. */
 export const serverMiscRequests = [
   SecretsAddFilterValues,
   SessionFsSetProvider,
   AgentRegistrySpawn,
   SessionExtensionsSendAttachmentsToMessage,
-  LlmInferenceHttpResponseStart,
-  LlmInferenceHttpResponseChunk,
 ] as const;

@@ -13,6 +13,8 @@ export interface AgentDefinition {
   builtIn: boolean;
   /** MCP servers of this agent only: started while it runs (or while it is selected). */
   mcpServers?: Record<string, McpServerConfig>;
+  /** The model it runs on, when not the session's. */
+  model?: string;
 }
 
 /** Tools that run agents; sub-agents never get them (no unbounded nesting). */
@@ -76,6 +78,7 @@ export function agentCatalog(customAgents: readonly CustomAgentConfig[] | undefi
       infer: agent.infer !== false,
       builtIn: false,
       ...(agent.mcpServers && Object.keys(agent.mcpServers).length > 0 ? { mcpServers: agent.mcpServers } : {}),
+      ...(agent.model ? { model: agent.model } : {}),
     }),
   );
   const hidden = new Set([...custom.map((agent) => agent.name), ...excludedBuiltinAgents]);

@@ -4,7 +4,7 @@ import type { Logger } from "../log.js";
 import { runAgentLoop, type LoopHost } from "../loop/agent-loop.js";
 import type { ConversationMessage, ModelToolCall, ToolSpec } from "../loop/messages.js";
 import type { RetryPolicy } from "../loop/retry.js";
-import type { ModelClient, ModelResponse } from "../providers/types.js";
+import type { ModelClient, ModelResponse, RequestOrigin } from "../providers/types.js";
 import { ScopedEmitter, type EventEmitterPort } from "../session/emitter.js";
 import type { Tool, ToolContext } from "../tools/types.js";
 import type { ContextOptions } from "../session/tool-contexts.js";
@@ -44,6 +44,7 @@ export interface SubAgentParent {
 /** One sub-agent conversation: its own history, model and tool subset, the parent's everything else. */
 class SubAgentRun implements LoopHost, CompactionHost {
   readonly messages: ConversationMessage[];
+  readonly requestOrigin: RequestOrigin;
   readonly emitter: EventEmitterPort;
   /** The sub-agent compacts its own history, as the main loop does. */
   readonly context: SessionCompactor;
@@ -59,6 +60,7 @@ class SubAgentRun implements LoopHost, CompactionHost {
     parentToolCallId: string,
   ) {
     this.messages = [{ role: "user", content: prompt }];
+    this.requestOrigin = { agentId: `${parent.sessionId}/${parentToolCallId}`, parentAgentId: parent.sessionId, interactionType: "conversation-subagent" };
     this.emitter = new ScopedEmitter(parent.emitter, { parentToolCallId });
     const { withheldTools } = parent.profile.subAgents;
     const offered = parent.allTools().filter((tool) => !agentToolNames.has(tool.name) && !withheldTools.has(tool.name));
@@ -183,7 +185,7 @@ export async function runSubAgent(
   // A running sub-agent is one of the session's tasks (clients refresh their list), as in 1.0.x.
   if (subAgents.isBackgroundTask) parent.emitter.emit("session.background_tasks_changed", {});
   parent.emitter.emit("subagent.started", { ...identity, agentDescription: (byTaskCall && request.description) || agent.description });
-  const run = new SubAgentRun(parent, agent, request.model ?? parent.model, request.prompt, request.toolCallId);
+  const run = new SubAgentRun(parent, agent, request.model ?? agent.model ?? parent.model, request.prompt, request.toolCallId);
   let result: Awaited<ReturnType<typeof runAgentLoop>>;
   try {
     await run.mcp?.start();

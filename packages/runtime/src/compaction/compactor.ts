@@ -315,7 +315,7 @@ export class SessionCompactor implements ContextManager {
         signal,
         () =>
           client.generate(
-            { model: host.model, system: summarySystemPrompt, messages: [{ role: "user", content: request }], tools: [], stream: false, signal },
+            { model: host.model, system: summarySystemPrompt, messages: [{ role: "user", content: request }], tools: [], stream: false, signal, origin: { agentId: host.sessionId, interactionType: "conversation-compaction" } },
             () => undefined,
           ),
         (error, delayMs, attempt) => host.logger.warn(`compaction call failed (attempt ${attempt}); retrying in ${Math.round(delayMs)} ms: ${error.message}`),

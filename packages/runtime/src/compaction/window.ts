@@ -23,8 +23,8 @@ export function promptLimitOf(model: ModelInfo | undefined): number | undefined 
   return limits?.max_prompt_tokens ?? limits?.max_context_window_tokens;
 }
 
-/** The prompt limit a BYOK provider config states (`maxPromptTokens`, else `maxContextWindowTokens`). */
-export function configuredLimit(provider: ProviderConfig | undefined): number | undefined {
+/** The prompt limit a BYOK provider (or registry model) config states (`maxPromptTokens`, else `maxContextWindowTokens`). */
+export function configuredLimit(provider: Pick<ProviderConfig, "maxPromptTokens" | "maxContextWindowTokens"> | undefined): number | undefined {
   return provider?.maxPromptTokens ?? provider?.maxContextWindowTokens;
 }
 

@@ -5,7 +5,7 @@ import type { ContextManager, RequestFrame } from "../compaction/types.js";
 import type { CompatProfile } from "../compat/profile.js";
 import { ProviderError } from "../providers/errors.js";
 import { reasoningEventFields } from "../providers/reasoning.js";
-import type { ModelClient, ModelResponse, ModelStreamPart } from "../providers/types.js";
+import type { ModelClient, ModelResponse, ModelStreamPart, RequestOrigin } from "../providers/types.js";
 import { parseToolArguments, type ConversationMessage, type ToolSpec } from "./messages.js";
 import { ModelCallLimitReached } from "./model-call-limit.js";
 import { withRetries, type RetryPolicy } from "./retry.js";
@@ -33,6 +33,12 @@ export interface LoopHost extends ToolRunnerHost {
   systemPrompt(): Promise<string>;
   toolSpecs(): ToolSpec[];
   modelClient(): ModelClient;
+  /** Whether the model is asked for citations of attached documents. */
+  readonly citations?: boolean;
+  /** False when the model takes no images (tool images are left out of its requests); default: it does. */
+  readonly acceptsImages?: boolean;
+  /** Who makes this loop's model calls (default: the session's own agent). */
+  readonly requestOrigin?: RequestOrigin;
   recordModelCall(model: string, response: ModelResponse, durationMs: number): void;
   /** Called before each model call: injects steering messages sent while the loop ran. */
   beforeModelCall(interactionId: string): Promise<void>;
@@ -127,12 +133,15 @@ async function runTurn(host: LoopHost, interactionId: string, turn: number, sign
             model: host.model,
             system: frame.system,
             // A copy: a background compaction may replace the history's start while the call runs.
-            messages: host.messages.slice(),
+            // A model without vision gets the tools' text only; the images stay in the history.
+            messages: host.acceptsImages === false ? withoutToolImages(host.messages) : host.messages.slice(),
             tools: frame.tools,
             stream: host.streamsRequests ?? host.streaming,
             reasoningEffort: host.reasoningEffort,
             thinkingBudget: host.profile.thinkingBudget(host.model),
             signal,
+            origin: host.requestOrigin ?? { agentId: host.sessionId, interactionType: "conversation-agent" },
+            ...(host.citations ? { citations: true } : {}),
           },
           onAttemptPart,
         ),
@@ -204,7 +213,7 @@ async function runTurn(host: LoopHost, interactionId: string, turn: number, sign
   // The model is shown the arguments its calls ran with: a preToolUse hook may have replaced them.
   assistantMessage.toolCalls = results.map(({ call, rewrittenArguments }) => (rewrittenArguments === undefined ? call : { ...call, rawArguments: rewrittenArguments }));
   for (const { call, outcome } of results) {
-    const images = outcome.binaryResults?.map((result) => ({ mimeType: result.mimeType, data: result.data }));
+    const images = outcome.binaryResults?.map((result) => ({ mimeType: result.mimeType, data: result.data, ...(result.caption ? { caption: result.caption } : {}) }));
     host.messages.push({ role: "tool", toolCallId: call.id, toolName: call.name, content: outcome.textForModel, ...(images?.length ? { images } : {}) });
   }
   for (const { outcome } of results) {
@@ -265,5 +274,14 @@ export function reportLoopError(host: Pick<LoopHost, "emitter" | "logger" | "ses
     errorType,
     message: `Execution failed: ${errorMessage(error)}`,
     ...(error instanceof Error && error.stack ? { stack: error.stack } : {}),
+  });
+}
+
+/** The history with the images of tool results left out (for a model without vision). */
+function withoutToolImages(messages: readonly ConversationMessage[]): ConversationMessage[] {
+  return messages.map((message) => {
+    if (message.role !== "tool" || !message.images) return message;
+    const { images: _images, ...text } = message;
+    return text;
   });
 }

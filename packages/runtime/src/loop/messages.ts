@@ -26,7 +26,10 @@ export type ConversationMessage =
       unrecorded?: true;
     };
 
-/** An image attached to a user message: shown to the model after the text, after its label. */
+/**
+ * An image (or, for a provider that reads documents, a PDF) attached to a user message: shown to
+ * the model after the text, after its label.
+ */
 export interface UserImage {
   label: string;
   mimeType: string;
@@ -38,6 +41,8 @@ export interface UserImage {
 export interface ToolImage {
   mimeType: string;
   data: string;
+  /** What the image is (e.g. the file it was read from); default: the tool call it came from. */
+  caption?: string;
 }
 
 /** A tool as offered to the model. */

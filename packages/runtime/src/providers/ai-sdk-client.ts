@@ -6,7 +6,7 @@ import { meteredFetch } from "./fetch-meter.js";
 import { ResponseCollector, StreamErrorPart } from "./response-collector.js";
 import { assertResponseWithinLimits, defaultResponseLimits, limitContent, ResponseMeter, ResponseTooLarge, type ResponseLimits } from "./response-limits.js";
 import { CallDeadline, type ProviderTimeouts } from "./timeouts.js";
-import type { ModelClient, ModelRequest, ModelResponse, ModelStreamPart } from "./types.js";
+import type { ModelClient, ModelRequest, ModelResponse, ModelStreamPart, RequestOrigin } from "./types.js";
 
 /**
  * What differs between providers reached through an AI SDK provider package: how to create the
@@ -50,6 +50,8 @@ export class AiSdkModelClient implements ModelClient {
     private readonly adapter: AiSdkAdapter,
     private readonly timeouts: ProviderTimeouts,
     private readonly limits: ResponseLimits = defaultResponseLimits,
+    /** The `fetch` of a call (by who makes it): the network's, or a client's that performs the requests (`llmInference`). */
+    private readonly fetchFor: (origin: RequestOrigin | undefined) => typeof fetch = () => fetch,
   ) {
     this.name = adapter.name;
   }
@@ -65,7 +67,8 @@ export class AiSdkModelClient implements ModelClient {
 
   async listModels(): Promise<ModelInfo[]> {
     const signal = AbortSignal.timeout(this.timeouts.requestTimeoutMs);
-    const fetchWithTimeout: typeof fetch = (input, init) => fetch(input, { ...init, signal });
+    const baseFetch = this.fetchFor(undefined);
+    const fetchWithTimeout: typeof fetch = (input, init) => baseFetch(input, { ...init, signal });
     try {
       return await this.adapter.listModels(fetchWithTimeout);
     } catch (error) {
@@ -89,6 +92,7 @@ export class AiSdkModelClient implements ModelClient {
         providerCallId = requestIdFromHeaders(headers);
       },
       meter,
+      this.fetchFor(request.origin),
     );
     const collector = new ResponseCollector({ metadataKey: this.adapter.optionsKey, reasoningOrigin: this.adapter.reasoningOrigin });
     try {
@@ -101,7 +105,7 @@ export class AiSdkModelClient implements ModelClient {
       }
       const model = await modelPromise;
       const options: LanguageModelV3CallOptions = {
-        prompt: toAiSdkPrompt(request.system, request.messages, this.adapter),
+        prompt: toAiSdkPrompt(request.system, request.messages, this.adapter, { citations: request.citations === true }),
         ...(request.tools.length > 0 ? { tools: toAiSdkTools(request.tools) } : {}),
         abortSignal: deadline.signal,
         providerOptions: this.adapter.providerOptions(request),

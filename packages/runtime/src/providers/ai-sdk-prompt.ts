@@ -22,8 +22,11 @@ type ReasoningPart = Extract<AssistantContent[number], { type: "reasoning" }>;
  *
  * @example
  * const prompt = toAiSdkPrompt(system, messages, { reasoningOrigin: "anthropic", optionsKey: "anthropic" });
+ *
+ * A PDF attached to a user message goes as a document titled with its label, with citations
+ * enabled when `options.citations` is set.
  */
-export function toAiSdkPrompt(system: string, messages: readonly ConversationMessage[], target: PromptTarget): LanguageModelV3Prompt {
+export function toAiSdkPrompt(system: string, messages: readonly ConversationMessage[], target: PromptTarget, options: { citations?: boolean } = {}): LanguageModelV3Prompt {
   const prompt: LanguageModelV3Prompt = [];
   if (system) prompt.push({ role: "system", content: system });
   // Images from tool results go in a user message right after the run of tool results: every
@@ -45,6 +48,11 @@ export function toAiSdkPrompt(system: string, messages: readonly ConversationMes
       case "user": {
         const content: Extract<LanguageModelV3Prompt[number], { role: "user" }>["content"] = [{ type: "text", text: message.content }];
         for (const image of message.images ?? []) {
+          if (image.mimeType === "application/pdf") {
+            const documentOptions = { title: image.label, ...(options.citations ? { citations: { enabled: true } } : {}) };
+            content.push({ type: "file", data: image.data, mediaType: image.mimeType, providerOptions: { [target.optionsKey]: documentOptions } });
+            continue;
+          }
           content.push({ type: "text", text: image.label });
           content.push({ type: "file", data: image.data, mediaType: image.mimeType });
         }

@@ -9,9 +9,9 @@ import type { ResponseMeter } from "./response-limits.js";
  * @example
  * const fetchImpl = meteredFetch(true, (total) => onPart({ type: "bytes", totalBytes: total }), (headers) => (id = requestIdFromHeaders(headers)), meter);
  */
-export function meteredFetch(countBytes: boolean, onBytes: (totalBytes: number) => void, onHeaders: (headers: Headers) => void, meter: ResponseMeter): typeof fetch {
+export function meteredFetch(countBytes: boolean, onBytes: (totalBytes: number) => void, onHeaders: (headers: Headers) => void, meter: ResponseMeter, baseFetch: typeof fetch = fetch): typeof fetch {
   return async (input, init) => {
-    const response = await fetch(input, init);
+    const response = await baseFetch(input, init);
     onHeaders(response.headers);
     if (!response.body) return response;
     let totalBytes = 0;

@@ -7,10 +7,11 @@ import { anthropicAdapter } from "./anthropic.js";
 import { azureAdapter } from "./azure.js";
 import { ChatCompletionsClient } from "./chat-completions/client.js";
 import type { ConnectionPool } from "./chat-completions/connections.js";
+import type { HttpSender } from "./chat-completions/http.js";
 import { openAIResponsesAdapter } from "./openai-responses.js";
 import { responseLimitsFromEnv, type ResponseLimits } from "./response-limits.js";
 import { providerTimeoutsFromEnv, type ProviderTimeouts } from "./timeouts.js";
-import type { ModelClient } from "./types.js";
+import type { ModelClient, RequestOrigin } from "./types.js";
 
 /** What decides which provider a session talks to. */
 export interface ProviderEnvironment {
@@ -79,6 +80,17 @@ export interface ModelClientOptions {
   model?: string;
   /** Keep-alive connections for chat completions, shared by the runtime's sessions (default: the client's own). */
   connections?: ConnectionPool;
+  /** Set when a client performs the model requests (`llmInference.setProvider`): where they go instead of the network. */
+  relay?: RequestRelay;
+  /** The client's name (`clientName` of the session), added to the `User-Agent`. */
+  clientName?: string;
+}
+
+/** Model requests performed by a client: for chat completions and for the AI SDK packages. */
+export interface RequestRelay {
+  sender: HttpSender;
+  /** The `fetch` for a call made by `origin`. */
+  fetchFor(origin: RequestOrigin | undefined): typeof fetch;
 }
 
 /**
@@ -102,17 +114,17 @@ export function createModelClient(provider: ProviderConfig | undefined, environm
   const { env } = environment;
   if (env.COPILOT_API_URL) {
     assertDefaultProviderUsable(environment);
-    const settings = { name: "copilot", baseUrl: env.COPILOT_API_URL, bearerToken: resolveGitHubToken(environment), headers: copilotHeaders() };
-    return new ChatCompletionsClient(settings, timeouts, options.connections, limits);
+    const settings = { name: "copilot", baseUrl: env.COPILOT_API_URL, bearerToken: resolveGitHubToken(environment), headers: copilotHeaders(), ...userAgentOf(options) };
+    return new ChatCompletionsClient(settings, timeouts, options.relay?.sender ?? options.connections, limits);
   }
   if (env.OPENAI_BASE_URL || env.OPENAI_API_KEY) {
-    const settings = { name: "openai", baseUrl: env.OPENAI_BASE_URL ?? "https://api.openai.com/v1", bearerToken: env.OPENAI_API_KEY };
-    return new ChatCompletionsClient(settings, timeouts, options.connections, limits);
+    const settings = { name: "openai", baseUrl: env.OPENAI_BASE_URL ?? "https://api.openai.com/v1", bearerToken: env.OPENAI_API_KEY, ...userAgentOf(options) };
+    return new ChatCompletionsClient(settings, timeouts, options.relay?.sender ?? options.connections, limits);
   }
   const token = resolveGitHubToken(environment);
   if (!token) throw noProviderConfigured();
-  const settings = { name: "copilot", baseUrl: defaultCopilotApiUrl, bearerToken: token, headers: copilotHeaders() };
-  return new ChatCompletionsClient(settings, timeouts, options.connections, limits);
+  const settings = { name: "copilot", baseUrl: defaultCopilotApiUrl, bearerToken: token, headers: copilotHeaders(), ...userAgentOf(options) };
+  return new ChatCompletionsClient(settings, timeouts, options.relay?.sender ?? options.connections, limits);
 }
 
 /**
@@ -128,14 +140,14 @@ function byokClient(provider: ProviderConfig, timeouts: ProviderTimeouts, limits
   const { apiKey, bearerToken } = provider.hasBearerTokenProvider ? { apiKey: undefined, bearerToken: undefined } : provider;
   switch (provider.type ?? "openai") {
     case "anthropic":
-      return new AiSdkModelClient(anthropicAdapter({ baseUrl, apiKey, bearerToken, headers }), timeouts, limits);
+      return new AiSdkModelClient(anthropicAdapter({ baseUrl, apiKey, bearerToken, headers }), timeouts, limits, relayFetch(options));
     case "azure": {
       const adapter = azureAdapter({ baseUrl, apiKey, bearerToken, headers, wireApi: provider.wireApi, apiVersion: provider.azure?.apiVersion, deployment: options.model });
-      return new AiSdkModelClient(adapter, timeouts, limits);
+      return new AiSdkModelClient(adapter, timeouts, limits, relayFetch(options));
     }
     case "openai":
-      if (provider.wireApi === "responses") return new AiSdkModelClient(openAIResponsesAdapter({ baseUrl, bearerToken: bearerToken ?? apiKey, headers }), timeouts, limits);
-      return new ChatCompletionsClient({ name: "openai", baseUrl, bearerToken: bearerToken ?? apiKey, headers }, timeouts, options.connections, limits);
+      if (provider.wireApi === "responses") return new AiSdkModelClient(openAIResponsesAdapter({ baseUrl, bearerToken: bearerToken ?? apiKey, headers }), timeouts, limits, relayFetch(options));
+      return new ChatCompletionsClient({ name: "openai", baseUrl, bearerToken: bearerToken ?? apiKey, headers, ...userAgentOf(options) }, timeouts, options.relay?.sender ?? options.connections, limits);
   }
 }
 
@@ -146,6 +158,18 @@ function withWireModel(client: ModelClient, wireModel: string): ModelClient {
     generate: (request, onPart) => client.generate({ ...request, model: wireModel }, onPart),
     listModels: () => client.listModels(),
   };
+}
+
+/** The `fetch` per call of a relay, if model requests are relayed. */
+function relayFetch(options: ModelClientOptions): ((origin: RequestOrigin | undefined) => typeof fetch) | undefined {
+  const relay = options.relay;
+  return relay ? (origin) => relay.fetchFor(origin) : undefined;
+}
+
+/** The runtime's `User-Agent` with the session's client name after it (control characters dropped). */
+function userAgentOf(options: ModelClientOptions): { userAgent?: string } {
+  const clientName = options.clientName?.replace(/[\u0000-\u001f\u007f]/g, "").trim();
+  return clientName ? { userAgent: `tandem/${runtimeVersion} ${clientName}` } : {};
 }
 
 /** The headers Tandem adds to every Copilot API request (besides `User-Agent` and `Authorization`). */

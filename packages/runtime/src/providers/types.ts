@@ -1,6 +1,16 @@
 import type { ModelInfo } from "@tandem/protocol";
 import type { ConversationMessage, ModelToolCall, ReasoningData, ToolSpec } from "../loop/messages.js";
 
+/** Who makes a model call: the agent trajectory and the kind of interaction. */
+export interface RequestOrigin {
+  /** The agent trajectory: the session id for the session's own agent, a sub-agent's own id else. */
+  agentId: string;
+  /** The trajectory that started this one (a sub-agent's session). */
+  parentAgentId?: string;
+  /** `conversation-agent`, `conversation-subagent`, `conversation-compaction`, … */
+  interactionType: string;
+}
+
 /** One model call. */
 export interface ModelRequest {
   model: string;
@@ -17,6 +27,10 @@ export interface ModelRequest {
   /** Extra HTTP headers for this request (a per-request bearer token, a turn's `requestHeaders`); they win over the client's own. */
   headers?: Readonly<Record<string, string>>;
   signal: AbortSignal;
+  /** Ask for citations of the documents attached to user messages (Anthropic). */
+  citations?: boolean;
+  /** Who makes the call (handed to a client that performs the model requests). */
+  origin?: RequestOrigin;
 }
 
 /** Incremental output while a response streams. */

@@ -36,6 +36,7 @@ import { registerTaskMethods } from "./handlers/tasks.js";
 import { registerShellMethods } from "./handlers/shell.js";
 import { registerUiMethods } from "./handlers/ui.js";
 import { registerLifecycleMethods } from "./handlers/lifecycle.js";
+import { registerLlmInferenceMethods } from "./handlers/llm-inference.js";
 
 type AnyToken = RequestToken<string, z.ZodType, z.ZodType>;
 
@@ -90,6 +91,7 @@ export class Dispatcher implements MethodTable {
     registerShellMethods(this, runtime);
     registerUiMethods(this, runtime);
     registerLifecycleMethods(this, runtime);
+    registerLlmInferenceMethods(this, runtime.inferenceTransport);
   }
 
   /**

@@ -16,7 +16,8 @@ import { GENERIC_TRUNCATION_HINT, MAX_MODEL_OUTPUT_CHARS, truncateMiddle } from 
  * - `selection`: an `<ide_selection>` block before the prompt with the selected text (cut like
  *   tool output past {@link MAX_MODEL_OUTPUT_CHARS}); stored in `transformedContent`.
  * - `blob` images: image parts after the text (a text note instead when the model does not accept
- *   images, the data is too large, or the blob is not an image).
+ *   images, the data is too large, or the blob is not an image). A PDF goes the same way to a
+ *   provider that reads documents (Anthropic), as a text note to the others.
  * - GitHub pointers: `<github_references>`, `<github_commits>`, `<github_urls>` blocks after the files.
  */
 
@@ -36,12 +37,14 @@ export interface PreparedAttachments {
 /**
  * Reads what the attachments need (sizes of files and directories) and returns the prompt prefix
  * and the attachments to echo. Relative paths are resolved against `workingDirectory`;
- * `acceptsImages` is asked only when an image is attached.
+ * `acceptsImages` is asked only when an image is attached; `acceptsDocuments` says whether a PDF
+ * blob is sent.
  */
 export async function prepareAttachments(
   attachments: readonly Attachment[] | undefined,
   workingDirectory: string,
   acceptsImages: () => Promise<boolean>,
+  acceptsDocuments = false,
 ): Promise<PreparedAttachments> {
   const echoed: Attachment[] = [];
   const selections: string[] = [];
@@ -51,7 +54,7 @@ export async function prepareAttachments(
       continue;
     }
     if (attachment.type === "blob") {
-      const omittedReason = omittedReasonOf(attachment, await acceptsImages());
+      const omittedReason = isDocument(attachment) ? documentOmittedReason(attachment, acceptsDocuments) : omittedReasonOf(attachment, await acceptsImages());
       echoed.push(omittedReason ? { ...attachment, omittedReason } : attachment);
       continue;
     }
@@ -152,6 +155,19 @@ function omittedReasonOf(fields: Record<string, unknown>, acceptsImages: boolean
   const data = typeof fields.data === "string" ? fields.data : "";
   if (!mimeType.startsWith("image/") || data === "") return "not_an_image";
   if (!acceptsImages) return "model_without_vision";
+  if (decodedBytes(data) > MAX_ATTACHED_IMAGE_BYTES) return "too_large";
+  return undefined;
+}
+
+/** Whether a blob is a PDF document. */
+function isDocument(fields: Record<string, unknown>): boolean {
+  return fields.mimeType === "application/pdf";
+}
+
+/** Why a PDF blob cannot be sent, or undefined when it can. */
+function documentOmittedReason(fields: Record<string, unknown>, acceptsDocuments: boolean): OmittedReason | undefined {
+  const data = typeof fields.data === "string" ? fields.data : "";
+  if (!acceptsDocuments || data === "") return "not_an_image";
   if (decodedBytes(data) > MAX_ATTACHED_IMAGE_BYTES) return "too_large";
   return undefined;
 }

@@ -19,7 +19,7 @@ export interface AutoModeSwitchHost {
   readonly pending: PendingRequests;
   readonly logger: Logger;
   clientFor(need: ClientNeed): ClientPort | undefined;
-  switchModel(modelId: string, reasoningEffort?: undefined, cause?: string): void;
+  switchModel(modelId: string, reasoningEffort?: undefined, options?: { cause?: string }): void;
 }
 
 /**
@@ -98,7 +98,7 @@ export class AutoModeSwitch {
   }
 
   private switch(): boolean {
-    this.host.switchModel(autoModel, undefined, "rate_limit_auto_switch");
+    this.host.switchModel(autoModel, undefined, { cause: "rate_limit_auto_switch" });
     return true;
   }
 }

@@ -20,7 +20,7 @@ export interface ClientRegistration {
   readonly streaming: boolean;
   /** It sent a `systemMessage`, so its transform callbacks answer `systemMessage.transform`. */
   readonly systemMessage: boolean;
-  /** Its `provider` has `hasBearerTokenProvider`: it answers `providerToken.getToken`. */
+  /** Its `provider` or one of its `providers` has `hasBearerTokenProvider`: it answers `providerToken.getToken`. */
   readonly providerToken: boolean;
   /** It answers elicitations (1.0.x `requestElicitation`): the session's `ui.elicitation` capability. */
   readonly requestElicitation: boolean;
@@ -43,7 +43,7 @@ export function registrationOf(params: SessionCreateParams): ClientRegistration 
     hooks: params.hooks === true,
     streaming: params.streaming === true,
     systemMessage: params.systemMessage !== undefined,
-    providerToken: params.provider?.hasBearerTokenProvider === true,
+    providerToken: params.provider?.hasBearerTokenProvider === true || (params.providers ?? []).some((provider) => provider.hasBearerTokenProvider === true),
     requestElicitation: (params as { requestElicitation?: unknown }).requestElicitation === true,
     requestExitPlanMode: params.requestExitPlanMode === true,
     commands: CommandRegistration.array().safeParse((params as { commands?: unknown }).commands).data ?? [],

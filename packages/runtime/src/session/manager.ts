@@ -5,6 +5,7 @@ import { ErrorCodes, errorMessage, invalidParams, sessionNotFound, TandemError }
 import { persistenceFailed } from "../store/persistence-error.js";
 import type { Logger } from "../log.js";
 import type { RetryPolicy } from "../loop/retry.js";
+import type { BearerTokenSource } from "../providers/routing.js";
 import type { ModelClient } from "../providers/types.js";
 import type { SessionStore } from "../store/types.js";
 import { validateToolConfig } from "../tools/registry.js";
@@ -49,7 +50,7 @@ export interface SessionManagerOptions {
   builtinTools?: BuiltinToolOptions;
   /** The summary call's timeout and the model lists compaction reads windows from. */
   compaction: CompactionServices;
-  createModelClient(config: SessionCreateParams, sessionId: string): ModelClient;
+  createModelClient(config: SessionCreateParams, sessionId: string, bearerTokens: BearerTokenSource): ModelClient;
   /** Sends a `session.lifecycle` notification to every connected client. */
   broadcastLifecycle(event: SessionLifecycleEvent): void;
   /** Called with each session's emitter when the session opens (telemetry listens to its events). */

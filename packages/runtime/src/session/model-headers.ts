@@ -1,31 +1,22 @@
 import type { ModelInfo } from "@tandem/protocol";
 import { ErrorCodes } from "@tandem/protocol/errors";
 import { TandemError, errorMessage } from "../errors.js";
+import type { BearerTokenSource } from "../providers/routing.js";
 import type { ModelClient, ModelRequest, ModelResponse, ModelStreamPart } from "../providers/types.js";
 import type { ClientPort } from "./client-port.js";
 
-/** The provider name the SDK uses for the session's single `provider` (SDK 1.0.x `DEFAULT_PROVIDER_NAME`). */
-export const defaultProviderName = "default";
-
 /** What the per-request headers come from. */
 export interface RequestHeadersSource {
-  readonly sessionId: string;
   /** The `requestHeaders` of the message being answered, if it gave any. */
   turnHeaders(): Readonly<Record<string, string>> | undefined;
-  /** Whether the provider's bearer token comes from the client before each request. */
-  readonly tokenFromClient: boolean;
-  /** The client to ask for the token: the most recent one that registered a token provider. */
-  tokenClient(): ClientPort | undefined;
 }
 
 /**
- * A session's model client: the provider's client with the headers of each request added — the
- * turn's `requestHeaders` and, for a provider configured with `hasBearerTokenProvider`,
- * `Authorization: Bearer <token>` with a token the client supplies (`providerToken.getToken`,
- * asked once per request: the client owns caching and refresh).
+ * A session's model client: the provider's client with the turn's `requestHeaders` added to
+ * each request.
  *
  * @example
- * const client = new SessionModelClient(providerClient, session);
+ * const client = new SessionModelClient(providerClient, { turnHeaders: () => runner.turnHeaders });
  */
 export class SessionModelClient implements ModelClient {
   readonly name: string;
@@ -37,32 +28,42 @@ export class SessionModelClient implements ModelClient {
     this.name = inner.name;
   }
 
-  async generate(request: ModelRequest, onPart: (part: ModelStreamPart) => void): Promise<ModelResponse> {
-    const headers = { ...this.source.turnHeaders(), ...(await this.authorization(request.signal)) };
-    if (Object.keys(headers).length === 0) return this.inner.generate(request, onPart);
+  generate(request: ModelRequest, onPart: (part: ModelStreamPart) => void): Promise<ModelResponse> {
+    const headers = this.source.turnHeaders();
+    if (!headers || Object.keys(headers).length === 0) return this.inner.generate(request, onPart);
     return this.inner.generate({ ...request, headers: { ...request.headers, ...headers } }, onPart);
   }
 
   listModels(): Promise<ModelInfo[]> {
     return this.inner.listModels();
   }
+}
 
-  private async authorization(signal: AbortSignal): Promise<Record<string, string>> {
-    if (!this.source.tokenFromClient) return {};
-    const client = this.source.tokenClient();
+/**
+ * Bearer tokens a client supplies for providers configured with `hasBearerTokenProvider`: asked
+ * with `providerToken.getToken` (the session and the provider's name) once per request; the client
+ * owns caching and refresh. The client asked is the most recent one that registered a token provider.
+ *
+ * @example
+ * const tokens = clientBearerTokens(sessionId, () => session.clientFor({ kind: "providerToken" }));
+ * const token = await tokens("default", signal);
+ */
+export function clientBearerTokens(sessionId: string, tokenClient: () => ClientPort | undefined): BearerTokenSource {
+  return async (providerName, signal) => {
+    const client = tokenClient();
     if (!client) {
-      throw new TandemError(ErrorCodes.NotConfigured, "The provider's bearer token comes from the client (hasBearerTokenProvider), but no connected client supplies it.");
+      throw new TandemError(ErrorCodes.NotConfigured, `The bearer token of provider "${providerName}" comes from the client (hasBearerTokenProvider), but no connected client supplies it.`);
     }
     let reply: { token?: unknown } | undefined;
     try {
-      reply = await client.sendRequest<{ token?: unknown }>("providerToken.getToken", { sessionId: this.source.sessionId, providerName: defaultProviderName }, signal);
+      reply = await client.sendRequest<{ token?: unknown }>("providerToken.getToken", { sessionId, providerName }, signal);
     } catch (error) {
       if (signal.aborted) throw error;
-      throw new TandemError(ErrorCodes.NotConfigured, `The client could not supply the provider's bearer token: ${errorMessage(error)}`);
+      throw new TandemError(ErrorCodes.NotConfigured, `The client could not supply the bearer token of provider "${providerName}": ${errorMessage(error)}`);
     }
     if (typeof reply?.token !== "string" || reply.token.length === 0) {
-      throw new TandemError(ErrorCodes.NotConfigured, "The client answered providerToken.getToken without a token.");
+      throw new TandemError(ErrorCodes.NotConfigured, `The client answered providerToken.getToken for provider "${providerName}" without a token.`);
     }
-    return { Authorization: `Bearer ${reply.token}` };
-  }
+    return reply.token;
+  };
 }

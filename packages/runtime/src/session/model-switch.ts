@@ -1,11 +1,12 @@
 import type { ReasoningEffort, SessionCreateParams } from "@tandem/protocol";
+import type { ModelSwitchOptions } from "./session.js";
 import type { SessionProviders } from "../providers/session-providers.js";
 
 /** What switching models needs of a session. */
 export interface ModelSwitchHost {
   readonly model: string;
   readonly config: SessionCreateParams;
-  switchModel(modelId: string, reasoningEffort?: ReasoningEffort): void;
+  switchModel(modelId: string, reasoningEffort?: ReasoningEffort, options?: ModelSwitchOptions): void;
   reconfigure(config: SessionCreateParams, model: string): void;
 }
 
@@ -17,10 +18,16 @@ export interface ModelSwitchHost {
  * @example
  * switchModel(session, runtime.addedProviders, "local/llama");
  */
-export function switchModel(session: ModelSwitchHost, added: { peek(session: ModelSwitchHost): SessionProviders | undefined }, modelId: string, reasoningEffort?: ReasoningEffort): void {
+export function switchModel(
+  session: ModelSwitchHost,
+  added: { peek(session: ModelSwitchHost): SessionProviders | undefined },
+  modelId: string,
+  reasoningEffort?: ReasoningEffort,
+  modelCapabilities?: SessionCreateParams["modelCapabilities"],
+): void {
   const providers = added.peek(session);
   const leavingAdded = providers?.has(session.model) === true;
-  session.switchModel(modelId, reasoningEffort);
+  session.switchModel(modelId, reasoningEffort, modelCapabilities ? { modelCapabilities } : {});
   if (!providers) return;
   const { provider: current, ...rest } = session.config;
   if (providers.has(modelId)) {

@@ -6,6 +6,7 @@ import type { LoopHost } from "../loop/agent-loop.js";
 import type { ConversationMessage, ModelToolCall, ToolSpec } from "../loop/messages.js";
 import type { RetryPolicy } from "../loop/retry.js";
 import type { PermissionHost } from "../permissions/broker.js";
+import { routeModel, type BearerTokenSource } from "../providers/routing.js";
 import type { ModelClient, ModelResponse } from "../providers/types.js";
 import type { Tool, ToolContext } from "../tools/types.js";
 import type { ClientNeed, ClientPort } from "./client-port.js";
@@ -31,7 +32,7 @@ import type { McpHost } from "../mcp/types.js";
 import { requestElicitation } from "./elicitation.js";
 import { sameToolSpecs, SessionToolset, type ToolsetHost } from "./toolset.js";
 import { SessionPersistence, type PersistenceHost } from "./persistence.js";
-import { SessionModelClient } from "./model-headers.js";
+import { clientBearerTokens, SessionModelClient } from "./model-headers.js";
 import { SessionApprovals } from "../permissions/session-approvals.js";
 import type { MessageQueueView, QueuedCommand } from "./message-queue.js";
 import { SessionHistory } from "../checkpoints/session-history.js";
@@ -46,13 +47,21 @@ import type { ProviderError } from "../providers/errors.js";
 import { AutoModeSwitch } from "./auto-mode-switch.js";
 
 /** Services a session borrows from the runtime. */
+/** How a model switch came about and what the new model can do. */
+export interface ModelSwitchOptions {
+  /** Why the model changed (`session.model_change.cause`), when not the user's choice. */
+  readonly cause?: string;
+  /** What the new model can do (e.g. vision), as the application says. */
+  readonly modelCapabilities?: SessionCreateParams["modelCapabilities"];
+}
+
 export interface SessionServices {
   readonly logger: Logger;
   readonly protocolVersion: 2 | 3;
   readonly retryPolicy: RetryPolicy;
   /** How many model calls one user message may make (see `loop/model-call-limit.ts`). */
   readonly maxModelCallsPerTurn: number;
-  createModelClient(config: SessionCreateParams): ModelClient;
+  createModelClient(config: SessionCreateParams, bearerTokens: BearerTokenSource): ModelClient;
   /** Called when the first user message gives the session its summary. */
   onSummary(session: Session, summary: string): void;
   /** How long a hook may take. */
@@ -363,13 +372,21 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
   onTurnError(error: unknown): void {
     void this.hooks.run("errorOccurred", { error: errorMessage(error), errorContext: "model_call", recoverable: false });
   }
+  /** Whether the model is asked for citations of attached documents (`enableCitations`). */
+  get citations(): boolean {
+    return this.config.enableCitations === true;
+  }
+  /** Whether the current model's provider reads attached PDF documents (Anthropic's messages API). */
+  get acceptsDocuments(): boolean {
+    return routeModel(this.config, this.model).provider?.type === "anthropic";
+  }
+  /** False when the application said the model has no vision (`modelCapabilities.supports.vision`). */
+  get acceptsImages(): boolean {
+    return this.config.modelCapabilities?.supports?.vision !== false;
+  }
   modelClient(): ModelClient {
-    this.client ??= new SessionModelClient(this.services.createModelClient(this.config), {
-      sessionId: this.sessionId,
-      turnHeaders: () => this.runner.turnHeaders,
-      tokenFromClient: this.config.provider?.hasBearerTokenProvider === true,
-      tokenClient: () => this.clientFor({ kind: "providerToken" }),
-    });
+    const tokens = clientBearerTokens(this.sessionId, () => this.clientFor({ kind: "providerToken" }));
+    this.client ??= new SessionModelClient(this.services.createModelClient(this.config, tokens), { turnHeaders: () => this.runner.turnHeaders });
     return this.client;
   }
   recordFileChange(change: { path: string; diff: string }): void {
@@ -404,10 +421,14 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
     return this.membership.isAttached(port);
   }
 
-  /** Switches the model (and optionally the reasoning effort); emits `session.model_change` (with why, when given). */
-  switchModel(modelId: string, reasoningEffort?: SessionCreateParams["reasoningEffort"], cause?: string): void {
+  /**
+   * Switches the model (and optionally the reasoning effort and what the model can do); emits
+   * `session.model_change` (with why, when given).
+   */
+  switchModel(modelId: string, reasoningEffort?: SessionCreateParams["reasoningEffort"], options: ModelSwitchOptions = {}): void {
+    const { cause, modelCapabilities } = options;
     const previousModel = this.model;
-    this.config = { ...this.config, model: modelId, ...(reasoningEffort ? { reasoningEffort } : {}) };
+    this.config = { ...this.config, model: modelId, ...(reasoningEffort ? { reasoningEffort } : {}), ...(modelCapabilities ? { modelCapabilities } : {}) };
     this.model = modelId;
     this.client = undefined;
     this.emitter.emit("session.model_change", { previousModel, newModel: modelId, ...(reasoningEffort ? { reasoningEffort } : {}), ...(cause ? { cause } : {}) });

@@ -27,6 +27,8 @@ export const autopilotNudge = [
 export interface TurnHost extends LoopHost {
   readonly emitter: SessionEmitter;
   readonly workingDirectory: string;
+  /** Whether the model's provider reads attached PDF documents. */
+  readonly acceptsDocuments: boolean;
   readonly mode: AgentMode;
   /** The name the user gave the session (a named session gets no automatic title). */
   readonly name: string | undefined;
@@ -295,7 +297,7 @@ export class TurnRunner {
       if (typeof output?.modifiedPrompt === "string") prompt = output.modifiedPrompt;
       if (typeof output?.additionalContext === "string") prompt = `${prompt}\n\n${output.additionalContext}`;
     }
-    const prepared = await prepareAttachments(attachments, host.workingDirectory, () => modelAcceptsImages(() => host.modelClient().listModels(), host.model));
+    const prepared = await prepareAttachments(attachments, host.workingDirectory, () => modelAcceptsImages(() => host.modelClient().listModels(), host.model), host.acceptsDocuments);
     // A long prompt the hook left alone is stored once: the model's text is rebuilt from it.
     const storeTransformed = prompt !== params.prompt || prompt.length <= MAX_STORED_TRANSFORMED_CHARS || prepared.prefix !== "";
     let transformedContent = storeTransformed ? prepared.prefix + wrapPrompt(prompt, new Date().toISOString()) : undefined;

@@ -95,6 +95,8 @@ export interface BinaryResult {
   mimeType: string;
   /** Base64, no `data:` prefix. */
   data: string;
+  /** What the image is, shown to the model before it (e.g. the file it was read from). */
+  caption?: string;
 }
 
 /**

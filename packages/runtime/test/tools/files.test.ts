@@ -91,8 +91,8 @@ describe("view", () => {
     const png = Buffer.from("89504e470d0a1a0a0000000d49484452", "hex");
     writeFileSync(join(dir.path, "pixel.png"), png);
     const outcome = await run(view, { path: "pixel.png" });
-    expect(outcome.textForModel).toBe(`Viewed image ${join(dir.path, "pixel.png")} (image/png, 16 bytes).`);
-    expect(outcome.binaryResults).toEqual([{ type: "image", mimeType: "image/png", data: png.toString("base64") }]);
+    expect(outcome.textForModel).toBe("Viewed image file successfully.");
+    expect(outcome.binaryResults).toEqual([{ type: "image", mimeType: "image/png", data: png.toString("base64"), caption: `Image file at path ${join(dir.path, "pixel.png")}` }]);
   });
 
   it("shows the real path in the permission when a symlink leads outside, and reads nothing when denied", async () => {

@@ -8,7 +8,7 @@ import { trimSlash } from "../url.js";
 import { runtimeVersion } from "../../version.js";
 import { completionResponse } from "./completion.js";
 import { ConnectionPool } from "./connections.js";
-import { sendRequest, type HttpResponse } from "./http.js";
+import type { HttpResponse, HttpSender } from "./http.js";
 import { chatCompletionsBody, ToolsJsonCache } from "./request.js";
 import { SseParser } from "./sse.js";
 import { ChatStreamState } from "./stream-state.js";
@@ -27,6 +27,8 @@ export interface ChatCompletionsSettings {
   bearerToken?: string;
   /** More headers for every request (the Copilot API's integration headers). */
   headers?: Record<string, string>;
+  /** The `User-Agent` (default: `tandem/<version>`). */
+  userAgent?: string;
 }
 
 /**
@@ -61,14 +63,14 @@ export class ChatCompletionsClient implements ModelClient {
   constructor(
     settings: ChatCompletionsSettings,
     private readonly timeouts: ProviderTimeouts,
-    private readonly connections: ConnectionPool = new ConnectionPool(),
+    private readonly connections: HttpSender = new ConnectionPool(),
     private readonly limits: ResponseLimits = defaultResponseLimits,
   ) {
     this.name = settings.name;
     this.cacheMarks = settings.name === "copilot";
     this.baseUrl = trimSlash(settings.baseUrl);
     const common = {
-      "User-Agent": userAgent,
+      "User-Agent": settings.userAgent ?? userAgent,
       ...(settings.bearerToken ? { Authorization: `Bearer ${settings.bearerToken}` } : {}),
       ...settings.headers,
     };
@@ -87,7 +89,7 @@ export class ChatCompletionsClient implements ModelClient {
       const base = request.stream ? this.streamHeaders : this.jsonHeaders;
       const headers = request.headers ? withRequestHeaders(base, request.headers) : base;
       const url = (this.completionsUrl ??= new URL(`${this.baseUrl}/chat/completions`));
-      response = await sendRequest(this.connections, { method: "POST", url, headers, body }, deadline.signal);
+      response = await this.connections.send({ method: "POST", url, headers, body, ...(request.origin ? { origin: request.origin } : {}) }, deadline.signal);
       deadline.activity();
       providerCallId = requestIdFromHeaders(response.headers);
       await failOnErrorStatus(response, deadline.signal, this.limits);
@@ -106,7 +108,7 @@ export class ChatCompletionsClient implements ModelClient {
     const signal = AbortSignal.timeout(this.timeouts.requestTimeoutMs);
     try {
       const url = (this.modelsUrl ??= new URL(`${this.baseUrl}/models`));
-      const response = await sendRequest(this.connections, { method: "GET", url, headers: this.listHeaders }, signal);
+      const response = await this.connections.send({ method: "GET", url, headers: this.listHeaders }, signal);
       const text = await response.readText(signal);
       if (response.status >= 400) throw providerErrorFromStatus(response.status, text, response.headers, response.statusMessage);
       return modelListFromText(`${this.baseUrl}/models`, response.status, text, { contextWindowTokens: 128_000, reasoningEffort: false });

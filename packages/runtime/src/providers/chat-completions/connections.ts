@@ -1,4 +1,5 @@
 import type { Agent, ClientRequest, IncomingMessage, RequestOptions } from "node:http";
+import { sendRequest, type HttpRequest, type HttpResponse, type HttpSender } from "./http.js";
 
 /** `http.request` or `https.request`. */
 export type RequestFunction = (options: RequestOptions, onResponse: (response: IncomingMessage) => void) => ClientRequest;
@@ -22,7 +23,7 @@ const agentOptions = { keepAlive: true, scheduling: "lifo" } as const;
  * const connections = new ConnectionPool();
  * const { request, agent } = await connections.transportFor(new URL("https://api.githubcopilot.com"));
  */
-export class ConnectionPool {
+export class ConnectionPool implements HttpSender {
   private plain: Transport | undefined;
   private secure: Transport | undefined;
   private loadingPlain: Promise<Transport> | undefined;
@@ -37,6 +38,11 @@ export class ConnectionPool {
       return this.secure ?? (this.loadingSecure ??= import("node:https").then((https) => (this.secure = { request: https.request, agent: new https.Agent(agentOptions) })));
     }
     throw new TypeError(`Unsupported protocol in model provider URL: ${url.protocol}`);
+  }
+
+  /** Sends a request over these connections (see {@link sendRequest}). */
+  send(request: HttpRequest, signal: AbortSignal): Promise<HttpResponse> {
+    return sendRequest(this, request, signal);
   }
 
   /** Closes the idle connections (requests in flight are not affected). */

@@ -1,5 +1,6 @@
-import type { ClientRequest, IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from "node:http";
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from "node:http";
 import type { Readable, Transform } from "node:stream";
+import type { RequestOrigin } from "../types.js";
 import type { ConnectionPool, Transport } from "./connections.js";
 
 /** One HTTP request to send. */
@@ -9,6 +10,8 @@ export interface HttpRequest {
   headers: OutgoingHttpHeaders;
   /** The body (UTF-8); its `Content-Length` is set from it. */
   body?: string;
+  /** Who makes the request (handed on when a client performs it). */
+  origin?: RequestOrigin;
 }
 
 /**
@@ -31,6 +34,21 @@ export async function sendRequest(connections: ConnectionPool, request: HttpRequ
   }
 }
 
+/** Where HTTP requests go: the keep-alive {@link ConnectionPool}, or a client that performs them. */
+export interface HttpSender {
+  /** Sends a request and resolves with the response head; an abort of `signal` rejects with its reason. */
+  send(request: HttpRequest, signal: AbortSignal): Promise<HttpResponse>;
+}
+
+/** The head of a response and how to close what carries it. */
+export interface ResponseHead {
+  status: number;
+  statusMessage: string;
+  headers: IncomingHttpHeaders;
+  /** Closes the connection (or cancels the relayed request) when the body is not read to its end. */
+  close(): void;
+}
+
 /**
  * A response being received: status, headers, and its body (decompressed when the server used
  * `Content-Encoding: gzip`, `deflate` or `br`), read once with {@link readText} or
@@ -45,12 +63,12 @@ export class HttpResponse {
   private decoded: Readable | undefined;
 
   constructor(
-    private readonly request: ClientRequest,
-    private readonly response: IncomingMessage,
+    private readonly head: ResponseHead,
+    private readonly response: Readable,
   ) {
-    this.status = response.statusCode ?? 0;
-    this.statusMessage = response.statusMessage ?? "";
-    this.headers = response.headers;
+    this.status = head.status;
+    this.statusMessage = head.statusMessage;
+    this.headers = head.headers;
     // Failures are reported by the read in progress; these keep late ones from going unhandled.
     response.on("error", ignore);
   }
@@ -107,7 +125,7 @@ export class HttpResponse {
   destroy(): void {
     if (this.ended) return;
     this.response.destroy();
-    this.request.destroy();
+    this.head.close();
   }
 
   private async decodedBody(): Promise<Readable> {
@@ -146,7 +164,8 @@ function sendOnce(transport: Transport, request: HttpRequest, signal: AbortSigna
       (response) => {
         answered = true;
         signal.removeEventListener("abort", onAbort);
-        resolve(new HttpResponse(clientRequest, response));
+        const head = { status: response.statusCode ?? 0, statusMessage: response.statusMessage ?? "", headers: response.headers, close: () => clientRequest.destroy() };
+        resolve(new HttpResponse(head, response));
       },
     );
     const onAbort = (): void => {

@@ -116,7 +116,7 @@ export function toChatMessages(system: string, messages: readonly ConversationMe
       case "tool":
         chatMessages.push({ role: "tool", tool_call_id: message.toolCallId, content: message.content });
         for (const image of message.images ?? []) {
-          images.push({ type: "text", text: `Image returned by tool call ${message.toolCallId}:` });
+          images.push({ type: "text", text: image.caption ?? `Image returned by tool call ${message.toolCallId}:` });
           images.push({ type: "image_url", image_url: { url: `data:${imageMediaType(image.mimeType)};base64,${image.data}` } });
         }
         break;
@@ -130,6 +130,11 @@ export function toChatMessages(system: string, messages: readonly ConversationMe
 function userParts(text: string, images: readonly UserImage[]): ChatUserPart[] {
   const parts: ChatUserPart[] = [{ type: "text", text }];
   for (const image of images) {
+    if (!image.mimeType.startsWith("image/")) {
+      // A document sent to a provider that reads documents, now going to one that does not.
+      parts.push({ type: "text", text: `[${image.label}: an attachment of type ${image.mimeType} was not sent; this provider takes only images.]` });
+      continue;
+    }
     parts.push({ type: "text", text: image.label });
     parts.push({ type: "image_url", image_url: { url: `data:${imageMediaType(image.mimeType)};base64,${image.data}` } });
   }

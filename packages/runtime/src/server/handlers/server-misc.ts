@@ -1,7 +1,5 @@
 import {
   AgentRegistrySpawn,
-  LlmInferenceHttpResponseChunk,
-  LlmInferenceHttpResponseStart,
   SecretsAddFilterValues,
   SessionExtensionsSendAttachmentsToMessage,
   SessionFsSetProvider,
@@ -23,7 +21,14 @@ export function registerServerMiscMethods(table: MethodTable, runtime: Runtime):
 
   // Accepts the client's offer; sessions keep their state in the runtime's store until a
   // client-side session file system is wired in behind this method.
-  table.on(SessionFsSetProvider, () => ({ success: true }));
+  // Sessions live in the runtime's own store (files or PostgreSQL); saying yes here would let the
+  // application believe its file system holds them.
+  table.on(SessionFsSetProvider, () => {
+    throw new TandemError(
+      ErrorCodes.NotAvailable,
+      "sessionFs.setProvider is not available in Tandem: sessions are stored by the runtime itself (files under its home, or PostgreSQL with --store); an application-provided session file system is not supported",
+    );
+  });
 
   table.on(AgentRegistrySpawn, () => {
     throw new TandemError(ErrorCodes.NotAvailable, "agentRegistry.spawn is not enabled in Tandem: there is no agent registry delegate to start agent processes; start another runtime, or use sub-agents (the task tool)");
@@ -37,8 +42,4 @@ export function registerServerMiscMethods(table: MethodTable, runtime: Runtime):
     throw new TandemError(ErrorCodes.NotAvailable, "session.extensions.sendAttachmentsToMessage is not available in this version of Tandem: extensions cannot attach files to messages yet", { sessionId });
   });
 
-  // Tandem never delegates a model request to a client (it calls providers itself), so no response
-  // frame has a pending request to go to.
-  table.on(LlmInferenceHttpResponseStart, () => ({ accepted: false }));
-  table.on(LlmInferenceHttpResponseChunk, () => ({ accepted: false }));
 }

@@ -10,8 +10,8 @@ export function registerSessionFeatureMethods(table: MethodTable, runtime: Runti
     const session = sessions.get(sessionId);
     return { modelId: session.model, ...(session.reasoningEffort ? { reasoningEffort: session.reasoningEffort } : {}) };
   });
-  table.on(SessionModelSwitchTo, ({ sessionId, modelId, reasoningEffort }) => {
-    switchModel(sessions.get(sessionId), runtime.addedProviders, modelId, reasoningEffort);
+  table.on(SessionModelSwitchTo, ({ sessionId, modelId, reasoningEffort, modelCapabilities }) => {
+    switchModel(sessions.get(sessionId), runtime.addedProviders, modelId, reasoningEffort, modelCapabilities);
     return { modelId };
   });
   table.on(SessionModeGet, ({ sessionId }, client) => client.profile.modeGetResult(sessions.get(sessionId).mode));
@@ -37,10 +37,11 @@ export function registerSessionFeatureMethods(table: MethodTable, runtime: Runti
     return {};
   });
 
-  const summary = (agent: { name: string; displayName: string; description: string }) => ({
+  const summary = (agent: { name: string; displayName: string; description: string; model?: string }) => ({
     name: agent.name,
     displayName: agent.displayName,
     description: agent.description,
+    ...(agent.model ? { model: agent.model } : {}),
   });
   table.on(SessionAgentList, ({ sessionId }) => ({ agents: sessions.get(sessionId).agents.customAgents().map(summary) }));
   table.on(SessionAgentGetCurrent, ({ sessionId }) => {

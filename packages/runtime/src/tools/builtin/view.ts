@@ -121,7 +121,7 @@ async function viewImage(path: string, mimeType: string, size: number, maxImageB
   const data = (await readFile(path)).toString("base64");
   return {
     resultType: "success",
-    textForModel: `Viewed image ${path} (${mimeType}, ${size} bytes).`,
-    binaryResults: [{ type: "image", mimeType, data }],
+    textForModel: "Viewed image file successfully.",
+    binaryResults: [{ type: "image", mimeType, data, caption: `Image file at path ${path}` }],
   };
 }
