@@ -7,8 +7,10 @@ import { approveAll, createCanvas } from "copilot-sdk-v1";
 import type { CopilotClient as V1Client } from "copilot-sdk-v1";
 import { describe, expect, it } from "vitest";
 import { officialClientFixture, officialV1Client } from "../helpers/official-client.js";
+import { ErrorCodes } from "@tandem/protocol/errors";
 
-const InvalidParams = -32602;
+const { InvalidParams } = ErrorCodes;
+
 const fixture = officialClientFixture(officialV1Client);
 
 function counterCanvas(calls: Array<{ kind: string; context: Record<string, unknown> }>) {

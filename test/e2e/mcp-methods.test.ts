@@ -15,11 +15,12 @@ import { CopilotClient, RuntimeConnection, approveAll, defineTool, type CopilotS
 import { afterEach, describe, expect, it } from "vitest";
 import { startHttpFixture } from "../fixtures/mcp/http-server.mjs";
 import { startWorld, tandemBin, type TestWorld } from "../helpers/harness.js";
+import { ErrorCodes } from "@tandem/protocol/errors";
+
+const { NotAvailable, InvalidParams } = ErrorCodes;
 
 const fixturesDir = fileURLToPath(new URL("../fixtures/mcp/", import.meta.url));
 const stdioServer = join(fixturesDir, "stdio-server.mjs");
-const NotAvailable = -32005;
-const InvalidParams = -32602;
 
 let world: TestWorld | undefined;
 let client: CopilotClient | undefined;

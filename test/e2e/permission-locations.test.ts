@@ -11,10 +11,12 @@ import { join } from "node:path";
 import { approveAll, type CopilotClient as V1Client, type PermissionRequest } from "copilot-sdk-v1";
 import { describe, expect, it } from "vitest";
 import { officialClientFixture, officialV1Client } from "../helpers/official-client.js";
+import { ErrorCodes } from "@tandem/protocol/errors";
+
+const { InvalidParams } = ErrorCodes;
 
 const fixture = officialClientFixture(officialV1Client);
 const start = (): V1Client => fixture.client() as unknown as V1Client;
-const InvalidParams = -32602;
 const PersistenceFailed = -32007;
 
 describe("session.permissions.locations.*", () => {

@@ -9,9 +9,9 @@ import { join } from "node:path";
 import { CopilotClient, RuntimeConnection, approveAll } from "copilot-sdk-v1";
 import { afterEach, describe, expect, it } from "vitest";
 import { startWorld, tandemBin, type TestWorld } from "../helpers/harness.js";
+import { ErrorCodes } from "@tandem/protocol/errors";
 
-const NotAvailable = -32005;
-const InvalidParams = -32602;
+const { NotAvailable, InvalidParams } = ErrorCodes;
 
 let world: TestWorld | undefined;
 let client: CopilotClient | undefined;

@@ -9,11 +9,12 @@ import { join } from "node:path";
 import { CopilotClient as V1Client, RuntimeConnection, approveAll } from "copilot-sdk-v1";
 import { afterEach, describe, expect, it } from "vitest";
 import { startWorld, tandemBin, waitFor, type TestWorld } from "../helpers/harness.js";
+import { ErrorCodes } from "@tandem/protocol/errors";
+
+const { NotAvailable, InvalidParams } = ErrorCodes;
 
 const SessionNotFound = -32001;
 const SessionBusy = -32002;
-const NotAvailable = -32005;
-const InvalidParams = -32602;
 
 let world: TestWorld | undefined;
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
