@@ -102,19 +102,25 @@ describe("server methods", () => {
     expect((await session.sendAndWait({ prompt: "hi" }))?.data.content).toBe("Answered by the BYOK provider.");
   });
 
-  it("refuses session.create when no provider is configured at all, saying what to set, and takes a session's own provider", async () => {
+  it("with no provider configured at all, creates the session (as the official runtime does) and fails its first turn with one NotConfigured session.error saying what to set", async () => {
     world = await startWorld(["plain-reply"]);
     const { GH_TOKEN: _token, COPILOT_API_URL: _url, ...unconfigured } = world.env;
     const copilot = client({ env: unconfigured });
-    await expect(copilot.createSession({ onPermissionRequest: approveAll })).rejects.toThrow(
-      /No model provider is configured: set COPILOT_API_URL with a GitHub token \(GH_TOKEN \/ GITHUB_TOKEN\), OPENAI_BASE_URL \/ OPENAI_API_KEY, or pass a provider in session\.create/,
-    );
+    const session = await copilot.createSession({ onPermissionRequest: approveAll });
+    const errors: Array<{ errorType: string; message: string }> = [];
+    session.on("session.error", (event) => errors.push(event.data));
+    await expect(session.sendAndWait({ prompt: "hi" })).rejects.toThrow(/No model provider is configured: set COPILOT_API_URL with a GitHub token/);
+    expect(errors).toHaveLength(1);
+    // A clear message, not a stack trace.
+    expect(errors[0]).toMatchObject({ errorType: "authentication", message: expect.stringMatching(/^No model provider is configured/) });
+    expect(errors[0]).not.toHaveProperty("stack");
+    // The session is still usable with a provider of its own.
     const byok = new ModelServer();
     servers.push(byok);
     byok.loadScriptFile(join(scriptsDir, "byok.yaml"));
     const { url } = await byok.start();
-    const session = await copilot.createSession({ onPermissionRequest: approveAll, provider: { type: "openai", baseUrl: url, apiKey: "sk-byok" } });
-    expect((await session.sendAndWait({ prompt: "hi" }))?.data.content).toBe("Answered by the BYOK provider.");
+    const withProvider = await copilot.createSession({ onPermissionRequest: approveAll, provider: { type: "openai", baseUrl: url, apiKey: "sk-byok" } });
+    expect((await withProvider.sendAndWait({ prompt: "hi" }))?.data.content).toBe("Answered by the BYOK provider.");
   });
 
   it("refuses session.resume of a session without its own provider when COPILOT_API_URL is set without a token", async () => {

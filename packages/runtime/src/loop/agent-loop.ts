@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { ErrorCodes } from "@tandem/protocol/errors";
 import { errorMessage, TandemError } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { ContextManager, RequestFrame } from "../compaction/types.js";
@@ -268,8 +269,14 @@ export function reportLoopError(host: Pick<LoopHost, "emitter" | "logger" | "ses
     });
     return;
   }
+  if (error instanceof TandemError && error.code === ErrorCodes.NotConfigured) {
+    // A setting the user has to make, not a fault of the runtime: said once, plainly, without a stack.
+    host.logger.warn(`session ${host.sessionId}: ${error.message}`);
+    host.emitter.emit("session.error", { errorType: "authentication", message: error.message });
+    return;
+  }
   host.logger.error(`session ${host.sessionId}: turn failed`, error);
-  const errorType = error instanceof TandemError && error.code === -32004 ? "authentication" : "query";
+  const errorType = "query";
   host.emitter.emit("session.error", {
     errorType,
     message: `Execution failed: ${errorMessage(error)}`,
