@@ -81,7 +81,7 @@ describe("session.permissions.folderTrust.*", () => {
     const session = await start().createSession({ onPermissionRequest: approveAll });
     await expect(session.rpc.permissions.folderTrust.addTrusted({ path: "relative/folder" })).rejects.toMatchObject({ code: InvalidParams });
     writeFileSync(join(world.home, "config.json"), "{ not json");
-    await expect(session.rpc.permissions.folderTrust.addTrusted({ path: world.home })).rejects.toMatchObject({ code: PersistenceFailed, message: expect.stringContaining("is not a JSON object") });
+    await expect(session.rpc.permissions.folderTrust.addTrusted({ path: world.home })).rejects.toMatchObject({ code: PersistenceFailed, message: expect.stringContaining("is not valid JSON") });
     expect(readFileSync(join(world.home, "config.json"), "utf8")).toBe("{ not json");
   });
 });

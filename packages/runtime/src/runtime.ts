@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import type { ModelInfo, SessionCreateParams, SessionLifecycleEvent } from "@tandem/protocol";
 import { ErrorCodes } from "@tandem/protocol/errors";
 import { TandemError } from "./errors.js";
@@ -15,7 +16,7 @@ import type { RequestingClient } from "./server/requesting-client.js";
 import { ExtensionHost } from "./extensions/host.js";
 import { PermissionBroker } from "./permissions/broker.js";
 import { FolderConsent } from "./trust/folder-consent.js";
-import { TrustedFolders } from "./trust/trusted-folders.js";
+import { TrustedFolders, userConfigFile } from "./trust/trusted-folders.js";
 import { SlashCommands } from "./commands/slash-commands.js";
 import { LoggedModelClient } from "./providers/logged-client.js";
 import { ClientHttpSender, clientFetch } from "./providers/client-inference/senders.js";
@@ -29,6 +30,7 @@ import { Dispatcher } from "./server/dispatch.js";
 import { SessionManager } from "./session/manager.js";
 import { SecretFilter } from "./secrets/secret-filter.js";
 import { UserSettings } from "./user-settings/user-settings.js";
+import { UserConfigFile } from "./user-config/config-file.js";
 import type { Session } from "./session/session.js";
 import { SessionScoped } from "./session/session-scoped.js";
 import { SessionProviders } from "./providers/session-providers.js";
@@ -76,6 +78,8 @@ export class Runtime {
   readonly store: SessionStore;
   /** Values clients asked to keep out of logs and events (`secrets.addFilterValues`). */
   readonly secrets = new SecretFilter();
+  /** The folders the user trusts (`trustedFolders` in `<home>/config.json`). */
+  readonly trustedFolders: TrustedFolders;
   /** The user's settings (`<home>/config.json`, `user.settings.*`). */
   readonly userSettings: UserSettings;
   /** The foreground session's extensions (`.github/extensions/<name>/extension.mjs`, `<home>/extensions/`). */
@@ -114,9 +118,12 @@ export class Runtime {
     const telemetry = telemetryConfig ? new LazyTelemetry(telemetryConfig, runtimeVersion, (message, error) => logger.warn(message, error)) : undefined;
     this.telemetry = telemetry;
     this.store = options.store ?? new FileSessionStore(resolveHome(env, args.home), logger);
-    const folderConsent = new FolderConsent({ trustAll: args.allowAll, trustedFolders: new TrustedFolders(this.store.home, logger) });
+    // One config file object for everything kept in `<home>/config.json`, so its changes never cross.
+    const userConfig = new UserConfigFile(join(this.store.home, userConfigFile));
+    this.trustedFolders = new TrustedFolders(userConfig, logger);
+    const folderConsent = new FolderConsent({ trustAll: args.allowAll, trustedFolders: this.trustedFolders });
     logger.redactWith((line) => this.secrets.redact(line));
-    this.userSettings = new UserSettings(this.store.home, logger);
+    this.userSettings = new UserSettings(userConfig, logger);
     this.sessions = new SessionManager({
       store: this.store,
       logger,

@@ -1,8 +1,9 @@
-import { mkdir, readFile, realpath, rename, writeFile } from "node:fs/promises";
+import { realpath } from "node:fs/promises";
 import { ErrorCodes } from "@tandem/protocol/errors";
-import { TandemError } from "../errors.js";
-import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { errorMessage, TandemError } from "../errors.js";
+import { isAbsolute, relative, resolve, sep } from "node:path";
 import type { Logger } from "../log.js";
+import type { UserConfigFile } from "../user-config/config-file.js";
 
 /** The user's config file in the Tandem home, where `trustedFolders` is read from. */
 export const userConfigFile = "config.json";
@@ -15,18 +16,18 @@ export const userConfigFile = "config.json";
  * nothing. Relative entries are ignored (they would depend on where the runtime was started).
  *
  * @example
- * const trusted = new TrustedFolders("/home/me/.tandem", logger);
+ * const trusted = new TrustedFolders(new UserConfigFile("/home/me/.tandem/config.json"), logger);
  * await trusted.covers("/home/me/work/repo"); // true with { "trustedFolders": ["/home/me/work"] }
  */
 export class TrustedFolders {
   constructor(
-    private readonly home: string,
+    private readonly config: UserConfigFile,
     private readonly logger: Logger,
   ) {}
 
   /** The config file's path. */
   get configPath(): string {
-    return join(this.home, userConfigFile);
+    return this.config.path;
   }
 
   /** Whether `folder` is a trusted folder or lies inside one (symbolic links resolved on both sides). */
@@ -41,51 +42,26 @@ export class TrustedFolders {
 
   /**
    * Adds `folder` (absolute; symbolic links resolved) to `trustedFolders` in the config file,
-   * keeping everything else in it. A config file that is not a JSON object is refused, never
-   * overwritten. The file is replaced whole (a temporary file renamed into place).
+   * keeping everything else in it (see {@link UserConfigFile.update}).
    */
   async add(folder: string): Promise<void> {
     if (!isAbsolute(folder)) throw new TandemError(ErrorCodes.InvalidParams, `A trusted folder must be an absolute path: ${folder}`, { path: folder });
     const canonicalFolder = await canonical(folder);
-    const text = await readFile(this.configPath, "utf8").catch((error: NodeJS.ErrnoException) => {
-      if (error.code === "ENOENT") return "{}";
-      throw new TandemError(ErrorCodes.PersistenceFailed, `${this.configPath} cannot be read: ${error.message}`, { path: this.configPath, code: error.code });
+    await this.config.update((current) => {
+      const listed = Array.isArray(current.trustedFolders) ? current.trustedFolders : [];
+      return listed.includes(canonicalFolder) ? undefined : { ...current, trustedFolders: [...listed, canonicalFolder] };
     });
-    let config: unknown;
-    try {
-      config = JSON.parse(text);
-    } catch {
-      config = undefined;
-    }
-    if (!config || typeof config !== "object" || Array.isArray(config)) {
-      throw new TandemError(ErrorCodes.PersistenceFailed, `${this.configPath} is not a JSON object; fix it to add trusted folders (it was left as it is)`, { path: this.configPath });
-    }
-    const record = config as Record<string, unknown>;
-    const listed = Array.isArray(record.trustedFolders) ? record.trustedFolders : [];
-    if (listed.includes(canonicalFolder)) return;
-    record.trustedFolders = [...listed, canonicalFolder];
-    await mkdir(this.home, { recursive: true });
-    const temporary = `${this.configPath}.${process.pid}.tmp`;
-    await writeFile(temporary, `${JSON.stringify(record, null, 2)}\n`, "utf8");
-    await rename(temporary, this.configPath);
   }
 
   /** The absolute folders listed in the config file. */
   async read(): Promise<string[]> {
-    const text = await readFile(this.configPath, "utf8").catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== "ENOENT") this.logger.warn(`${this.configPath} cannot be read; no folder is trusted`, error);
-      return undefined;
-    });
-    if (text === undefined) return [];
-    let parsed: unknown;
+    let record: Record<string, unknown>;
     try {
-      parsed = JSON.parse(text);
+      record = await this.config.read();
     } catch (error) {
-      this.logger.warn(`${this.configPath} is not valid JSON; no folder is trusted`, error);
+      this.logger.warn(`${errorMessage(error)}; no folder is trusted`);
       return [];
     }
-    if (!parsed || typeof parsed !== "object") return [];
-    const record = parsed as Record<string, unknown>;
     const listed = [record.trustedFolders, record.trusted_folders].flatMap((value) => (Array.isArray(value) ? value : []));
     return listed.filter((entry): entry is string => typeof entry === "string" && isAbsolute(entry));
   }

@@ -1,10 +1,7 @@
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
 import { z } from "zod";
 import { errorMessage, invalidParams } from "../errors.js";
 import type { Logger } from "../log.js";
-import { persistenceFailed } from "../store/persistence-error.js";
-import { userConfigFile } from "../trust/trusted-folders.js";
+import type { UserConfigFile } from "../user-config/config-file.js";
 
 /** The user settings the runtime reads, with their types and defaults. */
 export const userSettingDefinitions = {
@@ -30,22 +27,20 @@ const settingKeys = Object.keys(userSettingDefinitions) as UserSettingKey[];
 
 /**
  * The runtime's user settings, kept in the user's config file `<home>/config.json` beside
- * `trustedFolders` (a JSON object; keys these settings do not name, `trustedFolders` among them, are
- * kept as they are and never written through `set`). Read on first use and on `reload`; `set` writes the file whole (a
- * temporary file renamed over it) before it answers, so a setting acknowledged is on disk.
+ * `trustedFolders` (keys these settings do not name, `trustedFolders` among them, are kept as they
+ * are and never written through `set`). Read on first use and on `reload`; `set` goes through
+ * {@link UserConfigFile.update}, so a setting acknowledged is on disk.
  *
  * @example
- * const settings = new UserSettings("/home/me/.tandem", logger);
+ * const settings = new UserSettings(new UserConfigFile("/home/me/.tandem/config.json"), logger);
  * await settings.set({ disabledSkills: ["draft-pr"] });
  * (await settings.values()).disabledSkills; // ["draft-pr"]
  */
 export class UserSettings {
   private stored: Record<string, unknown> | undefined;
-  /** Writes run one after another (a read-modify-write each). */
-  private writing: Promise<unknown> = Promise.resolve();
 
   constructor(
-    private readonly home: string,
+    private readonly config: UserConfigFile,
     private readonly logger: Logger,
   ) {}
 
@@ -64,12 +59,12 @@ export class UserSettings {
 
   /** The settings file. */
   get path(): string {
-    return join(this.home, userConfigFile);
+    return this.config.path;
   }
 
   /** Re-reads the settings file. */
   async reload(): Promise<void> {
-    this.stored = await this.readFile();
+    this.stored = await this.config.read();
   }
 
   /** Every known setting: its value, its default and whether the default is in effect. */
@@ -99,17 +94,14 @@ export class UserSettings {
       const parsed = userSettingDefinitions[key].schema.safeParse(value);
       if (value !== null && !parsed.success) throw invalidParams(`Invalid value for user setting "${key}": ${z.prettifyError(parsed.error)}`, { key });
     }
-    const write = this.writing.then(async () => {
-      const next = { ...(await this.readFile()) };
+    this.stored = await this.config.update((current) => {
+      const next = { ...current };
       for (const [key, value] of Object.entries(changes)) {
         if (value === null) delete next[key];
         else next[key] = value;
       }
-      await this.writeFile(next);
-      this.stored = next;
+      return next;
     });
-    this.writing = write.catch(() => undefined);
-    await write;
   }
 
   private valid(key: UserSettingKey, value: unknown): boolean {
@@ -117,36 +109,8 @@ export class UserSettings {
   }
 
   private async storedSettings(): Promise<Record<string, unknown>> {
-    this.stored ??= await this.readFile();
+    this.stored ??= await this.config.read();
     return this.stored;
-  }
-
-  /** The file's object; a missing file is empty, an unreadable one is refused (it is not overwritten). */
-  private async readFile(): Promise<Record<string, unknown>> {
-    const text = await readFile(this.path, "utf8").catch((error: NodeJS.ErrnoException) => {
-      if (error.code === "ENOENT") return undefined;
-      throw persistenceFailed(this.path, error, "read");
-    });
-    if (text === undefined || text.trim() === "") return {};
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch (error) {
-      throw invalidParams(`The user settings file ${this.path} is not valid JSON (${(error as Error).message}); fix or remove it`, { path: this.path });
-    }
-    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw invalidParams(`The user settings file ${this.path} must hold a JSON object`, { path: this.path });
-    return parsed as Record<string, unknown>;
-  }
-
-  private async writeFile(settings: Record<string, unknown>): Promise<void> {
-    const temporary = `${this.path}.${process.pid}.tmp`;
-    try {
-      await mkdir(dirname(this.path), { recursive: true });
-      await writeFile(temporary, `${JSON.stringify(settings, null, 2)}\n`, { mode: 0o600 });
-      await rename(temporary, this.path);
-    } catch (error) {
-      throw persistenceFailed(this.path, error);
-    }
   }
 }
 

@@ -25,7 +25,10 @@ interface ApprovalsOf {
 export function registerPermissionLocationMethods(table: MethodTable, runtime: Runtime): void {
   const home = runtime.store.home;
   const locations = new LocationApprovals(home);
-  const trusted = (sessionId: string): TrustedFolders => new TrustedFolders(home, runtime.sessions.get(sessionId).logger);
+  const trusted = (sessionId: string): TrustedFolders => {
+    runtime.sessions.get(sessionId);
+    return runtime.trustedFolders;
+  };
   const approvals = (sessionId: string): ApprovalsOf => runtime.sessions.get(sessionId).approvals;
 
   table.on(SessionPermissionsLocationsResolve, async ({ sessionId, workingDirectory }) => {
