@@ -30,7 +30,7 @@ import { Dispatcher } from "./server/dispatch.js";
 import { SessionManager } from "./session/manager.js";
 import { SecretFilter } from "./secrets/secret-filter.js";
 import { UserSettings } from "./user-settings/user-settings.js";
-import { UserConfigFile } from "./user-config/config-file.js";
+import { JsonObjectFile } from "./store/json-object-file.js";
 import type { Session } from "./session/session.js";
 import { SessionScoped } from "./session/session-scoped.js";
 import { SessionProviders } from "./providers/session-providers.js";
@@ -119,7 +119,7 @@ export class Runtime {
     this.telemetry = telemetry;
     this.store = options.store ?? new FileSessionStore(resolveHome(env, args.home), logger);
     // One config file object for everything kept in `<home>/config.json`, so its changes never cross.
-    const userConfig = new UserConfigFile(join(this.store.home, userConfigFile));
+    const userConfig = new JsonObjectFile(join(this.store.home, userConfigFile));
     this.trustedFolders = new TrustedFolders(userConfig, logger);
     const folderConsent = new FolderConsent({ trustAll: args.allowAll, trustedFolders: this.trustedFolders });
     logger.redactWith((line) => this.secrets.redact(line));

@@ -1,7 +1,7 @@
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import type { McpServerConfig } from "@tandem/protocol";
 import { ErrorCodes, invalidParams, TandemError } from "../errors.js";
+import { JsonObjectFile } from "../store/json-object-file.js";
 
 /** The file's shape: servers by name, and the names the user turned off. */
 interface McpConfigFile {
@@ -11,9 +11,8 @@ interface McpConfigFile {
 
 /**
  * The user's MCP configuration, `<home>/mcp-config.json` (`mcp.config.*`): servers by name and
- * the names turned off. Each change reads the file, applies one edit and writes it back through a
- * temporary file and a rename, so a crash leaves the old or the new file, never half of one. Edits
- * run one after another.
+ * the names turned off. A {@link JsonObjectFile}: each change reads the file, applies one edit and
+ * writes it back whole, one after another; a crash leaves the old or the new file, never half of one.
  *
  * @example
  * const config = new McpUserConfig(store.home);
@@ -21,11 +20,15 @@ interface McpConfigFile {
  * (await config.list()).files; // { command: "node", … }
  */
 export class McpUserConfig {
-  readonly path: string;
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly file: JsonObjectFile;
 
   constructor(home: string) {
-    this.path = join(home, "mcp-config.json");
+    this.file = new JsonObjectFile(join(home, "mcp-config.json"));
+  }
+
+  /** The file's path. */
+  get path(): string {
+    return this.file.path;
   }
 
   /** The configured servers by name; an enabled/disabled mark is not part of a server's config. */
@@ -86,38 +89,25 @@ export class McpUserConfig {
     if (!Object.hasOwn(file.mcpServers, name)) throw invalidParams(`MCP server "${name}" is not configured in ${this.path}`, { name });
   }
 
-  private edit(change: (file: McpConfigFile) => void): Promise<void> {
-    const next = this.queue.then(async () => {
-      const file = await this.read();
+  private async edit(change: (file: McpConfigFile) => void): Promise<void> {
+    await this.file.update((current) => {
+      const file = this.shape(current);
       change(file);
-      await mkdir(dirname(this.path), { recursive: true });
-      const temporary = `${this.path}.${process.pid}.tmp`;
-      await writeFile(temporary, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
-      await rename(temporary, this.path);
+      return { ...current, ...file };
     });
-    this.queue = next.catch(() => undefined);
-    return next;
   }
 
   private async read(): Promise<McpConfigFile> {
-    let text: string;
-    try {
-      text = await readFile(this.path, "utf8");
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return { mcpServers: {} };
-      throw error;
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch (error) {
-      throw new TandemError(ErrorCodes.InternalError, `The MCP configuration ${this.path} is not valid JSON (${(error as Error).message}); fix or remove it`, { path: this.path });
-    }
-    const servers = (parsed as { mcpServers?: unknown } | null)?.mcpServers ?? {};
+    return this.shape(await this.file.read());
+  }
+
+  /** The servers and the names turned off of the file's object; one without a `mcpServers` object is refused. */
+  private shape(parsed: Record<string, unknown>): McpConfigFile {
+    const servers = parsed.mcpServers ?? {};
     if (typeof servers !== "object" || servers === null || Array.isArray(servers)) {
       throw new TandemError(ErrorCodes.InternalError, `The MCP configuration ${this.path} has no "mcpServers" object; fix or remove it`, { path: this.path });
     }
-    const disabled = (parsed as { disabledServers?: unknown }).disabledServers;
+    const disabled = parsed.disabledServers;
     return {
       mcpServers: { ...(servers as Record<string, Record<string, unknown>>) },
       ...(Array.isArray(disabled) ? { disabledServers: disabled.filter((name): name is string => typeof name === "string") } : {}),

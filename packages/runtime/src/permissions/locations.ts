@@ -1,8 +1,7 @@
-import { mkdir, readFile, realpath, rename, writeFile } from "node:fs/promises";
-import { dirname, join, resolve } from "node:path";
+import { realpath } from "node:fs/promises";
+import { join, resolve } from "node:path";
 import { findGitRoot } from "../context/git-context.js";
-import { errorMessage, TandemError } from "../errors.js";
-import { ErrorCodes } from "@tandem/protocol/errors";
+import { JsonObjectFile } from "../store/json-object-file.js";
 
 /** Where location approvals are kept: the git repository a folder is in, else the folder itself. */
 export interface PermissionLocation {
@@ -33,58 +32,37 @@ type StoredLocations = Record<string, { commands?: string[] }>;
  * Tool approvals the user gave for a location (a repository or folder), kept in
  * `<home>/permission-locations.json` so that later sessions working there can take them up
  * (`session.permissions.locations.apply`). Only shell command approvals are kept: they are what a
- * location grants. Writes go to a temporary file renamed into place, so a crash leaves the old
- * file or the new one; an unreadable file is refused, never overwritten.
+ * location grants. The file is a {@link JsonObjectFile}: a crash leaves the old file or the new
+ * one; an unreadable file is refused, never overwritten.
  *
  * @example
  * await approvals.addCommands("/work/repo", ["npm test"]);
  * await approvals.commandsFor("/work/repo"); // ["npm test"]
  */
 export class LocationApprovals {
-  private writing: Promise<unknown> = Promise.resolve();
+  private readonly file: JsonObjectFile;
 
-  constructor(private readonly home: string) {}
+  constructor(home: string) {
+    this.file = new JsonObjectFile(join(home, locationApprovalsFile));
+  }
 
   /** The file's path. */
   get path(): string {
-    return join(this.home, locationApprovalsFile);
+    return this.file.path;
   }
 
   /** The command identifiers approved for `locationKey`. */
   async commandsFor(locationKey: string): Promise<string[]> {
-    return (await this.read())[locationKey]?.commands ?? [];
+    return ((await this.file.read()) as StoredLocations)[locationKey]?.commands ?? [];
   }
 
   /** Adds command approvals to a location (one write at a time). */
   async addCommands(locationKey: string, commandIdentifiers: readonly string[]): Promise<void> {
-    const write = this.writing.then(async () => {
-      const stored = await this.read();
+    await this.file.update((current) => {
+      const stored = current as StoredLocations;
       const commands = new Set(stored[locationKey]?.commands ?? []);
       for (const id of commandIdentifiers) commands.add(id);
-      stored[locationKey] = { ...stored[locationKey], commands: [...commands] };
-      await mkdir(dirname(this.path), { recursive: true });
-      const temporary = `${this.path}.${process.pid}.tmp`;
-      await writeFile(temporary, `${JSON.stringify(stored, null, 2)}\n`, "utf8");
-      await rename(temporary, this.path);
+      return { ...stored, [locationKey]: { ...stored[locationKey], commands: [...commands] } };
     });
-    this.writing = write.catch(() => undefined);
-    await write;
-  }
-
-  private async read(): Promise<StoredLocations> {
-    let text: string;
-    try {
-      text = await readFile(this.path, "utf8");
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
-      throw new TandemError(ErrorCodes.PersistenceFailed, `${this.path} cannot be read: ${errorMessage(error)}`, { path: this.path });
-    }
-    try {
-      const parsed: unknown = JSON.parse(text);
-      if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) return parsed as StoredLocations;
-    } catch {
-      // Reported below.
-    }
-    throw new TandemError(ErrorCodes.PersistenceFailed, `${this.path} is not a JSON object; fix or remove it (it was left as it is)`, { path: this.path });
   }
 }

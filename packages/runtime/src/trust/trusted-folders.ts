@@ -3,7 +3,7 @@ import { ErrorCodes } from "@tandem/protocol/errors";
 import { errorMessage, TandemError } from "../errors.js";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import type { Logger } from "../log.js";
-import type { UserConfigFile } from "../user-config/config-file.js";
+import type { JsonObjectFile } from "../store/json-object-file.js";
 
 /** The user's config file in the Tandem home, where `trustedFolders` is read from. */
 export const userConfigFile = "config.json";
@@ -16,12 +16,12 @@ export const userConfigFile = "config.json";
  * nothing. Relative entries are ignored (they would depend on where the runtime was started).
  *
  * @example
- * const trusted = new TrustedFolders(new UserConfigFile("/home/me/.tandem/config.json"), logger);
+ * const trusted = new TrustedFolders(new JsonObjectFile("/home/me/.tandem/config.json"), logger);
  * await trusted.covers("/home/me/work/repo"); // true with { "trustedFolders": ["/home/me/work"] }
  */
 export class TrustedFolders {
   constructor(
-    private readonly config: UserConfigFile,
+    private readonly config: JsonObjectFile,
     private readonly logger: Logger,
   ) {}
 
@@ -42,7 +42,7 @@ export class TrustedFolders {
 
   /**
    * Adds `folder` (absolute; symbolic links resolved) to `trustedFolders` in the config file,
-   * keeping everything else in it (see {@link UserConfigFile.update}).
+   * keeping everything else in it (see {@link JsonObjectFile.update}).
    */
   async add(folder: string): Promise<void> {
     if (!isAbsolute(folder)) throw new TandemError(ErrorCodes.InvalidParams, `A trusted folder must be an absolute path: ${folder}`, { path: folder });

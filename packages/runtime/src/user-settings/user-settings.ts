@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { errorMessage, invalidParams } from "../errors.js";
 import type { Logger } from "../log.js";
-import type { UserConfigFile } from "../user-config/config-file.js";
+import type { JsonObjectFile } from "../store/json-object-file.js";
 
 /** The user settings the runtime reads, with their types and defaults. */
 export const userSettingDefinitions = {
@@ -29,10 +29,10 @@ const settingKeys = Object.keys(userSettingDefinitions) as UserSettingKey[];
  * The runtime's user settings, kept in the user's config file `<home>/config.json` beside
  * `trustedFolders` (keys these settings do not name, `trustedFolders` among them, are kept as they
  * are and never written through `set`). Read on first use and on `reload`; `set` goes through
- * {@link UserConfigFile.update}, so a setting acknowledged is on disk.
+ * {@link JsonObjectFile.update}, so a setting acknowledged is on disk.
  *
  * @example
- * const settings = new UserSettings(new UserConfigFile("/home/me/.tandem/config.json"), logger);
+ * const settings = new UserSettings(new JsonObjectFile("/home/me/.tandem/config.json"), logger);
  * await settings.set({ disabledSkills: ["draft-pr"] });
  * (await settings.values()).disabledSkills; // ["draft-pr"]
  */
@@ -40,7 +40,7 @@ export class UserSettings {
   private stored: Record<string, unknown> | undefined;
 
   constructor(
-    private readonly config: UserConfigFile,
+    private readonly config: JsonObjectFile,
     private readonly logger: Logger,
   ) {}
 

@@ -5,7 +5,7 @@ import type { PermissionRequest, PermissionResult } from "@tandem/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { Logger } from "../../src/log.js";
 import { FolderConsent, type ConsentSession } from "../../src/trust/folder-consent.js";
-import { UserConfigFile } from "../../src/user-config/config-file.js";
+import { JsonObjectFile } from "../../src/store/json-object-file.js";
 import { TrustedFolders } from "../../src/trust/trusted-folders.js";
 
 const dirs: string[] = [];
@@ -24,7 +24,7 @@ function setup(config?: (root: string) => unknown): { home: string; root: string
   const content = config?.(root);
   if (content !== undefined) writeFileSync(join(home, "config.json"), typeof content === "string" ? content : JSON.stringify(content));
   const warnings: string[] = [];
-  return { home, root, warnings, trusted: new TrustedFolders(new UserConfigFile(join(home, "config.json")), new Logger("warning", (line) => warnings.push(line))) };
+  return { home, root, warnings, trusted: new TrustedFolders(new JsonObjectFile(join(home, "config.json")), new Logger("warning", (line) => warnings.push(line))) };
 }
 
 const request: PermissionRequest = { kind: "extension-management", operation: "start", extensionName: "deploy" };

@@ -4,17 +4,17 @@ import { ErrorCodes } from "@tandem/protocol/errors";
 import { TandemError } from "../errors.js";
 
 /**
- * The user's config file (`<home>/config.json`): one JSON object that several parts of the runtime
- * keep keys in (`trustedFolders`, the user settings). Every change is a read-modify-write of the
- * whole object, one after another, written to a temporary file (mode 0600) renamed into place, so
- * two changes never lose each other's keys and a reader never sees half a file. A file that is not a
- * JSON object is refused, never overwritten.
+ * A small JSON file holding one object (the user's `config.json`, the location approvals, the MCP
+ * configuration): several parts of the runtime may keep keys in one. Every change is a
+ * read-modify-write of the whole object, one after another, written to a temporary file (mode 0600)
+ * renamed into place, so two changes never lose each other's keys and a reader never sees half a
+ * file. A file that is not a JSON object is refused, never overwritten.
  *
  * @example
- * const config = new UserConfigFile("/home/me/.tandem/config.json");
+ * const config = new JsonObjectFile("/home/me/.tandem/config.json");
  * await config.update((current) => ({ ...current, disabledSkills: ["draft-pr"] }));
  */
-export class UserConfigFile {
+export class JsonObjectFile {
   /** Changes run one after another (each a read-modify-write). */
   private writing: Promise<unknown> = Promise.resolve();
 

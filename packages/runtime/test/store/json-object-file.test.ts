@@ -8,8 +8,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { Logger } from "../../src/log.js";
+import { McpUserConfig } from "../../src/mcp/user-config.js";
+import { LocationApprovals } from "../../src/permissions/locations.js";
 import { TrustedFolders } from "../../src/trust/trusted-folders.js";
-import { UserConfigFile } from "../../src/user-config/config-file.js";
+import { JsonObjectFile } from "../../src/store/json-object-file.js";
 import { UserSettings } from "../../src/user-settings/user-settings.js";
 
 const homes: string[] = [];
@@ -25,7 +27,7 @@ function home(): string {
 
 it("keeps every key when trusted folders and settings change at the same time", async () => {
   const dir = home();
-  const config = new UserConfigFile(join(dir, "config.json"));
+  const config = new JsonObjectFile(join(dir, "config.json"));
   const logger = new Logger("none", () => undefined);
   const trusted = new TrustedFolders(config, logger);
   const settings = new UserSettings(config, logger);
@@ -43,11 +45,23 @@ it("keeps every key when trusted folders and settings change at the same time", 
 
 it("refuses to change a file that is not a JSON object, and leaves it as it is", async () => {
   const dir = home();
-  const config = new UserConfigFile(join(dir, "config.json"));
+  const config = new JsonObjectFile(join(dir, "config.json"));
   writeFileSync(config.path, "[1, 2]");
   await expect(config.update((current) => ({ ...current, x: 1 }))).rejects.toMatchObject({ message: expect.stringContaining("is not a JSON object") });
   expect(readFileSync(config.path, "utf8")).toBe("[1, 2]");
   // A later change is not held up by the failed one.
   writeFileSync(config.path, "{}");
   expect(await config.update((current) => ({ ...current, x: 1 }))).toEqual({ x: 1 });
+});
+
+it("the MCP configuration and the location approvals share the rule: a broken file is named and never overwritten", async () => {
+  const dir = home();
+  writeFileSync(join(dir, "mcp-config.json"), "{ broken");
+  const mcp = new McpUserConfig(dir);
+  await expect(mcp.add("files", { command: "node", args: [], tools: ["*"] })).rejects.toMatchObject({ message: expect.stringContaining("mcp-config.json is not valid JSON") });
+  expect(readFileSync(join(dir, "mcp-config.json"), "utf8")).toBe("{ broken");
+  const approvals = new LocationApprovals(dir);
+  await Promise.all([approvals.addCommands("/repo", ["npm test"]), approvals.addCommands("/repo", ["git status"]), approvals.addCommands("/other", ["ls"])]);
+  expect(await approvals.commandsFor("/repo")).toEqual(["npm test", "git status"]);
+  expect(await approvals.commandsFor("/other")).toEqual(["ls"]);
 });
