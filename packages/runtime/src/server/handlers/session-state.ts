@@ -20,9 +20,7 @@ import {
   SessionTelemetrySetFeatureOverrides,
   SessionUsageGetMetrics,
 } from "@tandem/protocol";
-import { ErrorCodes } from "@tandem/protocol/errors";
 import { ContextReport } from "../../compaction/context-report.js";
-import { TandemError } from "../../errors.js";
 import { readInstructionFiles } from "../../loop/custom-instructions.js";
 import type { Runtime } from "../../runtime.js";
 import { SessionScoped } from "../../session/session-scoped.js";
