@@ -121,12 +121,13 @@ export const AccountQuotaSnapshot = z.looseObject({
   resetDate: z.string().optional(),
 });
 /**
- * `account.getQuota`: the Copilot quotas of a GitHub token (`gitHubToken`, else the runtime's own),
- * by kind (`chat`, `completions`, `premium_interactions`…), as GitHub reports them.
+ * `account.getQuota`: the Copilot quotas of a GitHub token (`gitHubToken`; else the account named
+ * by `selectionId` from `account.getAllUsers`; else the runtime's own), by kind (`chat`,
+ * `completions`, `premium_interactions`…), as GitHub reports them.
  */
 export const AccountGetQuota = defineRequest(
   "account.getQuota",
-  () => Empty.extend({ gitHubToken: z.string().optional() }).optional(),
+  () => Empty.extend({ gitHubToken: z.string().optional(), selectionId: z.string().optional() }).optional(),
   () => z.looseObject({ quotaSnapshots: z.record(z.string(), AccountQuotaSnapshot) }),
 );
 

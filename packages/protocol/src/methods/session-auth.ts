@@ -42,12 +42,20 @@ export const AuthInfo = z.looseObject({ type: z.string(), host: z.string(), logi
 export const AccountGetCurrentAuth = defineRequest("account.getCurrentAuth", noParams, () =>
   z.looseObject({ authInfo: AuthInfo.optional(), authErrors: z.array(z.string()).optional() }),
 );
-/** `account.getAllUsers`: the accounts logged in to the runtime, each with its token. */
-export const AccountGetAllUsers = defineRequest("account.getAllUsers", noParams, () => z.array(z.looseObject({ authInfo: AuthInfo, token: z.string().optional() })));
-/** `account.login`: checks a GitHub account's token with GitHub and keeps it (in memory) as the current account. */
+/**
+ * `account.getAllUsers`: the accounts logged in to the runtime, each with its token and an opaque
+ * `selectionId` that `account.getQuota` accepts.
+ */
+export const AccountGetAllUsers = defineRequest("account.getAllUsers", noParams, () =>
+  z.array(z.looseObject({ authInfo: AuthInfo, selectionId: z.string().optional(), token: z.string().optional() })),
+);
+/**
+ * `account.login`: checks a GitHub account's token with GitHub and keeps it (in memory) as the
+ * current account; without `login` the account's name is the one GitHub reports for the token.
+ */
 export const AccountLogin = defineRequest(
   "account.login",
-  () => z.looseObject({ host: z.string().min(1), login: z.string().min(1), token: z.string().min(1) }),
+  () => z.looseObject({ host: z.string().min(1), login: z.string().min(1).optional(), token: z.string().min(1) }),
   () => z.looseObject({ storedInVault: z.boolean() }),
 );
 /** `account.logout`: forgets a logged-in account; answers whether others remain. */

@@ -37,6 +37,11 @@ export class AccountStore {
     return this.accounts.at(-1);
   }
 
+  /** The account whose {@link selectionIdOf} is `selectionId`, if any. */
+  find(selectionId: string): StoredAccount | undefined {
+    return this.accounts.find((account) => selectionIdOf(account) === selectionId);
+  }
+
   /** Every account, oldest first. */
   all(): StoredAccount[] {
     return this.accounts.map((account) => ({ ...account }));
@@ -47,6 +52,11 @@ export class AccountStore {
     if (index < 0) return undefined;
     return this.accounts.splice(index, 1)[0];
   }
+}
+
+/** The opaque id `account.getAllUsers` gives an account (`account.getQuota` takes it back). */
+export function selectionIdOf(account: Pick<StoredAccount, "host" | "login">): string {
+  return `user:${account.login}@${account.host.replace(/\/+$/, "").toLowerCase()}`;
 }
 
 function sameHost(left: string, right: string): boolean {

@@ -97,7 +97,7 @@ export class GitHubUsers {
   private async request(token: string): Promise<CopilotUser> {
     const apiUrl = this.options.apiUrl;
     if (!apiUrl) {
-      throw new TandemError(ErrorCodes.NotAvailable, "GitHub users cannot be looked up: COPILOT_API_URL names a custom Copilot API and no GitHub API is configured (COPILOT_DEBUG_GITHUB_API_URL)");
+      throw new TandemError(ErrorCodes.NotAvailable, "GitHub user lookups are not available: COPILOT_API_URL names a custom Copilot API and no GitHub API is configured (COPILOT_DEBUG_GITHUB_API_URL)");
     }
     const url = `${apiUrl}/copilot_internal/user`;
     let response: Response;

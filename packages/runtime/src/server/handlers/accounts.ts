@@ -1,6 +1,6 @@
 import { AccountGetAllUsers, AccountGetCurrentAuth, AccountGetQuota, AccountLogin, AccountLogout, type ResultOf } from "@tandem/protocol";
 import { ErrorCodes } from "@tandem/protocol/errors";
-import type { AccountStore } from "../../accounts/account-store.js";
+import { selectionIdOf, type AccountStore } from "../../accounts/account-store.js";
 import type { GitHubUsers } from "../../accounts/github-users.js";
 import { quotaSnapshotsOf } from "../../accounts/quota.js";
 import { errorMessage, invalidParams, TandemError } from "../../errors.js";
@@ -37,16 +37,18 @@ export function registerAccountMethods(table: MethodTable, services: AccountServ
     return await startupTokenAuth(gitHubUsers, token);
   });
 
-  table.on(AccountGetAllUsers, () => accounts.all().map((account) => ({ authInfo: { type: "user", host: account.host, login: account.login }, token: account.token })));
+  table.on(AccountGetAllUsers, () =>
+    accounts.all().map((account) => ({ authInfo: { type: "user", host: account.host, login: account.login }, selectionId: selectionIdOf(account), token: account.token })),
+  );
 
   table.on(AccountLogin, async ({ host, login, token }) => {
-    if (gitHubUsers.available) {
-      const user = await gitHubUsers.lookup(token);
-      if (user.login !== undefined && user.login.toLowerCase() !== login.toLowerCase()) {
-        throw invalidParams(`account.login: the token belongs to ${user.login}, not ${login}`, { host, login });
-      }
+    const reported = gitHubUsers.available ? (await gitHubUsers.lookup(token)).login : undefined;
+    if (login !== undefined && reported !== undefined && reported.toLowerCase() !== login.toLowerCase()) {
+      throw invalidParams(`account.login: the token belongs to ${reported}, not ${login}`, { host, login });
     }
-    accounts.login({ host, login, token });
+    const name = login ?? reported;
+    if (name === undefined) throw invalidParams("account.login: give the account's login; GitHub cannot be asked whose token this is here (no GitHub API configured)", { host });
+    accounts.login({ host, login: name, token });
     return { storedInVault: false };
   });
 
@@ -60,7 +62,9 @@ export function registerAccountMethods(table: MethodTable, services: AccountServ
   });
 
   table.on(AccountGetQuota, async (params) => {
-    const token = params?.gitHubToken || resolveGitHubToken(services.providerEnvironment);
+    const selected = params?.selectionId ? accounts.find(params.selectionId) : undefined;
+    if (params?.selectionId && !selected) throw invalidParams(`account.getQuota: no logged-in account has the selectionId ${params.selectionId}`, { selectionId: params.selectionId });
+    const token = params?.gitHubToken || selected?.token || resolveGitHubToken(services.providerEnvironment);
     if (!token) throw new TandemError(ErrorCodes.NotConfigured, "account.getQuota needs a GitHub token: pass gitHubToken, log in with account.login, or start the runtime with one (GH_TOKEN, GITHUB_TOKEN or --auth-token-env)");
     return { quotaSnapshots: quotaSnapshotsOf(await gitHubUsers.lookup(token)) };
   });
