@@ -131,6 +131,11 @@ describe("account.*", () => {
     expect(await session.rpc.gitHubAuth.getStatus()).toMatchObject({ isAuthenticated: true, authType: "user", login: "alice" });
     await session.sendAndWait({ prompt: "Say hello" });
     expect(modelCallAuthorizations(world)).toEqual(["Bearer token-alice"]);
+    // The account's token is kept out of what the session writes, even when something repeats it.
+    await session.log("the token is token-alice", { level: "warning" });
+    await client.rpc.sessions.save({ sessionId: session.sessionId });
+    expect(sessionFilesText(world.home)).toContain("the token is ******");
+    expect(sessionFilesText(world.home)).not.toContain("token-alice");
 
     // Without `login`, the name is the one GitHub reports for the token.
     await client.rpc.account.login({ host: "https://github.com", token: "token-bob" });

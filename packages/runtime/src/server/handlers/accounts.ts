@@ -15,12 +15,15 @@ export interface AccountServices {
   accounts: AccountStore;
   gitHubUsers: GitHubUsers;
   providerEnvironment: ProviderEnvironment;
+  /** Values kept out of logs and events: a logged-in account's token joins them. */
+  secrets: { add(values: readonly string[]): void };
 }
 
 /**
  * `account.*`: the GitHub accounts of the runtime's own token store and the Copilot quota of a
  * token. `login` checks the token with GitHub (a refused one fails with `AuthenticationFailed`,
- * nothing stored) and makes the account current: its token then serves sessions without their own.
+ * nothing stored) and makes the account current: its token then serves sessions without their own
+ * and is redacted from logs and events from then on.
  * `getCurrentAuth` reports that account, else the token the runtime was started with
  * (`--auth-token-env`); tokens from environment variables are a fallback for model calls, not an
  * account. `getQuota` reads the quotas GitHub reports for a token.
@@ -48,6 +51,7 @@ export function registerAccountMethods(table: MethodTable, services: AccountServ
     }
     const name = login ?? reported;
     if (name === undefined) throw invalidParams("account.login: give the account's login; GitHub cannot be asked whose token this is here (no GitHub API configured)", { host });
+    services.secrets.add([token]);
     accounts.login({ host, login: name, token });
     return { storedInVault: false };
   });
