@@ -203,10 +203,13 @@ describe("account.*", () => {
         resetDate: "2026-12-01T00:00:00Z",
       },
     });
+    // Quotas change: each call asks GitHub again.
+    world.model.copilotUsers.set("token-quota", { login: "carol", quota_snapshots: { chat: { entitlement: 300, percent_remaining: 10 } } });
+    expect((await client.rpc.account.getQuota({ gitHubToken: "token-quota" })).quotaSnapshots.chat).toMatchObject({ usedRequests: 270, remainingPercentage: 10 });
     // A logged-in account's quota by its selectionId.
     await client.rpc.account.login({ host: "https://github.com", token: "token-quota" });
     const [carol] = await client.rpc.account.getAllUsers();
-    expect((await client.rpc.account.getQuota({ selectionId: carol?.selectionId })).quotaSnapshots.chat?.usedRequests).toBe(180);
+    expect((await client.rpc.account.getQuota({ selectionId: carol?.selectionId })).quotaSnapshots.chat?.usedRequests).toBe(270);
     expect((await rpcError(client.rpc.account.getQuota({ gitHubToken: "no-such-token" }))).code).toBe(AuthenticationFailed);
   });
 });

@@ -2,6 +2,9 @@ import { ErrorCodes } from "@tandem/protocol/errors";
 import { errorMessage, TandemError } from "../errors.js";
 import { runtimeVersion } from "../version.js";
 
+/** How many tokens' users {@link GitHubUsers} keeps. */
+export const maxKnownTokens = 256;
+
 /** The public GitHub API, where the Copilot user of a github.com token is looked up. */
 export const defaultGitHubApiUrl = "https://api.github.com";
 
@@ -53,7 +56,8 @@ export interface GitHubUsersOptions {
 
 /**
  * Looks up the Copilot user of a GitHub token at `<GitHub API>/copilot_internal/user`: its login,
- * plan and quota. A successful answer is kept per token for the runtime's life; a refused token
+ * plan and quota. A successful answer is kept per token (the most recent {@link maxKnownTokens}
+ * tokens) for who the token belongs to; a quota is always asked afresh (`fresh`). A refused token
  * (401/403) fails with `AuthenticationFailed`, anything else with `ProviderError`, and neither is
  * kept, so a later call asks again. Tokens are sent only in the `Authorization` header and never
  * appear in an error.
@@ -77,12 +81,15 @@ export class GitHubUsers {
     return this.options.apiUrl !== undefined;
   }
 
-  /** The Copilot user of `token`. */
-  lookup(token: string): Promise<CopilotUser> {
-    const cached = this.known.get(token);
+  /** The Copilot user of `token`; `fresh`: asked again even when known (for numbers that change, like quotas). */
+  lookup(token: string, options: { fresh?: boolean } = {}): Promise<CopilotUser> {
+    const cached = options.fresh ? undefined : this.known.get(token);
     if (cached) return cached;
     const request = this.request(token);
+    this.known.delete(token);
     this.known.set(token, request);
+    // The oldest lookup goes first: a runtime serving many tokens keeps a bounded memory of them.
+    if (this.known.size > maxKnownTokens) this.known.delete(this.known.keys().next().value as string);
     request.catch(() => {
       if (this.known.get(token) === request) this.known.delete(token);
     });

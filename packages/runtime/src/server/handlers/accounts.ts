@@ -70,7 +70,7 @@ export function registerAccountMethods(table: MethodTable, services: AccountServ
     if (params?.selectionId && !selected) throw invalidParams(`account.getQuota: no logged-in account has the selectionId ${params.selectionId}`, { selectionId: params.selectionId });
     const token = params?.gitHubToken || selected?.token || resolveGitHubToken(services.providerEnvironment);
     if (!token) throw new TandemError(ErrorCodes.NotConfigured, "account.getQuota needs a GitHub token: pass gitHubToken, log in with account.login, or start the runtime with one (GH_TOKEN, GITHUB_TOKEN or --auth-token-env)");
-    return { quotaSnapshots: quotaSnapshotsOf(await gitHubUsers.lookup(token)) };
+    return { quotaSnapshots: quotaSnapshotsOf(await gitHubUsers.lookup(token, { fresh: true })) };
   });
 }
 
