@@ -164,10 +164,11 @@ describe("renamed namespaces and methods Tandem does not implement", () => {
     expect(unhandled.filter((answer) => answer.message !== `Unhandled method ${answer.method}`)).toEqual([]);
     // Methods the protocol lists but Tandem does not implement answer as unknown ones do.
     expect(unhandled.map((answer) => answer.method)).toEqual(expect.arrayContaining(["session.queue.moveItem"]));
-    // "Not available" is kept for what needs GitHub's hosted service (quota, accounts, remote sessions,
-    // remote control), for the provider endpoint, which the runtime hands out only when allowed, and
-    // for reloading MCP servers or extensions of a session that has none (no mcpServers, no extension folder).
-    const notAvailableHere = new Set(["account.getQuota", "account.getCurrentAuth", "account.getAllUsers", "account.login", "account.logout", "sessions.connect", "sessions.startRemoteControl", "session.provider.getEndpoint", "session.mcp.reload", "session.extensions.reload", "session.mcp.oauth.login", "sessionFs.setProvider"]);
+    // "Not available" is kept for what needs GitHub's hosted service (remote sessions, remote control),
+    // for the quota when no GitHub API is configured to ask (a custom COPILOT_API_URL, as here), for the
+    // provider endpoint, which the runtime hands out only when allowed, and for reloading MCP servers or
+    // extensions of a session that has none (no mcpServers, no extension folder).
+    const notAvailableHere = new Set(["account.getQuota", "sessions.connect", "sessions.startRemoteControl", "session.provider.getEndpoint", "session.mcp.reload", "session.extensions.reload", "session.mcp.oauth.login", "sessionFs.setProvider"]);
     expect(answers.filter((answer) => answer.code === -32005 && !notAvailableHere.has(answer.method))).toEqual([]);
     // The session is still served afterwards.
     expect(await session.rpc.mode.get()).toBe("interactive");

@@ -86,20 +86,22 @@ describe("server methods", () => {
     expect((byok.requests[0]?.body as { model: string }).model).toBe("my-local-model");
   });
 
-  it("refuses session.create when COPILOT_API_URL is set without a token, saying what to set", async () => {
+  it("creates a session when COPILOT_API_URL is set without a token (as the official runtime does) and fails its first turn with one NotConfigured session.error saying what to set", async () => {
     world = await startWorld(["plain-reply"]);
     const { GH_TOKEN: _token, ...withoutToken } = world.env;
     const copilot = client({ env: withoutToken });
-    await expect(copilot.createSession({ onPermissionRequest: approveAll })).rejects.toThrow(
-      /COPILOT_API_URL is set \(http:\/\/127\.0\.0\.1:\d+\) but no GitHub token is: set COPILOT_GITHUB_TOKEN, GH_TOKEN or GITHUB_TOKEN/,
-    );
+    const session = await copilot.createSession({ onPermissionRequest: approveAll });
+    const errors: Array<{ errorType: string; message: string }> = [];
+    session.on("session.error", (event) => errors.push(event.data));
+    await expect(session.sendAndWait({ prompt: "hi" })).rejects.toThrow(/COPILOT_API_URL is set \(http:\/\/127\.0\.0\.1:\d+\) but no GitHub token is: set COPILOT_GITHUB_TOKEN, GH_TOKEN or GITHUB_TOKEN/);
+    expect(errors).toEqual([expect.objectContaining({ errorType: "authentication" })]);
     expect(world.model.requests).toHaveLength(0);
     const byok = new ModelServer();
     servers.push(byok);
     byok.loadScriptFile(join(scriptsDir, "byok.yaml"));
     const { url } = await byok.start();
-    const session = await copilot.createSession({ onPermissionRequest: approveAll, provider: { type: "openai", baseUrl: url, apiKey: "sk-byok" } });
-    expect((await session.sendAndWait({ prompt: "hi" }))?.data.content).toBe("Answered by the BYOK provider.");
+    const withProvider = await copilot.createSession({ onPermissionRequest: approveAll, provider: { type: "openai", baseUrl: url, apiKey: "sk-byok" } });
+    expect((await withProvider.sendAndWait({ prompt: "hi" }))?.data.content).toBe("Answered by the BYOK provider.");
   });
 
   it("with no provider configured at all, creates the session (as the official runtime does) and fails its first turn with one NotConfigured session.error saying what to set", async () => {
@@ -123,7 +125,7 @@ describe("server methods", () => {
     expect((await withProvider.sendAndWait({ prompt: "hi" }))?.data.content).toBe("Answered by the BYOK provider.");
   });
 
-  it("refuses session.resume of a session without its own provider when COPILOT_API_URL is set without a token", async () => {
+  it("resumes a session without its own provider when COPILOT_API_URL is set without a token; its next turn fails with NotConfigured and sends nothing", async () => {
     world = await startWorld(["plain-reply"]);
     const first = client();
     const created = await first.createSession({ onPermissionRequest: approveAll });
@@ -133,11 +135,10 @@ describe("server methods", () => {
 
     const { GH_TOKEN: _token, ...withoutToken } = world.env;
     const copilot = client({ env: withoutToken });
-    await expect(copilot.resumeSession(created.sessionId, { onPermissionRequest: approveAll })).rejects.toThrow(/COPILOT_API_URL is set \(http:\/\/127\.0\.0\.1:\d+\) but no GitHub token is/);
-    expect(world.model.requests).toHaveLength(requestsBefore);
-    // With its own provider it resumes.
-    const resumed = await copilot.resumeSession(created.sessionId, { onPermissionRequest: approveAll, provider: { type: "openai", baseUrl: "http://127.0.0.1:9/v1", apiKey: "sk-byok" } });
+    const resumed = await copilot.resumeSession(created.sessionId, { onPermissionRequest: approveAll });
     expect(resumed.sessionId).toBe(created.sessionId);
+    await expect(resumed.sendAndWait({ prompt: "again" })).rejects.toThrow(/COPILOT_API_URL is set \(http:\/\/127\.0\.0\.1:\d+\) but no GitHub token is/);
+    expect(world.model.requests).toHaveLength(requestsBefore);
   });
 });
 

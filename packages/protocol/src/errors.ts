@@ -40,6 +40,12 @@ export const ErrorCodes = {
   LeaseLost: -32012,
   /** Cluster: the node that runs the session did not answer (gone, or timed out); `data` carries `nodeId`. */
   NodeUnreachable: -32013,
+  /**
+   * GitHub refused a token (its user lookup answered 401 or 403): a session's `gitHubToken`, an
+   * account's token at `account.login`, or the token of `account.getQuota`. The message names the
+   * status; the token itself is never repeated.
+   */
+  AuthenticationFailed: -32014,
 } as const;
 
 /** One of {@link ErrorCodes}. */

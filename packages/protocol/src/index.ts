@@ -45,6 +45,7 @@ export {
 export type { SessionEvent, SessionEventData, SessionEventOf, SessionEventType } from "./events.js";
 export {
   AccountGetQuota,
+  AccountQuotaSnapshot,
   AuthGetStatus,
   Connect,
   HooksInvoke,
@@ -182,7 +183,7 @@ export { RemoteControlStatus, SessionRemoteDisable, SessionRemoteEnable, Session
 export { AgentRegistrySpawn, SecretsAddFilterValues, SessionExtensionsSendAttachmentsToMessage, SessionFsSetProvider, serverMiscRequests } from "./methods/server-misc.js";
 export { UserSettingMetadata, UserSettingsGet, UserSettingsReload, UserSettingsSet, userSettingsRequests } from "./methods/user-settings.js";
 export { AgentsDiscover, AgentsGetDiscoveryPaths, DiscoveredAgent, DiscoveredInstructionSource, DiscoveredSkill, InstructionsDiscover, InstructionsGetDiscoveryPaths, McpDiscover, SkillsConfigSetDisabledSkills, SkillsDiscover, SkillsGetDiscoveryPaths, discoveryRequests } from "./methods/discovery.js";
-export { AccountGetAllUsers, AccountGetCurrentAuth, AccountLogin, AccountLogout, ProviderEndpoint, SessionGitHubAuthGetStatus, SessionProviderGetEndpoint, sessionAuthRequests } from "./methods/session-auth.js";
+export { AccountGetAllUsers, AccountGetCurrentAuth, AccountLogin, AccountLogout, AuthInfo, ProviderEndpoint, SessionGitHubAuthGetStatus, SessionProviderGetEndpoint, sessionAuthRequests } from "./methods/session-auth.js";
 export { SessionShutdown, WorkspaceSummary, SessionMetadataSnapshot, SessionMetadataIsProcessing, SessionMetadataActivity, SessionContextInfo, SessionMetadataContextInfo, ContextAttributionEntry, SessionMetadataGetContextAttribution, SessionMetadataGetContextHeaviestMessages, SessionMetadataRecomputeContextTokens, WorkingDirectoryContext, SessionMetadataRecordContextChange, SessionMetadataSetWorkingDirectory, SessionModelSetReasoningEffort, SessionModelList, SessionNameSetAuto, SessionUsageGetMetrics, InstructionSource, SessionInstructionsGetSources, SessionCredentials, SessionGitHubAuthSetCredentials, SessionLspInitialize, SessionTelemetrySetFeatureOverrides, SessionTelemetryGetEngagementId, sessionStateRequests } from "./methods/session-state.js";
 export { SessionPermissionsGetAllowAll, SessionPermissionsSetAllowAll, SessionPermissionsResetSessionApprovals, SessionPermissionsPendingRequests, SessionCompletionsGetTriggerCharacters, SessionCompletionsRequest, SessionVisibilityGet, SessionVisibilitySet, SessionToolsInitializeAndValidate, SessionToolsGetCurrentMetadata, SubagentSettingsEntry, SessionToolsUpdateSubagentSettings, SessionPluginsReload, NamedProvider, ProviderModel, SessionProviderAdd, SessionPlanReadSqlTodos, SessionPlanReadSqlTodosWithDependencies, ScheduleEntry, SessionScheduleList, SessionScheduleStop, SessionScheduleAdd, SessionCommandsEnqueue, SessionWorkspacesSaveLargePaste, SessionUiEphemeralQuery, sessionExtrasRequests } from "./methods/session-extras.js";
 export { SessionHistoryAbortManualCompaction, SessionHistoryCancelBackgroundCompaction, SessionHistoryClearContext, SessionHistorySummarizeForHandoff, compactionControlRequests } from "./methods/compaction-control.js";

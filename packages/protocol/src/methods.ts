@@ -109,11 +109,26 @@ export const ToolsList = defineRequest(
     ),
   }),
 );
-/** `account.getQuota`: usage quota (when the provider reports one). */
+/** One quota of a Copilot user (`account.getQuota`). */
+export const AccountQuotaSnapshot = z.looseObject({
+  isUnlimitedEntitlement: z.boolean(),
+  entitlementRequests: z.number(),
+  usedRequests: z.number(),
+  usageAllowedWithExhaustedQuota: z.boolean(),
+  remainingPercentage: z.number(),
+  overage: z.number(),
+  overageAllowedWithExhaustedQuota: z.boolean(),
+  resetDate: z.string().optional(),
+});
+/**
+ * `account.getQuota`: the Copilot quotas of a GitHub token (`gitHubToken`; else the account named
+ * by `selectionId` from `account.getAllUsers`; else the runtime's own), by kind (`chat`,
+ * `completions`, `premium_interactions`…), as GitHub reports them.
+ */
 export const AccountGetQuota = defineRequest(
   "account.getQuota",
-  () => Empty.optional(),
-  () => z.looseObject({ quotaSnapshots: z.record(z.string(), z.unknown()) }),
+  () => Empty.extend({ gitHubToken: z.string().optional(), selectionId: z.string().optional() }).optional(),
+  () => z.looseObject({ quotaSnapshots: z.record(z.string(), AccountQuotaSnapshot) }),
 );
 
 // ---- Session lifecycle --------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import { maxModelCallsPerTurnFromEnv } from "./loop/model-call-limit.js";
 import { sqlTimeoutFromEnv } from "./tools/builtin/sql/session-database.js";
 import { retryPolicyFromEnv } from "./loop/retry.js";
 import { ConnectionPool } from "./providers/chat-completions/connections.js";
-import { assertDefaultProviderUsable, createModelClient, describeDefaultProvider, type ProviderEnvironment } from "./providers/resolve.js";
+import { createModelClient, describeDefaultProvider, type ProviderEnvironment } from "./providers/resolve.js";
 import { ClientConnection } from "./server/connection.js";
 import type { RequestingClient } from "./server/requesting-client.js";
 import { ExtensionHost } from "./extensions/host.js";
@@ -44,6 +44,8 @@ import { configuredLimit, promptLimitOf } from "./compaction/window.js";
 import type { ClusterConfig, ClusterNode } from "./cluster/cluster-node.js";
 import type { AppendFence } from "./store/postgres/pg-event-log.js";
 import { continueAfterTakeover } from "./cluster/takeover.js";
+import { AccountStore } from "./accounts/account-store.js";
+import { GitHubUsers, gitHubApiUrlFromEnv } from "./accounts/github-users.js";
 import { resumeUnattended } from "./cluster/unattended.js";
 
 /** What the runtime is started with. */
@@ -94,8 +96,12 @@ export class Runtime {
   /** The model requests a client performs once it calls `llmInference.setProvider`. */
   readonly inferenceTransport = new ClientInferenceTransport();
   private readonly dispatcher: Dispatcher;
-  /** Where the default provider and its credentials come from (environment, `--auth-token-env`). */
+  /** Where the default provider and its credentials come from (environment, `--auth-token-env`, the current account). */
   readonly providerEnvironment: ProviderEnvironment;
+  /** The GitHub accounts logged in with `account.login` (in memory). */
+  readonly accounts = new AccountStore();
+  /** The Copilot users of GitHub tokens (login, plan, quota), looked up at the GitHub API. */
+  readonly gitHubUsers: GitHubUsers;
   /** OpenTelemetry export, when the SDK turned it on (`COPILOT_OTEL_ENABLED`); loaded on the first model call. */
   private readonly telemetry: Telemetry | undefined;
   private modelsCache: Promise<ModelInfo[]> | undefined;
@@ -113,7 +119,8 @@ export class Runtime {
   constructor(private readonly options: RuntimeOptions) {
     const { args, env, logger } = options;
     this.protocolVersion = args.sdkProtocolVersion;
-    this.providerEnvironment = { env, authTokenEnv: args.authTokenEnv };
+    this.providerEnvironment = { env, authTokenEnv: args.authTokenEnv, accountToken: () => this.accounts.current()?.token };
+    this.gitHubUsers = new GitHubUsers({ apiUrl: gitHubApiUrlFromEnv(env) });
     const telemetryConfig = telemetryConfigFromEnv(env);
     const telemetry = telemetryConfig ? new LazyTelemetry(telemetryConfig, runtimeVersion, (message, error) => logger.warn(message, error)) : undefined;
     this.telemetry = telemetry;
@@ -163,6 +170,7 @@ export class Runtime {
                 model: wireModel,
                 connections: this.modelConnections,
                 relay: this.relayFor(sessionId),
+                interactionId: sessionId,
                 ...(config.clientName ? { clientName: config.clientName } : {}),
               }),
               logger,
@@ -307,11 +315,6 @@ export class Runtime {
   /** The provider environment of a session: the runtime's, with the session's own GitHub token when it has one. */
   sessionProviderEnvironment(gitHubToken: string | undefined): ProviderEnvironment {
     return gitHubToken ? { ...this.providerEnvironment, sessionToken: gitHubToken } : this.providerEnvironment;
-  }
-
-  /** Throws `NotConfigured` when the default provider cannot work (`COPILOT_API_URL` without the session's or the runtime's token). */
-  assertDefaultProviderUsable(gitHubToken?: string): void {
-    assertDefaultProviderUsable(this.sessionProviderEnvironment(gitHubToken));
   }
 
   /** `models.list` for the default provider (cached after the first success). */

@@ -3,6 +3,8 @@
  * demos and benchmarks.
  */
 export { ModelServer } from "./server.js";
+export { CopilotUsers } from "./github-users.js";
+export type { CopilotUserSpec, UserLookup } from "./github-users.js";
 export type { ModelServerOptions, RecordedRequest } from "./server.js";
 export { loadScript, loadScripts, parseScript, parseScripts, validateScript } from "./script.js";
 export type { ErrorSpec, ExpectSpec, ReplySpec, Script, ScriptStep, ToolCallSpec, UsageSpec } from "./script.js";

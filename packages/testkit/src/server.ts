@@ -9,6 +9,7 @@ import { chatCompletionsFormat } from "./formats/chat-completions.js";
 import { defaultModels, renderModelList, type ModelSpec } from "./formats/models.js";
 import { responsesFormat } from "./formats/responses.js";
 import { BadRequestError, type ConversationView, type WireFormat, type WireFormatName } from "./formats/types.js";
+import { COPILOT_USER_ROUTE, CopilotUsers } from "./github-users.js";
 import { ResponseLifetime } from "./lifetime.js";
 import { resolveReply } from "./reply.js";
 import { loadScripts, validateScript, type ErrorSpec, type ReplySpec, type Script, type ScriptStep } from "./script.js";
@@ -106,6 +107,12 @@ export class ModelServer {
   readonly requests: RecordedRequest[] = [];
   /** The `GET /models` requests, in arrival order (cleared by {@link reset}). */
   readonly modelListRequests: RecordedRequest[] = [];
+  /**
+   * The Copilot users of GitHub tokens, served at `GET /copilot_internal/user` (the GitHub API's
+   * lookup; point the runtime's `COPILOT_DEBUG_GITHUB_API_URL` here). Lookups are not model calls:
+   * they are recorded in `copilotUsers.lookups`, not in {@link requests}.
+   */
+  readonly copilotUsers = new CopilotUsers();
   /** TCP connections accepted so far (a client that keeps connections alive opens few). */
   connectionsAccepted = 0;
   private readonly scripts: Script[] = [];
@@ -222,6 +229,11 @@ export class ModelServer {
     response.setHeader("x-github-request-id", requestId);
     const method = request.method ?? "GET";
     const path = new URL(request.url ?? "/", "http://testkit.invalid").pathname;
+    if (method === "GET" && path === COPILOT_USER_ROUTE) {
+      request.resume();
+      this.copilotUsers.serve(request.headers, response);
+      return;
+    }
     const record: RecordedRequest = { method, path, headers: normalizeHeaders(request.headers), body: undefined, receivedAt: Date.now() };
     const listsModels = method === "GET" && MODEL_LIST_ROUTES.has(path);
     (listsModels ? this.modelListRequests : this.requests).push(record);

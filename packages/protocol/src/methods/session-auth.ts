@@ -31,14 +31,39 @@ export const SessionProviderGetEndpoint = defineRequest(
   () => ProviderEndpoint,
 );
 
-/** `account.getCurrentAuth`: the signed-in GitHub account (Tandem keeps no GitHub accounts: not available). */
-export const AccountGetCurrentAuth = defineRequest("account.getCurrentAuth", noParams, () => z.looseObject({}));
-/** `account.getAllUsers`: the stored GitHub accounts (not available in Tandem). */
-export const AccountGetAllUsers = defineRequest("account.getAllUsers", noParams, () => z.array(z.looseObject({})));
-/** `account.login`: stores a GitHub account's token (not available in Tandem). */
-export const AccountLogin = defineRequest("account.login", () => z.looseObject({}), () => z.looseObject({}));
-/** `account.logout`: removes a stored GitHub account (not available in Tandem). */
-export const AccountLogout = defineRequest("account.logout", () => z.looseObject({}), () => z.looseObject({}));
+/**
+ * Who a GitHub credential belongs to: `type` says where it comes from (`user`: an account logged in
+ * with `account.login`, whose token stays in the runtime; `token`: the token the runtime was started
+ * with), `host` the GitHub host, `login` the account's name.
+ */
+export const AuthInfo = z.looseObject({ type: z.string(), host: z.string(), login: z.string().optional() });
+
+/** `account.getCurrentAuth`: the account the runtime's own model calls use; none when it has no account. */
+export const AccountGetCurrentAuth = defineRequest("account.getCurrentAuth", noParams, () =>
+  z.looseObject({ authInfo: AuthInfo.optional(), authErrors: z.array(z.string()).optional() }),
+);
+/**
+ * `account.getAllUsers`: the accounts logged in to the runtime, each with its token and an opaque
+ * `selectionId` that `account.getQuota` accepts.
+ */
+export const AccountGetAllUsers = defineRequest("account.getAllUsers", noParams, () =>
+  z.array(z.looseObject({ authInfo: AuthInfo, selectionId: z.string().optional(), token: z.string().optional() })),
+);
+/**
+ * `account.login`: checks a GitHub account's token with GitHub and keeps it (in memory) as the
+ * current account; without `login` the account's name is the one GitHub reports for the token.
+ */
+export const AccountLogin = defineRequest(
+  "account.login",
+  () => z.looseObject({ host: z.string().min(1), login: z.string().min(1).optional(), token: z.string().min(1) }),
+  () => z.looseObject({ storedInVault: z.boolean() }),
+);
+/** `account.logout`: forgets a logged-in account; answers whether others remain. */
+export const AccountLogout = defineRequest(
+  "account.logout",
+  () => z.looseObject({ authInfo: AuthInfo }),
+  () => z.looseObject({ hasMoreUsers: z.boolean() }),
+);
 
 /** The session-auth and account requests. */
 export const sessionAuthRequests = [SessionGitHubAuthGetStatus, SessionProviderGetEndpoint, AccountGetCurrentAuth, AccountGetAllUsers, AccountLogin, AccountLogout] as const;

@@ -1,6 +1,6 @@
 import type { ProviderConfig } from "@tandem/protocol";
 import { userAgent } from "./chat-completions/client.js";
-import { copilotHeaders, defaultCopilotApiUrl, resolveGitHubToken, type ProviderEnvironment } from "./resolve.js";
+import { copilotHeaders, copilotUserAgent, defaultCopilotApiUrl, resolveGitHubToken, type ProviderEnvironment } from "./resolve.js";
 
 /** Where a session's model calls go, with the credentials and headers Tandem sends. */
 export type ProviderEndpoint = {
@@ -15,12 +15,13 @@ export type ProviderEndpoint = {
  * The endpoint a session talks to: its BYOK `provider` when it has one (the credential it sends
  * and its headers; none when the token comes from the client per request), else the runtime's
  * default provider — the Copilot API (`COPILOT_API_URL` or the public one) with the session's or
- * the runtime's GitHub token, or an OpenAI-compatible server.
+ * the runtime's GitHub token and the headers of its Copilot API calls (`interactionId`: the
+ * session's id, as `X-Interaction-Id`), or an OpenAI-compatible server.
  *
  * @example
- * const endpoint = providerEndpoint(session.config.provider, { env: process.env, sessionToken });
+ * const endpoint = providerEndpoint(session.config.provider, { env: process.env, sessionToken }, { interactionId: sessionId });
  */
-export function providerEndpoint(provider: ProviderConfig | undefined, environment: ProviderEnvironment): ProviderEndpoint {
+export function providerEndpoint(provider: ProviderConfig | undefined, environment: ProviderEnvironment, options: { interactionId?: string } = {}): ProviderEndpoint {
   if (provider) return byokEndpoint(provider);
   const { env } = environment;
   if (!env.COPILOT_API_URL && (env.OPENAI_BASE_URL || env.OPENAI_API_KEY)) {
@@ -28,7 +29,7 @@ export function providerEndpoint(provider: ProviderConfig | undefined, environme
     return { type: "openai", wireApi: "completions", baseUrl: env.OPENAI_BASE_URL ?? "https://api.openai.com/v1", ...(apiKey ? { apiKey } : {}), headers: withBearer({ "User-Agent": userAgent }, apiKey) };
   }
   const token = resolveGitHubToken(environment);
-  const headers = withBearer({ "User-Agent": userAgent, ...copilotHeaders() }, token);
+  const headers = withBearer({ "User-Agent": copilotUserAgent, ...copilotHeaders(options.interactionId) }, token);
   return { type: "openai", wireApi: "completions", baseUrl: env.COPILOT_API_URL ?? defaultCopilotApiUrl, ...(token ? { apiKey: token } : {}), headers };
 }
 

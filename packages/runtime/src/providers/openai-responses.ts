@@ -84,7 +84,7 @@ export function openAIResponsesAdapter(settings: OpenAIResponsesSettings): AiSdk
         apiKey: settings.bearerToken ?? "",
         // Without a token, no Authorization header at all (undefined headers are dropped).
         headers: { ...settings.headers, ...(settings.bearerToken ? {} : { Authorization: undefined as unknown as string }) },
-        fetch: fetchImpl,
+        fetch: withDefaultedAnnotations(fetchImpl),
       });
       return provider.responses(modelId);
     },
@@ -95,4 +95,48 @@ export function openAIResponsesAdapter(settings: OpenAIResponsesSettings): AiSdk
       return fetchModelList(`${baseUrl}/models`, headers, fetchImpl, { contextWindowTokens: 128_000, reasoningEffort: false });
     },
   };
+}
+
+/**
+ * A `fetch` whose complete (non-streamed) JSON answers have `annotations: []` on every
+ * `output_text` part that lacks it. OpenAI always sends the list; some compatible servers leave it
+ * out when there is nothing to annotate, and the AI SDK would refuse the whole answer for it.
+ */
+export function withDefaultedAnnotations(fetchImpl: typeof fetch): typeof fetch {
+  return async (input, init) => {
+    const response = await fetchImpl(input, init);
+    if (!response.ok || !(response.headers.get("content-type") ?? "").includes("application/json")) return response;
+    const text = await response.text();
+    const headers = new Headers(response.headers);
+    // The body is read (and decoded) here: its original length and encoding no longer apply.
+    headers.delete("content-length");
+    headers.delete("content-encoding");
+    return new Response(defaultAnnotations(text), { status: response.status, statusText: response.statusText, headers });
+  };
+}
+
+/** `body` with `annotations: []` added to the `output_text` parts of its `output` messages that have none; other bodies as they are. */
+function defaultAnnotations(body: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return body;
+  }
+  const output = isObject(parsed) && Array.isArray(parsed.output) ? parsed.output : undefined;
+  if (!output) return body;
+  let changed = false;
+  for (const item of output) {
+    if (!isObject(item) || item.type !== "message" || !Array.isArray(item.content)) continue;
+    for (const part of item.content) {
+      if (!isObject(part) || part.type !== "output_text" || part.annotations !== undefined) continue;
+      part.annotations = [];
+      changed = true;
+    }
+  }
+  return changed ? JSON.stringify(parsed) : body;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -20,16 +20,27 @@ export interface ProviderEnvironment {
   authTokenEnv?: string;
   /** A session's own GitHub token (`gitHubToken` in `session.create`); wins over the runtime's. */
   sessionToken?: string;
+  /** The token of the account logged in with `account.login`, if any (after `--auth-token-env`). */
+  accountToken?: () => string | undefined;
 }
 
 /**
- * The GitHub token for the Copilot API: the session's own, then `--auth-token-env`, then
- * COPILOT_GITHUB_TOKEN, GH_TOKEN, GITHUB_TOKEN.
+ * The GitHub token for the Copilot API: the session's own, then `--auth-token-env`, then the
+ * account logged in with `account.login`, then COPILOT_GITHUB_TOKEN, GH_TOKEN, GITHUB_TOKEN.
  */
 export function resolveGitHubToken(environment: ProviderEnvironment): string | undefined {
   const { env, authTokenEnv } = environment;
   const fromFlag = authTokenEnv ? env[authTokenEnv] : undefined;
-  return environment.sessionToken || fromFlag || env.COPILOT_GITHUB_TOKEN || env.GH_TOKEN || env.GITHUB_TOKEN || undefined;
+  return environment.sessionToken || fromFlag || environment.accountToken?.() || env.COPILOT_GITHUB_TOKEN || env.GH_TOKEN || env.GITHUB_TOKEN || undefined;
+}
+
+/** Where the runtime's own GitHub token comes from: `--auth-token-env`, a logged-in account, or an environment variable. */
+export function gitHubTokenSource(environment: ProviderEnvironment): { kind: "flag" | "account" | "env"; variable?: string } | undefined {
+  const { env, authTokenEnv } = environment;
+  if (authTokenEnv && env[authTokenEnv]) return { kind: "flag", variable: authTokenEnv };
+  if (environment.accountToken?.()) return { kind: "account" };
+  const variable = ["COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"].find((name) => env[name]);
+  return variable ? { kind: "env", variable } : undefined;
 }
 
 /** The default public Copilot API endpoint. */
@@ -47,8 +58,9 @@ export function describeDefaultProvider(environment: ProviderEnvironment): { kin
 }
 
 /**
- * Fails with a clear `NotConfigured` error when `COPILOT_API_URL` is set but no GitHub token is,
- * so a session without its own provider is refused at `session.create`, not at its first turn.
+ * Fails with a clear `NotConfigured` error when `COPILOT_API_URL` is set but no GitHub token is.
+ * Sessions are still created without one (as the official runtime does); their first model call
+ * fails with this error, which the turn reports as one `session.error` of type `authentication`.
  */
 export function assertDefaultProviderUsable(environment: ProviderEnvironment): void {
   const { env } = environment;
@@ -82,6 +94,8 @@ export interface ModelClientOptions {
   relay?: RequestRelay;
   /** The client's name (`clientName` of the session), added to the `User-Agent`. */
   clientName?: string;
+  /** Sent as `X-Interaction-Id` to the Copilot API (the session's id), tying its calls together. */
+  interactionId?: string;
 }
 
 /** Model requests performed by a client: for chat completions and for the AI SDK packages. */
@@ -112,7 +126,7 @@ export function createModelClient(provider: ProviderConfig | undefined, environm
   const { env } = environment;
   if (env.COPILOT_API_URL) {
     assertDefaultProviderUsable(environment);
-    const settings = { name: "copilot", baseUrl: env.COPILOT_API_URL, bearerToken: resolveGitHubToken(environment), headers: copilotHeaders(), ...userAgentOf(options) };
+    const settings = { name: "copilot", baseUrl: env.COPILOT_API_URL, bearerToken: resolveGitHubToken(environment), headers: copilotHeaders(options.interactionId), ...userAgentOf(options, copilotUserAgent) };
     return new ChatCompletionsClient(settings, timeouts, options.relay?.sender ?? options.connections, limits);
   }
   if (env.OPENAI_BASE_URL || env.OPENAI_API_KEY) {
@@ -121,7 +135,7 @@ export function createModelClient(provider: ProviderConfig | undefined, environm
   }
   const token = resolveGitHubToken(environment);
   if (!token) throw noProviderConfigured();
-  const settings = { name: "copilot", baseUrl: defaultCopilotApiUrl, bearerToken: token, headers: copilotHeaders(), ...userAgentOf(options) };
+  const settings = { name: "copilot", baseUrl: defaultCopilotApiUrl, bearerToken: token, headers: copilotHeaders(options.interactionId), ...userAgentOf(options, copilotUserAgent) };
   return new ChatCompletionsClient(settings, timeouts, options.relay?.sender ?? options.connections, limits);
 }
 
@@ -164,13 +178,28 @@ function relayFetch(options: ModelClientOptions): ((origin: RequestOrigin | unde
   return relay ? (origin) => relay.fetchFor(origin) : undefined;
 }
 
-/** The runtime's `User-Agent` with the session's client name after it (control characters dropped). */
-function userAgentOf(options: ModelClientOptions): { userAgent?: string } {
+/** The runtime's `User-Agent` (`base`, default `tandem/<version>`) with the session's client name after it (control characters dropped). */
+function userAgentOf(options: ModelClientOptions, base?: string): { userAgent?: string } {
   const clientName = options.clientName?.replace(/[\u0000-\u001f\u007f]/g, "").trim();
-  return clientName ? { userAgent: `tandem/${runtimeVersion} ${clientName}` } : {};
+  if (clientName) return { userAgent: `${base ?? `tandem/${runtimeVersion}`} ${clientName}` };
+  return base ? { userAgent: base } : {};
 }
 
-/** The headers Tandem adds to every Copilot API request (besides `User-Agent` and `Authorization`). */
-export function copilotHeaders(): Record<string, string> {
-  return { "Copilot-Integration-Id": "tandem", "Editor-Version": `tandem/${runtimeVersion}` };
+/** The `User-Agent` of Tandem's requests to the Copilot API (a client name may follow). */
+export const copilotUserAgent = `tandem/${runtimeVersion} (GitHub Copilot API client)`;
+
+/** The version of the Copilot API's request and response shapes Tandem speaks (`X-GitHub-Api-Version`). */
+export const copilotApiVersion = "2025-05-01";
+
+/**
+ * The headers Tandem adds to every Copilot API request (besides `User-Agent` and `Authorization`);
+ * `interactionId` (the session's id) ties a session's calls together.
+ */
+export function copilotHeaders(interactionId?: string): Record<string, string> {
+  return {
+    "Copilot-Integration-Id": "tandem",
+    "Editor-Version": `tandem/${runtimeVersion}`,
+    "X-GitHub-Api-Version": copilotApiVersion,
+    ...(interactionId ? { "X-Interaction-Id": interactionId } : {}),
+  };
 }

@@ -21,6 +21,7 @@ import { registerServerMiscMethods } from "./handlers/server-misc.js";
 import { registerUserSettingsMethods } from "./handlers/user-settings.js";
 import { registerDiscoveryMethods } from "./handlers/discovery.js";
 import { registerSessionAuthMethods } from "./handlers/session-auth.js";
+import { registerAccountMethods } from "./handlers/accounts.js";
 import { registerMcpMethods } from "./handlers/mcp.js";
 import { registerMcpConfigMethods } from "./handlers/mcp-config.js";
 import { registerSkillsPluginsMethods } from "./handlers/skills-plugins.js";
@@ -73,6 +74,7 @@ export class Dispatcher implements MethodTable {
     registerUserSettingsMethods(this, runtime);
     registerDiscoveryMethods(this, runtime);
     registerSessionAuthMethods(this, runtime);
+    registerAccountMethods(this, runtime);
     registerMcpMethods(this, { session: (sessionId) => runtime.sessions.get(sessionId), env: runtime.environment });
     registerMcpConfigMethods(this, new McpUserConfig(runtime.store.home));
     const plugins = new PluginStore(runtime.store.home);

@@ -1,8 +1,6 @@
-import { AccountGetQuota, AuthGetStatus, Connect, ModelsList, Ping, StatusGet, ToolsList } from "@tandem/protocol";
+import { AuthGetStatus, Connect, ModelsList, Ping, StatusGet, ToolsList } from "@tandem/protocol";
 import type { Runtime } from "../../runtime.js";
 import type { MethodTable } from "../dispatch.js";
-import { ErrorCodes } from "@tandem/protocol/errors";
-import { TandemError } from "../../errors.js";
 import { listBuiltinTools } from "../../tools/registry.js";
 import { connectResult } from "../connect.js";
 import { pingResult } from "../ping.js";
@@ -16,7 +14,4 @@ export function registerServerMethods(table: MethodTable, runtime: Runtime): voi
   table.on(AuthGetStatus, () => runtime.authStatus());
   table.on(ModelsList, async () => ({ models: await runtime.listModels() }));
   table.on(ToolsList, () => ({ tools: listBuiltinTools() }));
-  table.on(AccountGetQuota, () => {
-    throw new TandemError(ErrorCodes.NotAvailable, "Quota information is not available: Tandem does not meter usage; see your provider's dashboard.");
-  });
 }

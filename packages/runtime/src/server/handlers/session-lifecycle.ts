@@ -3,19 +3,20 @@ import type { Runtime } from "../../runtime.js";
 import type { MethodTable } from "../dispatch.js";
 import { PreSerializedJson } from "../writer.js";
 import { promptTooLong } from "../../session/user-message.js";
+import { checkSessionToken } from "../../accounts/token-check.js";
 
 /** Sessions: create, resume, send, abort, messages, destroy, delete, list, foreground, log. */
 export function registerSessionLifecycleMethods(table: MethodTable, runtime: Runtime): void {
   const sessions = runtime.sessions;
   table.on(SessionCreate, async (params, client) => {
-    if (!params.provider) runtime.assertDefaultProviderUsable(params.gitHubToken);
+    // A token GitHub refuses fails the create; without any token the session opens and its first turn says what to set.
+    if (!params.provider) await checkSessionToken(runtime.gitHubUsers, params.gitHubToken, runtime.logger);
     const opened = await sessions.create(await runtime.userSettings.applyToSession(params), client);
     runtime.extensions.sessionOpened(opened.sessionId);
     return opened;
   });
   table.on(SessionResume, async (params, client) => {
-    // A session that will use the default provider is refused now, not at its first turn.
-    if (!params.provider && client.extensionId === undefined && !sessions.find(params.sessionId)?.config.provider) runtime.assertDefaultProviderUsable(params.gitHubToken ?? sessions.find(params.sessionId)?.config.gitHubToken);
+    if (!params.provider && client.extensionId === undefined) await checkSessionToken(runtime.gitHubUsers, params.gitHubToken, runtime.logger);
     const opened = await sessions.resume(params, client);
     if (client.extensionId === undefined) runtime.extensions.sessionOpened(opened.sessionId);
     return opened;
