@@ -26,6 +26,7 @@ import { lifecycleMetadata, listedSessions, openedResult, startData, workspaceIn
 import { sessionExists, SessionOpener } from "./session-opener.js";
 import type { FolderTrust } from "../trust/folder-consent.js";
 import type { BuiltinToolOptions } from "../tools/registry.js";
+import type { SqlDatabase } from "../tools/builtin/sql/session-database.js";
 
 export type { SessionOpened } from "./session-metadata.js";
 import { defaultPendingWorkGraceMs, HeldWork, waitsOnClients } from "./held-work.js";
@@ -48,6 +49,8 @@ export interface SessionManagerOptions {
   reportIntent?: boolean;
   /** Settings of every session's built-in tools (the `sql` tool's time limit). */
   builtinTools?: BuiltinToolOptions;
+  /** The `sql` tool's database of a session its store keeps itself (a client's file system); undefined: its `session.db`. */
+  sqlDatabaseFor?(sessionId: string): SqlDatabase | undefined;
   /** The summary call's timeout and the model lists compaction reads windows from. */
   compaction: CompactionServices;
   createModelClient(config: SessionCreateParams, sessionId: string, bearerTokens: BearerTokenSource): ModelClient;
