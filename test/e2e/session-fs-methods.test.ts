@@ -12,15 +12,19 @@ import { ErrorCodes } from "@tandem/protocol/errors";
 import { approveAll, CopilotClient, RuntimeConnection, type SessionEvent, type SessionFsConfig, type SessionFsFileInfo, type SessionFsProvider } from "copilot-sdk-v1";
 import { afterEach, describe, expect, it } from "vitest";
 import { startWorld, tandemBin, waitFor, type TestWorld } from "../helpers/harness.js";
+import { startTcpRuntime } from "../helpers/tcp.js";
 
 const statePath = "/app/session-state";
+const TOKEN = "session-fs-token-0123456789";
 const config: SessionFsConfig = { initialCwd: "/", sessionStatePath: statePath, conventions: "posix" };
 
 let world: TestWorld | undefined;
 const clients: CopilotClient[] = [];
+const cleanups: Array<() => Promise<unknown> | unknown> = [];
 
 afterEach(async () => {
   for (const client of clients.splice(0).reverse()) await client.stop().catch(() => undefined);
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   await world?.dispose();
   world = undefined;
 });
@@ -218,6 +222,42 @@ describe("sessionFs.setProvider", () => {
     expect(String(error?.data.message)).toContain("the app's disk is full");
 
     await expect(session.send({ prompt: "And this?" })).rejects.toMatchObject({ code: ErrorCodes.PersistenceFailed });
+  });
+
+  it("when the providing client disconnects, its session's writes fail with PersistenceFailed and new sessions use the runtime's own store", { timeout: 60_000 }, async () => {
+    world = await startWorld(["session-fs-provider-gone"]);
+    const runtime = await startTcpRuntime({ ...world.env, COPILOT_CONNECTION_TOKEN: TOKEN });
+    cleanups.push(() => runtime.stop());
+    const overTcp = (sessionFs: SessionFsConfig | null): CopilotClient => {
+      const made = new CopilotClient({ connection: RuntimeConnection.forUri(`127.0.0.1:${runtime.port}`, { connectionToken: TOKEN }), logLevel: "error", ...(sessionFs ? { sessionFs } : {}) });
+      clients.push(made);
+      return made;
+    };
+    const memory = new MemoryFileSystem();
+    const provider = overTcp(config);
+    const created = await provider.createSession({ onPermissionRequest: approveAll, createSessionFsProvider: (opened) => memory.providerFor(opened.sessionId) });
+    await created.sendAndWait({ prompt: "Keep this in the app." });
+    const { sessionId } = created;
+
+    const other = overTcp(null);
+    const joined = await other.resumeSession(sessionId, { onPermissionRequest: approveAll });
+    const events: SessionEvent[] = [];
+    joined.on((event) => events.push(event));
+    await provider.forceStop();
+
+    // The next write finds the provider gone: events still held from the join, or this message's.
+    await joined.send({ prompt: "Where does this go?" }).catch(() => undefined);
+    await waitFor(() => events.some((event) => event.type === "session.error"), "the persistence error", 30_000);
+    const error = events.find((event) => event.type === "session.error");
+    expect(error?.data).toMatchObject({ errorType: "persistence" });
+    expect(String(error?.data.message)).toContain("the client that provides the session file system disconnected");
+    await expect(joined.send({ prompt: "And this?" })).rejects.toMatchObject({ code: ErrorCodes.PersistenceFailed });
+    // Nothing of the session was written anywhere else.
+    expect(existsSync(join(world.home, "session-state", sessionId))).toBe(false);
+
+    const local = await other.createSession({ onPermissionRequest: approveAll });
+    await local.sendAndWait({ prompt: "Keep this here." });
+    await waitFor(() => existsSync(join(world!.home, "session-state", local.sessionId, "events.jsonl")), "the new session's events file in the runtime's home");
   });
 
   it("is refused while a session is open, with an error that says why", { timeout: 60_000 }, async () => {
