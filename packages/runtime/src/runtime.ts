@@ -141,6 +141,7 @@ export class Runtime {
       reportIntent: args.reportIntent,
       builtinTools: { sql: { timeoutMs: sqlTimeoutFromEnv(env) } },
       sqlDatabaseFor: (sessionId) => this.sessionFs.sqlDatabaseFor(sessionId, { timeoutMs: sqlTimeoutFromEnv(env) }),
+      largeOutputSpillFor: (sessionId, files) => this.sessionFs.largeOutputSpillFor(sessionId, files),
       compaction: {
         timeoutMs: compactionTimeoutFromEnv(env),
         // The default provider's list once a client read it (models.list); a BYOK config states its own.

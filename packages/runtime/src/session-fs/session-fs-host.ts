@@ -3,6 +3,7 @@ import { TandemError } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { SessionEventLog, SessionEventSource, SessionFiles, SessionStore, StoredSessionInfo, WorkspaceInfo } from "../store/types.js";
 import type { SessionDatabaseOptions, SqlDatabase } from "../tools/builtin/sql/session-database.js";
+import { SessionFilesSpill, type LargeOutputSpill } from "../tools/large-output.js";
 import type { SessionFsClient, SessionFsConfig } from "./client-file-system.js";
 import type { ClientFsSessionStore } from "./client-fs-store.js";
 
@@ -82,6 +83,15 @@ export class SessionFsHost {
   sqlDatabaseFor(sessionId: string, options: SessionDatabaseOptions = {}): SqlDatabase | undefined {
     const backend = this.backendOf(sessionId) as SessionStore & Partial<Pick<ClientFsSessionStore, "sqlDatabase">>;
     return backend.sqlDatabase?.(sessionId, options);
+  }
+
+  /**
+   * Where a session kept in a client's file system puts tool outputs too long for the model: its
+   * `temp/` folder there (the model reads the path and a preview). Undefined for the runtime's own
+   * store, whose sessions cut such outputs in the middle.
+   */
+  largeOutputSpillFor(sessionId: string, files: SessionFiles): LargeOutputSpill | undefined {
+    return this.backendOf(sessionId).kind === "client" ? new SessionFilesSpill(files) : undefined;
   }
 
   private backendOf(sessionId: string): SessionStore {

@@ -154,6 +154,7 @@ export class SessionOpener {
       name: restored?.name,
       mode: restored?.mode,
       profile,
+      largeOutputs: this.options.largeOutputSpillFor?.(sessionId, files),
     });
     if (restored?.approveAll) session.approvals.setApproveAll(true);
     if (restored?.selectedAgent) session.agents.restoreSelection(restored.selectedAgent);
