@@ -9,7 +9,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { ErrorCodes } from "@tandem/protocol/errors";
-import { approveAll, CopilotClient, RuntimeConnection, type SessionEvent, type SessionFsConfig, type SessionFsFileInfo, type SessionFsProvider } from "copilot-sdk-v1";
+import { approveAll, CopilotClient, defineTool, RuntimeConnection, type SessionEvent, type SessionFsConfig, type SessionFsFileInfo, type SessionFsProvider } from "copilot-sdk-v1";
 import { afterEach, describe, expect, it } from "vitest";
 import { startWorld, tandemBin, waitFor, type TestWorld } from "../helpers/harness.js";
 import { startTcpRuntime } from "../helpers/tcp.js";
@@ -197,6 +197,27 @@ describe("sessionFs.setProvider", () => {
     // Every step's expectation held: the model read the handler's answers (row id 41, the Widget row).
     expect(world.model.requests.filter((request) => request.expectationError !== undefined)).toEqual([]);
     expect(existsSync(join(world.home, "session-state", sessionId))).toBe(false);
+  });
+
+  it("an application tool's output too long for the model is kept whole in the session's temp folder there, and the model reads its path and a preview", { timeout: 60_000 }, async () => {
+    world = await startWorld(["session-fs-large-output"]);
+    const memory = new MemoryFileSystem();
+    const big = `${"y".repeat(20)}${"x".repeat(99_980)}`;
+    const app = client(world.env);
+    const session = await app.createSession({
+      onPermissionRequest: approveAll,
+      createSessionFsProvider: (opened) => memory.providerFor(opened.sessionId),
+      tools: [defineTool("get_big_string", { description: "Returns a large string", handler: async () => big })],
+    });
+    expect((await session.sendAndWait({ prompt: "Fetch the big string." }))?.data.content).toBe("DONE");
+
+    const toolMessage = (world.model.requests.at(-1)?.body as { messages: Array<{ role: string; content: string }> }).messages.find((message) => message.role === "tool");
+    const saved = /Saved to: (\S+)/.exec(toolMessage?.content ?? "")?.[1];
+    expect(saved).toMatch(new RegExp(`^${statePath}/temp/\\d+-copilot-tool-output-[a-z0-9]+\\.txt$`));
+    expect(toolMessage?.content).toContain(`Preview (first 500 chars):\n${big.slice(0, 500)}`);
+    expect(toolMessage?.content.length).toBeLessThan(1_000);
+    expect(memory.files.get(`/${session.sessionId}${saved}`)).toBe(big);
+    await session.disconnect();
   });
 
   it("a provider that fails to store events ends the turn with a persistence error naming the file, and sends are refused with PersistenceFailed", { timeout: 60_000 }, async () => {
