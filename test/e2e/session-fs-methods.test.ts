@@ -3,7 +3,8 @@
  * application provides the session file system, a session's event log, `workspace.yaml`, checkpoint
  * index and plan are written to it (and nothing of the session to the runtime's home); a new runtime
  * process whose client provides the same file system resumes the session from it; the `sql` tool
- * runs through the provider's sqlite handler; the provider's failures become `PersistenceFailed`;
+ * runs through the provider's sqlite handler; the provider's failures, silence and disconnecting
+ * become `PersistenceFailed`;
  * registration is refused once sessions are open.
  */
 import { existsSync } from "node:fs";
@@ -242,6 +243,24 @@ describe("sessionFs.setProvider", () => {
     expect(String(error?.data.message)).toContain(`${statePath}/events.jsonl`);
     expect(String(error?.data.message)).toContain("the app's disk is full");
 
+    await expect(session.send({ prompt: "And this?" })).rejects.toMatchObject({ code: ErrorCodes.PersistenceFailed });
+  });
+
+  it("a provider that never answers fails the write after TANDEM_SESSION_FS_TIMEOUT_MS with PersistenceFailed, never a hang", { timeout: 60_000 }, async () => {
+    world = await startWorld(["session-fs-failing"], { TANDEM_SESSION_FS_TIMEOUT_MS: "1500" });
+    const memory = new MemoryFileSystem();
+    const app = client(world.env);
+    const session = await app.createSession({
+      onPermissionRequest: approveAll,
+      createSessionFsProvider: (opened) => memory.providerFor(opened.sessionId, { appendFile: () => new Promise<void>(() => undefined) }),
+    });
+    const events: SessionEvent[] = [];
+    session.on((event) => events.push(event));
+    await session.send({ prompt: "Store this, please." }).catch(() => undefined);
+    await waitFor(() => events.some((event) => event.type === "session.error"), "the persistence error", 30_000);
+    const error = events.find((event) => event.type === "session.error");
+    expect(error?.data).toMatchObject({ errorType: "persistence" });
+    expect(String(error?.data.message)).toContain("the client did not answer sessionFs.appendFile within 1500 ms");
     await expect(session.send({ prompt: "And this?" })).rejects.toMatchObject({ code: ErrorCodes.PersistenceFailed });
   });
 

@@ -36,7 +36,7 @@ import { SessionScoped } from "./session/session-scoped.js";
 import { SessionProviders } from "./providers/session-providers.js";
 import { FileSessionStore, resolveHome } from "./store/session-store.js";
 import type { SessionStore } from "./store/types.js";
-import { SessionFsHost } from "./session-fs/session-fs-host.js";
+import { SessionFsHost, sessionFsTimeoutFromEnv } from "./session-fs/session-fs-host.js";
 import { runtimeVersion } from "./version.js";
 import { compactionTimeoutFromEnv } from "./compaction/session-compaction.js";
 import { ModelWindows } from "./compaction/model-windows.js";
@@ -120,7 +120,8 @@ export class Runtime {
     const telemetryConfig = telemetryConfigFromEnv(env);
     const telemetry = telemetryConfig ? new LazyTelemetry(telemetryConfig, runtimeVersion, (message, error) => logger.warn(message, error)) : undefined;
     this.telemetry = telemetry;
-    this.sessionFs = new SessionFsHost(options.store ?? new FileSessionStore(resolveHome(env, args.home), logger), logger, () => this.sessions.liveSessions().length);
+    const ownStore = options.store ?? new FileSessionStore(resolveHome(env, args.home), logger);
+    this.sessionFs = new SessionFsHost(ownStore, logger, () => this.sessions.liveSessions().length, sessionFsTimeoutFromEnv(env));
     this.store = this.sessionFs.store;
     // One config file object for everything kept in `<home>/config.json`, so its changes never cross.
     const userConfig = new JsonObjectFile(join(this.store.home, userConfigFile));

@@ -29,8 +29,9 @@ export interface SessionFsConfig {
 export interface SessionFsClient {
   readonly id: number;
   readonly isOpen: boolean;
-  sendRequest<R>(method: string, params: unknown): Promise<R>;
+  sendRequest<R>(method: string, params: unknown, signal?: AbortSignal): Promise<R>;
 }
+
 
 /** A statement's outcome as the client's database reports it. */
 export type SqliteResult = z.infer<typeof SessionFsSqliteQuery.result>;
@@ -41,8 +42,8 @@ type AnyToken = RequestToken<string, z.ZodType, z.ZodType>;
  * The file system a client provides (`sessionFs.setProvider`), as typed calls: each request names
  * its session and a path under the declared state folder. Every failure is a `PersistenceFailed`
  * error naming the operation and the path — what the client reported (`ENOENT`, `UNKNOWN` and its
- * message), a request the client refused or could not answer, an answer of the wrong shape, or a
- * client that went away (its pending requests end at once, never hang).
+ * message), a request the client refused or did not answer in time (`TANDEM_SESSION_FS_TIMEOUT_MS`),
+ * an answer of the wrong shape, or a client that went away (its pending requests end at once).
  *
  * @example
  * const fs = new ClientFileSystem(client, config);
@@ -54,6 +55,8 @@ export class ClientFileSystem {
   constructor(
     readonly client: SessionFsClient,
     readonly config: SessionFsConfig,
+    /** How long the client may take to answer one request. */
+    private readonly timeoutMs: number,
   ) {
     this.separator = config.conventions === "windows" ? "\\" : "/";
   }
@@ -136,10 +139,20 @@ export class ClientFileSystem {
   ): Promise<z.infer<T["result"]>> {
     if (!this.client.isOpen) throw this.gone(path, operation);
     let reply: unknown;
+    const deadline = AbortSignal.timeout(this.timeoutMs);
     try {
-      reply = await this.client.sendRequest<unknown>(token.method, params);
+      reply = await this.client.sendRequest<unknown>(token.method, params, deadline);
     } catch (error) {
       if (!this.client.isOpen) throw this.gone(path, operation);
+      if (deadline.aborted) {
+        throw new TandemError(ErrorCodes.PersistenceFailed, `Could not ${operation} ${this.describe(path)}: the client did not answer ${token.method} within ${this.timeoutMs} ms`, {
+          path,
+          operation,
+          method: token.method,
+          reason: "provider-timeout",
+          timeoutMs: this.timeoutMs,
+        });
+      }
       if (refused) throw refused(error);
       throw new TandemError(ErrorCodes.PersistenceFailed, `Could not ${operation} ${this.describe(path)}: the client failed ${token.method}: ${errorMessage(error)}`, {
         path,

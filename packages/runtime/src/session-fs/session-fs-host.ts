@@ -7,6 +7,20 @@ import { SessionFilesSpill, type LargeOutputSpill } from "../tools/large-output.
 import type { SessionFsClient, SessionFsConfig } from "./client-file-system.js";
 import type { ClientFsSessionStore } from "./client-fs-store.js";
 
+/** How long the client may take to answer one request, unless `TANDEM_SESSION_FS_TIMEOUT_MS` says otherwise. */
+export const DEFAULT_SESSION_FS_TIMEOUT_MS = 30_000;
+
+/**
+ * Reads `TANDEM_SESSION_FS_TIMEOUT_MS` (a positive number of milliseconds), else the default.
+ *
+ * @example
+ * sessionFsTimeoutFromEnv({ TANDEM_SESSION_FS_TIMEOUT_MS: "5000" }); // 5000
+ */
+export function sessionFsTimeoutFromEnv(env: NodeJS.ProcessEnv): number {
+  const value = Number(env.TANDEM_SESSION_FS_TIMEOUT_MS);
+  return Number.isFinite(value) && value > 0 ? value : DEFAULT_SESSION_FS_TIMEOUT_MS;
+}
+
 /** The client registering as provider, as the host needs it. */
 export interface ProviderClient extends SessionFsClient {
   onClose(listener: () => void): void;
@@ -32,10 +46,12 @@ export class SessionFsHost {
   /** The backend each opened session belongs to. */
   private readonly pinned = new Map<string, SessionStore>();
 
+  /** @param requestTimeoutMs how long the provider may take to answer one request. */
   constructor(
     private readonly base: SessionStore,
     private readonly logger: Logger,
     private readonly openSessions: () => number,
+    private readonly requestTimeoutMs = DEFAULT_SESSION_FS_TIMEOUT_MS,
   ) {
     this.store = new RoutedSessionStore(base, (sessionId) => this.backendOf(sessionId), (sessionId, store) => this.pin(sessionId, store));
   }
@@ -66,7 +82,7 @@ export class SessionFsHost {
         { openSessions: open },
       );
     }
-    const store = new ClientFsSessionStore(new ClientFileSystem(client, config), this.base, this.logger);
+    const store = new ClientFsSessionStore(new ClientFileSystem(client, config, this.requestTimeoutMs), this.base, this.logger);
     this.provider = store;
     client.onClose(() => {
       if (this.provider !== store) return;
