@@ -160,9 +160,23 @@ describe("sessionFs.setProvider", () => {
     // The model saw the first turn, read back from the application's file system.
     const lastCall = world.model.requests.at(-1)?.body as { messages: Array<{ role: string; content: unknown }> };
     expect(JSON.stringify(lastCall.messages)).toContain("Remember this turn.");
+    const turnEnds = (): number => (memory.read(sessionId, "events.jsonl") ?? "").split('"type":"assistant.turn_end"').length - 1;
+    await waitFor(() => turnEnds() === 2, "both turns in the application's file system");
     const stored = memory.read(sessionId, "events.jsonl") ?? "";
     expect(stored).toContain("Remember this turn.");
     expect(stored).toContain("Second answer, after the resume.");
+
+    // The persisted log pages through the application's file system, in order, small page by page.
+    const storedIds = stored.trim().split("\n").map((line) => (JSON.parse(line) as { id: string }).id);
+    const paged: string[] = [];
+    let cursor: string | undefined;
+    for (;;) {
+      const page = await resumed.rpc.eventLog.read({ max: 3, ...(cursor ? { cursor } : {}) });
+      paged.push(...page.events.map((event) => event.id));
+      cursor = page.cursor;
+      if (!page.hasMore) break;
+    }
+    expect(paged).toEqual(storedIds);
     expect(existsSync(join(world.home, "session-state", sessionId))).toBe(false);
   });
 
