@@ -167,7 +167,7 @@ describe("renamed namespaces and methods Tandem does not implement", () => {
     // "Not available" is kept for what needs GitHub's hosted service (quota, accounts, remote sessions,
     // remote control), for the provider endpoint, which the runtime hands out only when allowed, and
     // for reloading MCP servers or extensions of a session that has none (no mcpServers, no extension folder).
-    const notAvailableHere = new Set(["account.getQuota", "account.getCurrentAuth", "account.getAllUsers", "account.login", "account.logout", "sessions.connect", "sessions.startRemoteControl", "session.provider.getEndpoint", "session.mcp.reload", "session.extensions.reload", "session.mcp.oauth.login"]);
+    const notAvailableHere = new Set(["account.getQuota", "account.getCurrentAuth", "account.getAllUsers", "account.login", "account.logout", "sessions.connect", "sessions.startRemoteControl", "session.provider.getEndpoint", "session.mcp.reload", "session.extensions.reload", "session.mcp.oauth.login", "sessionFs.setProvider"]);
     expect(answers.filter((answer) => answer.code === -32005 && !notAvailableHere.has(answer.method))).toEqual([]);
     // The session is still served afterwards.
     expect(await session.rpc.mode.get()).toBe("interactive");
