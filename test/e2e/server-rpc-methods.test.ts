@@ -295,10 +295,10 @@ describe("secrets, gates and small server methods", () => {
     expect(start).toEqual({ accepted: false });
     expect(await client.rpc.llmInference.httpResponseChunk({ requestId: "none", data: "", end: true })).toEqual({ accepted: false });
 
-    // Sessions stay in the runtime's own store: the runtime says so rather than pretend to use the application's.
+    // A session is open: it keeps its state where it is, so the application cannot take over the file system now.
     const sessionFs = await rpcError(client.rpc.sessionFs.setProvider({ initialCwd: "/", sessionStatePath: "/state", conventions: "posix" }));
-    expect(sessionFs.code).toBe(NotAvailable);
-    expect(sessionFs.message).toMatch(/sessions are stored by the runtime itself/);
+    expect(sessionFs.code).toBe(ErrorCodes.InvalidRequest);
+    expect(sessionFs.message).toMatch(/must come before any session is opened/);
     // Called as the official SDK calls it without a model: `tools.list()`.
     const tools = (await (client.rpc.tools.list as () => ReturnType<typeof client.rpc.tools.list>)()).tools;
     expect(tools.map((tool) => tool.name)).toContain("view");

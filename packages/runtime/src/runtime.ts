@@ -36,6 +36,7 @@ import { SessionScoped } from "./session/session-scoped.js";
 import { SessionProviders } from "./providers/session-providers.js";
 import { FileSessionStore, resolveHome } from "./store/session-store.js";
 import type { SessionStore } from "./store/types.js";
+import { SessionFsHost, sessionFsTimeoutFromEnv } from "./session-fs/session-fs-host.js";
 import { runtimeVersion } from "./version.js";
 import { compactionTimeoutFromEnv } from "./compaction/session-compaction.js";
 import { ModelWindows } from "./compaction/model-windows.js";
@@ -78,6 +79,8 @@ export class Runtime {
   readonly protocolVersion: 2 | 3;
   readonly sessions: SessionManager;
   readonly store: SessionStore;
+  /** Who keeps sessions: the runtime's own store, or the file system a client provides (`sessionFs.setProvider`). */
+  readonly sessionFs: SessionFsHost;
   /** Values clients asked to keep out of logs and events (`secrets.addFilterValues`). */
   readonly secrets = new SecretFilter();
   /** The folders the user trusts (`trustedFolders` in `<home>/config.json`). */
@@ -124,7 +127,9 @@ export class Runtime {
     const telemetryConfig = telemetryConfigFromEnv(env);
     const telemetry = telemetryConfig ? new LazyTelemetry(telemetryConfig, runtimeVersion, (message, error) => logger.warn(message, error)) : undefined;
     this.telemetry = telemetry;
-    this.store = options.store ?? new FileSessionStore(resolveHome(env, args.home), logger);
+    const ownStore = options.store ?? new FileSessionStore(resolveHome(env, args.home), logger);
+    this.sessionFs = new SessionFsHost(ownStore, logger, () => this.sessions.liveSessions().length, sessionFsTimeoutFromEnv(env));
+    this.store = this.sessionFs.store;
     // One config file object for everything kept in `<home>/config.json`, so its changes never cross.
     const userConfig = new JsonObjectFile(join(this.store.home, userConfigFile));
     this.trustedFolders = new TrustedFolders(userConfig, logger);
@@ -143,6 +148,8 @@ export class Runtime {
       pendingWorkGraceMs: pendingWorkGraceFromEnv(env),
       reportIntent: args.reportIntent,
       builtinTools: { sql: { timeoutMs: sqlTimeoutFromEnv(env) } },
+      sqlDatabaseFor: (sessionId) => this.sessionFs.sqlDatabaseFor(sessionId, { timeoutMs: sqlTimeoutFromEnv(env) }),
+      largeOutputSpillFor: (sessionId, files) => this.sessionFs.largeOutputSpillFor(sessionId, files),
       compaction: {
         timeoutMs: compactionTimeoutFromEnv(env),
         // The default provider's list once a client read it (models.list); a BYOK config states its own.

@@ -23,6 +23,12 @@ export interface Checkpoint {
   path: string;
 }
 
+/** The checkpoint index, a session file. */
+export const checkpointIndexName = `${folder}/index.md`;
+
+/** How the checkpoint index starts (before its first line). */
+export const checkpointIndexHeader = "# Checkpoints\n\nWhat the agent remembers of the compacted parts of this session, newest last.\n\n";
+
 /**
  * The numbered summaries of a session, readable by people: `checkpoints/NNN-<slug>.md` (session files)
  * plus `index.md` listing them. Numbers follow the highest file present (a file a crash left
@@ -55,10 +61,10 @@ export class CheckpointStore {
     const name = `${folder}/${file}`;
     const written = new Date().toISOString();
     await this.files.write(name, renderCheckpoint(number, written, record));
-    const header = number === 1 ? "# Checkpoints\n\nWhat the agent remembers of the compacted parts of this session, newest last.\n\n" : "";
+    const header = (await this.files.exists(checkpointIndexName)) ? "" : checkpointIndexHeader;
     const agent = record.agentName ? ` (sub-agent ${record.agentName})` : "";
     const line = `- [${String(number).padStart(3, "0")}](${file}) ${written}${agent}: ${record.messagesSummarized} messages summarized, ${record.preCompactionTokens} → ${record.postCompactionTokens} tokens\n`;
-    await this.files.append(`${folder}/index.md`, header + line);
+    await this.files.append(checkpointIndexName, header + line);
     return { number, file, path: this.files.location(name) };
   }
 

@@ -38,6 +38,7 @@ import { registerShellMethods } from "./handlers/shell.js";
 import { registerUiMethods } from "./handlers/ui.js";
 import { registerLifecycleMethods } from "./handlers/lifecycle.js";
 import { registerLlmInferenceMethods } from "./handlers/llm-inference.js";
+import { registerSessionFsMethods } from "./handlers/session-fs.js";
 
 type AnyToken = RequestToken<string, z.ZodType, z.ZodType>;
 
@@ -94,6 +95,7 @@ export class Dispatcher implements MethodTable {
     registerUiMethods(this, runtime);
     registerLifecycleMethods(this, runtime);
     registerLlmInferenceMethods(this, runtime.inferenceTransport);
+    registerSessionFsMethods(this, runtime.sessionFs);
   }
 
   /**

@@ -7,7 +7,8 @@ import type { Logger } from "../log.js";
 import type { RetryPolicy } from "../loop/retry.js";
 import type { BearerTokenSource } from "../providers/routing.js";
 import type { ModelClient } from "../providers/types.js";
-import type { SessionStore } from "../store/types.js";
+import type { SessionFiles, SessionStore } from "../store/types.js";
+import type { LargeOutputSpill } from "../tools/large-output.js";
 import { validateToolConfig } from "../tools/registry.js";
 import type { ClientPort } from "./client-port.js";
 import { registrationOf } from "./clients.js";
@@ -26,6 +27,7 @@ import { lifecycleMetadata, listedSessions, openedResult, startData, workspaceIn
 import { sessionExists, SessionOpener } from "./session-opener.js";
 import type { FolderTrust } from "../trust/folder-consent.js";
 import type { BuiltinToolOptions } from "../tools/registry.js";
+import type { SqlDatabase } from "../tools/builtin/sql/session-database.js";
 
 export type { SessionOpened } from "./session-metadata.js";
 import { defaultPendingWorkGraceMs, HeldWork, waitsOnClients } from "./held-work.js";
@@ -48,6 +50,10 @@ export interface SessionManagerOptions {
   reportIntent?: boolean;
   /** Settings of every session's built-in tools (the `sql` tool's time limit). */
   builtinTools?: BuiltinToolOptions;
+  /** The `sql` tool's database of a session its store keeps itself (a client's file system); undefined: its `session.db`. */
+  sqlDatabaseFor?(sessionId: string): SqlDatabase | undefined;
+  /** Where a session keeps tool outputs too long for the model (a client's file system); undefined: they are cut. */
+  largeOutputSpillFor?(sessionId: string, files: SessionFiles): LargeOutputSpill | undefined;
   /** The summary call's timeout and the model lists compaction reads windows from. */
   compaction: CompactionServices;
   createModelClient(config: SessionCreateParams, sessionId: string, bearerTokens: BearerTokenSource): ModelClient;

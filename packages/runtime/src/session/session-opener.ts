@@ -5,7 +5,7 @@ import { ReasoningEffort, type AgentMode, type SessionContext, type SessionCreat
 import { invalidParams, sessionNotFound } from "../errors.js";
 import { persistenceFailed } from "../store/persistence-error.js";
 import type { SessionEventLog } from "../store/types.js";
-import { validateToolConfig } from "../tools/registry.js";
+import { validateToolConfig, type BuiltinToolOptions } from "../tools/registry.js";
 import { SessionEmitter, type RestoredEvents } from "./emitter.js";
 import { replaySession, ResumePointRecorder } from "./resume-point.js";
 import { createSessionWorktree } from "../checkpoints/worktree.js";
@@ -154,6 +154,7 @@ export class SessionOpener {
       name: restored?.name,
       mode: restored?.mode,
       profile,
+      largeOutputs: this.options.largeOutputSpillFor?.(sessionId, files),
     });
     if (restored?.approveAll) session.approvals.setApproveAll(true);
     if (restored?.selectedAgent) session.agents.restoreSelection(restored.selectedAgent);
@@ -170,11 +171,18 @@ export class SessionOpener {
       createModelClient: (config, bearerTokens) => this.options.createModelClient(config, sessionId, bearerTokens),
       hookTimeoutMs: this.options.hookTimeoutMs,
       reportIntent: this.options.reportIntent,
-      ...(this.options.builtinTools ? { builtinTools: this.options.builtinTools } : {}),
+      ...this.builtinToolsFor(sessionId),
       compaction: this.options.compaction,
       ...(this.options.folderTrust ? { folderTrust: this.options.folderTrust } : {}),
       onSummary: (session) => void this.saveWorkspace(session),
     };
+  }
+
+  /** The built-in tools' settings of a session, with its database when its store keeps that. */
+  private builtinToolsFor(sessionId: string): { builtinTools?: BuiltinToolOptions } {
+    const database = this.options.sqlDatabaseFor?.(sessionId);
+    if (!database) return this.options.builtinTools ? { builtinTools: this.options.builtinTools } : {};
+    return { builtinTools: { ...this.options.builtinTools, database } };
   }
 
   /** Writes `workspace.yaml`; a failure is the session's (reported, and retried before it accepts messages). */

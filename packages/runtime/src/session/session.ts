@@ -1,3 +1,4 @@
+import type { LargeOutputSpill } from "../tools/large-output.js";
 import type { AgentMode, SessionCreateParams, SessionSendParams } from "@tandem/protocol";
 import type { CompatProfile } from "../compat/profile.js";
 import { SessionCanvases } from "../canvas/session-canvases.js";
@@ -95,6 +96,8 @@ export interface SessionInit {
   mode?: AgentMode;
   /** The profile of the client generation opening the session. */
   profile: CompatProfile;
+  /** Where tool outputs too long for the model are kept whole; without it they are cut in the middle. */
+  largeOutputs?: LargeOutputSpill;
 }
 
 /**
@@ -194,7 +197,7 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
     this.hooks = new HookRunner(this, init.services.hookTimeoutMs);
     this.workspace = new SessionWorkspace(init.files, init.emitter);
     this.canvases = new SessionCanvases({ sessionId: this.sessionId, declaredCanvases: () => this.clients.declaredCanvases() });
-    this.contexts = new ToolContexts(this);
+    this.contexts = new ToolContexts(this, init.largeOutputs);
     this.toolset = new SessionToolset(this, init.services.builtinTools);
     this.persistence = new SessionPersistence(this);
     this.history = new SessionHistory(this);

@@ -5,6 +5,7 @@ import type { ModelToolCall } from "../loop/messages.js";
 import { PermissionBroker } from "../permissions/broker.js";
 import type { SessionApprovals } from "../permissions/session-approvals.js";
 import { planModeDenial } from "../plan/plan-mode.js";
+import type { LargeOutputSpill } from "../tools/large-output.js";
 import type { PermissionAskOptions, Tool, ToolContext } from "../tools/types.js";
 import type { ClientNeed, ClientPort } from "./client-port.js";
 import type { EventEmitterPort } from "./emitter.js";
@@ -66,7 +67,11 @@ export class ToolContexts {
   /** Tools a skill's `allowed-tools` auto-approved for the rest of the session. */
   private readonly autoApproved = new Set<string>();
 
-  constructor(private readonly host: ToolContextHost) {}
+  /** @param largeOutputs where the session keeps tool outputs too long for the model, if it has a place. */
+  constructor(
+    private readonly host: ToolContextHost,
+    private readonly largeOutputs?: LargeOutputSpill,
+  ) {}
 
   /** Approves these tools without asking from now on. */
   autoApprove(toolNames: readonly string[]): void {
@@ -96,6 +101,7 @@ export class ToolContexts {
       },
       callClientTool: (args) => channel.toolBridge.call(call.id, tool.name, args, signal),
       requestUserInput: (question) => channel.userInput.ask(call.id, question, signal),
+      ...(this.largeOutputs ? { largeOutputs: this.largeOutputs } : {}),
     };
   }
 

@@ -7,6 +7,7 @@ import { FileSessionFiles } from "./file-session-files.js";
 import { persistenceFailed, writeFileAtomic } from "./persistence-error.js";
 import { probeSync } from "../fs-probe.js";
 import { assertSessionId, isSafeSessionId } from "./safe-path.js";
+import { parseWorkspaceYaml, workspaceYaml } from "./workspace-yaml.js";
 import type { SessionFiles, SessionStore, StoredSessionInfo, WorkspaceInfo } from "./types.js";
 
 export type { StoredSessionInfo, WorkspaceInfo } from "./types.js";
@@ -83,23 +84,9 @@ export class FileSessionStore implements SessionStore {
     return join(this.sessionDir(sessionId), "workspace.yaml");
   }
 
-  /**
-   * Writes `workspace.yaml` (keys in a fixed order; strings JSON-quoted, which is valid YAML), whole
-   * or not at all; throws a `PersistenceFailed` error when it cannot.
-   */
+  /** Writes `workspace.yaml` whole or not at all; throws a `PersistenceFailed` error when it cannot. */
   async writeWorkspace(info: WorkspaceInfo): Promise<void> {
-    const lines = [
-      `id: ${JSON.stringify(info.id)}`,
-      `cwd: ${JSON.stringify(info.cwd)}`,
-      `summary_count: ${info.summary_count}`,
-      `created_at: ${JSON.stringify(info.created_at)}`,
-      `updated_at: ${JSON.stringify(info.updated_at)}`,
-    ];
-    if (info.summary !== undefined) lines.push(`summary: ${JSON.stringify(info.summary)}`);
-    if (info.model !== undefined) lines.push(`model: ${JSON.stringify(info.model)}`);
-    if (info.name !== undefined) lines.push(`name: ${JSON.stringify(info.name)}`);
-    if (info.client_generation !== undefined) lines.push(`client_generation: ${JSON.stringify(info.client_generation)}`);
-    await writeFileAtomic(this.workspaceFilePath(info.id), `${lines.join("\n")}\n`);
+    await writeFileAtomic(this.workspaceFilePath(info.id), workspaceYaml(info));
   }
 
   /** Reads `workspace.yaml`, or undefined when it is missing or unreadable. */
@@ -110,25 +97,7 @@ export class FileSessionStore implements SessionStore {
     } catch {
       return undefined;
     }
-    try {
-      const { parse } = await import("yaml");
-      const value = parse(text) as Partial<WorkspaceInfo> | null;
-      if (!value || typeof value !== "object") return undefined;
-      return {
-        id: String(value.id ?? sessionId),
-        cwd: String(value.cwd ?? ""),
-        summary_count: Number(value.summary_count ?? 0),
-        created_at: String(value.created_at ?? ""),
-        updated_at: String(value.updated_at ?? ""),
-        summary: value.summary === undefined || value.summary === null ? undefined : String(value.summary),
-        model: value.model === undefined || value.model === null ? undefined : String(value.model),
-        name: value.name === undefined || value.name === null ? undefined : String(value.name),
-        ...(typeof value.client_generation === "string" ? { client_generation: value.client_generation } : {}),
-      };
-    } catch (error) {
-      this.logger.warn(`unreadable workspace.yaml for session ${sessionId}`, error);
-      return undefined;
-    }
+    return parseWorkspaceYaml(text, sessionId, this.logger);
   }
 
   /** Every persisted session with an events file, newest first. */

@@ -143,8 +143,8 @@ export interface SessionFiles {
 
 /** The store of every session (see the module comment). */
 export interface SessionStore {
-  /** `file` or `postgres`. */
-  readonly kind: "file" | "postgres";
+  /** `file`, `postgres`, or `client` (the file system a client provides, `sessionFs.setProvider`). */
+  readonly kind: "file" | "postgres" | "client";
   /** The local state folder (extensions, worktrees, per-node scratch), also with a database store. */
   readonly home: string;
   /** The local folder of one session (git checkpoint index, worktree); throws -32602 for an unsafe id. */

@@ -1,5 +1,6 @@
 import { ToolResultObject, type ToolDefinition } from "@tandem/protocol";
 import { deniedOutcome } from "../permissions/outcome.js";
+import { spilledOutputText } from "./large-output.js";
 import { boundedToolText, MAX_MODEL_OUTPUT_CHARS } from "./output-limits.js";
 import type { BinaryResult, ClientToolReply, Tool, ToolContext, ToolOutcome } from "./types.js";
 
@@ -32,7 +33,7 @@ export class ExternalTool implements Tool {
       if (decision.kind !== "approved") return deniedOutcome(decision);
     }
     const reply = await context.callClientTool(args);
-    const outcome = outcomeFromReply(this.name, args, reply);
+    const outcome = (await spilledOutcome(this.name, args, reply, context)) ?? outcomeFromReply(this.name, args, reply);
     // A terminal tool ends the turn when it succeeds; a failure goes back to the model to act on.
     return this.definition.isTerminal && outcome.resultType === "success" ? { ...outcome, endsTurn: true } : outcome;
   }
@@ -46,6 +47,21 @@ export function outcomeFromReply(toolName: string, args: unknown, reply: ClientT
   const outcome = unboundedOutcomeFromReply(toolName, args, reply);
   if (outcome.textForModel.length <= MAX_MODEL_OUTPUT_CHARS) return outcome;
   return { ...outcome, ...boundedToolText(outcome.textForModel, MAX_MODEL_OUTPUT_CHARS) };
+}
+
+/**
+ * A successful reply too long for the model, kept whole where the session keeps such outputs (when
+ * it has a place for them): the model reads where it is, with a preview. Undefined when the reply
+ * fits, failed, or could not be kept (it is then cut in the middle instead).
+ */
+async function spilledOutcome(toolName: string, args: unknown, reply: ClientToolReply, context: ToolContext): Promise<ToolOutcome | undefined> {
+  if (!context.largeOutputs) return undefined;
+  const outcome = unboundedOutcomeFromReply(toolName, args, reply);
+  if (outcome.resultType !== "success" || outcome.textForModel.length <= MAX_MODEL_OUTPUT_CHARS) return undefined;
+  const location = await context.largeOutputs.save(outcome.textForModel).catch(() => undefined);
+  if (location === undefined) return undefined;
+  const { detailedContent: _detailed, ...rest } = outcome;
+  return { ...rest, textForModel: spilledOutputText(outcome.textForModel, location) };
 }
 
 /**

@@ -10,7 +10,7 @@ import { globTool } from "./builtin/glob.js";
 import { grepTool } from "./builtin/grep.js";
 import { reportIntentTool } from "./builtin/report-intent.js";
 import { Ripgrep } from "./builtin/search/ripgrep.js";
-import { SessionDatabase, type SessionDatabaseOptions } from "./builtin/sql/session-database.js";
+import { SessionDatabase, type SessionDatabaseOptions, type SqlDatabase } from "./builtin/sql/session-database.js";
 import { sqlTool } from "./builtin/sql/sql-tool.js";
 import { ShellCommandParser } from "./builtin/shell/bash-parser.js";
 import { ShellManager, type ShellManagerOptions } from "./builtin/shell/shell-manager.js";
@@ -29,6 +29,8 @@ export interface BuiltinToolOptions {
   webFetch?: WebFetchOptions;
   /** The session database's settings (its time limit per query). */
   sql?: SessionDatabaseOptions;
+  /** The session's database when something other than its `session.db` file keeps it (a client's file system). */
+  database?: SqlDatabase;
 }
 
 /**
@@ -44,7 +46,7 @@ export interface BuiltinServices {
   commandParser: ShellCommandParser;
   ripgrep: Ripgrep;
   /** The session's SQLite database (the `sql` tool), opened on its first query. */
-  database: SessionDatabase;
+  database: SqlDatabase;
   options: BuiltinToolOptions;
 }
 
@@ -70,7 +72,7 @@ export function createBuiltinServices(
     shellStates: new NamedShellStates(),
     commandParser: new ShellCommandParser(logger ? { warn: (message, detail) => logger.warn(message, detail) } : {}),
     ripgrep: new Ripgrep(settings.ripgrepPath),
-    database: new SessionDatabase(settings.sessionFolder, settings.options?.sql),
+    database: settings.options?.database ?? new SessionDatabase(settings.sessionFolder, settings.options?.sql),
     options: settings.options ?? {},
   };
 }

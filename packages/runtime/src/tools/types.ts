@@ -1,3 +1,4 @@
+import type { LargeOutputSpill } from "./large-output.js";
 import type { PermissionRequest, PermissionResult } from "@tandem/protocol";
 import type { EventEmitterPort } from "../session/emitter.js";
 import type { UserInputAnswer, UserInputQuestion } from "../session/user-input.js";
@@ -43,6 +44,8 @@ export interface ToolContext {
   callClientTool(args: unknown): Promise<ClientToolReply>;
   /** Asks the user a question; throws `UserInputUnavailable` when nobody can answer. */
   requestUserInput(question: UserInputQuestion): Promise<UserInputAnswer>;
+  /** Where outputs too long for the model are kept whole, when the session has such a place. */
+  readonly largeOutputs?: LargeOutputSpill;
 }
 
 /** How a tool call ended. */

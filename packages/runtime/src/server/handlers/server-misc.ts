@@ -2,7 +2,6 @@ import {
   AgentRegistrySpawn,
   SecretsAddFilterValues,
   SessionExtensionsSendAttachmentsToMessage,
-  SessionFsSetProvider,
 } from "@tandem/protocol";
 import { ErrorCodes } from "@tandem/protocol/errors";
 import { TandemError } from "../../errors.js";
@@ -10,24 +9,12 @@ import type { Runtime } from "../../runtime.js";
 import type { MethodTable } from "../dispatch.js";
 
 /**
- * Server-scoped methods of several small areas: secret filtering, the session file-system provider,
- * the agent registry, extensions' attachments and delegated model responses.
+ * Server-scoped methods of several small areas: secret filtering, the agent registry, extensions' attachments and delegated model responses.
  */
 export function registerServerMiscMethods(table: MethodTable, runtime: Runtime): void {
   table.on(SecretsAddFilterValues, ({ values }) => {
     runtime.secrets.add(values);
     return { ok: true as const };
-  });
-
-  // Accepts the client's offer; sessions keep their state in the runtime's store until a
-  // client-side session file system is wired in behind this method.
-  // Sessions live in the runtime's own store (files or PostgreSQL); saying yes here would let the
-  // application believe its file system holds them.
-  table.on(SessionFsSetProvider, () => {
-    throw new TandemError(
-      ErrorCodes.NotAvailable,
-      "sessionFs.setProvider is not available in Tandem: sessions are stored by the runtime itself (files under its home, or PostgreSQL with --store); an application-provided session file system is not supported",
-    );
   });
 
   table.on(AgentRegistrySpawn, () => {

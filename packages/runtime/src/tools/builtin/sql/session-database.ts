@@ -80,6 +80,19 @@ export interface QueryRequest {
 }
 
 /**
+ * The `sql` tool's database as the tool and `session.plan.readSqlTodos*` use it: the runtime's own
+ * ({@link SessionDatabase}) or one a client keeps (`session-fs/client-sql-database.ts`).
+ */
+export interface SqlDatabase {
+  /** Runs one query (one or more statements) and resolves with the text the model reads; SQL errors reject. */
+  run(request: QueryRequest): Promise<string>;
+  /** The todo list (`todos`, `todo_deps`); empty when there is none yet. */
+  readTodos(): Promise<{ rows: TodoRow[]; dependencies: Array<{ todoId: string; dependsOn: string }> }>;
+  /** Releases the database; later queries are refused. */
+  close(): Promise<void>;
+}
+
+/**
  * A session's SQLite database (`sql.js`, SQLite compiled to WebAssembly: nothing to compile or
  * download at install), owned by a worker thread so that no query, however long, blocks the
  * runtime: `ping`, `session.abort`, other sessions and the parent-process watch go on meanwhile.
@@ -94,7 +107,7 @@ export interface QueryRequest {
  * const db = new SessionDatabase(session.workspacePath, { timeoutMs: 30_000 });
  * await db.run({ query: "CREATE TABLE todos (id TEXT PRIMARY KEY, title TEXT)", statement: "CREATE TABLE todos …", mayWrite: true });
  */
-export class SessionDatabase {
+export class SessionDatabase implements SqlDatabase {
   private worker: DatabaseWorker | undefined;
   /** The last stopped worker's end: a new one starts after it (two never write the file at once). */
   private stopping: Promise<void> = Promise.resolve();

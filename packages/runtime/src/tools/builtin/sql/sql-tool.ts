@@ -2,7 +2,7 @@ import { z } from "zod";
 import { errorMessage } from "../../../errors.js";
 import type { Tool, ToolOutcome } from "../../types.js";
 import { defineBuiltinTool } from "../define.js";
-import type { SessionDatabase } from "./session-database.js";
+import type { SqlDatabase } from "./session-database.js";
 
 /** Statements that cannot change the database (a `WITH … INSERT` or a `PRAGMA x = y` can). */
 const neverWrites = /^(select|explain|values)\b/i;
@@ -27,7 +27,7 @@ const sqlArguments = z.object({
  * @example
  * const sql = sqlTool(new SessionDatabase(workspacePath));
  */
-export function sqlTool(database: SessionDatabase): Tool {
+export function sqlTool(database: SqlDatabase): Tool {
   return defineBuiltinTool({
     name: "sql",
     description: [

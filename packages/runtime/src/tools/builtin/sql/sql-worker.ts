@@ -11,6 +11,7 @@ import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeFileSync
 import { parentPort, workerData } from "node:worker_threads";
 import type { Database } from "sql.js";
 import { scriptText, type StatementOutcome } from "./result-text.js";
+import { todoSchema } from "./todo-schema.js";
 import type { SqlWorkerAnswer, SqlWorkerData, SqlWorkerReply, SqlWorkerRequest } from "./sql-worker-messages.js";
 
 const port = parentPort;
@@ -61,22 +62,6 @@ function run(database: Database, request: SqlWorkerRequest): string {
   if (request.answerAs === "rows") return JSON.stringify(outcomes.at(-1)?.rows ?? null);
   return scriptText(request.statement, outcomes);
 }
-
-/** The agent's todo list: `todos`, and `todo_deps` (a todo waits for the todos it depends on). */
-const todoSchema = `
-CREATE TABLE IF NOT EXISTS todos (
-  id TEXT PRIMARY KEY,
-  title TEXT NOT NULL,
-  description TEXT,
-  status TEXT NOT NULL DEFAULT 'pending',
-  created_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP,
-  updated_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP
-);
-CREATE TABLE IF NOT EXISTS todo_deps (
-  todo_id TEXT NOT NULL,
-  depends_on TEXT NOT NULL,
-  PRIMARY KEY (todo_id, depends_on)
-);`;
 
 async function openDatabase(file: string | undefined): Promise<Database> {
   const { default: initSqlJs } = await import("sql.js");
