@@ -227,9 +227,9 @@ describe("sessionFs.setProvider", () => {
     expect((await session.sendAndWait({ prompt: "Fetch the big string." }))?.data.content).toBe("DONE");
 
     const toolMessage = (world.model.requests.at(-1)?.body as { messages: Array<{ role: string; content: string }> }).messages.find((message) => message.role === "tool");
-    const saved = /Saved to: (\S+)/.exec(toolMessage?.content ?? "")?.[1];
-    expect(saved).toMatch(new RegExp(`^${statePath}/temp/\\d+-copilot-tool-output-[a-z0-9]+\\.txt$`));
-    expect(toolMessage?.content).toContain(`Preview (first 500 chars):\n${big.slice(0, 500)}`);
+    const saved = /saved whole at: (\S+)/.exec(toolMessage?.content ?? "")?.[1];
+    expect(saved).toMatch(new RegExp(`^${statePath}/temp/\\d+-tool-output-[a-z0-9]+\\.txt$`));
+    expect(toolMessage?.content).toContain(`Its first 500 characters:\n${big.slice(0, 500)}`);
     expect(toolMessage?.content.length).toBeLessThan(1_000);
     expect(memory.files.get(`/${session.sessionId}${saved}`)).toBe(big);
     await session.disconnect();

@@ -11,18 +11,18 @@ export interface LargeOutputSpill {
 }
 
 /**
- * Spilled outputs as files of the session (`temp/<ms>-copilot-tool-output-<random>.txt`), in whatever
+ * Spilled outputs as files of the session (`temp/<ms>-tool-output-<random>.txt`), in whatever
  * keeps the session's files (the file system a client provides, for one).
  *
  * @example
  * const spill = new SessionFilesSpill(files);
- * const path = await spill.save(hugeText); // "/app/state/temp/1764100000000-copilot-tool-output-k3x9q2.txt"
+ * const path = await spill.save(hugeText); // "/app/state/temp/1764100000000-tool-output-k3x9q2.txt"
  */
 export class SessionFilesSpill implements LargeOutputSpill {
   constructor(private readonly files: SessionFiles) {}
 
   async save(text: string): Promise<string> {
-    const name = `temp/${Date.now()}-copilot-tool-output-${randomBytes(4).toString("hex").slice(0, 6)}.txt`;
+    const name = `temp/${Date.now()}-tool-output-${randomBytes(4).toString("hex").slice(0, 6)}.txt`;
     await this.files.write(name, text);
     return this.files.location(name);
   }
@@ -33,15 +33,15 @@ export class SessionFilesSpill implements LargeOutputSpill {
  * parts of it, and its first {@link SPILL_PREVIEW_CHARS} characters.
  *
  * @example
- * spilledOutputText("x".repeat(100_000), "/state/temp/1-copilot-tool-output-a1.txt"); // "Output too large to read at once (97.7 KB). Saved to: …"
+ * spilledOutputText("x".repeat(100_000), "/state/temp/1-tool-output-a1.txt"); // "The output is 97.7 KB, too long to include here. It was saved whole at: …"
  */
 export function spilledOutputText(text: string, location: string): string {
   const kilobytes = (Buffer.byteLength(text) / 1024).toFixed(1);
   return [
-    `Output too large to read at once (${kilobytes} KB). Saved to: ${location}`,
-    "Consider using tools like grep (for searching), head/tail (for viewing start/end), view with view_range (for specific sections), or jq (for JSON) to examine portions of the output.",
+    `The output is ${kilobytes} KB, too long to include here. It was saved whole at: ${location}`,
+    "Read parts of that file instead of all of it: grep to search it, head or tail for its ends, view with a view_range for a span of lines, jq if it is JSON.",
     "",
-    `Preview (first ${SPILL_PREVIEW_CHARS} chars):`,
+    `Its first ${SPILL_PREVIEW_CHARS} characters:`,
     text.slice(0, SPILL_PREVIEW_CHARS),
   ].join("\n");
 }
