@@ -168,7 +168,7 @@ describe("renamed namespaces and methods Tandem does not implement", () => {
     // for the quota when no GitHub API is configured to ask (a custom COPILOT_API_URL, as here), for the
     // provider endpoint, which the runtime hands out only when allowed, and for reloading MCP servers or
     // extensions of a session that has none (no mcpServers, no extension folder).
-    const notAvailableHere = new Set(["account.getQuota", "sessions.connect", "sessions.startRemoteControl", "session.provider.getEndpoint", "session.mcp.reload", "session.extensions.reload", "session.mcp.oauth.login", "sessionFs.setProvider"]);
+    const notAvailableHere = new Set(["account.getQuota", "sessions.connect", "sessions.startRemoteControl", "session.provider.getEndpoint", "session.mcp.reload", "session.extensions.reload", "session.mcp.oauth.login"]);
     expect(answers.filter((answer) => answer.code === -32005 && !notAvailableHere.has(answer.method))).toEqual([]);
     // The session is still served afterwards.
     expect(await session.rpc.mode.get()).toBe("interactive");
