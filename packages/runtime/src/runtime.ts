@@ -1,4 +1,4 @@
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import type { ModelInfo, SessionCreateParams, SessionLifecycleEvent } from "@tandem/protocol";
 import { ErrorCodes } from "@tandem/protocol/errors";
 import { TandemError } from "./errors.js";
@@ -199,6 +199,7 @@ export class Runtime {
           emitter: session.emitter,
           isAttached: (port) => session.isAttached(port),
           extensionsWanted: (session.config as { requestExtensions?: unknown }).requestExtensions !== false,
+          ...extensionSdkPathOf(session.config),
           consent: {
             approvesWithoutAsking: (request) => session.approvals.covers(request) === "approve-all",
             ask: (request, signal) => new PermissionBroker(session).request(request, signal),
@@ -375,4 +376,10 @@ export class Runtime {
   private notifyClientsHere(method: string, params: unknown): void {
     for (const client of this.connections) client.sendNotification(method, params);
   }
+}
+
+/** The application's `extensionSdkPath` (1.0.x), when it named an absolute folder. */
+function extensionSdkPathOf(config: unknown): { extensionSdkPath?: string } {
+  const path = (config as { extensionSdkPath?: unknown }).extensionSdkPath;
+  return typeof path === "string" && isAbsolute(path) ? { extensionSdkPath: path } : {};
 }
