@@ -199,9 +199,7 @@ export class SessionAgents {
   }
 
   private finished(agent: BackgroundAgent): void {
-    const outcome = agent.status === "completed" ? "has completed" : `has failed: ${agent.error ?? "unknown error"}`;
-    this.host.notify(
-      `<system_notification>\nBackground agent "${agent.name}" (agent_id: ${agent.id}) ${outcome}. Use read_agent with agent_id "${agent.id}" to retrieve its result.\n</system_notification>`,
-    );
+    const outcome = agent.status === "completed" ? "has completed successfully" : `has failed: ${agent.error ?? "unknown error"}`;
+    this.host.notify(`<system_notification>\nAgent "${agent.id}" (${agent.agentType}) ${outcome}. Use read_agent with agent_id "${agent.id}" to retrieve the full results.\n</system_notification>`);
   }
 }
