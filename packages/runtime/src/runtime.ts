@@ -1,4 +1,6 @@
 import { isAbsolute, join } from "node:path";
+import { approvedByForm, consentForm } from "./extensions/consent-form.js";
+import { requestElicitation } from "./session/elicitation.js";
 import type { ModelInfo, SessionCreateParams, SessionLifecycleEvent } from "@tandem/protocol";
 import { ErrorCodes } from "@tandem/protocol/errors";
 import { TandemError } from "./errors.js";
@@ -203,6 +205,10 @@ export class Runtime {
           consent: {
             approvesWithoutAsking: (request) => session.approvals.covers(request) === "approve-all",
             ask: (request, signal) => new PermissionBroker(session).request(request, signal),
+            confirm: async (request, signal) => {
+              if (!session.clients.anyAnswersElicitation) return undefined;
+              return approvedByForm(await requestElicitation(session, consentForm(request), signal));
+            },
           },
         };
       },
