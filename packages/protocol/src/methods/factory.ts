@@ -224,8 +224,8 @@ export const FactoryExecute = defineRequest(
   () => z.looseObject({ result: z.unknown().optional() }).nullish(),
 );
 
-/** `factory.abort` (runtime → declaring extension): asks the run's bodies to stop. */
-export const FactoryAbort = defineRequest("factory.abort", () => z.looseObject(runScoped), () => z.unknown());
+/** `factory.abort` (runtime → declaring extension): asks the body of one attempt (`executionToken`) to stop. */
+export const FactoryAbort = defineRequest("factory.abort", () => z.looseObject(executionScoped), () => z.unknown());
 
 /** The client → runtime requests of this file, for `clientToServerRequests`. */
 export const factoryRequests = [

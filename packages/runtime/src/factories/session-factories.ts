@@ -149,14 +149,12 @@ export class SessionFactories {
   async cancel(runId: string): Promise<FactoryRunResult> {
     const run = this.find(runId);
     if (isTerminal(run.status)) return run.envelope();
-    const owner = this.ownerOf(run.meta.name);
+    const executionToken = run.executionToken;
     run.executionToken = undefined;
     run.controller.abort(new Error("The factory run was cancelled"));
+    this.abortBody(run, executionToken);
     await this.drainAgents(run);
     this.finish(run, { status: "cancelled", reason: "Cancelled through session.factory.cancel" });
-    if (owner?.isOpen) {
-      void owner.sendRequest("factory.abort", { sessionId: this.host.sessionId, runId }).catch((error: unknown) => this.host.logger.debug(`factory.abort for run ${runId} was not answered: ${errorMessage(error)}`));
-    }
     return run.envelope();
   }
 
@@ -268,8 +266,7 @@ export class SessionFactories {
     if (run.executionToken !== executionToken) return;
     run.executionToken = undefined;
     run.controller.abort(new Error("The factory run reached its time limit"));
-    const owner = this.ownerOf(run.meta.name);
-    if (owner?.isOpen) void owner.sendRequest("factory.abort", { sessionId: this.host.sessionId, runId: run.runId }).catch(() => undefined);
+    this.abortBody(run, executionToken);
     await this.drainAgents(run);
     this.finish(run, {
       status: "error",
@@ -290,6 +287,16 @@ export class SessionFactories {
     run.failure = outcome.failure;
     run.completedAt = now;
     this.announce(run);
+  }
+
+  /** Asks the declaring extension to stop the body of the attempt `executionToken` (`factory.abort`); its answer is not awaited. */
+  private abortBody(run: FactoryRun, executionToken: string | undefined): void {
+    const owner = this.ownerOf(run.meta.name);
+    if (!owner?.isOpen || executionToken === undefined) return;
+    const runId = run.runId;
+    void owner
+      .sendRequest("factory.abort", { sessionId: this.host.sessionId, runId, executionToken })
+      .catch((error: unknown) => this.host.logger.debug(`factory.abort for run ${runId} was not answered: ${errorMessage(error)}`));
   }
 
   private async drainAgents(run: FactoryRun): Promise<void> {
