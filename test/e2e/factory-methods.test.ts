@@ -136,6 +136,19 @@ describe("session.factory.* (official SDK 1.0.x, factories declared by an extens
     expect(await session.rpc.factory.cancel({ runId: started.runId })).toMatchObject({ status: "cancelled" });
   });
 
+  it("settles a run as error when its extension dies mid-body; the run can be looked at afterwards", async () => {
+    const { session, marker } = await sessionWithFactories();
+    const started = await session.rpc.factory.run({ name: "waits-for-cancel", args: null });
+    await waitFor(() => existsSync(marker("waiting")), "the body to start");
+    process.kill(Number(readFileSync(marker("waiting"), "utf8")), "SIGKILL");
+    const settled = await session.factory.waitForRun(started.runId);
+    expect(settled).toMatchObject({ status: "error", error: expect.stringContaining('The extension that declares factory "waits-for-cancel" disconnected') });
+    const { runs } = await session.rpc.factory.listRuns({});
+    expect(runs.map((run) => run.status)).toEqual(["error"]);
+    // Nobody declares the factory any more: resuming is refused before a new attempt starts.
+    await expect(session.rpc.factory.resume({ runId: started.runId })).rejects.toMatchObject({ code: ErrorCodes.InvalidParams, data: expect.objectContaining({ code: "factory_not_found" }) });
+  });
+
   it("refuses an undeclared factory with InvalidParams (factory_not_found) and a stale execution token", async () => {
     const { session } = await sessionWithFactories();
     await expect(session.rpc.factory.run({ name: "no-such-factory", args: {} })).rejects.toMatchObject({

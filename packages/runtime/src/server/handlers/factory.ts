@@ -14,7 +14,7 @@ import {
 import { ErrorCodes } from "@tandem/protocol/errors";
 import { TandemError } from "../../errors.js";
 import { agentFactoriesEnabled, agentFactoriesFlag, enabledFeatureFlagsVariable } from "../../factories/feature-flag.js";
-import { SessionFactories, type FactoryHost } from "../../factories/session-factories.js";
+import type { FactoryHost, SessionFactories } from "../../factories/session-factories.js";
 import type { Runtime } from "../../runtime.js";
 import type { Session } from "../../session/session.js";
 import type { MethodTable } from "../dispatch.js";
@@ -27,7 +27,8 @@ import type { MethodTable } from "../dispatch.js";
 export function registerFactoryMethods(table: MethodTable, runtime: Runtime): void {
   const enabled = agentFactoriesEnabled(runtime.environment);
   const bySession = new WeakMap<Session, SessionFactories>();
-  const factories = (sessionId: string): SessionFactories => {
+  // Loaded on first use: a runtime that never runs a factory never loads the module.
+  const factories = async (sessionId: string): Promise<SessionFactories> => {
     if (!enabled) {
       throw new TandemError(
         ErrorCodes.NotAvailable,
@@ -37,39 +38,42 @@ export function registerFactoryMethods(table: MethodTable, runtime: Runtime): vo
     const session = runtime.sessions.get(sessionId);
     const existing = bySession.get(session);
     if (existing) return existing;
+    const { SessionFactories } = await import("../../factories/session-factories.js");
+    const again = bySession.get(session);
+    if (again) return again;
     const created = new SessionFactories(factoryHost(session));
     bySession.set(session, created);
     return created;
   };
 
-  table.on(SessionFactoryRun, ({ sessionId, name, args, options }) => {
-    const service = factories(sessionId);
+  table.on(SessionFactoryRun, async ({ sessionId, name, args, options }) => {
+    const service = await factories(sessionId);
     if (options?.resumeFromRunId !== undefined) return service.resume(options.resumeFromRunId, options.limits).run;
     return service.run(name, args ?? {}, options?.limits);
   });
-  table.on(SessionFactoryResume, ({ sessionId, runId, limits }) => factories(sessionId).resume(runId, limits));
-  table.on(SessionFactoryGetRun, ({ sessionId, runId }) => factories(sessionId).getRun(runId));
-  table.on(SessionFactoryListRuns, ({ sessionId, afterSeq, beforeSeq, limit }) => ({
-    runs: factories(sessionId).listRuns({ ...(afterSeq !== undefined ? { afterSeq } : {}), ...(beforeSeq !== undefined ? { beforeSeq } : {}), ...(limit !== undefined ? { limit } : {}) }),
+  table.on(SessionFactoryResume, async ({ sessionId, runId, limits }) => (await factories(sessionId)).resume(runId, limits));
+  table.on(SessionFactoryGetRun, async ({ sessionId, runId }) => (await factories(sessionId)).getRun(runId));
+  table.on(SessionFactoryListRuns, async ({ sessionId, afterSeq, beforeSeq, limit }) => ({
+    runs: (await factories(sessionId)).listRuns({ ...(afterSeq !== undefined ? { afterSeq } : {}), ...(beforeSeq !== undefined ? { beforeSeq } : {}), ...(limit !== undefined ? { limit } : {}) }),
   }));
-  table.on(SessionFactoryGetRunDetail, ({ sessionId, runId }) => factories(sessionId).getRunDetail(runId));
-  table.on(SessionFactoryGetRunProgress, ({ sessionId, runId, phaseId, afterSeq, beforeSeq, limit }) =>
-    factories(sessionId).getRunProgress(runId, {
+  table.on(SessionFactoryGetRunDetail, async ({ sessionId, runId }) => (await factories(sessionId)).getRunDetail(runId));
+  table.on(SessionFactoryGetRunProgress, async ({ sessionId, runId, phaseId, afterSeq, beforeSeq, limit }) =>
+    (await factories(sessionId)).getRunProgress(runId, {
       ...(phaseId !== undefined ? { phaseId } : {}),
       ...(afterSeq !== undefined ? { afterSeq } : {}),
       ...(beforeSeq !== undefined ? { beforeSeq } : {}),
       ...(limit !== undefined ? { limit } : {}),
     }),
   );
-  table.on(SessionFactoryCancel, ({ sessionId, runId }) => factories(sessionId).cancel(runId));
-  table.on(SessionFactoryLog, ({ sessionId, runId, executionToken, lines }) => {
-    factories(sessionId).log(runId, executionToken, lines);
+  table.on(SessionFactoryCancel, async ({ sessionId, runId }) => (await factories(sessionId)).cancel(runId));
+  table.on(SessionFactoryLog, async ({ sessionId, runId, executionToken, lines }) => {
+    (await factories(sessionId)).log(runId, executionToken, lines);
     return {};
   });
-  table.on(SessionFactoryAgent, ({ sessionId, factoryRunId, executionToken, prompt, opts }) => factories(sessionId).agent(factoryRunId, executionToken, prompt, opts));
-  table.on(SessionFactoryJournalGet, ({ sessionId, runId, executionToken, key }) => factories(sessionId).journalGet(runId, executionToken, key));
-  table.on(SessionFactoryJournalPut, ({ sessionId, runId, executionToken, key, resultJson }) => {
-    factories(sessionId).journalPut(runId, executionToken, key, resultJson);
+  table.on(SessionFactoryAgent, async ({ sessionId, factoryRunId, executionToken, prompt, opts }) => (await factories(sessionId)).agent(factoryRunId, executionToken, prompt, opts));
+  table.on(SessionFactoryJournalGet, async ({ sessionId, runId, executionToken, key }) => (await factories(sessionId)).journalGet(runId, executionToken, key));
+  table.on(SessionFactoryJournalPut, async ({ sessionId, runId, executionToken, key, resultJson }) => {
+    (await factories(sessionId)).journalPut(runId, executionToken, key, resultJson);
     return {};
   });
 }
