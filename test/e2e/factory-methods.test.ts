@@ -124,6 +124,26 @@ describe("session.factory.* (official SDK 1.0.x, factories declared by an extens
     expect(events.filter((event) => event.type === "subagent.completed")).toHaveLength(2);
   });
 
+  it("enforces a run's maxTotalSubagents: the sub-agent past it is refused and the body fails with the limit named", async () => {
+    const { session, events } = await sessionWithFactories(["factory-agent-sub", "factory-agent-json"]);
+    const started = await session.rpc.factory.run({ name: "asks-agents", args: null, options: { limits: { maxTotalSubagents: 1 } } });
+    const settled = await session.factory.waitForRun(started.runId);
+    expect(settled).toMatchObject({ status: "error", error: expect.stringContaining("maxTotalSubagents") });
+    const detail = await session.rpc.factory.getRunDetail({ runId: started.runId });
+    expect(detail.approved).toMatchObject({ maxTotalSubagents: 1 });
+    expect(detail.agents.map((agent) => agent.label)).toEqual(["plain"]);
+    expect(events.filter((event) => event.type === "subagent.started")).toHaveLength(1);
+  });
+
+  it("enforces a run's maxConcurrentSubagents: parallel sub-agents run one after the other", async () => {
+    const { session, events } = await sessionWithFactories(["factory-agent-sub"]);
+    const started = await session.rpc.factory.run({ name: "two-at-once", args: null, options: { limits: { maxConcurrentSubagents: 1 } } });
+    const settled = await session.factory.waitForRun(started.runId);
+    expect(settled).toMatchObject({ status: "completed", result: ["The factory's sub-agent answered.", "The factory's sub-agent answered."] });
+    const lifecycle = events.filter((event) => event.type === "subagent.started" || event.type === "subagent.completed").map((event) => event.type);
+    expect(lifecycle).toEqual(["subagent.started", "subagent.completed", "subagent.started", "subagent.completed"]);
+  });
+
   it("cancels a running factory: the run is cancelled and the body's abort signal fires in the extension", async () => {
     const { session, marker } = await sessionWithFactories();
     const started = await session.rpc.factory.run({ name: "waits-for-cancel", args: null });

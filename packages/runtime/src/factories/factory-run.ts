@@ -1,4 +1,5 @@
 import type { FactoryLimits, FactoryMeta, FactoryRunResult, FactoryRunStatus, FactoryRunSummary } from "@tandem/protocol";
+import { Semaphore } from "../agents/semaphore.js";
 
 /** Statuses a run never leaves. */
 const terminalStatuses: ReadonlySet<FactoryRunStatus> = new Set(["completed", "halted", "cancelled", "error"]);
@@ -64,6 +65,8 @@ export class FactoryRun {
   executionToken: string | undefined;
   /** Aborts the attempt under way (its sub-agents stop). */
   controller = new AbortController();
+  /** Bounds the attempt's sub-agents running at once (`maxConcurrentSubagents`), when limited. */
+  agentSlots: Semaphore | undefined;
   result: unknown;
   error: string | undefined;
   reason: string | undefined;

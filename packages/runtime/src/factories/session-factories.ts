@@ -4,6 +4,7 @@ import { ErrorCodes } from "@tandem/protocol/errors";
 import { errorMessage, invalidParams, TandemError } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { ClientPort } from "../session/client-port.js";
+import { Semaphore } from "../agents/semaphore.js";
 import { FactoryRun, isTerminal, type ProgressRecord } from "./factory-run.js";
 
 /** A factory a connected client (an extension) declared, with that client. */
@@ -183,7 +184,8 @@ export class SessionFactories {
    * Runs one sub-agent for the attempt under way and answers its final text (or, with `schema`, the
    * JSON value it replied with). Options: `agent` names a custom agent of the session (an agent the
    * session does not know runs as the general-purpose agent), `model` its model, `label` its name in
-   * the run's detail; `reasoningEffort` and `contextTier` are accepted and recorded, not applied.
+   * the run's detail; `reasoningEffort` and `contextTier` are accepted, not applied. The run's
+   * `maxTotalSubagents` refuses sub-agents past it; `maxConcurrentSubagents` makes the others wait.
    */
   async agent(runId: string, executionToken: string, prompt: string, options: FactoryAgentOptions): Promise<{ result?: unknown }> {
     const run = this.attemptOf(runId, executionToken);
@@ -206,7 +208,7 @@ export class SessionFactories {
     run.agents.push(record);
     this.announce(run);
     const fullPrompt = options.schema === undefined ? prompt : `${prompt}\n\nReply with only a JSON value (no prose, no code fence) that matches this JSON Schema:\n${JSON.stringify(options.schema)}`;
-    const work = this.host.runAgent({
+    const start = (): Promise<string> => this.host.runAgent({
       prompt: fullPrompt,
       ...(options.agent !== undefined ? { agentName: options.agent } : {}),
       ...(options.model !== undefined ? { model: options.model } : {}),
@@ -214,6 +216,7 @@ export class SessionFactories {
       displayName: record.label,
       signal: run.controller.signal,
     });
+    const work = run.agentSlots ? run.agentSlots.run(start) : start();
     run.liveAgents.add(work);
     try {
       const text = await work;
@@ -235,6 +238,8 @@ export class SessionFactories {
     run.attempt++;
     run.executionToken = executionToken;
     run.controller = new AbortController();
+    const { maxConcurrentSubagents } = run.limits;
+    run.agentSlots = maxConcurrentSubagents !== undefined ? new Semaphore(maxConcurrentSubagents) : undefined;
     run.status = "running";
     run.startedAt ??= Date.now();
     run.activeSince = Date.now();
