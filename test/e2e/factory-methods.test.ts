@@ -144,6 +144,18 @@ describe("session.factory.* (official SDK 1.0.x, factories declared by an extens
     expect(lifecycle).toEqual(["subagent.started", "subagent.completed", "subagent.started", "subagent.completed"]);
   });
 
+  it("enforces a run's timeoutSeconds: the run settles as error with the limit as its failure, and the body is aborted", async () => {
+    const { session, marker } = await sessionWithFactories();
+    const started = await session.rpc.factory.run({ name: "waits-for-cancel", args: null, options: { limits: { timeoutSeconds: 0.5 } } });
+    const settled = await session.factory.waitForRun(started.runId);
+    expect(settled).toMatchObject({
+      status: "error",
+      error: expect.stringContaining("timeoutSeconds"),
+      failure: { type: "factory_limit_reached", kind: "timeoutSeconds", value: 0.5, runId: started.runId },
+    });
+    await waitFor(() => existsSync(marker("aborted")), "the body's abort signal");
+  });
+
   it("cancels a running factory: the run is cancelled and the body's abort signal fires in the extension", async () => {
     const { session, marker } = await sessionWithFactories();
     const started = await session.rpc.factory.run({ name: "waits-for-cancel", args: null });
