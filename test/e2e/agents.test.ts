@@ -79,7 +79,7 @@ describe.each(clientVariants)("$sdk", ({ sdk, make }) => {
     expect(readResult?.data.result?.content).toContain("Background findings: all good.");
     expect(world.model.requests.map((request) => request.expectationError).filter(Boolean)).toEqual([]);
     const notification = eventsOf(events, "user.message").find((event) => event.data.source === "system");
-    expect(notification?.data.content).toContain('Background agent "bg-finder" (agent_id: bg-finder) has completed');
+    expect(notification?.data.content).toContain('Background agent "bg-finder" (explore) finished. Call read_agent with agent_id "bg-finder" for its result.');
   });
 
   it("selects a custom agent: its prompt and tool allow-list apply to the main loop", async () => {

@@ -325,6 +325,7 @@ const eventDataFactories = {
   "session.extensions_loaded": () => z.looseObject({
     extensions: z.array(z.looseObject({ id: z.string(), name: z.string(), source: z.string(), status: z.string() })),
   }),
+  "factory.run_updated": () => z.looseObject({ runId: z.string(), revision: z.number() }),
 };
 
 /**
@@ -379,6 +380,7 @@ export const ephemeralEventTypes: ReadonlySet<SessionEventType> = new Set<Sessio
   "exit_plan_mode.requested",
   "exit_plan_mode.completed",
   "session.extensions_loaded",
+  "factory.run_updated",
 ]);
 
 /** The data payload of event type `T`. */

@@ -35,6 +35,7 @@ import { currentClientRequests, PingResultCurrent, SessionModeGetResultCurrent, 
 import { historyRequests } from "./methods/history.js";
 import { compactionControlRequests } from "./methods/compaction-control.js";
 import { canvasRequests } from "./methods/canvas.js";
+import { factoryRequests } from "./methods/factory.js";
 import { permissionLocationRequests } from "./methods/permission-locations.js";
 import { workspacesRequests } from "./methods/workspaces.js";
 import { sessionsAdminRequests } from "./methods/sessions-admin.js";
@@ -566,6 +567,7 @@ export const clientToServerRequests = [
   ...sessionExtrasRequests,
   ...compactionControlRequests,
   ...canvasRequests,
+  ...factoryRequests,
   ...permissionLocationRequests,
 ] as const;
 

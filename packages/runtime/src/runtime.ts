@@ -1,4 +1,6 @@
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
+import { approvedByForm, consentForm } from "./extensions/consent-form.js";
+import { requestElicitation } from "./session/elicitation.js";
 import type { ModelInfo, SessionCreateParams, SessionLifecycleEvent } from "@tandem/protocol";
 import { ErrorCodes } from "@tandem/protocol/errors";
 import { TandemError } from "./errors.js";
@@ -214,9 +216,14 @@ export class Runtime {
           emitter: session.emitter,
           isAttached: (port) => session.isAttached(port),
           extensionsWanted: (session.config as { requestExtensions?: unknown }).requestExtensions !== false,
+          ...extensionSdkPathOf(session.config),
           consent: {
             approvesWithoutAsking: (request) => session.approvals.covers(request) === "approve-all",
             ask: (request, signal) => new PermissionBroker(session).request(request, signal),
+            confirm: async (request, signal) => {
+              if (!session.clients.anyAnswersElicitation) return undefined;
+              return approvedByForm(await requestElicitation(session, consentForm(request), signal));
+            },
           },
         };
       },
@@ -385,4 +392,10 @@ export class Runtime {
   private notifyClientsHere(method: string, params: unknown): void {
     for (const client of this.connections) client.sendNotification(method, params);
   }
+}
+
+/** The application's `extensionSdkPath` (1.0.x), when it named an absolute folder. */
+function extensionSdkPathOf(config: unknown): { extensionSdkPath?: string } {
+  const path = (config as { extensionSdkPath?: unknown }).extensionSdkPath;
+  return typeof path === "string" && isAbsolute(path) ? { extensionSdkPath: path } : {};
 }

@@ -84,6 +84,13 @@ export class BackgroundAgents {
     return this.agents.delete(id);
   }
 
+  /** Resolves when one of the agents still queued or running finishes (at once when none is). */
+  nextFinished(): Promise<void> {
+    const unfinished = [...this.agents.values()].filter((agent) => agent.status === "running" || agent.status === "queued");
+    if (unfinished.length === 0) return Promise.resolve();
+    return Promise.race(unfinished.map((agent) => agent.done));
+  }
+
   /** Resolves once every agent started so far has finished. */
   async settled(): Promise<void> {
     await Promise.all([...this.agents.values()].map((agent) => agent.done));

@@ -111,6 +111,19 @@ export class SessionAgents {
     });
   }
 
+  /**
+   * Runs one sub-agent that no tool call started (an agent factory's body asks for it) and answers
+   * its final text: the agent named `agentName` when the session has it, else the general-purpose
+   * agent. It shares the session's limit on concurrent sub-agents.
+   */
+  runDirect(request: { prompt: string; agentName?: string; model?: string; toolCallId: string; displayName: string; signal: AbortSignal }): Promise<string> {
+    const named = request.agentName !== undefined ? this.catalog.find((candidate) => candidate.name === request.agentName) : undefined;
+    const agent = named ?? this.catalog.find((candidate) => candidate.name === "general-purpose") ?? this.catalog.find((candidate) => candidate.infer);
+    if (!agent) throw invalidParams("The session offers no agent to run (every built-in agent is excluded and no custom agent is delegable)");
+    const { prompt, model, toolCallId, displayName, signal } = request;
+    return this.limit.run(() => runSubAgent(this.host, agent, { prompt, toolCallId, model: model ?? this.subagentSettings.get(agent.name)?.model, signal, displayName }));
+  }
+
   /** Tools of the selected agent's own MCP servers. */
   selectedTools(): Tool[] {
     return this.selectedMcp?.tools() ?? [];
@@ -186,9 +199,7 @@ export class SessionAgents {
   }
 
   private finished(agent: BackgroundAgent): void {
-    const outcome = agent.status === "completed" ? "has completed" : `has failed: ${agent.error ?? "unknown error"}`;
-    this.host.notify(
-      `<system_notification>\nBackground agent "${agent.name}" (agent_id: ${agent.id}) ${outcome}. Use read_agent with agent_id "${agent.id}" to retrieve its result.\n</system_notification>`,
-    );
+    const outcome = agent.status === "completed" ? "finished" : `failed: ${agent.error ?? "unknown error"}`;
+    this.host.notify(`<system_notification>\nBackground agent "${agent.id}" (${agent.agentType}) ${outcome}. Call read_agent with agent_id "${agent.id}" for its result.\n</system_notification>`);
   }
 }

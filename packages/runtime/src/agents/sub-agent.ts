@@ -51,6 +51,8 @@ class SubAgentRun implements LoopHost, CompactionHost {
   private readonly baseTools: Tool[];
   /** The agent's own MCP servers, for the length of this run. */
   readonly mcp: McpManager | undefined;
+  /** The session's hooks; their inputs name this sub-agent (its agent id) as their `sessionId`. */
+  readonly hooks: HookRunner;
 
   constructor(
     private readonly parent: SubAgentParent,
@@ -62,6 +64,7 @@ class SubAgentRun implements LoopHost, CompactionHost {
     this.messages = [{ role: "user", content: prompt }];
     this.requestOrigin = { agentId: `${parent.sessionId}/${parentToolCallId}`, parentAgentId: parent.sessionId, interactionType: "conversation-subagent" };
     this.emitter = new ScopedEmitter(parent.emitter, { parentToolCallId });
+    this.hooks = parent.hooks.forSubAgent(this.requestOrigin.agentId);
     const { withheldTools } = parent.profile.subAgents;
     const offered = parent.allTools().filter((tool) => !agentToolNames.has(tool.name) && !withheldTools.has(tool.name));
     // An agent's tool list also gives the order the model sees them in.
@@ -105,9 +108,6 @@ class SubAgentRun implements LoopHost, CompactionHost {
   }
   get tokenLimit(): number {
     return this.context.tokenLimit;
-  }
-  get hooks(): HookRunner {
-    return this.parent.hooks;
   }
   async systemPrompt(): Promise<string> {
     return `${await this.parent.baseSystemPrompt()}\n\n${this.agent.prompt}`;

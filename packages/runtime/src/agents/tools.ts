@@ -73,7 +73,8 @@ export function createTaskTool(host: AgentToolsHost): Tool {
           runSubAgent(host.parent, agent, { prompt, toolCallId: context.toolCallId, model, signal, displayName: name, description }),
           { prompt, description, model, toolCallId: context.toolCallId },
         );
-        return success(`Agent started in background with agent_id: ${started.id}. Use read_agent to get its result.`);
+        // The model is told it will hear back, so it ends its turn instead of polling read_agent.
+        return success(`Agent started in background with agent_id: ${started.id}. A notice will arrive in this conversation when it finishes: until then, end your reply saying you are waiting, or go on with work that does not depend on it.`);
       }
       const text = await host.limit.run(() => runSubAgent(host.parent, agent, { prompt, toolCallId: context.toolCallId, model, signal: context.signal, displayName: name, description }));
       return success(text);
@@ -84,6 +85,13 @@ export function createTaskTool(host: AgentToolsHost): Tool {
 function describeAgent(agent: BackgroundAgent): string {
   const elapsed = Math.round(((agent.finishedAt ?? Date.now()) - agent.startedAt) / 1000);
   return `agent_id: ${agent.id}, name: ${agent.name}, type: ${agent.agentType}, status: ${agent.status}, elapsed: ${elapsed}s`;
+}
+
+/** A finished background agent's identity and timing, as `read_agent` reports it. */
+function describeFinished(agent: BackgroundAgent): string {
+  const elapsed = Math.round(((agent.finishedAt ?? Date.now()) - agent.startedAt) / 1000);
+  const description = agent.description !== undefined ? ` ("${agent.description}")` : "";
+  return `Background agent ${agent.id} (${agent.agentType})${description} finished after ${elapsed}s.`;
 }
 
 /** The arguments of `read_agent`, built once for every session's tool. */
@@ -107,7 +115,7 @@ export function createReadAgentTool(host: AgentToolsHost): Tool {
         const timeoutMs = Math.max(0, (args.timeout ?? 30) * 1000);
         await Promise.race([agent.done, new Promise((resolve) => setTimeout(resolve, timeoutMs).unref()), abortPromise(context.signal)]);
       }
-      if (agent.status === "completed") return success(`Agent ${agent.id} completed.\n\n${agent.result ?? ""}`);
+      if (agent.status === "completed") return success(`${describeFinished(agent)}\n\n${agent.result ?? ""}`);
       if (agent.status === "failed") return failure(`Agent ${agent.id} failed: ${agent.error ?? "unknown error"}`, "Agent failed");
       return success(`Agent ${agent.id} is still ${agent.status}. ${describeAgent(agent)}`);
     },

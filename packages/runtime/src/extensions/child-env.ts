@@ -8,16 +8,25 @@ import { fileURLToPath } from "node:url";
 const secretNames = /^(GH_TOKEN|GITHUB_TOKEN|COPILOT_GITHUB_TOKEN|COPILOT_SDK_AUTH_TOKEN|COPILOT_CONNECTION_TOKEN|TANDEM_CONNECTION_TOKEN)$|_API_KEY$|_AUTH_TOKEN$/;
 
 /**
- * The environment an extension starts with: the runtime's own without secrets (and without
- * NODE_OPTIONS, which could carry loaders of the runtime's), plus `SESSION_ID`.
+ * Where the SDK the application chose for its extensions lies (1.0.x `extensionSdkPath`: a folder
+ * holding `index.js` and `extension.js`), for the preload's resolve hooks.
  */
-export function extensionEnv(env: NodeJS.ProcessEnv, sessionId: string, extraSecret?: string): NodeJS.ProcessEnv {
+export const extensionSdkPathVariable = "TANDEM_EXTENSION_SDK_PATH";
+
+/**
+ * The environment an extension starts with: the runtime's own without secrets (and without
+ * NODE_OPTIONS, which could carry loaders of the runtime's), plus `SESSION_ID` and, when the
+ * application named one, the SDK folder its extensions import (`TANDEM_EXTENSION_SDK_PATH`).
+ */
+export function extensionEnv(env: NodeJS.ProcessEnv, sessionId: string, extraSecret?: string, sdkPath?: string): NodeJS.ProcessEnv {
   const child: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(env)) {
     if (secretNames.test(name) || name === extraSecret || name === "NODE_OPTIONS" || name === "NODE_DEBUG") continue;
     child[name] = value;
   }
   child.SESSION_ID = sessionId;
+  delete child[extensionSdkPathVariable];
+  if (sdkPath !== undefined) child[extensionSdkPathVariable] = sdkPath;
   return child;
 }
 

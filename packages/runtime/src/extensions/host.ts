@@ -18,6 +18,11 @@ export interface ExtensionSessionView {
   readonly extensionsWanted: boolean;
   /** The session's permission path, asked before a project extension starts. */
   readonly consent: ConsentSession;
+  /**
+   * The SDK folder the application chose for its extensions (1.0.x `extensionSdkPath`): what an
+   * extension importing `@github/copilot-sdk[/extension]` gets when it installed no SDK itself.
+   */
+  readonly extensionSdkPath?: string;
 }
 
 /** The runtime's services the host uses. */
@@ -227,7 +232,7 @@ export class ExtensionHost {
     if (cancelled || !options.findSession(sessionId)) return;
     const preload = findSdkPreload();
     if (!preload) options.logger.warn("the extension SDK bundle is missing (run build.mjs); extensions must bring their own SDK");
-    const env = extensionEnv(options.env, sessionId, options.authTokenEnv);
+    const env = extensionEnv(options.env, sessionId, options.authTokenEnv, session.extensionSdkPath);
     const links: Loaded["links"] = [];
     const processes = specs.map((spec) => {
       // `connect` runs inside the constructor; `onJoined` only later, once `started` is set.

@@ -43,10 +43,20 @@ export function hookTimeoutFromEnv(env: NodeJS.ProcessEnv): number {
  * const output = await hooks.run("preToolUse", { toolName, toolArgs });
  */
 export class HookRunner {
+  /**
+   * @param inputSessionId The `sessionId` hook inputs carry: the session's own, or a sub-agent's
+   *   (see {@link forSubAgent}) so a hook can tell the agent whose tool call it sees.
+   */
   constructor(
     private readonly host: HookHost,
     private readonly timeoutMs: number,
+    private readonly inputSessionId: string = host.sessionId,
   ) {}
+
+  /** The same hooks, with inputs that name the sub-agent `agentId` as their `sessionId`. */
+  forSubAgent(agentId: string): HookRunner {
+    return new HookRunner(this.host, this.timeoutMs, agentId);
+  }
 
   /** Whether calling a hook could have any effect. */
   get active(): boolean {
@@ -67,7 +77,7 @@ export class HookRunner {
   }
 
   private async runIn(owner: ClientPort, hookType: HookType, fields: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown> | undefined> {
-    const input = { timestamp: Date.now(), cwd: this.host.workingDirectory, ...fields };
+    const input = { sessionId: this.inputSessionId, timestamp: Date.now(), cwd: this.host.workingDirectory, ...fields };
     const hookInvocationId = randomUUID();
     const { emitter } = this.host;
     emitter.emit("hook.start", { hookInvocationId, hookType, input });

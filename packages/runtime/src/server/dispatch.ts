@@ -39,6 +39,7 @@ import { registerUiMethods } from "./handlers/ui.js";
 import { registerLifecycleMethods } from "./handlers/lifecycle.js";
 import { registerLlmInferenceMethods } from "./handlers/llm-inference.js";
 import { registerSessionFsMethods } from "./handlers/session-fs.js";
+import { registerFactoryMethods } from "./handlers/factory.js";
 
 type AnyToken = RequestToken<string, z.ZodType, z.ZodType>;
 
@@ -96,6 +97,7 @@ export class Dispatcher implements MethodTable {
     registerLifecycleMethods(this, runtime);
     registerLlmInferenceMethods(this, runtime.inferenceTransport);
     registerSessionFsMethods(this, runtime.sessionFs);
+    registerFactoryMethods(this, runtime);
   }
 
   /**

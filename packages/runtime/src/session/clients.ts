@@ -1,4 +1,4 @@
-import { CanvasDeclaration, CommandRegistration, type SessionCreateParams, type ToolDefinition } from "@tandem/protocol";
+import { CanvasDeclaration, CommandRegistration, FactoryMeta, type SessionCreateParams, type ToolDefinition } from "@tandem/protocol";
 import type { ClientNeed, ClientPort } from "./client-port.js";
 
 /**
@@ -32,6 +32,8 @@ export interface ClientRegistration {
   readonly canvases: readonly CanvasDeclaration[];
   /** It answers `autoModeSwitch.request` (1.0.x `requestAutoModeSwitch`, set by `onAutoModeSwitchRequest`). */
   readonly requestAutoModeSwitch: boolean;
+  /** The agent factories it runs (1.0.x `factories`, from an extension): executed through it (`factory.execute`). */
+  readonly factories: readonly FactoryMeta[];
 }
 
 /** The per-client part of `session.create` / `session.resume` params. */
@@ -49,6 +51,7 @@ export function registrationOf(params: SessionCreateParams): ClientRegistration 
     commands: CommandRegistration.array().safeParse((params as { commands?: unknown }).commands).data ?? [],
     canvases: CanvasDeclaration.array().safeParse((params as { canvases?: unknown }).canvases).data ?? [],
     requestAutoModeSwitch: (params as { requestAutoModeSwitch?: unknown }).requestAutoModeSwitch === true,
+    factories: FactoryMeta.array().safeParse((params as { factories?: unknown }).factories).data ?? [],
   };
 }
 
@@ -110,6 +113,11 @@ export class SessionClients {
   /** The canvases the connected clients declared, each with its client (the most recently registered client last). */
   declaredCanvases(): Array<{ owner: ClientPort; declaration: CanvasDeclaration }> {
     return [...this.registrations].flatMap(([port, registration]) => (port.isOpen ? registration.canvases.map((declaration) => ({ owner: port, declaration })) : []));
+  }
+
+  /** The agent factories the connected clients declared, each with its client (the most recently registered client last). */
+  declaredFactories(): Array<{ owner: ClientPort; meta: FactoryMeta }> {
+    return [...this.registrations].flatMap(([port, registration]) => (port.isOpen ? registration.factories.map((meta) => ({ owner: port, meta })) : []));
   }
 
   /** Whether a connected client registered this custom tool. */

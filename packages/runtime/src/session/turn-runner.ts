@@ -38,7 +38,7 @@ export interface TurnHost extends LoopHost {
   /** Failed writes: a message is refused until they are retried. */
   readonly persistence: Pick<SessionPersistence, "failed" | "ensureWritable">;
   readonly mcp: Pick<McpManager, "start">;
-  readonly agents: Pick<SessionAgents, "ready">;
+  readonly agents: Pick<SessionAgents, "ready" | "background">;
 }
 
 /**
@@ -68,6 +68,8 @@ export class TurnRunner {
   private currentRun: AbortController | undefined;
   /** The run stopped because the session's files could not be written. */
   private haltedRun: AbortController | undefined;
+  /** Set while the loop waits for background agents before going idle; aborting it ends the wait. */
+  private waitingForBackground: AbortController | undefined;
 
   constructor(
     private readonly host: TurnHost,
@@ -104,6 +106,7 @@ export class TurnRunner {
     else if (placement === "next") this.queue.unshift({ messageId, params, agentMode });
     else this.queue.push({ messageId, params, agentMode });
     this.pendingMessages.changed();
+    this.waitingForBackground?.abort();
     this.running ??= this.drainQueue();
     this.turnEvents.accepted(params.prompt, host.name);
     return messageId;
@@ -177,6 +180,7 @@ export class TurnRunner {
     dropAll(this.queue);
     dropAll(this.steering);
     this.currentRun?.abort(new PendingAbandoned(reason));
+    this.waitingForBackground?.abort();
     // A command running in an application waits for its answer: stop waiting.
     this.host.pending.abandonAll("aborted", "command");
     await this.running;
@@ -200,22 +204,52 @@ export class TurnRunner {
   private async drainQueue(): Promise<void> {
     let aborted = false;
     try {
-      for (let next = this.queue.shift(); next; next = this.queue.shift()) {
-        if (next.source === undefined) this.pendingMessages.changed();
-        if (next.command) {
-          this.runningCommand = true;
-          const outcome = await next.command.run().finally(() => (this.runningCommand = false));
-          // 1.0.x `stopProcessingQueue`: what still waits runs with the next send.
-          if (outcome === "pause") break;
-        }
-        aborted = next.command ? false : (await this.answer(next)) === "aborted";
-        // Steering that arrived after the last model call of that run is answered next.
-        this.queue.unshift(...this.steering.splice(0));
+      for (;;) {
+        const ended = await this.answerQueued();
+        aborted = ended === "aborted";
+        // Background agents a turn started keep the session busy: their completion notices continue the conversation.
+        if (ended !== "done" || !(await this.awaitBackgroundAgents())) break;
       }
     } finally {
       this.running = undefined;
       this.turnEvents.idle(this.host.mode, aborted);
     }
+  }
+
+  /**
+   * While background agents run and nothing waits to be answered, waits for one to finish (its
+   * notice arrives as steering) or for a message or an abort. True when there is something to
+   * answer; false to go idle.
+   */
+  private async awaitBackgroundAgents(): Promise<boolean> {
+    const { background } = this.host.agents;
+    while (background.active && this.queue.length === 0 && this.steering.length === 0) {
+      const waiting = new AbortController();
+      this.waitingForBackground = waiting;
+      await Promise.race([background.nextFinished(), new Promise((resolve) => waiting.signal.addEventListener("abort", resolve, { once: true }))]);
+      this.waitingForBackground = undefined;
+      if (waiting.signal.aborted && this.queue.length === 0 && this.steering.length === 0) return false;
+    }
+    this.queue.push(...this.steering.splice(0));
+    return this.queue.length > 0;
+  }
+
+  /** Answers queued messages until none is left (or a command pauses the queue); how the last one ended. */
+  private async answerQueued(): Promise<"aborted" | "paused" | "done"> {
+    let aborted = false;
+    for (let next = this.queue.shift(); next; next = this.queue.shift()) {
+      if (next.source === undefined) this.pendingMessages.changed();
+      if (next.command) {
+        this.runningCommand = true;
+        const outcome = await next.command.run().finally(() => (this.runningCommand = false));
+        // 1.0.x `stopProcessingQueue`: what still waits runs with the next send.
+        if (outcome === "pause") return "paused";
+      }
+      aborted = next.command ? false : (await this.answer(next)) === "aborted";
+      // Steering that arrived after the last model call of that run is answered next.
+      this.queue.unshift(...this.steering.splice(0));
+    }
+    return aborted ? "aborted" : "done";
   }
 
   private async answer(queued: QueuedMessage): Promise<"aborted" | undefined> {

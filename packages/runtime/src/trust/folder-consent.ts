@@ -10,7 +10,9 @@ export type ConsentGrant =
   /** The session approves every request (`session.permissions.setApproveAll`). */
   | "approve-all"
   /** The application approved the permission request. */
-  | "approved";
+  | "approved"
+  /** The user chose "approve" on the form that asked (a client answering elicitations). */
+  | "user-confirmed";
 
 /** The answer for one thing the folder wants to run. */
 export type ConsentDecision = { allowed: true; grant: ConsentGrant } | { allowed: false; result: Exclude<PermissionResult, { kind: "approved" }> };
@@ -21,6 +23,12 @@ export interface ConsentSession {
   approvesWithoutAsking(request: PermissionRequest): boolean;
   /** Asks the application through the session's permission path (v2 `permission.request`, v3 `permission.requested`). */
   ask(request: PermissionRequest, signal: AbortSignal): Promise<PermissionResult>;
+  /**
+   * Asks the user directly, with a form (`elicitation.requested`), when a connected client answers
+   * forms: true for "approve", false for anything else; undefined when no client answers forms
+   * (the permission path is asked instead).
+   */
+  confirm?(request: PermissionRequest, signal: AbortSignal): Promise<boolean | undefined>;
 }
 
 /** The user's standing trust in folders, as the parts of a session that cannot ask see it. */
@@ -48,8 +56,9 @@ export interface FolderConsentOptions {
  * Decides whether code found in a session's working folder may run. Files in the working folder
  * are data: a cloned repository must not run anything by being opened. A folder's code runs only
  * with the user's opt-in (`--allow-all`, `--yolo`, the folder in `trustedFolders`), the session's
- * approve-all, or the application's approval of a permission request. Denied, unanswered, nobody
- * to ask, a failing handler, a client gone: it does not run.
+ * approve-all, the user's "approve" on a form when a connected client answers forms (elicitation),
+ * or else the application's approval of a permission request. Denied, unanswered, nobody to ask, a
+ * failing handler, a client gone: it does not run.
  *
  * @example
  * const decision = await consent.decide(workingDirectory, { kind: "extension-management", operation: "start", extensionName: "deploy" }, session, signal);
@@ -62,6 +71,9 @@ export class FolderConsent implements FolderTrust {
     if (this.options.trustAll) return { allowed: true, grant: "allow-all" };
     if (await this.options.trustedFolders.covers(workingDirectory)) return { allowed: true, grant: "trusted-folder" };
     if (session.approvesWithoutAsking(request)) return { allowed: true, grant: "approve-all" };
+    const confirmed = await session.confirm?.(request, signal);
+    if (confirmed === true) return { allowed: true, grant: "user-confirmed" };
+    if (confirmed === false) return { allowed: false, result: { kind: "denied-interactively-by-user" } };
     const result = await session.ask(request, signal);
     if (result.kind === "approved") return { allowed: true, grant: "approved" };
     return { allowed: false, result };
@@ -77,7 +89,7 @@ export class FolderConsent implements FolderTrust {
 
   /** The ways to allow a folder's code, for the message that says it was held back. */
   howToAllow(workingDirectory: string): string {
-    return `To allow it, approve the permission request when the session opens, ${this.howToTrust(workingDirectory)}.`;
+    return `To allow it, approve the question (a form, or else a permission request) when the session opens, ${this.howToTrust(workingDirectory)}.`;
   }
 }
 

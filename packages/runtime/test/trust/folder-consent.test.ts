@@ -94,6 +94,6 @@ describe("FolderConsent", () => {
     expect(await consent.decide(join(root, "work", "repo"), request, never, signal)).toEqual({ allowed: true, grant: "trusted-folder" });
     expect(await consent.decide(root, request, session({ kind: "denied-interactively-by-user" }, true), signal)).toEqual({ allowed: true, grant: "approve-all" });
     expect(never.asked).toEqual([]);
-    expect(consent.howToAllow(root)).toMatch(/approve the permission request.*"trustedFolders" in .*config\.json.*--allow-all/);
+    expect(consent.howToAllow(root)).toMatch(/approve the question \(a form, or else a permission request\).*"trustedFolders" in .*config\.json.*--allow-all/);
   });
 });
