@@ -36,7 +36,8 @@ export interface ToolRunnerHost {
 
 /**
  * Runs the tool calls of one assistant message concurrently and returns the results in request
- * order; their permission requests go out one at a time, in call order. Arguments that are not
+ * order; each call gets its place in the round's permission order, which the context honours when
+ * the client generation asks one at a time, in call order. Arguments that are not
  * JSON and unknown tools become failures the model can act on.
  */
 export async function runToolCalls(

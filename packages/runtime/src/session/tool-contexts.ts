@@ -29,6 +29,8 @@ export interface ToolContextHost {
   readonly approvals: SessionApprovals;
   /** A connected client able to answer `need`. */
   clientFor(need: ClientNeed): ClientPort | undefined;
+  /** Whether a round's permission requests go out one at a time in call order (the client generation's way; see `compat/profile.ts`). */
+  readonly profile: { readonly permissionsInCallOrder: boolean };
 }
 
 /** How one call's context is made. */
@@ -37,7 +39,7 @@ export interface ContextOptions {
   preApproved?: boolean;
   /** The emitter of a sub-agent's scope (default: the session's). */
   emitter?: EventEmitterPort;
-  /** The call's place in its round's permission order (see `PermissionTurns`). */
+  /** The call's place in its round's permission order (see `PermissionTurns`; used when the profile keeps call order). */
   permissionTurn?: PermissionTurn;
 }
 
@@ -89,7 +91,8 @@ export class ToolContexts {
         // The reference sends MCP permission requests without a toolCallId.
         const full = (request.kind === "mcp" ? { ...request } : { ...request, toolCallId: call.id }) as PermissionRequest;
         const decided = this.decidedWithoutAsking(full, tool, emitter, options, askOptions);
-        const turn = options.permissionTurn;
+        // 1.0.x asks a round's requests concurrently: each is its own pending request, answered by its id.
+        const turn = host.profile.permissionsInCallOrder ? options.permissionTurn : undefined;
         if (!decided) return turn ? turn.ask(() => channel.permissions.request(full, signal)) : channel.permissions.request(full, signal);
         turn?.pass();
         return Promise.resolve(decided);
