@@ -133,6 +133,12 @@ export interface CompatProfile {
    */
   readonly permissionsInCallOrder: boolean;
   /**
+   * Whether `session.setForeground` picks the foreground session (0.2.0, as 1.0.10 took it; the
+   * extensions follow it) or answers that a runtime without a terminal UI has no foreground to
+   * switch (1.0.x, as the runtime its clients were recorded against does in headless mode).
+   */
+  readonly setsForegroundWithoutUi: boolean;
+  /**
    * Whether `session.resume` is followed by the resumed session's tool set and skills
    * (`session.tools_updated`, `session.skills_loaded`: 1.0.x); 1.0.10 sends neither there.
    */
@@ -196,6 +202,7 @@ const legacyProfile: CompatProfile = {
   offersReportIntent: true,
   announcesContextAtStart: false,
   permissionsInCallOrder: true,
+  setsForegroundWithoutUi: true,
   announcesToolsAtResume: false,
   taskCompleteModes: new Set<string>(["autopilot"]),
   runEnd: { closesAbortedTurn: false, rejectionAborts: false, abortRereadsQueue: false },
@@ -214,6 +221,7 @@ const currentProfile: CompatProfile = {
   offersReportIntent: false,
   announcesContextAtStart: true,
   permissionsInCallOrder: false,
+  setsForegroundWithoutUi: false,
   announcesToolsAtResume: true,
   taskCompleteModes: new Set<string>(["plan", "autopilot"]),
   runEnd: { closesAbortedTurn: true, rejectionAborts: true, abortRereadsQueue: true },

@@ -3,6 +3,7 @@ import type { Runtime } from "../../runtime.js";
 import type { MethodTable } from "../dispatch.js";
 import { PreSerializedJson } from "../writer.js";
 import { promptTooLong } from "../../session/user-message.js";
+import { sessionNotFound } from "../../errors.js";
 
 /** Sessions: create, resume, send, abort, messages, destroy, delete, list, foreground, log. */
 export function registerSessionLifecycleMethods(table: MethodTable, runtime: Runtime): void {
@@ -51,7 +52,12 @@ export function registerSessionLifecycleMethods(table: MethodTable, runtime: Run
     return sessionId ? { sessionId } : {};
   });
   table.on(SessionGetForeground, () => sessions.getForeground());
-  table.on(SessionSetForeground, async ({ sessionId }) => {
+  table.on(SessionSetForeground, async ({ sessionId }, client) => {
+    if (!client.profile.setsForegroundWithoutUi) {
+      if (!sessions.find(sessionId) && !(await runtime.store.exists(sessionId))) throw sessionNotFound(sessionId);
+      // The official SDK reads `success` and throws `error`: the session stays as it was.
+      return { success: false, error: "Not running in TUI+server mode: this runtime has no terminal UI, so there is no foreground session to switch" };
+    }
     await sessions.setForeground(sessionId);
     runtime.extensions.foregroundChanged(sessionId);
     return { success: true };
