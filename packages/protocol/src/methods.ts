@@ -36,6 +36,7 @@ import { historyRequests } from "./methods/history.js";
 import { compactionControlRequests } from "./methods/compaction-control.js";
 import { canvasRequests } from "./methods/canvas.js";
 import { permissionLocationRequests } from "./methods/permission-locations.js";
+import { permissionPolicyRequests } from "./methods/permission-policy.js";
 import { workspacesRequests } from "./methods/workspaces.js";
 import { sessionsAdminRequests } from "./methods/sessions-admin.js";
 import { remoteControlRequests } from "./methods/remote-control.js";
@@ -552,6 +553,7 @@ export const clientToServerRequests = [
   ...compactionControlRequests,
   ...canvasRequests,
   ...permissionLocationRequests,
+  ...permissionPolicyRequests,
 ] as const;
 
 /** All requests the runtime may send to a client. */

@@ -37,6 +37,7 @@ import { registerShellMethods } from "./handlers/shell.js";
 import { registerUiMethods } from "./handlers/ui.js";
 import { registerLifecycleMethods } from "./handlers/lifecycle.js";
 import { registerLlmInferenceMethods } from "./handlers/llm-inference.js";
+import { registerPermissionPolicyMethods } from "./handlers/permission-policy.js";
 
 type AnyToken = RequestToken<string, z.ZodType, z.ZodType>;
 
@@ -92,6 +93,7 @@ export class Dispatcher implements MethodTable {
     registerUiMethods(this, runtime);
     registerLifecycleMethods(this, runtime);
     registerLlmInferenceMethods(this, runtime.inferenceTransport);
+    registerPermissionPolicyMethods(this, (sessionId) => runtime.sessions.get(sessionId));
   }
 
   /**

@@ -4,6 +4,7 @@ import type { Logger } from "../log.js";
 import type { ModelToolCall } from "../loop/messages.js";
 import { PermissionBroker } from "../permissions/broker.js";
 import type { SessionApprovals } from "../permissions/session-approvals.js";
+import type { PermissionPolicy } from "../permissions/policy.js";
 import { planModeDenial } from "../plan/plan-mode.js";
 import type { PermissionAskOptions, Tool, ToolContext } from "../tools/types.js";
 import type { ClientNeed, ClientPort } from "./client-port.js";
@@ -27,6 +28,8 @@ export interface ToolContextHost {
   readonly planPath: string;
   /** Approve-all and what `approve-for-session` decisions remembered. */
   readonly approvals: SessionApprovals;
+  /** The session's approve and deny rules and URL policy. */
+  readonly permissionPolicy: Pick<PermissionPolicy, "decide">;
   /** A connected client able to answer `need`. */
   clientFor(need: ClientNeed): ClientPort | undefined;
   /** Whether a round's permission requests go out one at a time in call order (the client generation's way; see `compat/profile.ts`). */
@@ -113,8 +116,11 @@ export class ToolContexts {
     const { host } = this;
     const denial = host.mode === "plan" ? planModeDenial(full, host.planPath) : undefined;
     if (denial) return denial;
+    const byPolicy = host.permissionPolicy.decide(full);
+    if (byPolicy?.kind === "denied-by-rules") return this.decidedByPolicy(full, byPolicy, emitter);
     // A hook or a skill approved the call as its arguments named it, not what it met on the way.
     if (!askOptions.newTarget && (options.preApproved || this.autoApproved.has(tool.name))) return { kind: "approved" };
+    if (byPolicy) return this.decidedByPolicy(full, { kind: "approved" }, emitter);
     const standing = host.approvals.covers(full, askOptions.sessionApprovalsAfter === undefined ? {} : { approvedAfter: askOptions.sessionApprovalsAfter });
     if (!standing) return undefined;
     // Nobody is asked; the completion says who decided (1.0.x `decisionSource`).
@@ -122,6 +128,12 @@ export class ToolContexts {
     const decisionSource = standing === "approve-all" ? "host_policy" : "authorization_carry_forward";
     emitter.emit("permission.completed", { requestId: randomUUID(), result: approved, decisionSource, ...(full.toolCallId ? { toolCallId: full.toolCallId } : {}) });
     return approved;
+  }
+
+  /** A decision the session's rules or URL policy made: nobody is asked, the completion says the host's policy decided. */
+  private decidedByPolicy(full: PermissionRequest, result: PermissionResult, emitter: EventEmitterPort): PermissionResult {
+    emitter.emit("permission.completed", { requestId: randomUUID(), result, decisionSource: "host_policy", ...(full.toolCallId ? { toolCallId: full.toolCallId } : {}) });
+    return result;
   }
 
   private channelFor(emitter: EventEmitterPort): Channel {
