@@ -29,7 +29,7 @@ export interface ToolRunnerHost {
   /** A context for one call; `preApproved` (a preToolUse hook said allow) skips the permission request. */
   createContext(call: ModelToolCall, tool: Tool, signal: AbortSignal, options?: Omit<ContextOptions, "emitter">): ToolContext;
   /** Adds a file change to the session's code-change totals. */
-  recordFileChange?(change: { path: string; diff: string }): void;
+  recordFileChange?(change: { path: string; diff: string; before?: string | null }): void;
   /** Awaited before a round of tool calls runs (the turn's start checkpoint must be taken first). */
   beforeToolCalls?(): Promise<void>;
 }

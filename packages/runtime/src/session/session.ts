@@ -37,6 +37,7 @@ import { SessionApprovals } from "../permissions/session-approvals.js";
 import { PermissionPolicy } from "../permissions/policy.js";
 import type { MessageQueueView, QueuedCommand } from "./message-queue.js";
 import { SessionHistory } from "../checkpoints/session-history.js";
+import type { ToolFileChange } from "../checkpoints/file-backups.js";
 import { SessionCompaction, type CompactionServices } from "../compaction/session-compaction.js";
 import type { CompactionHost, SessionCompactor } from "../compaction/compactor.js";
 import { TurnRunner, type TurnHost } from "./turn-runner.js";
@@ -393,9 +394,9 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
     this.client ??= new SessionModelClient(this.services.createModelClient(this.config, tokens), { turnHeaders: () => this.runner.turnHeaders });
     return this.client;
   }
-  recordFileChange(change: { path: string; diff: string }): void {
+  recordFileChange(change: ToolFileChange): void {
     this.metrics.recordFileChange(change);
-    this.history.toolWrote(change.path);
+    this.history.toolWrote(change);
   }
   recordModelCall(model: string, response: ModelResponse, durationMs: number): void {
     this.metrics.recordModelCall(model, response.usage, durationMs);
