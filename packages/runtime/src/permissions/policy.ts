@@ -56,6 +56,17 @@ export class PermissionRules {
     return before - this.lists[list].length;
   }
 
+  /**
+   * Changes one list as `session.permissions.modifyRules` asks: everything removed (`removeAll`),
+   * then `remove`, then `add`. The rules to add are checked first: a refused change changes nothing.
+   */
+  modify(list: "approved" | "denied", change: { add?: readonly PermissionRule[] | undefined; remove?: readonly PermissionRule[] | undefined; removeAll?: boolean | undefined }): void {
+    const added = (change.add ?? []).map(checkedRule);
+    if (change.removeAll) this.clear(list);
+    if (change.remove) this.remove(list, change.remove);
+    this.add(list, added);
+  }
+
   /** Replaces both lists (the rules of `session.permissions.configure`). */
   replace(rules: { approved: readonly PermissionRule[]; denied: readonly PermissionRule[] }): void {
     const approved = rules.approved.map(checkedRule);

@@ -52,9 +52,7 @@ export function registerPermissionPolicyMethods(table: MethodTable, sessionOf: (
     if (scope === "location") {
       throw new TandemError(ErrorCodes.NotAvailable, "session.permissions.modifyRules: location-scoped rules are not available in this version of Tandem (use session.permissions.locations.addToolApproval for commands); nothing was changed");
     }
-    if (removeAll) rules.clear("approved");
-    if (remove) rules.remove("approved", remove);
-    if (add) rules.add("approved", add);
+    rules.modify("approved", { add, remove, removeAll });
     return { success: true };
   });
   table.on(SessionPermissionsUrlsSetUnrestrictedMode, ({ sessionId, enabled }) => {
