@@ -32,12 +32,12 @@ import { registerSessionExtrasMethods } from "./handlers/session-extras.js";
 import { registerCompactionControlMethods } from "./handlers/compaction-control.js";
 import { registerCanvasMethods } from "./handlers/canvas.js";
 import { registerPermissionLocationMethods } from "./handlers/permission-locations.js";
+import { registerPermissionPolicyMethods } from "./handlers/permission-policy.js";
 import { registerTaskMethods } from "./handlers/tasks.js";
 import { registerShellMethods } from "./handlers/shell.js";
 import { registerUiMethods } from "./handlers/ui.js";
 import { registerLifecycleMethods } from "./handlers/lifecycle.js";
 import { registerLlmInferenceMethods } from "./handlers/llm-inference.js";
-import { registerPermissionPolicyMethods } from "./handlers/permission-policy.js";
 
 type AnyToken = RequestToken<string, z.ZodType, z.ZodType>;
 
@@ -88,12 +88,12 @@ export class Dispatcher implements MethodTable {
     registerCompactionControlMethods(this, runtime);
     registerCanvasMethods(this, runtime);
     registerPermissionLocationMethods(this, runtime);
+    registerPermissionPolicyMethods(this, (sessionId) => runtime.sessions.get(sessionId));
     registerTaskMethods(this, runtime);
     registerShellMethods(this, runtime);
     registerUiMethods(this, runtime);
     registerLifecycleMethods(this, runtime);
     registerLlmInferenceMethods(this, runtime.inferenceTransport);
-    registerPermissionPolicyMethods(this, (sessionId) => runtime.sessions.get(sessionId));
   }
 
   /**

@@ -1,9 +1,9 @@
 import { SessionAbort, SessionCreate, SessionDelete, SessionDestroy, SessionGetForeground, SessionGetLastId, SessionGetMessages, SessionList, SessionLog, SessionResume, SessionSend, SessionSetForeground } from "@tandem/protocol";
+import { sessionNotFound } from "../../errors.js";
 import type { Runtime } from "../../runtime.js";
 import type { MethodTable } from "../dispatch.js";
 import { PreSerializedJson } from "../writer.js";
 import { promptTooLong } from "../../session/user-message.js";
-import { sessionNotFound } from "../../errors.js";
 
 /** Sessions: create, resume, send, abort, messages, destroy, delete, list, foreground, log. */
 export function registerSessionLifecycleMethods(table: MethodTable, runtime: Runtime): void {
