@@ -3,7 +3,8 @@
  * repositories in temporary folders: three turns change files; the rewind points, the preview's file
  * list, the files on disk after a rewind, the model's next request, a resume in a new runtime
  * process, the user's HEAD / branches / index / stash left alone, a folder that is not a git
- * repository (conversation only), truncation, and worktree isolation. Driven by the official SDK 1.0
+ * repository (the file tools' writes are tracked and restored; without tracking, the conversation
+ * only), truncation, and worktree isolation. Driven by the official SDK 1.0
  * (the protocol's current names) and by `@tandem/sdk`.
  */
 import { execFileSync } from "node:child_process";
@@ -255,7 +256,7 @@ describe.each(stores.variants)("$store store", (store) => {
   });
 
   describe.skipIf(store.skipped)("in a folder that is not a git repository", () => {
-    it("official SDK 1.0: rewinds the conversation only, and the preview says so", async () => {
+    it("official SDK 1.0: tracks the file tools' writes, previews and restores them with the conversation; shell changes stay", async () => {
       writeFileSync(join(workdir, "a.txt"), "alpha\n");
       writeFileSync(join(workdir, "b.txt"), "bravo\n");
       world = await startWorld([], await store.env());
@@ -264,24 +265,64 @@ describe.each(stores.variants)("$store store", (store) => {
       for (const prompt of ["turn one", "turn two"]) await session.sendAndWait({ prompt });
 
       const listed = await session.rpc.history.listRewindPoints();
-      expect(listed.fileChangeTrackingEnabled).toBe(false);
-      expect(listed.points.map((point) => [point.userMessage, point.canRestoreFiles])).toEqual([
-        ["turn one", false],
-        ["turn two", false],
+      expect(listed.fileChangeTrackingEnabled).toBe(true);
+      // Turn one edited a.txt, turn two created c.txt (its shell command's changes are not tracked).
+      expect(listed.points.map((point) => [point.userMessage, point.canRestoreFiles, point.fileCount, point.turnChangedFiles])).toEqual([
+        ["turn one", true, 2, true],
+        ["turn two", true, 1, true],
       ]);
-      const eventId = listed.points[1]?.eventId ?? "";
-      const preview = await session.rpc.history.previewRewind({ eventId });
-      expect(preview).toMatchObject({ available: false, reason: "file-change-tracking-disabled", fileCount: 0, files: [] });
-      expect((preview as { message?: string }).message).toMatch(/not in a git repository: a rewind restores the conversation only/);
-      expect(await session.rpc.history.rewind({ eventId, mode: "conversation-and-files" })).toEqual({ outcome: "file-change-tracking-disabled", restoredFiles: [], skippedFiles: [] });
+      expect(listed.points.map((point) => [point.linesAdded, point.linesRemoved])).toEqual([
+        [1, 1],
+        [1, 0],
+      ]);
+      const [turnOne, turnTwo] = listed.points.map((point) => point.eventId);
+      const preview = await session.rpc.history.previewRewind({ eventId: turnTwo ?? "" });
+      expect(preview).toMatchObject({ available: true, fileCount: 1, files: [{ path: join(workdir, "c.txt"), changeType: "created" }] });
 
-      const result = await session.rpc.history.rewind({ eventId, mode: "conversation" });
-      expect(result).toMatchObject({ outcome: "success", restoredFiles: [] });
-      expect(read("c.txt")).toBe("charlie\n"); // files stay as turn two left them
+      const result = await session.rpc.history.rewind({ eventId: turnTwo ?? "", mode: "conversation-and-files" });
+      expect(result).toMatchObject({ outcome: "success", restoredFiles: [join(workdir, "c.txt")] });
+      expect(existsSync(join(workdir, "c.txt"))).toBe(false);
+      expect(read("a.txt")).toBe("ALPHA\n"); // turn one stays
+      expect(existsSync(join(workdir, "b.txt"))).toBe(false); // removed by a shell command: not tracked outside git
       await session.sendAndWait({ prompt: "turn three" });
       const seen = userTextsOfRequestWith("turn three");
       expect(seen.some((text) => text.includes("turn one"))).toBe(true);
       expect(seen.some((text) => text.includes("turn two"))).toBe(false);
+
+      // The script answers "turn three" with turn two's step again: c.txt is created anew.
+      expect(read("c.txt")).toBe("charlie\n");
+
+      // Back to before turn one, from a new runtime process: a.txt as the user had it, c.txt gone.
+      await session.disconnect();
+      const resumed = await v1Client().resumeSession(session.sessionId, { workingDirectory: workdir, onPermissionRequest: v1ApproveAll });
+      const again = await resumed.rpc.history.listRewindPoints();
+      expect(again.fileChangeTrackingEnabled).toBe(true);
+      expect(again.points[0]).toMatchObject({ eventId: turnOne, canRestoreFiles: true, fileCount: 2 });
+      const back = await resumed.rpc.history.rewind({ eventId: turnOne ?? "", mode: "conversation-and-files" });
+      expect(back.outcome).toBe("success");
+      expect([...back.restoredFiles].sort()).toEqual([join(workdir, "a.txt"), join(workdir, "c.txt")]);
+      expect(read("a.txt")).toBe("alpha\n");
+      expect(existsSync(join(workdir, "c.txt"))).toBe(false);
+    });
+
+    it("official SDK 1.0: without tracking asked for, rewinds the conversation only, and the preview says so", async () => {
+      writeFileSync(join(workdir, "a.txt"), "alpha\n");
+      writeFileSync(join(workdir, "b.txt"), "bravo\n");
+      world = await startWorld([], await store.env());
+      loadTurns();
+      const session = await v1Client().createSession({ workingDirectory: workdir, onPermissionRequest: v1ApproveAll });
+      for (const prompt of ["turn one", "turn two"]) await session.sendAndWait({ prompt });
+
+      const listed = await session.rpc.history.listRewindPoints();
+      expect(listed.fileChangeTrackingEnabled).toBe(false);
+      expect(listed.points.map((point) => point.canRestoreFiles)).toEqual([false, false]);
+      const eventId = listed.points[1]?.eventId ?? "";
+      const preview = await session.rpc.history.previewRewind({ eventId });
+      expect(preview).toMatchObject({ available: false, reason: "file-change-tracking-disabled", fileCount: 0, files: [] });
+      expect((preview as { message?: string }).message).toMatch(/File change tracking is not enabled for this session/);
+      expect(await session.rpc.history.rewind({ eventId, mode: "conversation-and-files" })).toEqual({ outcome: "file-change-tracking-disabled", restoredFiles: [], skippedFiles: [] });
+      expect(await session.rpc.history.rewind({ eventId, mode: "conversation" })).toMatchObject({ outcome: "success", restoredFiles: [] });
+      expect(read("c.txt")).toBe("charlie\n"); // files stay as turn two left them
     });
   });
 });

@@ -132,7 +132,9 @@ describe.each(stores.variants)("$store store", (store) => {
       // Off again: the next request asks.
       await resumed.rpc.permissions.setApproveAll({ enabled: false });
       expect(await resumed.rpc.permissions.configure({ approveAllToolPermissionRequests: false })).toEqual({ success: true });
-      await expect(resumed.rpc.permissions.configure({ rules: { allow: [] } })).rejects.toThrow(/rules is not available/);
+      // Rules not in the policy's shape are refused as invalid; content-exclusion policies are not available.
+      await expect(resumed.rpc.permissions.configure({ rules: { allow: [] } })).rejects.toThrow(/Invalid params for session.permissions.configure/);
+      await expect(resumed.rpc.permissions.configure({ additionalContentExclusionPolicies: [] })).rejects.toThrow(/additionalContentExclusionPolicies is not available/);
     });
 
     it("session.name: get (the automatic title, then the set name), title_changed, persisted across a restart", async () => {

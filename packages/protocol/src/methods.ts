@@ -37,6 +37,7 @@ import { compactionControlRequests } from "./methods/compaction-control.js";
 import { canvasRequests } from "./methods/canvas.js";
 import { factoryRequests } from "./methods/factory.js";
 import { permissionLocationRequests } from "./methods/permission-locations.js";
+import { permissionPolicyRequests } from "./methods/permission-policy.js";
 import { workspacesRequests } from "./methods/workspaces.js";
 import { sessionsAdminRequests } from "./methods/sessions-admin.js";
 import { remoteControlRequests } from "./methods/remote-control.js";
@@ -569,6 +570,7 @@ export const clientToServerRequests = [
   ...canvasRequests,
   ...factoryRequests,
   ...permissionLocationRequests,
+  ...permissionPolicyRequests,
 ] as const;
 
 /** All requests the runtime may send to a client. */

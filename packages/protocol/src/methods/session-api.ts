@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ReasoningEffort, SessionId } from "../common.js";
+import { PermissionPolicyRule } from "./permission-policy.js";
 import { defineRequest } from "../method.js";
 
 /**
@@ -104,9 +105,9 @@ export const SessionPermissionsSetApproveAll = defineRequest(
   Success,
 );
 /**
- * `session.permissions.configure`: patches the permission policy. Tandem applies
- * `approveAllToolPermissionRequests` and `approveAllReadPermissionRequests`; the rule, path, URL and
- * content-exclusion fields are refused (not available), never silently dropped.
+ * `session.permissions.configure`: patches the permission policy (approve-all, approve-all-reads,
+ * rules, allowed directories, URL policy; see `permission-policy.ts`). Content-exclusion policies
+ * are refused (not available), never silently dropped.
  */
 export const SessionPermissionsConfigure = defineRequest(
   "session.permissions.configure",
@@ -114,9 +115,14 @@ export const SessionPermissionsConfigure = defineRequest(
     ...sessionScoped,
     approveAllToolPermissionRequests: z.boolean().optional(),
     approveAllReadPermissionRequests: z.boolean().optional(),
-    rules: z.unknown().optional(),
-    paths: z.unknown().optional(),
-    urls: z.unknown().optional(),
+    rules: z.looseObject({ approved: z.array(PermissionPolicyRule), denied: z.array(PermissionPolicyRule) }).optional(),
+    paths: z.looseObject({
+      workspacePath: z.string().min(1).optional(),
+      additionalDirectories: z.array(z.string().min(1)).optional(),
+      includeTempDirectory: z.boolean().optional(),
+      unrestricted: z.boolean().optional(),
+    }).optional(),
+    urls: z.looseObject({ unrestricted: z.boolean().optional(), initialAllowed: z.array(z.string().min(1)).optional() }).optional(),
     additionalContentExclusionPolicies: z.unknown().optional(),
   }),
   Success,

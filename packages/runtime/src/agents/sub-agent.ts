@@ -33,7 +33,7 @@ export interface SubAgentParent {
   allTools(): readonly Tool[];
   modelClient(): ModelClient;
   recordModelCall(model: string, response: ModelResponse, durationMs: number): void;
-  recordFileChange(change: { path: string; diff: string }): void;
+  recordFileChange(change: { path: string; diff: string; before?: string | null }): void;
   createContext(call: ModelToolCall, tool: Tool, signal: AbortSignal, options?: ContextOptions): ToolContext;
   /** MCP servers for an agent's own `mcpServers` (events go to `emitter`). */
   createMcpManager(configs: Record<string, McpServerConfig>, emitter: EventEmitterPort): McpManager;
@@ -127,7 +127,7 @@ class SubAgentRun implements LoopHost, CompactionHost {
   recordModelCall(model: string, response: ModelResponse, durationMs: number): void {
     this.parent.recordModelCall(model, response, durationMs);
   }
-  recordFileChange(change: { path: string; diff: string }): void {
+  recordFileChange(change: { path: string; diff: string; before?: string | null }): void {
     this.parent.recordFileChange(change);
   }
   async beforeModelCall(): Promise<void> {}

@@ -8,6 +8,7 @@ import type { ConversationMessage } from "../loop/messages.js";
 import type { SessionEmitter } from "../session/emitter.js";
 import { HistoryRebuilder, type LiveEvent } from "../session/history.js";
 import { GitCheckpoints, type Checkpoint, type FileChange } from "./git-checkpoints.js";
+import { FileBackups, type ToolFileChange } from "./file-backups.js";
 import { SessionWrites } from "./session-writes.js";
 import { readWorktreeInfo } from "./worktree.js";
 
@@ -87,23 +88,31 @@ export class SessionHistory {
   private inherited: Promise<boolean> | undefined;
   /** The untracked files the session made (the only untracked files its checkpoints capture). */
   private readonly writes = new SessionWrites();
+  /** Outside a git work tree: what the file tools' writes replaced, per turn. */
+  private readonly backups: FileBackups;
 
   constructor(private readonly host: HistoryHost) {
+    this.backups = new FileBackups(join(host.workspacePath, "file-backups.jsonl"));
     host.emitter.addListener((event) => this.onEvent(event));
   }
 
   /**
-   * Whether checkpoints are taken: in a git work tree, when the session asked for it
-   * (`enableFileChangeTracking: true`), runs in its own worktree, or was tracked before it was
-   * resumed (its checkpoint refs exist) — unless it says `enableFileChangeTracking: false`.
+   * Whether file changes are tracked: when the session asked for it (`enableFileChangeTracking:
+   * true`), runs in its own worktree, or was tracked before it was resumed — unless it says
+   * `enableFileChangeTracking: false`. In a git work tree the working tree is checkpointed; outside
+   * one, the writes of the file tools are kept (see {@link FileBackups}).
    */
   async tracking(): Promise<boolean> {
     const requested = this.host.config.enableFileChangeTracking;
     if (requested === false) return false;
     // Without a request, only files tell (no git process for the sessions that never track).
     this.inherited ??= this.trackedBefore();
-    if (requested !== true && !(await this.inherited)) return false;
-    return (await this.checkpoints()) !== undefined;
+    return requested === true || (await this.inherited);
+  }
+
+  /** The git checkpoints when tracking is on in a git work tree; undefined otherwise (then the file tools' writes are kept). */
+  private async gitTracking(): Promise<GitCheckpoints | undefined> {
+    return (await this.tracking()) ? this.checkpoints() : undefined;
   }
 
   /**
@@ -115,9 +124,10 @@ export class SessionHistory {
     this.inherited ??= Promise.resolve(ownWorktree);
   }
 
-  /** A snapshot was taken before (the private index exists), or the session has its own worktree. */
+  /** A snapshot was taken before (the private index exists), file writes were kept, or the session has its own worktree. */
   private async trackedBefore(): Promise<boolean> {
     if (await access(this.indexFile).then(() => true, () => false)) return true;
+    if (await this.backups.any().catch(() => false)) return true;
     return (await readWorktreeInfo(this.host.workspacePath)) !== undefined;
   }
 
@@ -143,9 +153,20 @@ export class SessionHistory {
     return new Set(events.filter((event) => event.type === "user.message").map((event) => event.id));
   }
 
-  /** A file tool of the session wrote `path` (absolute): a checkpoint may capture it. */
-  toolWrote(path: string): void {
-    this.writes.toolWrote(path);
+  /**
+   * A file tool of the session wrote a file (absolute path): a checkpoint may capture it; outside
+   * a git work tree, what it replaced is kept for the turn.
+   */
+  toolWrote(change: ToolFileChange): void {
+    this.writes.toolWrote(change.path);
+    const turn = this.openTurn;
+    if (!turn || change.before === undefined) return;
+    this.work = this.work.then(async () => {
+      if (!(await this.tracking()) || (await this.checkpoints())) return;
+      await this.backups.record(turn, change).catch((error: unknown) => {
+        this.host.logger.warn(`session ${this.host.sessionId}: could not keep what ${change.path} held before the write, a rewind will not restore it: ${errorMessage(error)}`);
+      });
+    });
   }
 
   /**
@@ -169,15 +190,24 @@ export class SessionHistory {
     await this.work;
     const store = fileChangeTrackingEnabled ? await this.checkpoints() : undefined;
     const turns = (await this.timeline()).live.filter((entry) => entry.turn);
+    if (fileChangeTrackingEnabled && !store) {
+      const points = await Promise.all(turns.map((entry, index) => this.pointFromBackups(entry, new Set(turns.slice(index).map((turn) => turn.id)))));
+      return { fileChangeTrackingEnabled, points };
+    }
     const points = await Promise.all(turns.map((entry) => this.pointOf(entry, store)));
     return { fileChangeTrackingEnabled, points };
   }
 
   /** The files a `conversation-and-files` rewind to `eventId` would change. */
   async previewRewind(eventId: string): Promise<RewindPreview> {
-    this.liveTurn(await this.timeline(), eventId);
+    const timeline = await this.timeline();
+    this.liveTurn(timeline, eventId);
     if (this.host.busy) return { available: false, reason: "session-busy", fileCount: 0, files: [] };
     await this.work;
+    if ((await this.tracking()) && !(await this.gitTracking())) {
+      const files = await this.backups.changesOf(turnsFrom(timeline, eventId));
+      return { available: true, fileCount: files.length, files };
+    }
     const start = await this.startCheckpoint(eventId);
     if (!start.checkpoint) return { available: false, reason: "file-change-tracking-disabled", fileCount: 0, files: [], message: start.why };
     const files = await start.store.changesSince(start.checkpoint.commit);
@@ -194,7 +224,14 @@ export class SessionHistory {
     const timeline = await this.timeline();
     this.liveTurn(timeline, eventId);
     let restoredFiles: string[] = [];
-    if (mode === "conversation-and-files") {
+    if (mode === "conversation-and-files" && (await this.tracking()) && !(await this.gitTracking())) {
+      try {
+        restoredFiles = await this.backups.restore(turnsFrom(timeline, eventId));
+      } catch (error) {
+        // Nothing of the conversation is removed; the writes are kept for another try.
+        return { outcome: "rollback-incomplete", restoredFiles: [], skippedFiles: [], error: errorMessage(error) };
+      }
+    } else if (mode === "conversation-and-files") {
       const start = await this.startCheckpoint(eventId);
       if (!start.checkpoint) return { outcome: "file-change-tracking-disabled", ...unchanged };
       const restored = await this.restoreFiles(start.store, start.checkpoint);
@@ -290,6 +327,23 @@ export class SessionHistory {
     };
   }
 
+  /** A rewind point outside git: what the file tools wrote from this turn on (`onward`: its id and the later turns'). */
+  private async pointFromBackups(entry: LiveEvent, onward: ReadonlySet<string>): Promise<RewindPoint> {
+    const turn = entry.turn ?? { userMessage: "", timestamp: "" };
+    const [all, own] = await Promise.all([this.backups.changesOf(onward), this.backups.changesOf(new Set([entry.id]))]);
+    return {
+      eventId: entry.id,
+      userMessage: turn.userMessage,
+      timestamp: turn.timestamp,
+      canRestoreFiles: all.length > 0,
+      fileCount: all.length,
+      turnChangedFiles: own.length > 0,
+      linesAdded: own.reduce((sum, change) => sum + change.linesAdded, 0),
+      linesRemoved: own.reduce((sum, change) => sum + change.linesRemoved, 0),
+      isAutopilotContinuation: turn.source === "autopilot",
+    };
+  }
+
   /** Changes between two checkpoints (commits never change, so the answer is kept). */
   private changesBetween(store: GitCheckpoints, from: Checkpoint, to: Checkpoint): Promise<FileChange[]> {
     const key = `${from.commit}..${to.commit}`;
@@ -309,11 +363,11 @@ export class SessionHistory {
   }
 
   private async startCheckpoint(eventId: string): Promise<{ checkpoint?: undefined; why: string } | { checkpoint: Checkpoint; store: GitCheckpoints }> {
-    const store = await this.checkpoints();
-    if (!store) return { why: `${this.host.workingDirectory} is not in a git repository: a rewind restores the conversation only, files are left as they are.` };
     if (!(await this.tracking())) {
       return { why: "File change tracking is not enabled for this session (enableFileChangeTracking): a rewind restores the conversation only." };
     }
+    const store = await this.checkpoints();
+    if (!store) return { why: `${this.host.workingDirectory} is not in a git repository: a rewind restores the conversation only, files are left as they are.` };
     const checkpoint = store.find(eventId, "start");
     if (!checkpoint) return { why: "No checkpoint was taken at the start of this turn: a rewind restores the conversation only." };
     return { checkpoint, store };
@@ -352,6 +406,12 @@ export class SessionHistory {
     this.openTurn = undefined;
     return eventsRemoved;
   }
+}
+
+/** The ids of the turn `eventId` and of every later turn still in the conversation. */
+function turnsFrom(timeline: HistoryRebuilder, eventId: string): ReadonlySet<string> {
+  const turns = timeline.live.filter((entry) => entry.turn);
+  return new Set(turns.slice(turns.findIndex((entry) => entry.id === eventId)).map((entry) => entry.id));
 }
 
 function notInConversation(eventId: string, what: string): TandemError {

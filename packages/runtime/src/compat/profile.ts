@@ -127,6 +127,18 @@ export interface CompatProfile {
   /** Whether `session.context_changed` follows `session.start` at create (1.0.x) or only a real change (0.2.0). */
   readonly announcesContextAtStart: boolean;
   /**
+   * Whether the permission requests of one round of parallel tool calls go out one at a time, in
+   * call order (0.2.0, as 1.0.10 did), or each as soon as its call reaches it, all open at once
+   * (1.0.x, whose runtime asks them concurrently).
+   */
+  readonly permissionsInCallOrder: boolean;
+  /**
+   * Whether `session.setForeground` picks the foreground session (0.2.0, as 1.0.10 took it; the
+   * extensions follow it) or answers that a runtime without a terminal UI has no foreground to
+   * switch (1.0.x, as the runtime its clients were recorded against does in headless mode).
+   */
+  readonly setsForegroundWithoutUi: boolean;
+  /**
    * Whether `session.resume` is followed by the resumed session's tool set and skills
    * (`session.tools_updated`, `session.skills_loaded`: 1.0.x); 1.0.10 sends neither there.
    */
@@ -189,6 +201,8 @@ const legacyProfile: CompatProfile = {
   generation: "0.2",
   offersReportIntent: true,
   announcesContextAtStart: false,
+  permissionsInCallOrder: true,
+  setsForegroundWithoutUi: true,
   announcesToolsAtResume: false,
   taskCompleteModes: new Set<string>(["autopilot"]),
   runEnd: { closesAbortedTurn: false, rejectionAborts: false, abortRereadsQueue: false },
@@ -206,6 +220,8 @@ const currentProfile: CompatProfile = {
   generation: "1.0",
   offersReportIntent: false,
   announcesContextAtStart: true,
+  permissionsInCallOrder: false,
+  setsForegroundWithoutUi: false,
   announcesToolsAtResume: true,
   taskCompleteModes: new Set<string>(["plan", "autopilot"]),
   runEnd: { closesAbortedTurn: true, rejectionAborts: true, abortRereadsQueue: true },

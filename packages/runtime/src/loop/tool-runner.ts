@@ -29,14 +29,15 @@ export interface ToolRunnerHost {
   /** A context for one call; `preApproved` (a preToolUse hook said allow) skips the permission request. */
   createContext(call: ModelToolCall, tool: Tool, signal: AbortSignal, options?: Omit<ContextOptions, "emitter">): ToolContext;
   /** Adds a file change to the session's code-change totals. */
-  recordFileChange?(change: { path: string; diff: string }): void;
+  recordFileChange?(change: { path: string; diff: string; before?: string | null }): void;
   /** Awaited before a round of tool calls runs (the turn's start checkpoint must be taken first). */
   beforeToolCalls?(): Promise<void>;
 }
 
 /**
  * Runs the tool calls of one assistant message concurrently and returns the results in request
- * order; their permission requests go out one at a time, in call order. Arguments that are not
+ * order; each call gets its place in the round's permission order, which the context honours when
+ * the client generation asks one at a time, in call order. Arguments that are not
  * JSON and unknown tools become failures the model can act on.
  */
 export async function runToolCalls(

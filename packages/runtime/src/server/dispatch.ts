@@ -33,6 +33,7 @@ import { registerSessionExtrasMethods } from "./handlers/session-extras.js";
 import { registerCompactionControlMethods } from "./handlers/compaction-control.js";
 import { registerCanvasMethods } from "./handlers/canvas.js";
 import { registerPermissionLocationMethods } from "./handlers/permission-locations.js";
+import { registerPermissionPolicyMethods } from "./handlers/permission-policy.js";
 import { registerTaskMethods } from "./handlers/tasks.js";
 import { registerShellMethods } from "./handlers/shell.js";
 import { registerUiMethods } from "./handlers/ui.js";
@@ -91,6 +92,7 @@ export class Dispatcher implements MethodTable {
     registerCompactionControlMethods(this, runtime);
     registerCanvasMethods(this, runtime);
     registerPermissionLocationMethods(this, runtime);
+    registerPermissionPolicyMethods(this, (sessionId) => runtime.sessions.get(sessionId));
     registerTaskMethods(this, runtime);
     registerShellMethods(this, runtime);
     registerUiMethods(this, runtime);

@@ -81,6 +81,11 @@ export class SessionClients {
     this.registrations.set(port, registration);
   }
 
+  /** What a client registered, if it is registered. */
+  registrationOf(port: ClientPort): ClientRegistration | undefined {
+    return this.registrations.get(port);
+  }
+
   /** Forgets a client. */
   remove(port: ClientPort): void {
     this.registrations.delete(port);

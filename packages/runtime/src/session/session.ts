@@ -35,8 +35,10 @@ import { sameToolSpecs, SessionToolset, type ToolsetHost } from "./toolset.js";
 import { SessionPersistence, type PersistenceHost } from "./persistence.js";
 import { clientBearerTokens, SessionModelClient } from "./model-headers.js";
 import { SessionApprovals } from "../permissions/session-approvals.js";
+import { PermissionPolicy } from "../permissions/policy.js";
 import type { MessageQueueView, QueuedCommand } from "./message-queue.js";
 import { SessionHistory } from "../checkpoints/session-history.js";
+import type { ToolFileChange } from "../checkpoints/file-backups.js";
 import { SessionCompaction, type CompactionServices } from "../compaction/session-compaction.js";
 import type { CompactionHost, SessionCompactor } from "../compaction/compactor.js";
 import { TurnRunner, type TurnHost } from "./turn-runner.js";
@@ -136,6 +138,8 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
   profile: CompatProfile;
   /** Approve-all and the approvals remembered for the rest of the session. */
   readonly approvals: SessionApprovals;
+  /** Approve and deny rules, the URL policy and the allowed directories (`session.permissions.*`). */
+  readonly permissionPolicy: PermissionPolicy;
   /** `session.queue.*`: the waiting messages as the application sees them. */
   readonly pendingMessages: MessageQueueView;
 
@@ -186,6 +190,7 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
     // Every event of the session is shaped by the profile it has at the time.
     init.emitter.shapeEventsWith((type, data) => (this.profile.sendsEvent(type, data) ? this.profile.shapeEvent(type, data) : "omit"));
     this.approvals = new SessionApprovals(init.services.logger);
+    this.permissionPolicy = new PermissionPolicy(() => this.workingDirectory);
     this.runner = new TurnRunner(this, init.summary !== undefined, (summary) => {
       this.summary = summary;
       this.services.onSummary(this, summary);
@@ -392,9 +397,9 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
     this.client ??= new SessionModelClient(this.services.createModelClient(this.config, tokens), { turnHeaders: () => this.runner.turnHeaders });
     return this.client;
   }
-  recordFileChange(change: { path: string; diff: string }): void {
+  recordFileChange(change: ToolFileChange): void {
     this.metrics.recordFileChange(change);
-    this.history.toolWrote(change.path);
+    this.history.toolWrote(change);
   }
   recordModelCall(model: string, response: ModelResponse, durationMs: number): void {
     this.metrics.recordModelCall(model, response.usage, durationMs);

@@ -4,6 +4,7 @@ import type { Logger } from "../log.js";
 import type { ModelToolCall } from "../loop/messages.js";
 import { PermissionBroker } from "../permissions/broker.js";
 import type { SessionApprovals } from "../permissions/session-approvals.js";
+import type { PermissionPolicy } from "../permissions/policy.js";
 import { planModeDenial } from "../plan/plan-mode.js";
 import type { LargeOutputSpill } from "../tools/large-output.js";
 import type { PermissionAskOptions, Tool, ToolContext } from "../tools/types.js";
@@ -28,8 +29,12 @@ export interface ToolContextHost {
   readonly planPath: string;
   /** Approve-all and what `approve-for-session` decisions remembered. */
   readonly approvals: SessionApprovals;
+  /** The session's approve and deny rules and URL policy. */
+  readonly permissionPolicy: Pick<PermissionPolicy, "decide">;
   /** A connected client able to answer `need`. */
   clientFor(need: ClientNeed): ClientPort | undefined;
+  /** Whether a round's permission requests go out one at a time in call order (the client generation's way; see `compat/profile.ts`). */
+  readonly profile: { readonly permissionsInCallOrder: boolean };
 }
 
 /** How one call's context is made. */
@@ -38,7 +43,7 @@ export interface ContextOptions {
   preApproved?: boolean;
   /** The emitter of a sub-agent's scope (default: the session's). */
   emitter?: EventEmitterPort;
-  /** The call's place in its round's permission order (see `PermissionTurns`). */
+  /** The call's place in its round's permission order (see `PermissionTurns`; used when the profile keeps call order). */
   permissionTurn?: PermissionTurn;
 }
 
@@ -94,7 +99,8 @@ export class ToolContexts {
         // The reference sends MCP permission requests without a toolCallId.
         const full = (request.kind === "mcp" ? { ...request } : { ...request, toolCallId: call.id }) as PermissionRequest;
         const decided = this.decidedWithoutAsking(full, tool, emitter, options, askOptions);
-        const turn = options.permissionTurn;
+        // 1.0.x asks a round's requests concurrently: each is its own pending request, answered by its id.
+        const turn = host.profile.permissionsInCallOrder ? options.permissionTurn : undefined;
         if (!decided) return turn ? turn.ask(() => channel.permissions.request(full, signal)) : channel.permissions.request(full, signal);
         turn?.pass();
         return Promise.resolve(decided);
@@ -116,8 +122,11 @@ export class ToolContexts {
     const { host } = this;
     const denial = host.mode === "plan" ? planModeDenial(full, host.planPath) : undefined;
     if (denial) return denial;
+    const byPolicy = host.permissionPolicy.decide(full);
+    if (byPolicy?.kind === "denied-by-rules") return this.decidedByPolicy(full, byPolicy, emitter);
     // A hook or a skill approved the call as its arguments named it, not what it met on the way.
     if (!askOptions.newTarget && (options.preApproved || this.autoApproved.has(tool.name))) return { kind: "approved" };
+    if (byPolicy) return this.decidedByPolicy(full, { kind: "approved" }, emitter);
     const standing = host.approvals.covers(full, askOptions.sessionApprovalsAfter === undefined ? {} : { approvedAfter: askOptions.sessionApprovalsAfter });
     if (!standing) return undefined;
     // Nobody is asked; the completion says who decided (1.0.x `decisionSource`).
@@ -125,6 +134,12 @@ export class ToolContexts {
     const decisionSource = standing === "approve-all" ? "host_policy" : "authorization_carry_forward";
     emitter.emit("permission.completed", { requestId: randomUUID(), result: approved, decisionSource, ...(full.toolCallId ? { toolCallId: full.toolCallId } : {}) });
     return approved;
+  }
+
+  /** A decision the session's rules or URL policy made: nobody is asked, the completion says the host's policy decided. */
+  private decidedByPolicy(full: PermissionRequest, result: PermissionResult, emitter: EventEmitterPort): PermissionResult {
+    emitter.emit("permission.completed", { requestId: randomUUID(), result, decisionSource: "host_policy", ...(full.toolCallId ? { toolCallId: full.toolCallId } : {}) });
+    return result;
   }
 
   private channelFor(emitter: EventEmitterPort): Channel {

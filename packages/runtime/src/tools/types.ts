@@ -71,8 +71,8 @@ export interface ToolOutcome {
    * skill's instructions); the model reads them on its next call.
    */
   followUpMessages?: string[];
-  /** A file the tool changed, with its git-style diff (for the session's code-change totals). */
-  fileChange?: { path: string; diff: string };
+  /** A file the tool changed, with its git-style diff (for the session's code-change totals) and what it held before (null: the tool created it), kept for a rewind outside git. */
+  fileChange?: { path: string; diff: string; before?: string | null };
   /** The turn ends after this call's round: the model is not called again with its result. */
   endsTurn?: boolean;
   /** Structured blocks for `tool.execution_complete.result.contents` (a shell command's exit, an MCP server's content). */

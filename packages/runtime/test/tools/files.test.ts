@@ -126,7 +126,7 @@ describe("create", () => {
     const outcome = await run(create, { path, file_text: "one\ntwo\n" }, context);
     const display = path.slice(1);
     const diff = `diff --git a/${display} b/${display}\nnew file mode 100644\n--- /dev/null\n+++ b/${display}\n@@ -0,0 +1,2 @@\n+one\n+two\n`;
-    expect(outcome).toEqual({ resultType: "success", textForModel: `Created file ${path} with 8 characters`, detailedContent: diff, fileChange: { path, diff } });
+    expect(outcome).toEqual({ resultType: "success", textForModel: `Created file ${path} with 8 characters`, detailedContent: diff, fileChange: { path, diff, before: null } });
     expect(context.permissions).toEqual([{ kind: "write", intention: "Create file", fileName: path, diff, newFileContents: "one\ntwo\n" }]);
     expect(context.events).toEqual([{ type: "session.info", data: { infoType: "file_created", message: path } }]);
     expect(readFileSync(path, "utf8")).toBe("one\ntwo\n");
@@ -170,7 +170,7 @@ describe("edit", () => {
     const diff =
       `diff --git a/${display} b/${display}\n--- a/${display}\n+++ b/${display}\n` +
       "@@ -1,3 +1,3 @@\n const a = 1;\n-const b = 2;\n+const b = 20;\n const c = 3;\n";
-    expect(outcome).toEqual({ resultType: "success", textForModel: `File ${file()} updated with changes.`, detailedContent: diff, fileChange: { path: file(), diff } });
+    expect(outcome).toEqual({ resultType: "success", textForModel: `File ${file()} updated with changes.`, detailedContent: diff, fileChange: { path: file(), diff, before: "const a = 1;\nconst b = 2;\nconst c = 3;\n" } });
     expect(context.permissions).toEqual([
       { kind: "write", intention: "Edit file", fileName: file(), diff, newFileContents: "const a = 1;\nconst b = 20;\nconst c = 3;\n" },
     ]);

@@ -66,12 +66,12 @@ export function registerSessionApiMethods(table: MethodTable, runtime: Runtime):
   });
   table.on(SessionPermissionsConfigure, ({ sessionId, approveAllToolPermissionRequests, approveAllReadPermissionRequests, rules, paths, urls, additionalContentExclusionPolicies }) => {
     const session = sessions.get(sessionId);
-    const refused = Object.entries({ rules, paths, urls, additionalContentExclusionPolicies }).filter(([, value]) => value !== undefined);
-    if (refused.length > 0) {
+    if (additionalContentExclusionPolicies !== undefined) {
       // Nothing is applied: a policy half-applied would look stricter or looser than it is.
-      const names = refused.map(([name]) => name).join(", ");
-      throw new TandemError(ErrorCodes.NotAvailable, `session.permissions.configure: ${names} ${refused.length === 1 ? "is" : "are"} not available in this version of Tandem; nothing was changed`, { fields: refused.map(([name]) => name) });
+      throw new TandemError(ErrorCodes.NotAvailable, "session.permissions.configure: additionalContentExclusionPolicies is not available in this version of Tandem; nothing was changed", { fields: ["additionalContentExclusionPolicies"] });
     }
+    // Checked as a whole first (rule kinds, absolute paths): a refused patch changes nothing.
+    session.permissionPolicy.configure({ rules, paths, urls });
     if (approveAllToolPermissionRequests !== undefined) setApproveAll(session, approveAllToolPermissionRequests);
     if (approveAllReadPermissionRequests !== undefined) session.approvals.setApproveAllReads(approveAllReadPermissionRequests);
     return { success: true };

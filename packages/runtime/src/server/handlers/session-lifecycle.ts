@@ -1,4 +1,5 @@
 import { SessionAbort, SessionCreate, SessionDelete, SessionDestroy, SessionGetForeground, SessionGetLastId, SessionGetMessages, SessionList, SessionLog, SessionResume, SessionSend, SessionSetForeground } from "@tandem/protocol";
+import { sessionNotFound } from "../../errors.js";
 import type { Runtime } from "../../runtime.js";
 import type { MethodTable } from "../dispatch.js";
 import { PreSerializedJson } from "../writer.js";
@@ -52,7 +53,12 @@ export function registerSessionLifecycleMethods(table: MethodTable, runtime: Run
     return sessionId ? { sessionId } : {};
   });
   table.on(SessionGetForeground, () => sessions.getForeground());
-  table.on(SessionSetForeground, async ({ sessionId }) => {
+  table.on(SessionSetForeground, async ({ sessionId }, client) => {
+    if (!client.profile.setsForegroundWithoutUi) {
+      if (!sessions.find(sessionId) && !(await runtime.store.exists(sessionId))) throw sessionNotFound(sessionId);
+      // The official SDK reads `success` and throws `error`: the session stays as it was.
+      return { success: false, error: "Not running in TUI+server mode: this runtime has no terminal UI, so there is no foreground session to switch" };
+    }
     await sessions.setForeground(sessionId);
     runtime.extensions.foregroundChanged(sessionId);
     return { success: true };

@@ -58,7 +58,7 @@ export function createTool(): Tool {
       // "wx": fail rather than overwrite something that appeared while permission was asked.
       await writeFile(path, args.file_text, { flag: "wx" });
       context.emitter.emit("session.info", { infoType: "file_created", message: path });
-      return { resultType: "success", textForModel: `Created file ${path} with ${args.file_text.length} characters`, detailedContent: diff, fileChange: { path, diff } };
+      return { resultType: "success", textForModel: `Created file ${path} with ${args.file_text.length} characters`, detailedContent: diff, fileChange: { path, diff, before: null } };
     },
   });
 }

@@ -76,7 +76,7 @@ export function editTool(): Tool {
         };
       }
       await writeFile(path, updated);
-      return { resultType: "success", textForModel: `File ${path} updated with changes.`, detailedContent: diff, fileChange: { path, diff } };
+      return { resultType: "success", textForModel: `File ${path} updated with changes.`, detailedContent: diff, fileChange: { path, diff, before: original } };
     },
   });
 }
