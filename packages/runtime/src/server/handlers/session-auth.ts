@@ -3,9 +3,9 @@ import { ErrorCodes } from "@tandem/protocol/errors";
 import { TandemError } from "../../errors.js";
 import { providerEndpoint } from "../../providers/endpoint.js";
 import { describeDefaultProvider } from "../../providers/resolve.js";
-import type { Runtime } from "../../runtime.js";
+import type { RuntimeServices } from "../runtime-services.js";
 import type { Session } from "../../session/session.js";
-import type { MethodTable } from "../dispatch.js";
+import type { MethodTable } from "../method-table.js";
 
 /** The runtime variable that lets clients read a session's provider endpoint and credentials. */
 export const allowGetProviderEndpointEnv = "COPILOT_ALLOW_GET_PROVIDER_ENDPOINT";
@@ -21,7 +21,7 @@ function accountsNotAvailable(method: string): TandemError {
  * Whether a session has GitHub credentials for its model calls, and whose: its own `gitHubToken`,
  * else the runtime's (Tandem does not look a token's account up, so no login or plan is reported).
  */
-export function sessionAuthStatus(runtime: Runtime, session: Session): SessionAuthStatus {
+export function sessionAuthStatus(runtime: RuntimeServices, session: Session): SessionAuthStatus {
   const { config } = session;
   if (config.provider) {
     return { isAuthenticated: false, statusMessage: `The session uses its own ${config.provider.type ?? "openai"} provider at ${config.provider.baseUrl}, not GitHub credentials.` };
@@ -46,7 +46,7 @@ export type SessionAuthStatus = ResultOf<typeof SessionGitHubAuthGetStatus>;
  * when the runtime allows it, since it hands out a secret) and `account.*` (not available: Tandem
  * keeps no GitHub accounts).
  */
-export function registerSessionAuthMethods(table: MethodTable, runtime: Runtime): void {
+export function registerSessionAuthMethods(table: MethodTable, runtime: RuntimeServices): void {
   const sessions = runtime.sessions;
 
   table.on(SessionProviderGetEndpoint, ({ sessionId }) => {

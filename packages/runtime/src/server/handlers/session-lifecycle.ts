@@ -1,11 +1,11 @@
 import { SessionAbort, SessionCreate, SessionDelete, SessionDestroy, SessionGetForeground, SessionGetLastId, SessionGetMessages, SessionList, SessionLog, SessionResume, SessionSend, SessionSetForeground } from "@tandem/protocol";
-import type { Runtime } from "../../runtime.js";
-import type { MethodTable } from "../dispatch.js";
+import type { RuntimeServices } from "../runtime-services.js";
+import type { MethodTable } from "../method-table.js";
 import { PreSerializedJson } from "../writer.js";
 import { promptTooLong } from "../../session/user-message.js";
 
 /** Sessions: create, resume, send, abort, messages, destroy, delete, list, foreground, log. */
-export function registerSessionLifecycleMethods(table: MethodTable, runtime: Runtime): void {
+export function registerSessionLifecycleMethods(table: MethodTable, runtime: RuntimeServices): void {
   const sessions = runtime.sessions;
   table.on(SessionCreate, async (params, client) => {
     if (!params.provider) runtime.assertDefaultProviderUsable(params.gitHubToken);
