@@ -130,3 +130,58 @@ steps:
   expect(world.model.requests[1]?.expectationError).toBeUndefined();
   expect(client.eventsOf("assistant.message", sessionId).at(-1)?.data.content).toBe("That tool does not exist; answering without it.");
 });
+
+it("retries a model call that failed with a server error, and the turn goes on as if it had not", async () => {
+  world = await startInProcess({
+    scripts: [
+      `
+name: flaky
+steps:
+  - error: { status: 500, message: "upstream hiccup", times: 2 }
+    reply:
+      content: "Third time lucky."
+`,
+    ],
+  });
+  const { client } = world;
+  const { sessionId } = await client.request(SessionCreate, { workingDirectory: world.home });
+  await client.request(SessionSend, { sessionId, prompt: "hello" });
+  const reply = await client.waitForEvent("assistant.message", { sessionId });
+  await client.waitForEvent("session.idle", { sessionId });
+  expect(reply.data.content).toBe("Third time lucky.");
+  expect(world.model.requests.map((request) => request.outcome)).toEqual(["error", "error", "reply"]);
+  expect(client.eventsOf("session.error", sessionId)).toHaveLength(0);
+  expect(client.eventsOf("assistant.turn_start", sessionId)).toHaveLength(1);
+});
+
+it("stops a turn at the model-call limit with one session.error, and the next message starts a fresh count", async () => {
+  world = await startInProcess({
+    argv: ["--max-model-calls-per-turn", "2"],
+    scripts: [
+      `
+name: keeps-calling
+steps:
+  - reply:
+      toolCalls:
+        - { id: call_round_1, name: no_such_tool, arguments: {} }
+  - reply:
+      toolCalls:
+        - { id: call_round_2, name: no_such_tool, arguments: {} }
+  - reply:
+      content: "Answered within the limit."
+`,
+    ],
+  });
+  const { client } = world;
+  const { sessionId } = await client.request(SessionCreate, { workingDirectory: world.home });
+  await client.request(SessionSend, { sessionId, prompt: "loop" });
+  const stopped = await client.waitForEvent("session.error", { sessionId });
+  await client.waitForEvent("session.idle", { sessionId });
+  expect(stopped.data.errorType).toBe("model_call_limit");
+  expect(world.model.requests).toHaveLength(2);
+
+  const next = client.mark();
+  await client.request(SessionSend, { sessionId, prompt: "and now?" });
+  const reply = await client.waitForEvent("assistant.message", { sessionId, from: next });
+  expect(reply.data.content).toBe("Answered within the limit.");
+});
