@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from "vscode-jsonrpc/node.js";
 import type { z } from "zod";
-import type { RequestToken, ResultOf, SessionEvent, SessionEventOf, SessionEventType } from "@tandem/protocol";
+import { SessionPermissionsHandlePendingPermissionRequest, type RequestToken, type ResultOf, type SessionEvent, type SessionEventOf, type SessionEventType } from "@tandem/protocol";
 import { ModelServer, parseScript, type ModelSpec, type Script } from "@tandem/testkit";
 import { parseArgs } from "../../src/args.js";
 import { Logger, type LogLevel } from "../../src/log.js";
@@ -153,7 +153,7 @@ export class InProcessClient {
         if (received?.event.type !== "permission.requested" || answered.has(received.event.data.requestId)) continue;
         answered.add(received.event.data.requestId);
         const params = { sessionId: received.sessionId, requestId: received.event.data.requestId, result: { kind: "approve-once" } };
-        void this.connection.sendRequest("session.permissions.handlePendingPermissionRequest", params).catch(() => undefined);
+        void this.request(SessionPermissionsHandlePendingPermissionRequest, params).catch(() => undefined);
       }
     };
     this.arrivals.add(approve);

@@ -3,7 +3,7 @@
  * time in the order of the calls, each only once the one before was answered, and a refusal of one
  * call does not keep the next from being asked.
  */
-import { SessionCreate, SessionPermissionsHandlePendingPermissionRequest, SessionSend, type SessionEventOf } from "@tandem/protocol";
+import { SessionCreate, SessionPermissionsHandlePendingPermissionRequest, SessionSend, SessionToolsHandlePendingToolCall, type SessionEventOf } from "@tandem/protocol";
 import { afterEach, expect, it } from "vitest";
 import { startInProcess, type InProcessWorld } from "../helpers/in-process.js";
 
@@ -48,7 +48,7 @@ it("asks for the calls' permissions one at a time, in call order, each after the
   // Application tools of approved calls are then requested; answer them so the turn finishes.
   for (const call of ["call_a", "call_c"]) {
     const requested = await client.waitForEvent("external_tool.requested", { sessionId, where: (event) => event.data.toolCallId === call });
-    await client.requestRaw("session.tools.handlePendingToolCall", { sessionId, requestId: requested.data.requestId, result: `${call} done` });
+    await client.request(SessionToolsHandlePendingToolCall, { sessionId, requestId: requested.data.requestId, result: `${call} done` });
   }
   await client.waitForEvent("session.idle", { sessionId });
 
