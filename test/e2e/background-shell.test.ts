@@ -1,7 +1,7 @@
 /** An async bash command's completion notice reaches the model as a system notification. */
 import { CopilotClient, approveAll } from "@github/copilot-sdk";
 import { afterEach, expect, it } from "vitest";
-import { startWorld, tandemBin, type TestWorld } from "../helpers/harness.js";
+import { startWorld, tandemBin, waitFor, type TestWorld } from "../helpers/harness.js";
 
 let world: TestWorld | undefined;
 let copilot: CopilotClient | undefined;
@@ -15,10 +15,13 @@ it("tells the model when a background shell command finishes, on its next call",
   world = await startWorld(["background-shell"]);
   copilot = new CopilotClient({ cliPath: tandemBin, env: world.env, logLevel: "error" });
   const session = await copilot.createSession({ onPermissionRequest: approveAll, workingDirectory: world.home });
+  // The session's task list changes when the command starts and again when it ends.
+  let taskChanges = 0;
+  session.on("session.background_tasks_changed", () => taskChanges++);
   await session.sendAndWait({ prompt: "Start the slow job" });
   const started = (world.model.requests[1]?.body as { messages: Array<{ role: string; content: string }> }).messages.at(-1);
   expect(started?.content).toContain("<command started in background with shellId: bg1>");
-  await new Promise((resolve) => setTimeout(resolve, 800));
+  await waitFor(() => taskChanges >= 2, "the background command to end");
   await session.sendAndWait({ prompt: "What happened?" });
   const messages = (world.model.requests[2]?.body as { messages: Array<{ role: string; content: string }> }).messages;
   const notice = messages.at(-2);

@@ -435,7 +435,10 @@ it("a runtime killed (SIGKILL) during a compaction leaves the session usable wit
   await raw.waitFor(isEvent("session.compaction_start"), 60_000);
   // The summary call hangs; the loop runs on until the exhaustion threshold makes it wait.
   await waitFor(() => world?.model.requests.some((request) => request.stepIndex === -1) === true, "the summary call");
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  // Killed once the loop has gone on beside the hanging summary: a tool round completed after it started.
+  const completedTools = () => raw.received.filter(isEvent("tool.execution_complete")).length;
+  const completedAtSummary = completedTools();
+  await waitFor(() => completedTools() > completedAtSummary, "a tool round beside the compaction");
   await raw.close(true);
   rawClients.length = 0;
   const sent = loopRequests().length;

@@ -2,7 +2,7 @@
  * `session.context_changed` (cwd, gitRoot, repository `owner/name` from the remote, branch): at
  * session start for a 1.0.x-generation client (ours; a 0.2.0 client gets only `session.start`, as
  * from its reference runtime), and after a turn that changed them (a bash `git checkout -b`), and not after a
- * turn that changed nothing. `session.start` carries the same context. A session resumed in another
+ * turn that changed nothing (a change made after it is the next one reported). `session.start` carries the same context. A session resumed in another
  * process after its branch changed announces the new context; one whose context is unchanged does not.
  */
 import { execFileSync } from "node:child_process";
@@ -58,9 +58,15 @@ describe.each([
     expect(contextEvents().slice(before).map((event) => event.data)).toEqual([{ ...expected, branch: "feature/login" }]);
 
     await session.sendAndWait({ prompt: "anything new?" }, 30_000);
-    // The check runs once the turn is idle; give it a moment to (not) report.
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(contextEvents()).toHaveLength(before + 1);
+    // The checks run one after another once each turn is idle: a change made now is reported by a
+    // later check, so when it is, the check after "anything new?" has run (and must have said nothing).
+    execFileSync("git", ["-C", repo, "checkout", "-q", "-b", "marker"]);
+    await session.sendAndWait({ prompt: "and now?" }, 30_000);
+    await waitFor(() => contextEvents().length > before + 1, "the marker branch to be reported");
+    expect(contextEvents().slice(before).map((event) => event.data)).toEqual([
+      { ...expected, branch: "feature/login" },
+      { ...expected, branch: "marker" },
+    ]);
   });
 
   it("on resume: announces a branch switched while the session was closed, and nothing when the context is unchanged", async () => {

@@ -2,10 +2,10 @@
  * No session is lost on a crash: the runtime is killed with SIGKILL (mid-turn, and after a turn),
  * the events file may end in a torn line, and a new runtime resumes with the history intact.
  */
-import { appendFileSync, readFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
-import { startWorld, type TestWorld } from "../helpers/harness.js";
+import { startWorld, waitFor, type TestWorld } from "../helpers/harness.js";
 import { openFiles } from "../helpers/proc.js";
 import { RawClient, type WireMessage } from "../helpers/raw-client.js";
 
@@ -37,7 +37,9 @@ it("resumes after SIGKILL in the middle of a tool call; the dangling call reads 
   const { requestId } = (permission.params as { event: { data: { requestId: string } } }).event.data;
   await first.request("session.permissions.handlePendingPermissionRequest", { sessionId, requestId, result: { kind: "approved" } });
   await first.waitFor(isEvent("external_tool.requested"));
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  // Killed once the call's start is on disk: what resume must find is there, the call's end is not.
+  const eventsFile = join(world.home, "session-state", sessionId, "events.jsonl");
+  await waitFor(() => existsSync(eventsFile) && readFileSync(eventsFile, "utf8").includes('"type":"tool.execution_start"'), "the call's start on disk");
   await first.close(true);
 
   const second = start();

@@ -253,7 +253,8 @@ describe("lifecycle and logs", () => {
     const started = Date.now();
     for (let index = 0; index < 5; index++) await session.sendAndWait({ prompt: `message ${index}` });
     const busyMs = Date.now() - started;
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    // The notification after the last change comes at the end of its 100 ms window.
+    await waitFor(() => (updates.at(-1) ?? 0) >= lastTurnEnd, "a session.updated after the last turn");
     // Five runs emit dozens of persisted events; one notification per 100 ms window at most.
     expect(updates.length).toBeGreaterThanOrEqual(1);
     expect(updates.length).toBeLessThanOrEqual(Math.ceil((busyMs + 100) / 100) + 1);

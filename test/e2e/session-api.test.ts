@@ -239,7 +239,11 @@ describe.each(stores.variants)("$store store", (store) => {
       // At the tail, a read with waitMs waits for the next events (ephemeral ones included).
       const { cursor: end } = await resumed.rpc.eventLog.tail();
       const waiting = resumed.rpc.eventLog.read({ cursor: end, waitMs: 10_000 });
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      let answered = false;
+      void waiting.then(() => (answered = true));
+      // A request sent after the read is answered after the read was taken up: the read is waiting.
+      await resumed.rpc.eventLog.tail();
+      expect(answered).toBe(false);
       await resumed.rpc.name.set({ name: "waited for" });
       const woke = await waiting;
       expect(woke.events.map((event: AnyEvent) => event.type)).toContain("session.title_changed");

@@ -298,10 +298,10 @@ describe("a TCP runtime started by an SDK exits when its parent dies", () => {
   it("started by hand (no --headless) or with --no-exit-with-parent, it keeps running", async () => {
     const byHand = await startThroughIntermediate(["--log-level", "error"]);
     const optedOut = await startThroughIntermediate(["--headless", "--no-exit-with-parent", "--log-level", "error"]);
-    process.kill(byHand.intermediate, "SIGKILL");
-    process.kill(optedOut.intermediate, "SIGKILL");
-    // Three times the runtime's parent check interval.
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    // Started the same way with --headless: its exit shows the parents' deaths were there to notice.
+    const watching = await startThroughIntermediate(["--headless", "--log-level", "error"]);
+    for (const started of [byHand, optedOut, watching]) process.kill(started.intermediate, "SIGKILL");
+    await waitFor(() => hasExited(watching.runtime), "the runtime that watches its parent to exit", 10_000);
     expect(hasExited(byHand.runtime)).toBe(false);
     expect(hasExited(optedOut.runtime)).toBe(false);
   });

@@ -29,6 +29,7 @@ import type { SessionEmitter } from "./session/emitter.js";
 import { telemetryConfigFromEnv } from "./telemetry/config.js";
 import { LazyTelemetry, type Telemetry } from "./telemetry/telemetry.js";
 import { Dispatcher } from "./server/dispatch.js";
+import type { AuthStatus, RuntimeServices } from "./server/runtime-services.js";
 import { SessionManager } from "./session/manager.js";
 import { SecretFilter } from "./secrets/secret-filter.js";
 import { UserSettings } from "./user-settings/user-settings.js";
@@ -76,7 +77,7 @@ const fallbackModel = "gpt-4.1";
  * const runtime = new Runtime({ args, env: process.env, logger });
  * runtime.adopt(new ClientConnection(process.stdin, process.stdout, (method, params, client) => runtime.dispatch(method, params, client), logger));
  */
-export class Runtime {
+export class Runtime implements RuntimeServices {
   readonly version = runtimeVersion;
   readonly protocolVersion: 2 | 3;
   readonly sessions: SessionManager;
@@ -314,7 +315,7 @@ export class Runtime {
   }
 
   /** `auth.getStatus`. */
-  authStatus(): { isAuthenticated: boolean; authType: string; host: string; statusMessage: string } {
+  authStatus(): AuthStatus {
     const provider = describeDefaultProvider(this.providerEnvironment);
     return {
       isAuthenticated: provider.authenticated,

@@ -1,7 +1,7 @@
 import type { CanvasDeclaration, OpenCanvasInstance } from "@tandem/protocol";
 import { ErrorCodes } from "@tandem/protocol/errors";
 import { invalidParams, TandemError } from "../errors.js";
-import type { ClientPort } from "../session/client-port.js";
+import type { ClientPort } from "../ports/clients.js";
 
 /** A canvas declared by a connected client. */
 export interface DeclaredCanvas {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { SessionCreateParams, SessionEvent } from "@tandem/protocol";
 import { ErrorCodes, errorMessage, invalidParams, TandemError } from "../errors.js";
 import type { Logger } from "../log.js";
-import type { ConversationMessage } from "../loop/messages.js";
+import type { ConversationMessage } from "../ports/conversation.js";
 import type { SessionEmitter } from "../session/emitter.js";
 import { HistoryRebuilder, type LiveEvent } from "../session/history.js";
 import { GitCheckpoints, type Checkpoint, type FileChange } from "./git-checkpoints.js";

@@ -1,7 +1,7 @@
 import type { Pool } from "pg";
 import { errorMessage } from "../errors.js";
 import type { Logger } from "../log.js";
-import type { RequestingClient } from "../server/requesting-client.js";
+import type { RequestingClient } from "../ports/clients.js";
 import { HealthCheck, HealthServer, type HealthReport } from "./health.js";
 import { SessionLeases, type Lease } from "./leases.js";
 import { NodeBus, type ListenConnection } from "./node-bus.js";

@@ -1,7 +1,7 @@
 import { ephemeralEventTypes, type SessionEventType } from "@tandem/protocol";
 import { ErrorCodes, TandemError } from "../errors.js";
 import type { Logger } from "../log.js";
-import type { RequestingClient } from "../server/requesting-client.js";
+import type { RequestingClient } from "../ports/clients.js";
 import { PreSerializedJson } from "../server/writer.js";
 import type { SessionLeases } from "./leases.js";
 import type { NodeBus } from "./node-bus.js";

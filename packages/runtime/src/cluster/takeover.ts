@@ -1,4 +1,4 @@
-import type { ConversationMessage } from "../loop/messages.js";
+import type { ConversationMessage } from "../ports/conversation.js";
 import { interruptedText } from "../loop/tool-runner.js";
 import type { Session } from "../session/session.js";
 

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { SlashCommandInfo, SlashCommandInvocationResult } from "@tandem/protocol";
 import { ErrorCodes, errorMessage, invalidParams, TandemError } from "../errors.js";
-import type { ClientNeed, ClientPort } from "../session/client-port.js";
-import type { EventEmitterPort } from "../session/emitter.js";
+import type { ClientNeed, ClientPort } from "../ports/clients.js";
+import type { EventEmitterPort } from "../ports/events.js";
 import type { QueuedCommand } from "../session/message-queue.js";
-import { PendingAbandoned, type PendingRequests } from "../session/pending.js";
+import { PendingAbandoned, type PendingRequests } from "../ports/pending.js";
 import { builtinCommands, findBuiltin, normalizeName, parseSlashCommand, unknownCommand, type BuiltinCommand, type CommandSession } from "./builtins.js";
 
 /** What running commands needs of a session, beyond what the built-ins use. */

@@ -1,9 +1,9 @@
 import { errorMessage } from "../errors.js";
 import type { Logger } from "../log.js";
-import type { ConversationMessage } from "../loop/messages.js";
+import type { ConversationMessage } from "../ports/conversation.js";
 import { withRetries, type RetryPolicy } from "../loop/retry.js";
 import type { ModelClient, ModelResponse, ModelUsage } from "../providers/types.js";
-import type { EventEmitterPort } from "../session/emitter.js";
+import type { EventEmitterPort } from "../ports/events.js";
 import type { CheckpointStore } from "./checkpoints.js";
 import type { CompactionSettings } from "./config.js";
 import { planCut } from "./plan.js";

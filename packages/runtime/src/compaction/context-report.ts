@@ -1,4 +1,4 @@
-import type { ConversationMessage, ToolSpec } from "../loop/messages.js";
+import type { ConversationMessage, ToolSpec } from "../ports/conversation.js";
 import type { CompactionSettings } from "./config.js";
 import { TokenEstimator } from "./tokens.js";
 

@@ -1,4 +1,4 @@
-import type { ConversationMessage } from "../loop/messages.js";
+import type { ConversationMessage } from "../ports/conversation.js";
 import { isSummaryMessage } from "./summary-text.js";
 import type { TokenEstimator } from "./tokens.js";
 

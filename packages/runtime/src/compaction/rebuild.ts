@@ -1,4 +1,4 @@
-import type { ConversationMessage } from "../loop/messages.js";
+import type { ConversationMessage } from "../ports/conversation.js";
 import { summaryMessageText, taskOf } from "./summary-text.js";
 
 /** The fields of `session.compaction_complete` a resume needs. */

@@ -1,4 +1,4 @@
-import type { ConversationMessage } from "../loop/messages.js";
+import type { ConversationMessage } from "../ports/conversation.js";
 import { estimateTextTokens } from "./tokens.js";
 
 /** The opening of every summary message: how a summary is told apart from a user's message. */

@@ -1,6 +1,6 @@
 // Hand-written (no tokenizer dependency): a tokenizer would add megabytes of vocabulary and
 // start-up time to the runtime, and compaction only needs a safe estimate between provider reports.
-import type { ConversationMessage, ToolSpec } from "../loop/messages.js";
+import type { ConversationMessage, ToolSpec } from "../ports/conversation.js";
 
 /** Tokens one message costs beyond its text (role and framing), as chat formats count them. */
 export const messageOverheadTokens = 4;

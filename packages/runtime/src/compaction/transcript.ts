@@ -1,4 +1,4 @@
-import type { ConversationMessage } from "../loop/messages.js";
+import type { ConversationMessage } from "../ports/conversation.js";
 import { estimateTextTokens } from "./tokens.js";
 
 /** Per-message character caps tried in turn until the transcript fits its budget. */

@@ -1,4 +1,4 @@
-import type { ToolSpec } from "../loop/messages.js";
+import type { ToolSpec } from "../ports/conversation.js";
 import type { ModelUsage } from "../providers/types.js";
 
 /** What a model call will send besides the history. */

@@ -1,5 +1,5 @@
 import type { SessionContext } from "@tandem/protocol";
-import type { EventEmitterPort } from "../session/emitter.js";
+import type { EventEmitterPort } from "../ports/events.js";
 import { sameContext } from "./git-context.js";
 import { GitContextReader } from "./git-context-reader.js";
 

@@ -3,7 +3,7 @@ import type { FactoryAgentOptions, FactoryLimits, FactoryMeta, FactoryProgressPa
 import { ErrorCodes } from "@tandem/protocol/errors";
 import { errorMessage, invalidParams, TandemError } from "../errors.js";
 import type { Logger } from "../log.js";
-import type { ClientPort } from "../session/client-port.js";
+import type { ClientPort } from "../ports/clients.js";
 import { Semaphore } from "../agents/semaphore.js";
 import { FactoryRun, isTerminal, type ProgressRecord } from "./factory-run.js";
 

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { errorMessage } from "../errors.js";
 import type { Logger } from "../log.js";
-import type { ClientNeed, ClientPort } from "../session/client-port.js";
-import type { EventEmitterPort } from "../session/emitter.js";
+import type { ClientNeed, ClientPort } from "../ports/clients.js";
+import type { EventEmitterPort } from "../ports/events.js";
 
 /**
  * The hook points: around tool calls, around a user's prompt (as sent, and as the model will see

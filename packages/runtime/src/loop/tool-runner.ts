@@ -1,7 +1,7 @@
 import type { HookRunner } from "../hooks/hook-runner.js";
 import { deniedByHook, postToolUse, preToolUse, withContext, type PreToolDecision } from "../hooks/tool-hooks.js";
-import type { EventEmitterPort } from "../session/emitter.js";
-import type { ContextOptions, PermissionTurn } from "../session/tool-contexts.js";
+import type { EventEmitterPort } from "../ports/events.js";
+import type { ContextOptions, PermissionTurn } from "../ports/tool-context.js";
 import type { Tool, ToolContext, ToolOutcome } from "../tools/types.js";
 import type { ModelToolCall } from "./messages.js";
 import { errorMessage } from "../errors.js";

@@ -1,4 +1,4 @@
-import type { ConversationMessage } from "../loop/messages.js";
+import type { ConversationMessage } from "../ports/conversation.js";
 import type { ModelClient } from "../providers/types.js";
 import { errorMessage } from "../errors.js";
 

@@ -1,6 +1,6 @@
 import type { ElicitationResult } from "@tandem/protocol";
 import type { Logger } from "../log.js";
-import type { EventEmitterPort } from "../session/emitter.js";
+import type { EventEmitterPort } from "../ports/events.js";
 
 /** The status of one configured MCP server, as `session.mcp.list` reports it. */
 export type McpServerStatus = "connected" | "failed" | "pending" | "disabled" | "not_configured" | "needs-auth";

@@ -1,8 +1,8 @@
 import type { PermissionRequest, PermissionResult } from "@tandem/protocol";
 import type { Logger } from "../log.js";
-import type { ClientNeed, ClientPort } from "../session/client-port.js";
-import type { EventEmitterPort } from "../session/emitter.js";
-import { PendingAbandoned, type PendingRequests } from "../session/pending.js";
+import type { ClientNeed, ClientPort } from "../ports/clients.js";
+import type { EventEmitterPort } from "../ports/events.js";
+import { PendingAbandoned, type PendingRequests } from "../ports/pending.js";
 import { couldNotAsk, readDecision } from "./decision.js";
 
 /** What the broker needs from its session. */

@@ -3,11 +3,11 @@ import type { PermissionRequest, PermissionResult } from "@tandem/protocol";
 import { z } from "zod";
 import { defineBuiltinTool } from "../tools/builtin/define.js";
 import { failure, success, type Tool, type ToolContext, type ToolOutcome } from "../tools/types.js";
-import type { EventEmitterPort } from "../session/emitter.js";
-import { PendingAbandoned, type PendingRequests } from "../session/pending.js";
+import type { EventEmitterPort } from "../ports/events.js";
+import { PendingAbandoned, type PendingRequests } from "../ports/pending.js";
 import type { AgentMode } from "@tandem/protocol";
 import type { SessionWorkspace } from "./plan-file.js";
-import type { ClientPort } from "../session/client-port.js";
+import type { ClientPort } from "../ports/clients.js";
 
 /** The rule name plan mode denies with. */
 export const planModeRule = "plan_mode";

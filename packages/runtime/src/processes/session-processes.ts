@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { EventEmitterPort } from "../session/emitter.js";
+import type { EventEmitterPort } from "../ports/events.js";
 import { GroupProcess } from "./group-process.js";
 
 /** Output kept for a user-requested command's result (the end of it when longer). */

@@ -1,5 +1,5 @@
 import type { LanguageModelV3FunctionTool, LanguageModelV3Prompt, SharedV3ProviderOptions } from "@ai-sdk/provider";
-import { parseToolArguments, type ConversationMessage, type ReasoningData, type ToolSpec } from "../loop/messages.js";
+import { parseToolArguments, type ConversationMessage, type ReasoningData, type ToolSpec } from "../ports/conversation.js";
 import { groupByEncryptedContent, reasoningBlocks, reasoningOrigin, type ReasoningOrigin } from "./reasoning.js";
 
 /** The provider a prompt is built for. */

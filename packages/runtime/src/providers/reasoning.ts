@@ -1,4 +1,4 @@
-import type { ReasoningData } from "../loop/messages.js";
+import type { ReasoningData } from "../ports/conversation.js";
 
 /**
  * The wire format a reasoning block came from, which is also the only one that can take it back:

@@ -1,5 +1,5 @@
 import type { LanguageModelV3Content, LanguageModelV3FinishReason, LanguageModelV3StreamPart, LanguageModelV3Usage } from "@ai-sdk/provider";
-import type { ModelToolCall } from "../loop/messages.js";
+import type { ModelToolCall } from "../ports/conversation.js";
 import { reasoningFromBlocks, type ReasoningBlock, type ReasoningOrigin } from "./reasoning.js";
 import type { ModelResponse, ModelStreamPart, ModelUsage } from "./types.js";
 

@@ -1,5 +1,5 @@
 import type { ModelInfo } from "@tandem/protocol";
-import type { ConversationMessage, ModelToolCall, ReasoningData, ToolSpec } from "../loop/messages.js";
+import type { ConversationMessage, ModelToolCall, ReasoningData, ToolSpec } from "../ports/conversation.js";
 
 /** Who makes a model call: the agent trajectory and the kind of interaction. */
 export interface RequestOrigin {

@@ -1,9 +1,9 @@
-import type { RequestToken } from "@tandem/protocol";
 import { ErrorCodes } from "@tandem/protocol/errors";
 import { z } from "zod";
 import { invalidParams, TandemError } from "../errors.js";
-import type { Runtime } from "../runtime.js";
+import type { RuntimeServices } from "./runtime-services.js";
 import type { RequestingClient } from "./requesting-client.js";
+import type { AnyToken, Handler, MethodTable } from "./method-table.js";
 import { registerHistoryMethods } from "./handlers/history.js";
 import { registerPendingAnswerMethods } from "./handlers/pending-answers.js";
 import { registerServerMethods } from "./handlers/server.js";
@@ -42,15 +42,7 @@ import { registerLlmInferenceMethods } from "./handlers/llm-inference.js";
 import { registerSessionFsMethods } from "./handlers/session-fs.js";
 import { registerFactoryMethods } from "./handlers/factory.js";
 
-type AnyToken = RequestToken<string, z.ZodType, z.ZodType>;
-
-/** A method's handler: its validated params and the calling client in, its result out. */
-export type Handler<T extends AnyToken> = (params: z.infer<T["params"]>, client: RequestingClient) => Promise<z.infer<T["result"]>> | z.infer<T["result"]>;
-
-/** Where method handlers are registered (one per request token). */
-export interface MethodTable {
-  on<T extends AnyToken>(token: T, handle: Handler<T>): void;
-}
+export type { Handler, MethodTable } from "./method-table.js";
 
 /**
  * The method table: one handler per request token, params validated once, here. The handlers live
@@ -59,7 +51,7 @@ export interface MethodTable {
 export class Dispatcher implements MethodTable {
   private readonly handlers = new Map<string, { token: AnyToken; handle: (params: unknown, client: RequestingClient) => unknown }>();
 
-  constructor(runtime: Runtime) {
+  constructor(runtime: RuntimeServices) {
     registerServerMethods(this, runtime);
     registerSessionLifecycleMethods(this, runtime);
     registerPendingAnswerMethods(this, runtime);

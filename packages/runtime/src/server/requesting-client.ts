@@ -1,20 +1,4 @@
-import type { CompatProfile } from "../compat/profile.js";
-import type { ClientPort } from "../session/client-port.js";
-
-/**
- * The client a request came from, as method handlers see it: a connection of this process
- * (`ClientConnection`), or a client attached to another node of a cluster whose requests that node
- * forwards here (`cluster/remote-client.ts`).
- */
-export interface RequestingClient extends ClientPort {
-  /** Whether the client opened with `connect` (official SDK 1.0.x or ours); forwarded as is between cluster nodes. */
-  readonly isCurrentClient: boolean;
-  /** How this client's generation wants results shaped (see `compat/profile.ts`). */
-  readonly profile: CompatProfile;
-  /** Calls `listener` once when the client goes away. */
-  onClose(listener: () => void): void;
-  sendNotification(method: string, params: unknown): void;
-}
+export type { RequestingClient } from "../ports/clients.js";
 
 let nextClientId = 1;
 

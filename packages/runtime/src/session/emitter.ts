@@ -3,11 +3,10 @@ import { ephemeralEventTypes, type SessionEvent, type SessionEventData, type Ses
 import type { ShapedEvent } from "../compat/profile.js";
 import { persistenceFailed } from "../store/persistence-error.js";
 import type { LogRange, SessionEventLog } from "../store/types.js";
+import type { EventEmitterPort, EventListener, EventSink } from "../ports/events.js";
 
-/** Receives every event of a session, already serialised (once) to JSON, with its type. */
-export interface EventSink {
-  deliverSessionEvent(sessionId: string, eventJson: string, eventType?: string): void;
-}
+export { ScopedEmitter } from "../ports/events.js";
+export type { EventEmitterPort, EventListener, EventSink } from "../ports/events.js";
 
 /** What resume read from the events file. */
 export interface RestoredEvents {
@@ -19,45 +18,11 @@ export interface RestoredEvents {
   excluded: readonly LogRange[];
 }
 
-/** A listener inside the runtime (sub-systems and tests), called synchronously. */
-export type EventListener = (event: SessionEvent) => void;
-
 /**
  * Gives an event's data (and envelope `agentId`) for the session's clients, undefined to send it as
  * emitted, or `"omit"` when the session's clients do not get that event at all.
  */
 export type EventShaper = (type: string, data: Record<string, unknown>) => ShapedEvent | undefined | "omit";
-
-/** What code that emits events needs: the session emitter, or a scoped view of it. */
-export interface EventEmitterPort {
-  emit<T extends SessionEventType>(type: T, data: SessionEventData<T>): SessionEventOf<T>;
-  /** The number of connected clients receiving the events. */
-  readonly sinkCount: number;
-  addListener(listener: EventListener): () => void;
-}
-
-/**
- * A view of an emitter that adds fixed fields to every event's data — used so that every event a
- * sub-agent produces carries `parentToolCallId`.
- */
-export class ScopedEmitter implements EventEmitterPort {
-  constructor(
-    private readonly parent: EventEmitterPort,
-    private readonly extraData: Record<string, unknown>,
-  ) {}
-
-  emit<T extends SessionEventType>(type: T, data: SessionEventData<T>): SessionEventOf<T> {
-    return this.parent.emit(type, { ...data, ...this.extraData });
-  }
-
-  get sinkCount(): number {
-    return this.parent.sinkCount;
-  }
-
-  addListener(listener: EventListener): () => void {
-    return this.parent.addListener(listener);
-  }
-}
 
 /**
  * The single emitter of a session's events: assigns `id`, `timestamp` and `parentId`, marks

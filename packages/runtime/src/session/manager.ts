@@ -1,18 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { profileFor } from "../compat/profile.js";
-import type { SessionContext, SessionCreateParams, SessionLifecycleEvent, SessionMetadata, SessionResumeParams } from "@tandem/protocol";
+import type { SessionContext, SessionCreateParams, SessionMetadata, SessionResumeParams } from "@tandem/protocol";
 import { ErrorCodes, errorMessage, invalidParams, sessionNotFound, TandemError } from "../errors.js";
 import { persistenceFailed } from "../store/persistence-error.js";
-import type { Logger } from "../log.js";
-import type { RetryPolicy } from "../loop/retry.js";
-import type { BearerTokenSource } from "../providers/routing.js";
-import type { ModelClient } from "../providers/types.js";
-import type { SessionFiles, SessionStore } from "../store/types.js";
-import type { LargeOutputSpill } from "../tools/large-output.js";
 import { validateToolConfig } from "../tools/registry.js";
 import type { ClientPort } from "./client-port.js";
 import { registrationOf } from "./clients.js";
-import type { SessionEmitter } from "./emitter.js";
 import type { ResumePointRecorder } from "./resume-point.js";
 import { Session } from "./session.js";
 import type { SessionEnding } from "./metrics.js";
@@ -22,63 +15,16 @@ import { compactionSettings } from "../compaction/config.js";
 import { ContextTracker } from "../context/context-tracker.js";
 import { GitContextReader } from "../context/git-context-reader.js";
 import { sameContext } from "../context/git-context.js";
-import type { CompactionServices } from "../compaction/session-compaction.js";
 import { lifecycleMetadata, listedSessions, openedResult, startData, workspaceInfo, type SessionListFilter, type SessionOpened } from "./session-metadata.js";
 import { sessionExists, SessionOpener } from "./session-opener.js";
-import type { FolderTrust } from "../trust/folder-consent.js";
-import type { BuiltinToolOptions } from "../tools/registry.js";
-import type { SqlDatabase } from "../tools/builtin/sql/session-database.js";
 
 export type { SessionOpened } from "./session-metadata.js";
+export type { SessionManagerOptions } from "./manager-options.js";
+import type { SessionManagerOptions } from "./manager-options.js";
 import { defaultPendingWorkGraceMs, HeldWork, waitsOnClients } from "./held-work.js";
 
 /** The shortest interval between two `session.updated` notifications of one session. */
 const updatedThrottleMs = 100;
-
-/** What the manager needs from the runtime. */
-export interface SessionManagerOptions {
-  store: SessionStore;
-  logger: Logger;
-  protocolVersion: 2 | 3;
-  retryPolicy: RetryPolicy;
-  /** How many model calls one user message may make. */
-  maxModelCallsPerTurn: number;
-  runtimeVersion: string;
-  defaultModel: string;
-  hookTimeoutMs: number;
-  /** `--report-intent on|off`: whether sessions offer `report_intent` when they do not say (unset: per client generation). */
-  reportIntent?: boolean;
-  /** Settings of every session's built-in tools (the `sql` tool's time limit). */
-  builtinTools?: BuiltinToolOptions;
-  /** The `sql` tool's database of a session its store keeps itself (a client's file system); undefined: its `session.db`. */
-  sqlDatabaseFor?(sessionId: string): SqlDatabase | undefined;
-  /** Where a session keeps tool outputs too long for the model (a client's file system); undefined: they are cut. */
-  largeOutputSpillFor?(sessionId: string, files: SessionFiles): LargeOutputSpill | undefined;
-  /** The summary call's timeout and the model lists compaction reads windows from. */
-  compaction: CompactionServices;
-  createModelClient(config: SessionCreateParams, sessionId: string, bearerTokens: BearerTokenSource): ModelClient;
-  /** Sends a `session.lifecycle` notification to every connected client. */
-  broadcastLifecycle(event: SessionLifecycleEvent): void;
-  /** Called with each session's emitter when the session opens (telemetry listens to its events). */
-  observeSession?(sessionId: string, emitter: SessionEmitter): void;
-  /**
-   * Cluster: takes the session's lease before it opens here (throws when another node runs it);
-   * `takenOverFrom` names the node that ran it and died.
-   */
-  claim?(sessionId: string): Promise<{ takenOverFrom?: string }>;
-  /** Cluster: the session is no longer open here (its lease can go). */
-  released?(sessionId: string): void;
-  /** Cluster: a session taken over from a node that died was opened and its clients attached. */
-  tookOver?(session: Session, fromNode: string): Promise<void>;
-  /** Reads the sessions' git contexts (shared between sessions of one folder). */
-  gitContexts?: GitContextReader;
-  /** The user's trust in working folders (`--allow-all`, `trustedFolders`); without it no folder is trusted. */
-  folderTrust?: FolderTrust;
-  /** Applied to every event's JSON text before it is persisted or sent (`secrets.addFilterValues`). */
-  redact?(json: string): string;
-  /** How long a session whose clients all left keeps the work it waits on (see `HeldWork`; default 5 minutes). */
-  pendingWorkGraceMs?: number;
-}
 
 /**
  * Owns the live sessions: creates, resumes (from memory or disk), lists, destroys and deletes

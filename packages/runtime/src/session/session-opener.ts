@@ -11,7 +11,7 @@ import { replaySession, ResumePointRecorder } from "./resume-point.js";
 import { createSessionWorktree } from "../checkpoints/worktree.js";
 import type { Session, SessionInit, SessionServices } from "./session.js";
 import { compactionSettings } from "../compaction/config.js";
-import type { SessionManagerOptions } from "./manager.js";
+import type { SessionManagerOptions } from "./manager-options.js";
 import { workspaceInfo } from "./session-metadata.js";
 
 /** What a restored session starts with besides its config (read from its log and `workspace.yaml`). */

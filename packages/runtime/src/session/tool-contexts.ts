@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { AgentMode, PermissionRequest, PermissionResult } from "@tandem/protocol";
 import type { Logger } from "../log.js";
 import type { ModelToolCall } from "../loop/messages.js";
+import type { ContextOptions } from "../ports/tool-context.js";
 import { PermissionBroker } from "../permissions/broker.js";
 import type { SessionApprovals } from "../permissions/session-approvals.js";
 import type { PermissionPolicy } from "../permissions/policy.js";
@@ -37,23 +38,7 @@ export interface ToolContextHost {
   readonly profile: { readonly permissionsInCallOrder: boolean };
 }
 
-/** How one call's context is made. */
-export interface ContextOptions {
-  /** A preToolUse hook said allow: no permission request. */
-  preApproved?: boolean;
-  /** The emitter of a sub-agent's scope (default: the session's). */
-  emitter?: EventEmitterPort;
-  /** The call's place in its round's permission order (see `PermissionTurns`; used when the profile keeps call order). */
-  permissionTurn?: PermissionTurn;
-}
-
-/** One call's place in the permission order of its round of tool calls. */
-export interface PermissionTurn {
-  /** Sends `request` once the earlier calls of the round are past theirs. */
-  ask<T>(request: () => Promise<T>): Promise<T>;
-  /** The call was answered without asking anyone: later calls need not wait for it. */
-  pass(): void;
-}
+export type { ContextOptions, PermissionTurn } from "../ports/tool-context.js";
 
 interface Channel {
   permissions: PermissionBroker;

@@ -2,19 +2,10 @@ import type { Logger } from "../log.js";
 import type { ClientNeed, ClientPort } from "./client-port.js";
 import type { EventEmitterPort } from "./emitter.js";
 import { randomUUID } from "node:crypto";
+import { UserInputUnavailable, type UserInputAnswer, type UserInputQuestion } from "../ports/user-input.js";
 
-/** A question for the user (the `ask_user` tool). */
-export interface UserInputQuestion {
-  question: string;
-  choices?: string[];
-  allowFreeform?: boolean;
-}
-
-/** The user's answer. */
-export interface UserInputAnswer {
-  answer: string;
-  wasFreeform: boolean;
-}
+export { UserInputUnavailable } from "../ports/user-input.js";
+export type { UserInputAnswer, UserInputQuestion } from "../ports/user-input.js";
 
 /** What the broker needs from its session. */
 export interface UserInputHost {
@@ -25,14 +16,6 @@ export interface UserInputHost {
   readonly canAskUser: boolean;
   /** A connected client able to answer `need` (here: one that registered a user-input handler). */
   clientFor(need: ClientNeed): ClientPort | undefined;
-}
-
-/** Thrown when the user cannot be asked (no handler, no client, or the client failed). */
-export class UserInputUnavailable extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "UserInputUnavailable";
-  }
 }
 
 /**

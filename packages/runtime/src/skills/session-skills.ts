@@ -1,6 +1,6 @@
 import { invalidParams } from "../errors.js";
 import type { Logger } from "../log.js";
-import type { EventEmitterPort } from "../session/emitter.js";
+import type { EventEmitterPort } from "../ports/events.js";
 import { z } from "zod";
 import { defineBuiltinTool } from "../tools/builtin/define.js";
 import { failure, success, type Tool, type ToolOutcome } from "../tools/types.js";

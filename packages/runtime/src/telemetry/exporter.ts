@@ -25,7 +25,7 @@ import type { ModelCallRecord, ModelExchange } from "../providers/logged-client.
 import type { TelemetryConfig } from "./config.js";
 import { chatInputMessages, chatOutputMessages } from "./content.js";
 import { FileSpanExporter } from "./file-exporter.js";
-import type { Telemetry } from "./telemetry.js";
+import type { Telemetry } from "./types.js";
 
 /** Starts the providers and exporters. */
 export function startTelemetry(config: TelemetryConfig, runtimeVersion: string): Telemetry {

@@ -1,16 +1,9 @@
 import type { SessionEvent } from "@tandem/protocol";
 import type { ModelCallRecord, ModelExchange } from "../providers/logged-client.js";
 import type { TelemetryConfig } from "./config.js";
+import type { Telemetry } from "./types.js";
 
-/** Where the runtime reports what telemetry exports. */
-export interface Telemetry {
-  /** One model call of a session; `startTime` in epoch milliseconds; `exchange` is read only when content is captured. */
-  recordModelCall(record: ModelCallRecord, startTime: number, sessionId: string, exchange?: ModelExchange): void;
-  /** One event of a session (turns and tool calls become spans). */
-  recordSessionEvent(sessionId: string, event: SessionEvent): void;
-  /** Exports what is pending and stops. */
-  shutdown(): Promise<void>;
-}
+export type { Telemetry } from "./types.js";
 
 /** The events that open or close a span (a run's `session.error` or `session.idle` settles its last turn). */
 const spannedEvents = new Set(["assistant.turn_start", "assistant.turn_end", "tool.execution_start", "tool.execution_complete", "session.error", "session.idle"]);

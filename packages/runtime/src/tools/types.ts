@@ -1,7 +1,7 @@
 import type { LargeOutputSpill } from "./large-output.js";
 import type { PermissionRequest, PermissionResult } from "@tandem/protocol";
-import type { EventEmitterPort } from "../session/emitter.js";
-import type { UserInputAnswer, UserInputQuestion } from "../session/user-input.js";
+import type { EventEmitterPort } from "../ports/events.js";
+import type { UserInputAnswer, UserInputQuestion } from "../ports/user-input.js";
 
 /** A permission request as a tool states it (the runtime adds `toolCallId`). */
 export type ToolPermissionRequest = PermissionRequest extends infer R ? (R extends unknown ? Omit<R, "toolCallId"> : never) : never;

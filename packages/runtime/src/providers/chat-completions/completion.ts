@@ -1,4 +1,4 @@
-import type { ModelToolCall } from "../../loop/messages.js";
+import type { ModelToolCall } from "../../ports/conversation.js";
 import { ProviderError } from "../errors.js";
 import { reasoningFromBlocks, type ReasoningBlock } from "../reasoning.js";
 import type { ModelResponse, ModelUsage } from "../types.js";

@@ -1,14 +1,6 @@
-import type { Agent, ClientRequest, IncomingMessage, RequestOptions } from "node:http";
-import { sendRequest, type HttpRequest, type HttpResponse, type HttpSender } from "./http.js";
+import { sendRequest, type HttpRequest, type HttpResponse, type HttpSender, type Transport, type TransportSource } from "./http.js";
 
-/** `http.request` or `https.request`. */
-export type RequestFunction = (options: RequestOptions, onResponse: (response: IncomingMessage) => void) => ClientRequest;
-
-/** How to reach servers of one protocol: its request function and its keep-alive agent. */
-export interface Transport {
-  request: RequestFunction;
-  agent: Agent;
-}
+export type { RequestFunction, Transport } from "./http.js";
 
 const agentOptions = { keepAlive: true, scheduling: "lifo" } as const;
 
@@ -23,7 +15,7 @@ const agentOptions = { keepAlive: true, scheduling: "lifo" } as const;
  * const connections = new ConnectionPool();
  * const { request, agent } = await connections.transportFor(new URL("https://api.githubcopilot.com"));
  */
-export class ConnectionPool implements HttpSender {
+export class ConnectionPool implements HttpSender, TransportSource {
   private plain: Transport | undefined;
   private secure: Transport | undefined;
   private loadingPlain: Promise<Transport> | undefined;

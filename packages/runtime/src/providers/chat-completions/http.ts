@@ -1,7 +1,6 @@
-import type { IncomingHttpHeaders, OutgoingHttpHeaders } from "node:http";
+import type { Agent, ClientRequest, IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, RequestOptions } from "node:http";
 import type { Readable, Transform } from "node:stream";
 import type { RequestOrigin } from "../types.js";
-import type { ConnectionPool, Transport } from "./connections.js";
 
 /** One HTTP request to send. */
 export interface HttpRequest {
@@ -24,7 +23,7 @@ export interface HttpRequest {
  * const response = await sendRequest(connections, { method: "GET", url: new URL("http://127.0.0.1:11434/v1/models"), headers: {} }, signal);
  * const text = await response.readText(signal);
  */
-export async function sendRequest(connections: ConnectionPool, request: HttpRequest, signal: AbortSignal): Promise<HttpResponse> {
+export async function sendRequest(connections: TransportSource, request: HttpRequest, signal: AbortSignal): Promise<HttpResponse> {
   const transport = await connections.transportFor(request.url);
   try {
     return await sendOnce(transport, request, signal);
@@ -34,7 +33,21 @@ export async function sendRequest(connections: ConnectionPool, request: HttpRequ
   }
 }
 
-/** Where HTTP requests go: the keep-alive {@link ConnectionPool}, or a client that performs them. */
+/** `http.request` or `https.request`. */
+export type RequestFunction = (options: RequestOptions, onResponse: (response: IncomingMessage) => void) => ClientRequest;
+
+/** How to reach servers of one protocol: its request function and its keep-alive agent. */
+export interface Transport {
+  request: RequestFunction;
+  agent: Agent;
+}
+
+/** Where {@link sendRequest} gets the transport for a URL (the keep-alive `ConnectionPool` of `connections.ts`). */
+export interface TransportSource {
+  transportFor(url: URL): Transport | Promise<Transport>;
+}
+
+/** Where HTTP requests go: the keep-alive `ConnectionPool`, or a client that performs them. */
 export interface HttpSender {
   /** Sends a request and resolves with the response head; an abort of `signal` rejects with its reason. */
   send(request: HttpRequest, signal: AbortSignal): Promise<HttpResponse>;

@@ -1,4 +1,4 @@
-import { parseToolArguments, type ConversationMessage, type ModelToolCall, type ReasoningData, type ToolSpec, type UserImage } from "../../loop/messages.js";
+import { parseToolArguments, type ConversationMessage, type ModelToolCall, type ReasoningData, type ToolSpec, type UserImage } from "../../ports/conversation.js";
 import { reasoningOrigin } from "../reasoning.js";
 import type { ModelRequest } from "../types.js";
 import type { ChatMessage, ChatRequestBody, ChatTool, ChatToolCall, ChatUserPart } from "./wire.js";

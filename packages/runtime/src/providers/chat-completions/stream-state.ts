@@ -1,4 +1,4 @@
-import type { ModelToolCall } from "../../loop/messages.js";
+import type { ModelToolCall } from "../../ports/conversation.js";
 import { ProviderError, providerErrorFromStreamError } from "../errors.js";
 import { reasoningFromBlocks } from "../reasoning.js";
 import type { ModelResponse, ModelStreamPart, ModelUsage } from "../types.js";

@@ -1,4 +1,4 @@
-import type { ModelToolCall } from "../../loop/messages.js";
+import type { ModelToolCall } from "../../ports/conversation.js";
 import { ProviderError } from "../errors.js";
 import type { WireToolCallDelta } from "./wire.js";
 

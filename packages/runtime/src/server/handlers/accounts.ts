@@ -5,7 +5,7 @@ import type { GitHubUsers } from "../../accounts/github-users.js";
 import { quotaSnapshotsOf } from "../../accounts/quota.js";
 import { errorMessage, invalidParams, TandemError } from "../../errors.js";
 import { gitHubTokenSource, resolveGitHubToken, type ProviderEnvironment } from "../../providers/resolve.js";
-import type { MethodTable } from "../dispatch.js";
+import type { MethodTable } from "../method-table.js";
 
 /** The GitHub host of the runtime's own token (the one Tandem's Copilot API mode serves). */
 const gitHubHost = "https://github.com";

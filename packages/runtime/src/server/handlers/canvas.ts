@@ -1,10 +1,10 @@
 import { SessionCanvasActionInvoke, SessionCanvasClose, SessionCanvasList, SessionCanvasListOpen, SessionCanvasOpen } from "@tandem/protocol";
 import type { SessionCanvases } from "../../canvas/session-canvases.js";
-import type { Runtime } from "../../runtime.js";
-import type { MethodTable } from "../dispatch.js";
+import type { RuntimeServices } from "../runtime-services.js";
+import type { MethodTable } from "../method-table.js";
 
 /** `session.canvas.*`: the canvases the session's clients declared and their open instances (see `SessionCanvases`). */
-export function registerCanvasMethods(table: MethodTable, runtime: Runtime): void {
+export function registerCanvasMethods(table: MethodTable, runtime: RuntimeServices): void {
   const canvases = (sessionId: string): SessionCanvases => runtime.sessions.get(sessionId).canvases;
   table.on(SessionCanvasList, ({ sessionId }) => ({ canvases: canvases(sessionId).list() }));
   table.on(SessionCanvasListOpen, ({ sessionId }) => ({ openCanvases: canvases(sessionId).listOpen() }));

@@ -1,11 +1,11 @@
 import { SessionCommandsExecute, SessionCommandsHandlePendingCommand, SessionCommandsInvoke, SessionCommandsList, SessionCommandsRespondToQueuedCommand, SessionRespondToQueuedCommand, SessionToolsExecute } from "@tandem/protocol";
 import { runUserRequestedTool } from "../../commands/user-tool.js";
 import { errorMessage } from "../../errors.js";
-import type { Runtime } from "../../runtime.js";
-import type { MethodTable } from "../dispatch.js";
+import type { RuntimeServices } from "../runtime-services.js";
+import type { MethodTable } from "../method-table.js";
 
 /** Slash commands: `session.commands.*` (1.0.x) and the older `session.respondToQueuedCommand`; user-run tools (`session.tools.execute`). */
-export function registerCommandMethods(table: MethodTable, runtime: Runtime): void {
+export function registerCommandMethods(table: MethodTable, runtime: RuntimeServices): void {
   const { sessions, commands } = runtime;
   table.on(SessionCommandsList, ({ sessionId, includeBuiltins, includeClientCommands }) => ({
     commands: commands.list(sessions.get(sessionId), { includeBuiltins, includeClientCommands }),

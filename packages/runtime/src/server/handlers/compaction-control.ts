@@ -1,7 +1,7 @@
 import { SessionHistoryAbortManualCompaction, SessionHistoryCancelBackgroundCompaction, SessionHistoryClearContext, SessionHistorySummarizeForHandoff } from "@tandem/protocol";
 import type { CompactionKind } from "../../compaction/compactor.js";
-import type { Runtime } from "../../runtime.js";
-import type { MethodTable } from "../dispatch.js";
+import type { RuntimeServices } from "../runtime-services.js";
+import type { MethodTable } from "../method-table.js";
 
 /** What these methods need of a session's context management. */
 export interface CompactionControl {
@@ -15,7 +15,7 @@ export interface CompactionControl {
  * a summary of the conversation for whoever takes it over, without changing it;
  * `session.history.clearContext`: a fresh conversation started with a prompt.
  */
-export function registerCompactionControlMethods(table: MethodTable, runtime: Runtime): void {
+export function registerCompactionControlMethods(table: MethodTable, runtime: RuntimeServices): void {
   const control = (sessionId: string): CompactionControl => runtime.sessions.get(sessionId).context;
   table.on(SessionHistoryCancelBackgroundCompaction, ({ sessionId }) => ({ cancelled: control(sessionId).cancel("background") }));
   table.on(SessionHistoryAbortManualCompaction, ({ sessionId }) => ({ aborted: control(sessionId).cancel("manual") }));

@@ -1,6 +1,6 @@
 import { SessionCompactionCompact, SessionHistoryCompact } from "@tandem/protocol";
-import type { Runtime } from "../../runtime.js";
-import type { MethodTable } from "../dispatch.js";
+import type { RuntimeServices } from "../runtime-services.js";
+import type { MethodTable } from "../method-table.js";
 
 /**
  * `session.compaction.compact`: compacts the session's history now (joining a compaction already
@@ -8,7 +8,7 @@ import type { MethodTable } from "../dispatch.js";
  * success that removed 0 of each. Works whatever `infiniteSessions.enabled` says: it is asked for.
  * `session.history.compact` is the official SDK 1.0's name for the same request.
  */
-export function registerCompactionMethods(table: MethodTable, runtime: Runtime): void {
+export function registerCompactionMethods(table: MethodTable, runtime: RuntimeServices): void {
   table.on(SessionCompactionCompact, ({ sessionId }) => runtime.sessions.get(sessionId).context.compactNow());
   table.on(SessionHistoryCompact, ({ sessionId }) => runtime.sessions.get(sessionId).context.compactNow());
 }

@@ -1,6 +1,6 @@
 import { RuntimeShutdown, SessionDetach, SessionGetMetadata } from "@tandem/protocol";
-import type { Runtime } from "../../runtime.js";
-import type { MethodTable } from "../dispatch.js";
+import type { RuntimeServices } from "../runtime-services.js";
+import type { MethodTable } from "../method-table.js";
 
 /**
  * What the current official SDK (1.0.x) calls that 0.2.0 names differently or not at all:
@@ -9,7 +9,7 @@ import type { MethodTable } from "../dispatch.js";
  * `session.workspace.*` under its 1.0 name, is served with the session API in `session-api.ts`.)
  * `session.history.compact` is served beside 0.2.0's `session.compaction.compact` in `compaction.ts`.
  */
-export function registerCurrentClientMethods(table: MethodTable, runtime: Runtime): void {
+export function registerCurrentClientMethods(table: MethodTable, runtime: RuntimeServices): void {
   const sessions = runtime.sessions;
   table.on(SessionDetach, async ({ sessionId }, client) => {
     await sessions.detach(sessionId, client);

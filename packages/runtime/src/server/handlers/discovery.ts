@@ -10,11 +10,11 @@ import {
 } from "@tandem/protocol";
 import { Discovery } from "../../discovery/discovery.js";
 import { workingDirectoryFiles } from "../../loop/custom-instructions.js";
-import type { Runtime } from "../../runtime.js";
-import type { MethodTable } from "../dispatch.js";
+import type { RuntimeServices } from "../runtime-services.js";
+import type { MethodTable } from "../method-table.js";
 
 /** Sessionless discovery: `skills.*`, `agents.*`, `instructions.*` (`discover`, `getDiscoveryPaths`), `mcp.discover`. */
-export function registerDiscoveryMethods(table: MethodTable, runtime: Runtime): void {
+export function registerDiscoveryMethods(table: MethodTable, runtime: RuntimeServices): void {
   const discovery = new Discovery({ home: runtime.store.home, instructionFiles: workingDirectoryFiles, logger: runtime.logger });
   const settings = runtime.userSettings;
 

@@ -1,10 +1,10 @@
 import { SessionExtensionsDisable, SessionExtensionsEnable, SessionExtensionsList, SessionExtensionsReload } from "@tandem/protocol";
 import { ErrorCodes, TandemError } from "../../errors.js";
-import type { Runtime } from "../../runtime.js";
-import type { MethodTable } from "../dispatch.js";
+import type { RuntimeServices } from "../runtime-services.js";
+import type { MethodTable } from "../method-table.js";
 
 /** `session.extensions.list` / `reload` / `enable` / `disable` (1.0.x). */
-export function registerExtensionMethods(table: MethodTable, runtime: Runtime): void {
+export function registerExtensionMethods(table: MethodTable, runtime: RuntimeServices): void {
   /** Managing extensions needs them on and a folder to find them in; listing does not. */
   const requireAvailable = (sessionId: string): void => {
     const reason = runtime.extensions.unavailableReason(sessionId);

@@ -15,16 +15,16 @@ import { ErrorCodes } from "@tandem/protocol/errors";
 import { TandemError } from "../../errors.js";
 import { agentFactoriesEnabled, agentFactoriesFlag, enabledFeatureFlagsVariable } from "../../factories/feature-flag.js";
 import type { FactoryHost, SessionFactories } from "../../factories/session-factories.js";
-import type { Runtime } from "../../runtime.js";
+import type { RuntimeServices } from "../runtime-services.js";
 import type { Session } from "../../session/session.js";
-import type { MethodTable } from "../dispatch.js";
+import type { MethodTable } from "../method-table.js";
 
 /**
  * `session.factory.*`: agent factories extensions declare (see `factories/session-factories.ts`).
  * Switched on by `AGENT_FACTORIES` in `COPILOT_CLI_ENABLED_FEATURE_FLAGS`; without it every method
  * answers `NotAvailable`. Each session's runs are kept beside it for as long as it is open here.
  */
-export function registerFactoryMethods(table: MethodTable, runtime: Runtime): void {
+export function registerFactoryMethods(table: MethodTable, runtime: RuntimeServices): void {
   const enabled = agentFactoriesEnabled(runtime.environment);
   const bySession = new WeakMap<Session, SessionFactories>();
   // Loaded on first use: a runtime that never runs a factory never loads the module.

@@ -9,11 +9,11 @@ import {
   SessionWorkspacesReadCheckpoint,
 } from "@tandem/protocol";
 import { SessionWorkspaceView } from "../../checkpoints/workspaces.js";
-import type { Runtime } from "../../runtime.js";
-import type { MethodTable } from "../dispatch.js";
+import type { RuntimeServices } from "../runtime-services.js";
+import type { MethodTable } from "../method-table.js";
 
 /** Rewind points, rewinds and truncation (`session.history.*`), and the workspace views over the git checkpoints (`session.workspaces.*`). */
-export function registerHistoryMethods(table: MethodTable, runtime: Runtime): void {
+export function registerHistoryMethods(table: MethodTable, runtime: RuntimeServices): void {
   const sessions = runtime.sessions;
   table.on(SessionHistoryListRewindPoints, ({ sessionId }) => sessions.get(sessionId).history.listRewindPoints());
   table.on(SessionHistoryPreviewRewind, ({ sessionId, eventId }) => sessions.get(sessionId).history.previewRewind(eventId));

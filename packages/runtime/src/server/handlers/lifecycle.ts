@@ -1,9 +1,9 @@
 import { SessionSuspend } from "@tandem/protocol";
-import type { Runtime } from "../../runtime.js";
-import type { MethodTable } from "../dispatch.js";
+import type { RuntimeServices } from "../runtime-services.js";
+import type { MethodTable } from "../method-table.js";
 
 /** `session.suspend`: the running turn ends, what waits on the application is settled, the log is made durable. */
-export function registerLifecycleMethods(table: MethodTable, runtime: Runtime): void {
+export function registerLifecycleMethods(table: MethodTable, runtime: RuntimeServices): void {
   const sessions = runtime.sessions;
   table.on(SessionSuspend, async ({ sessionId }) => {
     const session = sessions.get(sessionId);

@@ -1,6 +1,6 @@
 import { LlmInferenceHttpResponseChunk, LlmInferenceHttpResponseStart, LlmInferenceSetProvider } from "@tandem/protocol";
 import type { InferenceClient, ResponseChunkFrame, ResponseStartFrame } from "../../providers/client-inference/transport.js";
-import type { MethodTable } from "../dispatch.js";
+import type { MethodTable } from "../method-table.js";
 
 /** What the `llmInference.*` methods need: the transport of client-performed model requests. */
 export interface InferenceRelay {

@@ -1,6 +1,6 @@
 import { McpConfigAdd, McpConfigDisable, McpConfigEnable, McpConfigList, McpConfigReload, McpConfigRemove, McpConfigUpdate } from "@tandem/protocol";
 import type { McpUserConfig } from "../../mcp/user-config.js";
-import type { MethodTable } from "../dispatch.js";
+import type { MethodTable } from "../method-table.js";
 
 /** `mcp.config.*` (server-scoped): the user's MCP configuration file, listed and edited. */
 export function registerMcpConfigMethods(table: MethodTable, config: McpUserConfig): void {

@@ -27,7 +27,7 @@ import type { McpManager } from "../../mcp/manager.js";
 import { McpSampling, type SamplingPort } from "../../mcp/sampling.js";
 import type { EventInterests } from "../../session/event-interests.js";
 import type { PendingRequests } from "../../session/pending.js";
-import type { MethodTable } from "../dispatch.js";
+import type { MethodTable } from "../method-table.js";
 
 /** What these handlers need of a session: its MCP servers, and its model for sampling. */
 export interface McpSessionView extends SamplingPort {

@@ -5,13 +5,13 @@ import {
   SessionUiHandlePendingElicitation,
   SessionUiHandlePendingExitPlanMode,
 } from "@tandem/protocol";
-import type { Runtime } from "../../runtime.js";
-import type { MethodTable } from "../dispatch.js";
+import type { RuntimeServices } from "../runtime-services.js";
+import type { MethodTable } from "../method-table.js";
 import { invalidParams } from "../../errors.js";
 import { abstains, readDecision } from "../../permissions/decision.js";
 
 /** Clients answering what a session waits on: tool calls, permissions, elicitations, plan exits. */
-export function registerPendingAnswerMethods(table: MethodTable, runtime: Runtime): void {
+export function registerPendingAnswerMethods(table: MethodTable, runtime: RuntimeServices): void {
   const sessions = runtime.sessions;
   table.on(SessionToolsHandlePendingToolCall, ({ sessionId, requestId, result, error }) => {
     const settled = sessions.get(sessionId).pending.settle(requestId, "tool", { result, error });

@@ -7,9 +7,9 @@ import {
 } from "@tandem/protocol";
 import type { SessionApproval } from "../../permissions/session-approvals.js";
 import { LocationApprovals, resolvePermissionLocation } from "../../permissions/locations.js";
-import type { Runtime } from "../../runtime.js";
+import type { RuntimeServices } from "../runtime-services.js";
 import { TrustedFolders } from "../../trust/trusted-folders.js";
-import type { MethodTable } from "../dispatch.js";
+import type { MethodTable } from "../method-table.js";
 
 /** What these methods need of a session: that it exists, and its approvals. */
 interface ApprovalsOf {
@@ -22,7 +22,7 @@ interface ApprovalsOf {
  * to any session that applies its folder's location; `session.permissions.folderTrust.*`: the
  * user's trusted folders (`trustedFolders` in the home's `config.json`, as folder extensions read it).
  */
-export function registerPermissionLocationMethods(table: MethodTable, runtime: Runtime): void {
+export function registerPermissionLocationMethods(table: MethodTable, runtime: RuntimeServices): void {
   const home = runtime.store.home;
   const locations = new LocationApprovals(home);
   const trusted = (sessionId: string): TrustedFolders => {

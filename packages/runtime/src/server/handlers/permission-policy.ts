@@ -15,7 +15,7 @@ import type { Logger } from "../../log.js";
 import type { PermissionPolicy } from "../../permissions/policy.js";
 import type { ClientPort } from "../../session/client-port.js";
 import type { ClientRegistration } from "../../session/clients.js";
-import type { MethodTable } from "../dispatch.js";
+import type { MethodTable } from "../method-table.js";
 
 /** What these methods need of a session: its policy, its clients' registrations, its log. */
 export interface PolicySession {

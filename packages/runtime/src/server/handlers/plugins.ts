@@ -13,7 +13,7 @@ import {
   PluginsUpdateAll,
 } from "@tandem/protocol";
 import type { PluginStore } from "../../plugins/plugin-store.js";
-import type { MethodTable } from "../dispatch.js";
+import type { MethodTable } from "../method-table.js";
 
 /**
  * `plugins.*` (server-scoped): installing plugins from local marketplaces into the runtime's home.

@@ -10,8 +10,8 @@ import {
 } from "@tandem/protocol";
 import { ErrorCodes } from "@tandem/protocol/errors";
 import { TandemError } from "../../errors.js";
-import type { Runtime } from "../../runtime.js";
-import type { MethodTable } from "../dispatch.js";
+import type { RuntimeServices } from "../runtime-services.js";
+import type { MethodTable } from "../method-table.js";
 
 /** Remote control is always off: it hands sessions to GitHub's hosted service, which Tandem does not use. */
 const off = { state: "off" as const };
@@ -26,7 +26,7 @@ function remoteNotAvailable(what: string): TandemError {
  * `NotAvailable`, and a client's report that the session's remote steerability changed is recorded
  * in the session (`session.remote_steerable_changed`, persisted).
  */
-export function registerRemoteControlMethods(table: MethodTable, runtime: Runtime): void {
+export function registerRemoteControlMethods(table: MethodTable, runtime: RuntimeServices): void {
   const sessions = runtime.sessions;
   table.on(SessionsGetRemoteControlStatus, () => ({ status: off }));
   table.on(SessionsSetRemoteControlSteering, () => ({ status: off }));

@@ -5,13 +5,13 @@ import {
 } from "@tandem/protocol";
 import { ErrorCodes } from "@tandem/protocol/errors";
 import { TandemError } from "../../errors.js";
-import type { Runtime } from "../../runtime.js";
-import type { MethodTable } from "../dispatch.js";
+import type { RuntimeServices } from "../runtime-services.js";
+import type { MethodTable } from "../method-table.js";
 
 /**
  * Server-scoped methods of several small areas: secret filtering, the agent registry, extensions' attachments and delegated model responses.
  */
-export function registerServerMiscMethods(table: MethodTable, runtime: Runtime): void {
+export function registerServerMiscMethods(table: MethodTable, runtime: RuntimeServices): void {
   table.on(SecretsAddFilterValues, ({ values }) => {
     runtime.secrets.add(values);
     return { ok: true as const };

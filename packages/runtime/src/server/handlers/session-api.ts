@@ -17,17 +17,17 @@ import {
 } from "@tandem/protocol";
 import { ErrorCodes } from "@tandem/protocol/errors";
 import { TandemError } from "../../errors.js";
-import type { Runtime } from "../../runtime.js";
+import type { RuntimeServices } from "../runtime-services.js";
 import { eventLogTail, readEventLog } from "../../session/event-log-api.js";
 import { forkSession } from "../../session/fork.js";
 import { applyOptions } from "../../session/options-update.js";
 import type { Session } from "../../session/session.js";
 import { shortTitle } from "../../session/session.js";
-import type { MethodTable } from "../dispatch.js";
+import type { MethodTable } from "../method-table.js";
 import { PreSerializedJson } from "../writer.js";
 
 /** The 1.0.x session API: name, options, event log, queue, approve-all, fork, `session.workspaces.*` files. */
-export function registerSessionApiMethods(table: MethodTable, runtime: Runtime): void {
+export function registerSessionApiMethods(table: MethodTable, runtime: RuntimeServices): void {
   const sessions = runtime.sessions;
 
   table.on(SessionNameGet, ({ sessionId }) => {

@@ -3,9 +3,9 @@ import { ErrorCodes } from "@tandem/protocol/errors";
 import { errorMessage, TandemError } from "../../errors.js";
 import { providerEndpoint } from "../../providers/endpoint.js";
 import { describeDefaultProvider, gitHubTokenSource, resolveGitHubToken } from "../../providers/resolve.js";
-import type { Runtime } from "../../runtime.js";
+import type { RuntimeServices } from "../runtime-services.js";
 import type { Session } from "../../session/session.js";
-import type { MethodTable } from "../dispatch.js";
+import type { MethodTable } from "../method-table.js";
 
 /** The runtime variable that lets clients read a session's provider endpoint and credentials. */
 export const allowGetProviderEndpointEnv = "COPILOT_ALLOW_GET_PROVIDER_ENDPOINT";
@@ -16,7 +16,7 @@ export const allowGetProviderEndpointEnv = "COPILOT_ALLOW_GET_PROVIDER_ENDPOINT"
  * GitHub API is known the token's Copilot user is looked up, giving its `login` and `copilotPlan`;
  * a token GitHub refuses is reported as not authenticated.
  */
-export async function sessionAuthStatus(runtime: Runtime, session: Session): Promise<SessionAuthStatus> {
+export async function sessionAuthStatus(runtime: RuntimeServices, session: Session): Promise<SessionAuthStatus> {
   const { config } = session;
   if (config.provider) {
     return { isAuthenticated: false, statusMessage: `The session uses its own ${config.provider.type ?? "openai"} provider at ${config.provider.baseUrl}, not GitHub credentials.` };
@@ -59,7 +59,7 @@ export type SessionAuthStatus = ResultOf<typeof SessionGitHubAuthGetStatus>;
  * A session's credentials: `session.provider.getEndpoint`, the endpoint and credential its model
  * calls use (only when the runtime allows it, since it hands out a secret).
  */
-export function registerSessionAuthMethods(table: MethodTable, runtime: Runtime): void {
+export function registerSessionAuthMethods(table: MethodTable, runtime: RuntimeServices): void {
   const sessions = runtime.sessions;
 
   table.on(SessionProviderGetEndpoint, ({ sessionId }) => {

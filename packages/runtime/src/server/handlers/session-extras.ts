@@ -25,13 +25,13 @@ import {
 import { ErrorCodes } from "@tandem/protocol/errors";
 import type { SubagentSettings } from "../../agents/session-agents.js";
 import { TandemError } from "../../errors.js";
-import type { Runtime } from "../../runtime.js";
+import type { RuntimeServices } from "../runtime-services.js";
 import { parseInterval, SessionSchedule } from "../../schedule/session-schedule.js";
 import { askOnce } from "../../session/ephemeral-query.js";
 import { promptTooLong } from "../../session/user-message.js";
 import { SessionScoped } from "../../session/session-scoped.js";
 import type { Session } from "../../session/session.js";
-import type { MethodTable } from "../dispatch.js";
+import type { MethodTable } from "../method-table.js";
 
 
 /**
@@ -41,7 +41,7 @@ import type { MethodTable } from "../dispatch.js";
  * providers added at runtime, the SQL todo list, scheduled prompts, event-log interest, commands
  * queued for the application, large pastes and one-off questions.
  */
-export function registerSessionExtrasMethods(table: MethodTable, runtime: Runtime): void {
+export function registerSessionExtrasMethods(table: MethodTable, runtime: RuntimeServices): void {
   const sessions = runtime.sessions;
   const schedules = new SessionScoped<Session, SessionSchedule>(
     (session) => {

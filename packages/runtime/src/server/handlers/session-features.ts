@@ -1,10 +1,10 @@
 import { SessionAgentDeselect, SessionAgentGetCurrent, SessionAgentList, SessionAgentReload, SessionAgentSelect, SessionFleetStart, SessionMcpDisable, SessionMcpEnable, SessionMcpList, SessionMcpReload, SessionModeGet, SessionModeSet, SessionModelGetCurrent, SessionModelSwitchTo, SessionPlanDelete, SessionPlanRead, SessionPlanUpdate, SessionSkillsDisable, SessionSkillsEnable, SessionSkillsList, SessionSkillsReload, SessionWorkspaceCreateFile, SessionWorkspaceListFiles, SessionWorkspaceReadFile } from "@tandem/protocol";
-import type { Runtime } from "../../runtime.js";
-import type { MethodTable } from "../dispatch.js";
+import type { RuntimeServices } from "../runtime-services.js";
+import type { MethodTable } from "../method-table.js";
 import { switchModel } from "../../session/model-switch.js";
 
 /** Per-session features: model, mode, plan and workspace files, agents, skills, MCP servers, fleet. */
-export function registerSessionFeatureMethods(table: MethodTable, runtime: Runtime): void {
+export function registerSessionFeatureMethods(table: MethodTable, runtime: RuntimeServices): void {
   const sessions = runtime.sessions;
   table.on(SessionModelGetCurrent, ({ sessionId }) => {
     const session = sessions.get(sessionId);

@@ -1,6 +1,6 @@
 import { SessionFsSetProvider } from "@tandem/protocol";
 import type { SessionFsConfig } from "../../session-fs/client-file-system.js";
-import type { MethodTable } from "../dispatch.js";
+import type { MethodTable } from "../method-table.js";
 import type { RequestingClient } from "../requesting-client.js";
 
 /** What `sessionFs.setProvider` needs: the place that decides who keeps sessions. */

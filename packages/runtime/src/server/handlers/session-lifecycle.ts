@@ -1,13 +1,13 @@
 import { SessionAbort, SessionCreate, SessionDelete, SessionDestroy, SessionGetForeground, SessionGetLastId, SessionGetMessages, SessionList, SessionLog, SessionResume, SessionSend, SessionSetForeground } from "@tandem/protocol";
 import { sessionNotFound } from "../../errors.js";
-import type { Runtime } from "../../runtime.js";
-import type { MethodTable } from "../dispatch.js";
+import type { RuntimeServices } from "../runtime-services.js";
+import type { MethodTable } from "../method-table.js";
 import { PreSerializedJson } from "../writer.js";
 import { promptTooLong } from "../../session/user-message.js";
 import { checkSessionToken } from "../../accounts/token-check.js";
 
 /** Sessions: create, resume, send, abort, messages, destroy, delete, list, foreground, log. */
-export function registerSessionLifecycleMethods(table: MethodTable, runtime: Runtime): void {
+export function registerSessionLifecycleMethods(table: MethodTable, runtime: RuntimeServices): void {
   const sessions = runtime.sessions;
   table.on(SessionCreate, async (params, client) => {
     // A token GitHub refuses fails the create; without any token the session opens and its first turn says what to set.

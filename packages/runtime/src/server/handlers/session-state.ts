@@ -22,11 +22,11 @@ import {
 } from "@tandem/protocol";
 import { ContextReport } from "../../compaction/context-report.js";
 import { readInstructionFiles } from "../../loop/custom-instructions.js";
-import type { Runtime } from "../../runtime.js";
+import type { RuntimeServices } from "../runtime-services.js";
 import { SessionScoped } from "../../session/session-scoped.js";
 import type { Session } from "../../session/session.js";
 import { moveWorkingDirectory, recordContextChange } from "../../session/working-directory.js";
-import type { MethodTable } from "../dispatch.js";
+import type { MethodTable } from "../method-table.js";
 import { sessionAuthStatus } from "./session-auth.js";
 
 /** Credentials handed to a session, as `session.gitHubAuth.getStatus` reports them (no secrets kept). */
@@ -46,7 +46,7 @@ const maxNameLength = 100;
  * sources, the session's identity, and the host services Tandem has no counterpart for (LSP,
  * telemetry feature overrides: accepted, nothing to do) or cannot offer (MCP OAuth: not available).
  */
-export function registerSessionStateMethods(table: MethodTable, runtime: Runtime): void {
+export function registerSessionStateMethods(table: MethodTable, runtime: RuntimeServices): void {
   const sessions = runtime.sessions;
   const identities = new SessionScoped<Session, { identity?: SessionIdentity }>(() => ({}));
 

@@ -21,12 +21,12 @@ import {
 } from "@tandem/protocol";
 import { ErrorCodes } from "@tandem/protocol/errors";
 import { TandemError } from "../../errors.js";
-import type { Runtime } from "../../runtime.js";
+import type { RuntimeServices } from "../runtime-services.js";
 import { SessionAdmin } from "../../session-admin/session-admin.js";
-import type { MethodTable } from "../dispatch.js";
+import type { MethodTable } from "../method-table.js";
 
 /** The server-scoped `sessions.*` methods: stored sessions listed, found, measured, saved, closed, deleted, pruned, opened. */
-export function registerSessionsAdminMethods(table: MethodTable, runtime: Runtime): void {
+export function registerSessionsAdminMethods(table: MethodTable, runtime: RuntimeServices): void {
   const { sessions, store } = runtime;
   const admin = new SessionAdmin({
     listStored: () => store.list(),

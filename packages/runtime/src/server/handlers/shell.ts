@@ -1,14 +1,14 @@
 import { SessionShellCancelUserRequested, SessionShellExec, SessionShellExecuteUserRequested, SessionShellKill, ShellExitNotification, ShellOutputNotification } from "@tandem/protocol";
 import type { SessionProcesses } from "../../processes/session-processes.js";
-import type { Runtime } from "../../runtime.js";
+import type { RuntimeServices } from "../runtime-services.js";
 import type { Session } from "../../session/session.js";
-import type { MethodTable } from "../dispatch.js";
+import type { MethodTable } from "../method-table.js";
 
 /**
  * `session.shell.*`: commands an application runs in a session outside the agent loop. Each
  * session's processes are created on first use and killed when the session closes.
  */
-export function registerShellMethods(table: MethodTable, runtime: Runtime): void {
+export function registerShellMethods(table: MethodTable, runtime: RuntimeServices): void {
   const bySession = new Map<string, SessionProcesses>();
   // Loaded on first use: most sessions never run a command this way (the runtime's start stays lean).
   const processesOf = async (session: Session): Promise<SessionProcesses> => {

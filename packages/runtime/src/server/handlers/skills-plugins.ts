@@ -1,6 +1,6 @@
 import { SessionPluginsList, SessionSkillsEnsureLoaded, SessionSkillsGetInvoked } from "@tandem/protocol";
 import type { SessionSkills } from "../../skills/session-skills.js";
-import type { MethodTable } from "../dispatch.js";
+import type { MethodTable } from "../method-table.js";
 
 /** What these handlers need of the runtime. */
 export interface SkillsPluginsHost {

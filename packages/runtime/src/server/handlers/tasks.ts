@@ -14,8 +14,8 @@ import {
 } from "@tandem/protocol";
 import type { BackgroundAgent } from "../../agents/background.js";
 import { invalidParams } from "../../errors.js";
-import type { Runtime } from "../../runtime.js";
-import type { MethodTable } from "../dispatch.js";
+import type { RuntimeServices } from "../runtime-services.js";
+import type { MethodTable } from "../method-table.js";
 
 /** A background agent as a task of the list. */
 function taskInfo(agent: BackgroundAgent): TaskAgentInfo {
@@ -43,7 +43,7 @@ function taskInfo(agent: BackgroundAgent): TaskAgentInfo {
  * calls cannot move to the background, so nothing is ever promotable; background agents take no
  * messages once started.
  */
-export function registerTaskMethods(table: MethodTable, runtime: Runtime): void {
+export function registerTaskMethods(table: MethodTable, runtime: RuntimeServices): void {
   const backgroundOf = (sessionId: string) => runtime.sessions.get(sessionId).agents.background;
 
   table.on(SessionTasksStartAgent, async ({ sessionId, agentType, prompt, name, description, model }) => {

@@ -9,9 +9,9 @@ import {
   SessionUiUnregisterDirectAutoModeSwitchHandler,
 } from "@tandem/protocol";
 import { ErrorCodes, TandemError } from "../../errors.js";
-import type { Runtime } from "../../runtime.js";
+import type { RuntimeServices } from "../runtime-services.js";
 import { requestElicitation } from "../../session/elicitation.js";
-import type { MethodTable } from "../dispatch.js";
+import type { MethodTable } from "../method-table.js";
 
 /** The answer to a request for a kind of pending request this session has none of under `requestId`. */
 const noPending = (what: string, requestId: string) => ({ success: false, error: `No pending ${what} with requestId ${requestId}` });
@@ -20,7 +20,7 @@ const noPending = (what: string, requestId: string) => ({ success: false, error:
  * `session.ui.*` beyond the elicitation and plan-exit answers: forms the application asks for,
  * answers to pending requests by id, and in-process auto-mode-switch handler registrations.
  */
-export function registerUiMethods(table: MethodTable, runtime: Runtime): void {
+export function registerUiMethods(table: MethodTable, runtime: RuntimeServices): void {
   const sessions = runtime.sessions;
 
   table.on(SessionUiElicitation, async ({ sessionId, message, requestedSchema }, client) => {

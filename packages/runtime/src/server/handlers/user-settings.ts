@@ -1,9 +1,9 @@
 import { UserSettingsGet, UserSettingsReload, UserSettingsSet } from "@tandem/protocol";
-import type { Runtime } from "../../runtime.js";
-import type { MethodTable } from "../dispatch.js";
+import type { RuntimeServices } from "../runtime-services.js";
+import type { MethodTable } from "../method-table.js";
 
 /** `user.settings.*`: the runtime's user settings (`<home>/config.json`), read, written and re-read. */
-export function registerUserSettingsMethods(table: MethodTable, runtime: Runtime): void {
+export function registerUserSettingsMethods(table: MethodTable, runtime: RuntimeServices): void {
   const settings = runtime.userSettings;
   table.on(UserSettingsGet, async () => ({ settings: await settings.report() }));
   table.on(UserSettingsSet, async ({ settings: changes }) => {

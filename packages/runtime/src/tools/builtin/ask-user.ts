@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { UserInputUnavailable } from "../../session/user-input.js";
+import { UserInputUnavailable } from "../../ports/user-input.js";
 import type { Tool } from "../types.js";
 import { defineBuiltinTool } from "./define.js";
 

@@ -1,0 +1,59 @@
+import type { SessionCreateParams, SessionLifecycleEvent } from "@tandem/protocol";
+import type { CompactionServices } from "../compaction/session-compaction.js";
+import type { GitContextReader } from "../context/git-context-reader.js";
+import type { Logger } from "../log.js";
+import type { RetryPolicy } from "../loop/retry.js";
+import type { BearerTokenSource } from "../providers/routing.js";
+import type { ModelClient } from "../providers/types.js";
+import type { SessionFiles, SessionStore } from "../store/types.js";
+import type { LargeOutputSpill } from "../tools/large-output.js";
+import type { SqlDatabase } from "../tools/builtin/sql/session-database.js";
+import type { BuiltinToolOptions } from "../tools/registry.js";
+import type { FolderTrust } from "../trust/folder-consent.js";
+import type { SessionEmitter } from "./emitter.js";
+import type { Session } from "./session.js";
+
+/** What the session manager (and the opener it hands them to) needs from the runtime. */
+export interface SessionManagerOptions {
+  store: SessionStore;
+  logger: Logger;
+  protocolVersion: 2 | 3;
+  retryPolicy: RetryPolicy;
+  /** How many model calls one user message may make. */
+  maxModelCallsPerTurn: number;
+  runtimeVersion: string;
+  defaultModel: string;
+  hookTimeoutMs: number;
+  /** `--report-intent on|off`: whether sessions offer `report_intent` when they do not say (unset: per client generation). */
+  reportIntent?: boolean;
+  /** Settings of every session's built-in tools (the `sql` tool's time limit). */
+  builtinTools?: BuiltinToolOptions;
+  /** The `sql` tool's database of a session its store keeps itself (a client's file system); undefined: its `session.db`. */
+  sqlDatabaseFor?(sessionId: string): SqlDatabase | undefined;
+  /** Where a session keeps tool outputs too long for the model (a client's file system); undefined: they are cut. */
+  largeOutputSpillFor?(sessionId: string, files: SessionFiles): LargeOutputSpill | undefined;
+  /** The summary call's timeout and the model lists compaction reads windows from. */
+  compaction: CompactionServices;
+  createModelClient(config: SessionCreateParams, sessionId: string, bearerTokens: BearerTokenSource): ModelClient;
+  /** Sends a `session.lifecycle` notification to every connected client. */
+  broadcastLifecycle(event: SessionLifecycleEvent): void;
+  /** Called with each session's emitter when the session opens (telemetry listens to its events). */
+  observeSession?(sessionId: string, emitter: SessionEmitter): void;
+  /**
+   * Cluster: takes the session's lease before it opens here (throws when another node runs it);
+   * `takenOverFrom` names the node that ran it and died.
+   */
+  claim?(sessionId: string): Promise<{ takenOverFrom?: string }>;
+  /** Cluster: the session is no longer open here (its lease can go). */
+  released?(sessionId: string): void;
+  /** Cluster: a session taken over from a node that died was opened and its clients attached. */
+  tookOver?(session: Session, fromNode: string): Promise<void>;
+  /** Reads the sessions' git contexts (shared between sessions of one folder). */
+  gitContexts?: GitContextReader;
+  /** The user's trust in working folders (`--allow-all`, `trustedFolders`); without it no folder is trusted. */
+  folderTrust?: FolderTrust;
+  /** Applied to every event's JSON text before it is persisted or sent (`secrets.addFilterValues`). */
+  redact?(json: string): string;
+  /** How long a session whose clients all left keeps the work it waits on (see `HeldWork`; default 5 minutes). */
+  pendingWorkGraceMs?: number;
+}
