@@ -1,0 +1,120 @@
+import type { RequestToken } from "@tandem/protocol";
+import { ErrorCodes } from "@tandem/protocol/errors";
+import { z } from "zod";
+import { invalidParams, TandemError } from "../errors.js";
+import type { RequestingClient } from "./requesting-client.js";
+
+/** Any request token (the table stores them side by side). */
+export type AnyToken = RequestToken<string, z.ZodType, z.ZodType>;
+
+/** A method's handler: its validated params and the calling client in, its result out. */
+export type Handler<T extends AnyToken> = (params: z.infer<T["params"]>, client: RequestingClient) => Promise<z.infer<T["result"]>> | z.infer<T["result"]>;
+
+/** Where method handlers are registered (one per request token). */
+export interface MethodTable {
+  on<T extends AnyToken>(token: T, handle: Handler<T>): void;
+}
+
+/** Registers the handlers of one area on the table it is given, after importing their module. */
+export type AreaLoader = (table: MethodTable) => Promise<void>;
+
+type StoredHandler = (params: unknown, client: RequestingClient) => unknown;
+
+/** Methods whose handlers one module registers when the first of them is called. */
+interface Area {
+  readonly methods: ReadonlySet<string>;
+  readonly load: AreaLoader;
+  /** The load in flight or done; cleared when it failed, so a later call tries again. */
+  loaded?: Promise<void>;
+}
+
+interface Entry {
+  readonly token: AnyToken;
+  /** The area that registers the handler; undefined for a handler registered directly. */
+  readonly area?: Area;
+  handle?: StoredHandler;
+}
+
+/**
+ * A method table whose handlers may live in modules imported on first use. Every method is known
+ * from the start (declared by its token), so an unknown method answers -32601 at once without
+ * loading anything, and a declared one never does: the first call of an area's method imports its
+ * module, which registers the area's handlers. Params are validated here, once, against the
+ * token's schema. Requests that arrive while an area loads wait for that load, so handlers still
+ * start in the order their requests arrived.
+ *
+ * @example
+ * const table = new LazyMethodTable();
+ * table.on(Ping, (params) => pingResult(params));
+ * table.area(canvasRequests, async (into) => (await import("./handlers/canvas.js")).registerCanvasMethods(into, runtime));
+ * await table.dispatch("session.canvas.list", { sessionId }, client); // imports handlers/canvas.js once
+ */
+export class LazyMethodTable implements MethodTable {
+  private readonly entries = new Map<string, Entry>();
+  /** Settles once every area load started so far has settled; undefined when none is in flight. */
+  private loads: Promise<void> | undefined;
+
+  /** Registers the handler of one method now. */
+  on<T extends AnyToken>(token: T, handle: Handler<T>): void {
+    const known = this.entries.get(token.method);
+    if (known?.area) throw new Error(`${token.method} belongs to a lazily loaded area: its module registers it`);
+    this.entries.set(token.method, { token, handle: handle as StoredHandler });
+  }
+
+  /** Declares the methods of one area; `load` imports their module and registers them, on the first call of one. */
+  area(tokens: readonly AnyToken[], load: AreaLoader): void {
+    const area: Area = { methods: new Set(tokens.map((token) => token.method)), load };
+    for (const token of tokens) {
+      if (this.entries.has(token.method)) throw new Error(`${token.method} is declared twice in the method table`);
+      this.entries.set(token.method, { token, area });
+    }
+  }
+
+  /**
+   * Validates params against the method's schema and runs its handler. A method without a handler
+   * (unknown, or in the protocol but not implemented by Tandem) answers -32601 `Unhandled method
+   * <name>`, as the reference runtime does: the official SDKs test for it (e.g. to fall back).
+   */
+  async dispatch(method: string, params: unknown, client: RequestingClient): Promise<unknown> {
+    const entry = this.entries.get(method);
+    if (!entry) throw new TandemError(ErrorCodes.MethodNotFound, `Unhandled method ${method}`);
+    const loading = !entry.handle && entry.area ? this.startLoad(entry.area) : undefined;
+    // Every load started before this request (its own included) settles first: handlers start in arrival order.
+    if (this.loads) await this.loads;
+    if (loading) await loading;
+    const handle = entry.handle;
+    if (!handle) throw new TandemError(ErrorCodes.InternalError, `No handler was registered for ${method}`);
+    const parsed = entry.token.params.safeParse(params ?? undefined);
+    if (!parsed.success) throw invalidParams(`Invalid params for ${method}: ${z.prettifyError(parsed.error)}`, { issues: parsed.error.issues });
+    return handle(parsed.data, client);
+  }
+
+  /** The area's load, started now unless it is in flight or done. */
+  private startLoad(area: Area): Promise<void> {
+    if (area.loaded) return area.loaded;
+    const loaded = this.loadArea(area);
+    area.loaded = loaded;
+    loaded.catch(() => {
+      if (area.loaded === loaded) area.loaded = undefined;
+    });
+    const loads = Promise.all([this.loads, loaded.catch(() => undefined)]).then(() => undefined);
+    this.loads = loads;
+    void loads.then(() => {
+      if (this.loads === loads) this.loads = undefined;
+    });
+    return loaded;
+  }
+
+  private async loadArea(area: Area): Promise<void> {
+    const scoped: MethodTable = {
+      on: (token, handle) => {
+        const entry = this.entries.get(token.method);
+        if (!entry || entry.area !== area) throw new Error(`${token.method} is not declared in the area that registers it`);
+        entry.handle = handle as StoredHandler;
+      },
+    };
+    await area.load(scoped);
+    const missing = [...area.methods].filter((method) => !this.entries.get(method)?.handle);
+    if (missing.length > 0) throw new TandemError(ErrorCodes.InternalError, `The handlers of ${missing.join(", ")} were not registered by their area's module`);
+  }
+}
