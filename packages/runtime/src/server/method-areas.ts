@@ -81,7 +81,8 @@ export class LazyMethodTable implements MethodTable {
     const loading = !entry.handle && entry.area ? this.startLoad(entry.area) : undefined;
     // Every load started before this request (its own included) settles first: handlers start in arrival order.
     if (this.loads) await this.loads;
-    if (loading) await loading;
+    // Awaited only when the load failed (it has settled by now): one more await would let later requests start first.
+    if (!entry.handle && loading) await loading;
     const handle = entry.handle;
     if (!handle) throw new TandemError(ErrorCodes.InternalError, `No handler was registered for ${method}`);
     const parsed = entry.token.params.safeParse(params ?? undefined);
@@ -105,16 +106,21 @@ export class LazyMethodTable implements MethodTable {
     return loaded;
   }
 
+  /** Imports the area's module and takes its handlers, all of them or none (a module that fails part-way leaves none). */
   private async loadArea(area: Area): Promise<void> {
+    const registered = new Map<string, StoredHandler>();
     const scoped: MethodTable = {
       on: (token, handle) => {
-        const entry = this.entries.get(token.method);
-        if (!entry || entry.area !== area) throw new Error(`${token.method} is not declared in the area that registers it`);
-        entry.handle = handle as StoredHandler;
+        if (!area.methods.has(token.method)) throw new Error(`${token.method} is not declared in the area that registers it`);
+        registered.set(token.method, handle as StoredHandler);
       },
     };
     await area.load(scoped);
-    const missing = [...area.methods].filter((method) => !this.entries.get(method)?.handle);
+    const missing = [...area.methods].filter((method) => !registered.has(method));
     if (missing.length > 0) throw new TandemError(ErrorCodes.InternalError, `The handlers of ${missing.join(", ")} were not registered by their area's module`);
+    for (const [method, handle] of registered) {
+      const entry = this.entries.get(method);
+      if (entry) entry.handle = handle;
+    }
   }
 }
