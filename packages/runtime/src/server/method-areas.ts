@@ -22,7 +22,8 @@ type StoredHandler = (params: unknown, client: RequestingClient) => unknown;
 
 /** Methods whose handlers one module registers when the first of them is called. */
 interface Area {
-  readonly methods: ReadonlySet<string>;
+  /** The methods its module must register (a method registered directly leaves it). */
+  readonly methods: Set<string>;
   readonly load: AreaLoader;
   /** The load in flight or done; cleared when it failed, so a later call tries again. */
   loaded?: Promise<void>;
@@ -41,7 +42,9 @@ interface Entry {
  * loading anything, and a declared one never does: the first call of an area's method imports its
  * module, which registers the area's handlers. Params are validated here, once, against the
  * token's schema. Requests that arrive while an area loads wait for that load, so handlers still
- * start in the order their requests arrived.
+ * start in the order their requests arrived. A handler registered directly ({@link on}) answers its
+ * method even when an area declares it (before or after): moving a method out of an area's module
+ * into one registered at once needs no change to the area's line.
  *
  * @example
  * const table = new LazyMethodTable();
@@ -54,18 +57,25 @@ export class LazyMethodTable implements MethodTable {
   /** Settles once every area load started so far has settled; undefined when none is in flight. */
   private loads: Promise<void> | undefined;
 
-  /** Registers the handler of one method now. */
+  /**
+   * Registers the handler of one method now. A method an area declares leaves that area: the
+   * handler registered here answers it, and the area's module need not register it (one that does
+   * is not used for it).
+   */
   on<T extends AnyToken>(token: T, handle: Handler<T>): void {
-    const known = this.entries.get(token.method);
-    if (known?.area) throw new Error(`${token.method} belongs to a lazily loaded area: its module registers it`);
+    this.entries.get(token.method)?.area?.methods.delete(token.method);
     this.entries.set(token.method, { token, handle: handle as StoredHandler });
   }
 
   /** Declares the methods of one area; `load` imports their module and registers them, on the first call of one. */
   area(tokens: readonly AnyToken[], load: AreaLoader): void {
-    const area: Area = { methods: new Set(tokens.map((token) => token.method)), load };
+    const area: Area = { methods: new Set(), load };
     for (const token of tokens) {
-      if (this.entries.has(token.method)) throw new Error(`${token.method} is declared twice in the method table`);
+      const known = this.entries.get(token.method);
+      // Registered directly: that handler answers it, the area's module need not.
+      if (known && !known.area) continue;
+      if (known) throw new Error(`${token.method} is declared twice in the method table`);
+      area.methods.add(token.method);
       this.entries.set(token.method, { token, area });
     }
   }
@@ -111,8 +121,14 @@ export class LazyMethodTable implements MethodTable {
     const registered = new Map<string, StoredHandler>();
     const scoped: MethodTable = {
       on: (token, handle) => {
-        if (!area.methods.has(token.method)) throw new Error(`${token.method} is not declared in the area that registers it`);
-        registered.set(token.method, handle as StoredHandler);
+        if (area.methods.has(token.method)) {
+          registered.set(token.method, handle as StoredHandler);
+          return;
+        }
+        const entry = this.entries.get(token.method);
+        // Registered directly: that handler answers it.
+        if (entry && !entry.area) return;
+        throw new Error(`${token.method} is not declared in the area that registers it`);
       },
     };
     await area.load(scoped);

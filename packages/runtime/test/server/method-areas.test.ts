@@ -93,7 +93,7 @@ describe("LazyMethodTable", () => {
     await expect(table.dispatch("test.echo", { text: "a" }, client)).rejects.toThrow("cannot read the handler module");
   });
 
-  it("refuses a handler for a method its area does not declare, and a method declared twice", async () => {
+  it("refuses a handler for a method its area does not declare, and a method two areas declare", async () => {
     const table = new LazyMethodTable();
     table.area([Echo], async (into) => {
       into.on(Echo, ({ text }) => ({ text }));
@@ -101,6 +101,23 @@ describe("LazyMethodTable", () => {
     });
     await expect(table.dispatch("test.echo", { text: "a" }, client)).rejects.toThrow("test.count is not declared in the area that registers it");
     expect(() => table.area([Echo], async () => undefined)).toThrow("test.echo is declared twice");
-    expect(() => table.on(Echo, ({ text }) => ({ text }))).toThrow("lazily loaded area");
+  });
+
+  it("lets a handler registered directly answer a method an area declares, registered before or after the area", async () => {
+    const table = new LazyMethodTable();
+    table.on(Ping, () => ({ pong: true }));
+    let loads = 0;
+    table.area([Ping, Echo, Count], async (into) => {
+      loads++;
+      into.on(Ping, () => ({ pong: false }));
+      into.on(Echo, ({ text }) => ({ text: `area ${text}` }));
+    });
+    table.on(Count, () => ({ count: 7 }));
+    await expect(table.dispatch("test.ping", undefined, client)).resolves.toEqual({ pong: true });
+    await expect(table.dispatch("test.count", {}, client)).resolves.toEqual({ count: 7 });
+    expect(loads).toBe(0);
+    await expect(table.dispatch("test.echo", { text: "a" }, client)).resolves.toEqual({ text: "area a" });
+    await expect(table.dispatch("test.ping", undefined, client)).resolves.toEqual({ pong: true });
+    expect(loads).toBe(1);
   });
 });
