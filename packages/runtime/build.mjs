@@ -1,6 +1,10 @@
 // Bundles the runtime for a fast start (the package ships `bundle/`, plus the `.d.ts` files of `dist/`): `bundle/cli.js` holds only what answering the first ping
 // needs; the rest of the runtime is a chunk loaded on the first request that needs it. Provider
-// packages stay external and load on the first model call.
+// packages stay external and load on the first model call. The protocol and zod stay modules of
+// their own beside the runtime chunk (see `protocolChunks`: the runtime chunk exports 105 names
+// instead of 420, and compiling what the first `session.create` runs costs ~10 M instructions
+// less); the handler areas other than a session's create and turns load on first use
+// (`src/server/dispatch.ts`).
 import { build } from "esbuild";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
@@ -72,7 +76,7 @@ const { metafile } = await build({
 });
 // The start path into cli.js, then the rest of what the first session needs into the runtime chunk.
 const startPath = await mergeStaticClosure(metafile, entryChunk(metafile, "src/cli.ts"), new Map());
-await mergeStaticClosure(metafile, entryChunk(metafile, "src/runtime.ts"), startPath);
+await mergeStaticClosure(metafile, entryChunk(metafile, "src/runtime.ts"), startPath, protocolChunks(metafile, startPath));
 
 // The worker threads of the sql tool and of grep's Node search (src/tools/builtin/sql/sql-worker.ts,
 // src/tools/builtin/search/search-worker.ts): entries of their own, built apart so they share no chunk
@@ -120,6 +124,33 @@ function entryChunk(meta, source) {
 }
 
 /**
+ * The chunk that holds the protocol (its method tokens and schemas) and the chunks it imports
+ * (zod), except those merged into `cli.js`. They stay modules of their own instead of joining the
+ * runtime chunk: the handler areas loaded on first use (`src/server/dispatch.ts`) then import their
+ * tokens from the protocol's module, not from the runtime chunk, which would have to export every
+ * token. A module's exported and imported names are bindings V8 searches one by one whenever it
+ * compiles a function of that module that names a global or one of them; with the ~290 protocol
+ * names among the runtime chunk's exports, compiling what the first `session.create` runs cost
+ * ~12 M instructions more (`ScopeInfo::ModuleIndex` under `node bench/callgrind.mjs`). The whole
+ * import closure stays apart so that no kept module imports the runtime chunk back (a cycle would
+ * run the protocol's module before zod's code in the runtime chunk).
+ * @param {import("esbuild").Metafile} meta
+ * @param {Map<string, string>} startPath chunks merged into `cli.js`
+ */
+function protocolChunks(meta, startPath) {
+  const outputs = meta.outputs;
+  const queue = Object.keys(outputs).filter((key) => Object.keys(outputs[key].inputs).some((input) => input.endsWith("protocol/dist/methods.js")));
+  const kept = new Set();
+  while (queue.length > 0) {
+    const key = queue.shift();
+    if (kept.has(key) || startPath.has(key)) continue;
+    kept.add(key);
+    for (const imported of outputs[key].imports) if (imported.kind === "import-statement" && !imported.external && outputs[imported.path]) queue.push(imported.path);
+  }
+  return kept;
+}
+
+/**
  * Puts the chunks an entry chunk imports statically into the entry chunk itself, and leaves in
  * each of those chunk files a one-line re-export from it: whatever else imports a chunk by its old
  * name gets the same module instances (one copy of every class, one vscode-jsonrpc).
@@ -139,16 +170,17 @@ function entryChunk(meta, source) {
  * @param {import("esbuild").Metafile} meta
  * @param {string} entryKey
  * @param {Map<string, string>} mergedBefore chunks an earlier merge took: imports of them go to their entry
+ * @param {Set<string>} kept chunks left as modules of their own (see {@link protocolChunks})
  * @returns {Promise<Map<string, string>>}
  */
-async function mergeStaticClosure(meta, entryKey, mergedBefore) {
+async function mergeStaticClosure(meta, entryKey, mergedBefore, kept = new Set()) {
   const outputs = meta.outputs;
   const chunks = [];
   const queue = [entryKey];
   const seen = new Set();
   while (queue.length > 0) {
     const key = queue.shift();
-    if (seen.has(key) || mergedBefore.has(key)) continue;
+    if (seen.has(key) || mergedBefore.has(key) || kept.has(key)) continue;
     seen.add(key);
     if (key !== entryKey) chunks.push(key);
     for (const imported of outputs[key].imports) if (imported.kind === "import-statement" && !imported.external && outputs[imported.path]) queue.push(imported.path);
@@ -165,7 +197,7 @@ async function mergeStaticClosure(meta, entryKey, mergedBefore) {
     if (names.length > 0) lines.push(`export { ${names.join(", ")} } from ${JSON.stringify(join(root, chunk))};`);
   }
   const entryFile = join(root, entryKey);
-  const keptFiles = new Map([...mergedBefore].map(([chunk, owner]) => [join(root, chunk), `./${basename(owner)}`]));
+  const keptFiles = new Map([...[...mergedBefore].map(([chunk, owner]) => [join(root, chunk), `./${basename(owner)}`]), ...[...kept].map((chunk) => [join(root, chunk), `./${basename(chunk)}`])]);
   const result = await build({
     stdin: { contents: lines.join("\n"), resolveDir: outdir, sourcefile: basename(entryKey), loader: "js" },
     outfile: entryFile,

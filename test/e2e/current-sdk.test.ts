@@ -167,8 +167,9 @@ describe("renamed namespaces and methods Tandem does not implement", () => {
     // "Not available" is kept for what needs GitHub's hosted service (remote sessions, remote control),
     // for the quota when no GitHub API is configured to ask (a custom COPILOT_API_URL, as here), for the
     // provider endpoint, which the runtime hands out only when allowed, and for reloading MCP servers or
-    // extensions of a session that has none (no mcpServers, no extension folder).
-    const notAvailableHere = new Set(["account.getQuota", "sessions.connect", "sessions.startRemoteControl", "session.provider.getEndpoint", "session.mcp.reload", "session.extensions.reload", "session.mcp.oauth.login"]);
+    // extensions of a session that has none (no mcpServers, no extension folder), and for agent
+    // factories, an experimental feature switched off unless COPILOT_CLI_ENABLED_FEATURE_FLAGS names it.
+    const notAvailableHere = new Set(["account.getQuota", "sessions.connect", "sessions.startRemoteControl", "session.provider.getEndpoint", "session.mcp.reload", "session.extensions.reload", "session.mcp.oauth.login", "session.factory.listRuns"]);
     expect(answers.filter((answer) => answer.code === -32005 && !notAvailableHere.has(answer.method))).toEqual([]);
     // The session is still served afterwards.
     expect(await session.rpc.mode.get()).toBe("interactive");

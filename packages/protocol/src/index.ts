@@ -127,12 +127,13 @@ export {
   SessionWorkspacesListFiles,
   SessionWorkspacesReadFile,
   eventLogPageLimits,
+  sessionApiRequests,
 } from "./methods/session-api.js";
-export { ExtensionInfo, SessionExtensionsList, SessionExtensionsReload } from "./methods/extensions.js";
-export { McpAppsHostContext, McpConfigAdd, McpConfigDisable, McpConfigEnable, McpConfigList, McpConfigReload, McpConfigRemove, McpConfigUpdate, McpEnvValueMode, McpToolInfo, SessionMcpAppsCallTool, SessionMcpAppsDiagnose, SessionMcpAppsGetHostContext, SessionMcpAppsListTools, SessionMcpAppsReadResource, SessionMcpAppsSetHostContext, SessionMcpCancelSamplingExecution, SessionMcpExecuteSampling, SessionMcpIsServerRunning, SessionMcpListTools, SessionEventLogRegisterInterest, SessionEventLogReleaseInterest, McpOauthAnswer, SessionMcpOauthHandlePendingRequest, SessionMcpOauthLogin, SessionMcpRemoveGitHub, SessionMcpRestartServer, SessionMcpSetEnvValueMode, SessionMcpStartServer, SessionMcpStopServer } from "./methods/mcp.js";
-export { InvokedSkill, SessionExtensionsDisable, SessionExtensionsEnable, SessionPluginInfo, SessionPluginsList, SessionSkillsEnsureLoaded, SessionSkillsGetInvoked } from "./methods/skills-plugins.js";
-export { InstalledPluginInfo, MarketplaceInfo, PluginsDisable, PluginsEnable, PluginsInstall, PluginsList, PluginsMarketplacesAdd, PluginsMarketplacesBrowse, PluginsMarketplacesList, PluginsMarketplacesRefresh, PluginsMarketplacesRemove, PluginsUninstall, PluginsUpdate, PluginsUpdateAll } from "./methods/plugins.js";
-export { InferenceHeaders, LlmInferenceHttpResponseChunk, LlmInferenceHttpResponseStart, LlmInferenceSetProvider } from "./methods/llm-inference.js";
+export { ExtensionInfo, SessionExtensionsList, SessionExtensionsReload, extensionRequests } from "./methods/extensions.js";
+export { McpAppsHostContext, McpConfigAdd, McpConfigDisable, McpConfigEnable, McpConfigList, McpConfigReload, McpConfigRemove, McpConfigUpdate, McpEnvValueMode, McpToolInfo, SessionMcpAppsCallTool, SessionMcpAppsDiagnose, SessionMcpAppsGetHostContext, SessionMcpAppsListTools, SessionMcpAppsReadResource, SessionMcpAppsSetHostContext, SessionMcpCancelSamplingExecution, SessionMcpExecuteSampling, SessionMcpIsServerRunning, SessionMcpListTools, SessionEventLogRegisterInterest, SessionEventLogReleaseInterest, McpOauthAnswer, SessionMcpOauthHandlePendingRequest, SessionMcpOauthLogin, SessionMcpRemoveGitHub, SessionMcpRestartServer, SessionMcpSetEnvValueMode, SessionMcpStartServer, SessionMcpStopServer, mcpRequests } from "./methods/mcp.js";
+export { InvokedSkill, SessionExtensionsDisable, SessionExtensionsEnable, SessionPluginInfo, SessionPluginsList, SessionSkillsEnsureLoaded, SessionSkillsGetInvoked, skillsPluginsRequests } from "./methods/skills-plugins.js";
+export { InstalledPluginInfo, MarketplaceInfo, PluginsDisable, PluginsEnable, PluginsInstall, PluginsList, PluginsMarketplacesAdd, PluginsMarketplacesBrowse, PluginsMarketplacesList, PluginsMarketplacesRefresh, PluginsMarketplacesRemove, PluginsUninstall, PluginsUpdate, PluginsUpdateAll, pluginRequests } from "./methods/plugins.js";
+export { InferenceHeaders, LlmInferenceHttpResponseChunk, LlmInferenceHttpResponseStart, LlmInferenceSetProvider, llmInferenceRequests } from "./methods/llm-inference.js";
 export {
   CommandRegistration,
   SessionCommandsExecute,
@@ -144,6 +145,7 @@ export {
   SessionToolsExecute,
   SlashCommandInfo,
   SlashCommandInvocationResult,
+  commandRequests,
 } from "./methods/commands.js";
 export {
   PingResultCurrent,

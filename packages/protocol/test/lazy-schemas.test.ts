@@ -1,5 +1,20 @@
 import { describe, expect, it } from "vitest";
-import { clientToServerRequests, eventDataSchemas, serverNotifications, serverToClientRequests, sessionEventTypes, SessionEventSchema } from "../src/index.js";
+import {
+  CanvasDeclaration,
+  clientToServerRequests,
+  DiscoveredAgent,
+  eventDataSchemas,
+  InstalledPluginInfo,
+  LocalSessionEntry,
+  McpToolInfo,
+  ScheduleEntry,
+  serverNotifications,
+  serverToClientRequests,
+  sessionEventTypes,
+  SessionEventSchema,
+  TaskAgentInfo,
+  WorkspaceSummary,
+} from "../src/index.js";
 import { defineRequest } from "../src/method.js";
 import { z } from "zod";
 
@@ -26,6 +41,14 @@ describe("protocol schemas are built on first use", () => {
     const built = tokens.filter((token) => !isUnbuilt(token, "params") && !isUnbuilt(token, "result"));
     // Tokens may share a named schema (built at load), but most are inline and must stay unbuilt.
     expect(built.length).toBeLessThan(tokens.length / 4);
+  });
+
+  it("loads without building the shapes the method areas share: each is a lazy schema, built when first parsed", () => {
+    const shapes = { CanvasDeclaration, DiscoveredAgent, InstalledPluginInfo, LocalSessionEntry, McpToolInfo, ScheduleEntry, TaskAgentInfo, WorkspaceSummary };
+    for (const [name, shape] of Object.entries(shapes)) expect(shape.def.type, name).toBe("lazy");
+    expect(WorkspaceSummary.safeParse({ id: "w", cwd: "/work" }).success).toBe(true);
+    expect(WorkspaceSummary.safeParse({ cwd: "/work" }).success).toBe(false);
+    expect(CanvasDeclaration.array().safeParse([{ id: 1 }]).success).toBe(false);
   });
 
   it("builds a token's schema once, on the first read", () => {

@@ -124,4 +124,18 @@ describe("the runtime's entry bundle", () => {
     const runtimeChunk = readdirSync(bundleDir).find((name) => /^runtime-[A-Z0-9]+\.js$/.test(name))!;
     expect(readFileSync(join(bundleDir, runtimeChunk), "utf8")).toContain(`workerScriptUrl("${entry}"`);
   });
+  it("leaves the handlers of lazily loaded method areas out of the runtime chunk, and the protocol in a module of its own (build.mjs)", () => {
+    const runtimeChunk = readdirSync(bundleDir).find((name) => /^runtime-[A-Z0-9]+\.js$/.test(name));
+    expect(runtimeChunk).toBeDefined();
+    const source = readFileSync(join(bundleDir, runtimeChunk!), "utf8");
+    // The first session.create loads the runtime chunk: code only other areas use is compiled when one of them is called.
+    for (const handlers of ["registerCanvasMethods", "registerPluginMethods", "registerSessionStateMethods", "registerTaskMethods"]) expect(source).not.toContain(`function ${handlers}(`);
+    // Tokens and schemas are imported from the protocol's module, so the runtime chunk does not export them to the areas' modules.
+    expect(source).not.toContain('"session.canvas.list"');
+    const exported = [...source.matchAll(/export\s*\{([^}]*)\}/g)].flatMap((match) => match[1]!.split(","));
+    expect(exported).not.toContain("SessionCanvasList");
+    const areaModule = readdirSync(bundleDir).find((name) => name.endsWith(".js") && readFileSync(join(bundleDir, name), "utf8").includes("function registerCanvasMethods"));
+    expect(areaModule).toBeDefined();
+    expect(readFileSync(join(bundleDir, areaModule!), "utf8")).not.toMatch(new RegExp(`import\\s*\\{[^}]*\\bSessionCanvasList\\b[^}]*\\}\\s*from\\s*"\\./${runtimeChunk!.replace(".", "\\.")}"`));
+  });
 });

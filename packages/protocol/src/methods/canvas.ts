@@ -12,30 +12,30 @@ import { defineRequest } from "../method.js";
 const sessionScoped = { sessionId: SessionId };
 
 /** An action an open canvas offers. */
-export const CanvasActionDeclaration = z.looseObject({ name: z.string().min(1), description: z.string().optional(), inputSchema: z.unknown().optional() });
+export const CanvasActionDeclaration = z.lazy(() => z.looseObject({ name: z.string().min(1), description: z.string().optional(), inputSchema: z.unknown().optional() }));
 
 /** A canvas as a client declares it (`canvases` in `session.create` / `session.resume`). */
-export const CanvasDeclaration = z.looseObject({
+export const CanvasDeclaration = z.lazy(() => z.looseObject({
   id: z.string().min(1),
   displayName: z.string(),
   description: z.string(),
   inputSchema: z.unknown().optional(),
   actions: z.array(CanvasActionDeclaration).optional(),
-});
+}));
 export type CanvasDeclaration = z.infer<typeof CanvasDeclaration>;
 
 /** A declared canvas as `session.canvas.list` reports it. */
-export const DiscoveredCanvas = z.looseObject({
+export const DiscoveredCanvas = z.lazy(() => z.looseObject({
   canvasId: z.string(),
   extensionId: z.string(),
   displayName: z.string(),
   description: z.string(),
   inputSchema: z.unknown().optional(),
   actions: z.array(CanvasActionDeclaration).optional(),
-});
+}));
 
 /** An open canvas instance. */
-export const OpenCanvasInstance = z.looseObject({
+export const OpenCanvasInstance = z.lazy(() => z.looseObject({
   instanceId: z.string(),
   canvasId: z.string(),
   extensionId: z.string(),
@@ -43,7 +43,7 @@ export const OpenCanvasInstance = z.looseObject({
   status: z.string().optional(),
   url: z.string().optional(),
   input: z.unknown().optional(),
-});
+}));
 export type OpenCanvasInstance = z.infer<typeof OpenCanvasInstance>;
 
 /** `session.canvas.list`: the canvases the session's connected clients declared. */

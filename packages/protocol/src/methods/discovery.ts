@@ -2,13 +2,13 @@ import { z } from "zod";
 import { skillSummaryFields } from "../common.js";
 import { defineRequest } from "../method.js";
 
-const projectPaths = z.array(z.string()).optional();
+const projectPaths = z.lazy(() => z.array(z.string()).optional());
 
 /** A place where the runtime looks for (or would create) skills, agents or instructions. */
 const DiscoveryPath = z.looseObject({ path: z.string(), preferredForCreation: z.boolean(), projectPath: z.string().optional() });
 
 /** A skill found on disk by `skills.discover`. */
-export const DiscoveredSkill = z.looseObject({ ...skillSummaryFields(), projectPath: z.string().optional() });
+export const DiscoveredSkill = z.lazy(() => z.looseObject({ ...skillSummaryFields(), projectPath: z.string().optional() }));
 
 /** `skills.discover`: the skills of the projects' skill folders, the user's and the given folders. */
 export const SkillsDiscover = defineRequest(
@@ -32,7 +32,7 @@ export const SkillsConfigSetDisabledSkills = defineRequest(
 );
 
 /** A custom agent found on disk by `agents.discover`. */
-export const DiscoveredAgent = z.looseObject({
+export const DiscoveredAgent = z.lazy(() => z.looseObject({
   name: z.string(),
   displayName: z.string(),
   description: z.string(),
@@ -42,7 +42,7 @@ export const DiscoveredAgent = z.looseObject({
   userInvocable: z.boolean().optional(),
   tools: z.array(z.string()).optional(),
   model: z.string().optional(),
-});
+}));
 
 /** `agents.discover`: the custom agents (`*.agent.md`, `*.md`) of the projects' and the user's agent folders. */
 export const AgentsDiscover = defineRequest(
@@ -59,7 +59,7 @@ export const AgentsGetDiscoveryPaths = defineRequest(
 );
 
 /** An instruction file found by `instructions.discover`. */
-export const DiscoveredInstructionSource = z.looseObject({
+export const DiscoveredInstructionSource = z.lazy(() => z.looseObject({
   id: z.string(),
   label: z.string(),
   sourcePath: z.string(),
@@ -68,7 +68,7 @@ export const DiscoveredInstructionSource = z.looseObject({
   location: z.enum(["user", "repository", "working-directory", "plugin"]),
   applyTo: z.array(z.string()).optional(),
   projectPath: z.string().optional(),
-});
+}));
 
 /** `instructions.discover`: the instruction files a session in each project would read. */
 export const InstructionsDiscover = defineRequest(

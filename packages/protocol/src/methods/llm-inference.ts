@@ -8,7 +8,7 @@ import { z } from "zod";
 import { defineRequest } from "../method.js";
 
 /** HTTP headers as lists of values per name. */
-export const InferenceHeaders = z.record(z.string(), z.array(z.string()).optional());
+export const InferenceHeaders = z.lazy(() => z.record(z.string(), z.array(z.string()).optional()));
 export type InferenceHeaders = z.infer<typeof InferenceHeaders>;
 
 /** `llmInference.setProvider`: the calling client performs the runtime's model HTTP requests. */

@@ -10,11 +10,11 @@ import { defineRequest } from "../method.js";
 
 const sessionScoped = { sessionId: SessionId };
 const serverScoped = { ...sessionScoped, serverName: z.string().min(1) };
-const Empty = z.looseObject({});
-const EmptyOrNull = z.looseObject({}).nullable().optional();
+const Empty = z.lazy(() => z.looseObject({}));
+const EmptyOrNull = z.lazy(() => z.looseObject({}).nullable().optional());
 
 /** One tool of a connected server as `session.mcp.listTools` reports it. */
-export const McpToolInfo = z.looseObject({ name: z.string(), description: z.string().optional() });
+export const McpToolInfo = z.lazy(() => z.looseObject({ name: z.string(), description: z.string().optional() }));
 
 /** `session.mcp.listTools`: every tool the named, connected server lists (allow-list not applied). */
 export const SessionMcpListTools = defineRequest("session.mcp.listTools", () => z.looseObject(serverScoped), () => z.looseObject({ tools: z.array(McpToolInfo) }));
@@ -28,7 +28,7 @@ export const SessionMcpStopServer = defineRequest("session.mcp.stopServer", () =
 export const SessionMcpRestartServer = defineRequest("session.mcp.restartServer", () => z.looseObject(serverScoped), () => EmptyOrNull);
 
 /** How local servers' `env` values are read: `direct` passes them as written, `indirect` reads `$NAME` / `${NAME}` from the runtime's environment. */
-export const McpEnvValueMode = z.enum(["direct", "indirect"]);
+export const McpEnvValueMode = z.lazy(() => z.enum(["direct", "indirect"]));
 export type McpEnvValueMode = z.infer<typeof McpEnvValueMode>;
 /** `session.mcp.setEnvValueMode`: applies to servers (re)started afterwards. */
 export const SessionMcpSetEnvValueMode = defineRequest(
@@ -60,7 +60,7 @@ export const SessionMcpOauthLogin = defineRequest(
 );
 
 /** What the application tells MCP App views about itself (theme, locale, display modes, …). */
-export const McpAppsHostContext = z.looseObject({
+export const McpAppsHostContext = z.lazy(() => z.looseObject({
   theme: z.string().optional(),
   locale: z.string().optional(),
   timeZone: z.string().optional(),
@@ -68,7 +68,7 @@ export const McpAppsHostContext = z.looseObject({
   availableDisplayModes: z.array(z.string()).optional(),
   platform: z.string().optional(),
   userAgent: z.string().optional(),
-});
+}));
 /** `session.mcp.apps.setHostContext`. */
 export const SessionMcpAppsSetHostContext = defineRequest(
   "session.mcp.apps.setHostContext",
@@ -107,10 +107,10 @@ export const SessionMcpAppsReadResource = defineRequest(
 );
 
 /** The application's answer to an `mcp.oauth_required` event. */
-export const McpOauthAnswer = z.union([
+export const McpOauthAnswer = z.lazy(() => z.union([
   z.looseObject({ kind: z.literal("token"), accessToken: z.string().min(1), tokenType: z.string().optional(), expiresIn: z.number().optional() }),
   z.looseObject({ kind: z.literal("cancelled") }),
-]);
+]));
 /** `session.mcp.oauth.handlePendingRequest`: answers an `mcp.oauth_required` request; `success` is false for an unknown or answered one. */
 export const SessionMcpOauthHandlePendingRequest = defineRequest(
   "session.mcp.oauth.handlePendingRequest",
@@ -130,7 +130,7 @@ export const SessionEventLogReleaseInterest = defineRequest(
   () => z.looseObject({ success: z.boolean() }),
 );
 
-const configNames = z.looseObject({ names: z.array(z.string().min(1)).min(1) });
+const configNames = z.lazy(() => z.looseObject({ names: z.array(z.string().min(1)).min(1) }));
 /** `mcp.config.list`: the servers of the user's MCP configuration (`<home>/mcp-config.json`), by name. */
 export const McpConfigList = defineRequest("mcp.config.list", () => Empty.optional(), () => z.looseObject({ servers: z.record(z.string(), z.looseObject({})) }));
 /** `mcp.config.add`: adds a server; fails when the name is taken. */

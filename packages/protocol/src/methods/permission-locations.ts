@@ -9,10 +9,10 @@ import { defineRequest } from "../method.js";
  */
 
 const sessionScoped = { sessionId: SessionId };
-const Success = z.looseObject({ success: z.boolean() });
-const LocationType = z.enum(["repo", "dir"]);
+const Success = z.lazy(() => z.looseObject({ success: z.boolean() }));
+const LocationType = z.lazy(() => z.enum(["repo", "dir"]));
 /** A rule as the official SDK reports it (`kind` and its argument: `shell` and a command identifier). */
-export const PermissionRuleShape = z.looseObject({ kind: z.string(), argument: z.string().nullable() });
+export const PermissionRuleShape = z.lazy(() => z.looseObject({ kind: z.string(), argument: z.string().nullable() }));
 
 /** `session.permissions.locations.resolve`: the location of a working folder. */
 export const SessionPermissionsLocationsResolve = defineRequest(

@@ -6,19 +6,19 @@
 import { z } from "zod";
 import { defineRequest } from "../method.js";
 
-const Empty = z.looseObject({});
-const EmptyOrNull = z.looseObject({}).nullable().optional();
+const Empty = z.lazy(() => z.looseObject({}));
+const EmptyOrNull = z.lazy(() => z.looseObject({}).nullable().optional());
 
 /** An installed plugin: `marketplace` is "" and `directSourceId` set for a direct install. */
-export const InstalledPluginInfo = z.looseObject({
+export const InstalledPluginInfo = z.lazy(() => z.looseObject({
   name: z.string(),
   marketplace: z.string(),
   directSourceId: z.string().optional(),
   version: z.string().optional(),
   enabled: z.boolean(),
-});
+}));
 /** A registered marketplace; `isDefault` ones come with the runtime and cannot be removed. */
-export const MarketplaceInfo = z.looseObject({ name: z.string(), source: z.string(), isDefault: z.boolean().optional() });
+export const MarketplaceInfo = z.lazy(() => z.looseObject({ name: z.string(), source: z.string(), isDefault: z.boolean().optional() }));
 
 /** `plugins.list`: the installed plugins. */
 export const PluginsList = defineRequest("plugins.list", () => Empty.optional(), () => z.looseObject({ plugins: z.array(InstalledPluginInfo) }));
@@ -59,7 +59,7 @@ export const PluginsUpdateAll = defineRequest(
       ),
     }),
 );
-const pluginNames = z.looseObject({ names: z.array(z.string().min(1)) });
+const pluginNames = z.lazy(() => z.looseObject({ names: z.array(z.string().min(1)) }));
 /** `plugins.enable`: names or `plugin@marketplace` specs; unknown names are ignored. */
 export const PluginsEnable = defineRequest("plugins.enable", () => pluginNames, () => EmptyOrNull);
 /** `plugins.disable`: names or `plugin@marketplace` specs; unknown names are ignored. */

@@ -8,7 +8,7 @@ const noParams = () => z.preprocess((value) => (value === undefined || value ===
  * Remote control's state. Remote control hands a session to GitHub's hosted service; Tandem has no
  * such service, so the state it reports is always `off`.
  */
-export const RemoteControlStatus = z.looseObject({ state: z.enum(["off", "connecting", "active", "error"]) });
+export const RemoteControlStatus = z.lazy(() => z.looseObject({ state: z.enum(["off", "connecting", "active", "error"]) }));
 
 const statusResult = () => z.looseObject({ status: RemoteControlStatus });
 

@@ -12,13 +12,13 @@ export const SessionGitHubAuthGetStatus = defineRequest(
 );
 
 /** The endpoint and credentials a session's model calls go to. */
-export const ProviderEndpoint = z.looseObject({
+export const ProviderEndpoint = z.lazy(() => z.looseObject({
   type: z.enum(["openai", "azure", "anthropic"]),
   wireApi: z.enum(["completions", "responses"]).optional(),
   baseUrl: z.string(),
   apiKey: z.string().optional(),
   headers: z.record(z.string(), z.string()),
-});
+}));
 
 /**
  * `session.provider.getEndpoint`: the provider endpoint the session talks to, with its credentials,

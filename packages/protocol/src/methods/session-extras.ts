@@ -10,8 +10,8 @@ import { defineRequest } from "../method.js";
  */
 
 const sessionScoped = { sessionId: SessionId };
-const Nothing = z.null().or(z.undefined()).or(z.looseObject({}));
-const Success = z.looseObject({ success: z.boolean() });
+const Nothing = z.lazy(() => z.null().or(z.undefined()).or(z.looseObject({})));
+const Success = z.lazy(() => z.looseObject({ success: z.boolean() }));
 
 /** `session.permissions.getAllowAll`: whether every tool call is approved without asking. */
 export const SessionPermissionsGetAllowAll = defineRequest(
@@ -55,7 +55,7 @@ export const SessionCompletionsRequest = defineRequest(
   () => z.looseObject({ items: z.array(z.looseObject({ insertText: z.string(), label: z.string().optional(), kind: z.string().optional() })) }),
 );
 
-const Visibility = z.looseObject({ synced: z.boolean(), status: z.enum(["repo", "unshared"]).optional(), shareUrl: z.string().optional() });
+const Visibility = z.lazy(() => z.looseObject({ synced: z.boolean(), status: z.enum(["repo", "unshared"]).optional(), shareUrl: z.string().optional() }));
 /** `session.visibility.get`: whether the session is shared through a hosted service (never, for a local session). */
 export const SessionVisibilityGet = defineRequest("session.visibility.get", () => z.looseObject(sessionScoped), () => Visibility);
 /** `session.visibility.set`: sharing a local session is not possible; the answer says it is not synced. */
@@ -84,11 +84,11 @@ export const SessionToolsGetCurrentMetadata = defineRequest(
 );
 
 /** Settings of one kind of sub-agent. */
-export const SubagentSettingsEntry = z.looseObject({
+export const SubagentSettingsEntry = z.lazy(() => z.looseObject({
   model: z.string().optional(),
   effortLevel: z.string().optional(),
   contextTier: z.enum(["inherit", "default", "long_context"]).optional(),
-});
+}));
 
 /** `session.tools.updateSubagentSettings`: models and efforts of sub-agents by agent name; null clears them. */
 export const SessionToolsUpdateSubagentSettings = defineRequest(
@@ -105,7 +105,7 @@ export const SessionPluginsReload = defineRequest(
 );
 
 /** A provider added to a running session. */
-export const NamedProvider = z.looseObject({
+export const NamedProvider = z.lazy(() => z.looseObject({
   name: z.string().min(1).regex(/^[A-Za-z0-9_.-]+$/, "provider names may use letters, digits, _ . and - only"),
   type: z.enum(["openai", "azure", "anthropic"]).optional(),
   wireApi: z.enum(["completions", "responses"]).optional(),
@@ -114,10 +114,10 @@ export const NamedProvider = z.looseObject({
   bearerToken: z.string().optional(),
   azure: z.looseObject({ apiVersion: z.string().optional() }).optional(),
   headers: z.record(z.string(), z.string()).optional(),
-});
+}));
 
 /** A model of an added provider; it is selected as `<provider>/<id>`. */
-export const ProviderModel = z.looseObject({
+export const ProviderModel = z.lazy(() => z.looseObject({
   id: z.string().min(1),
   provider: z.string().min(1),
   wireModel: z.string().optional(),
@@ -127,7 +127,7 @@ export const ProviderModel = z.looseObject({
   maxContextWindowTokens: z.number().int().positive().optional(),
   maxOutputTokens: z.number().int().positive().optional(),
   capabilities: z.looseObject({}).optional(),
-});
+}));
 
 /** `session.provider.add`: providers and models the session can switch to (`session.model.switchTo`). */
 export const SessionProviderAdd = defineRequest(
@@ -136,7 +136,7 @@ export const SessionProviderAdd = defineRequest(
   () => z.looseObject({ models: z.array(z.unknown()) }),
 );
 
-const TodoRow = z.looseObject({ id: z.string().optional(), title: z.string().optional(), description: z.string().optional(), status: z.string().optional() });
+const TodoRow = z.lazy(() => z.looseObject({ id: z.string().optional(), title: z.string().optional(), description: z.string().optional(), status: z.string().optional() }));
 /** `session.plan.readSqlTodos`: the rows of the session database's `todos` table (empty when there is none). */
 export const SessionPlanReadSqlTodos = defineRequest("session.plan.readSqlTodos", () => z.looseObject(sessionScoped), () => z.looseObject({ rows: z.array(TodoRow) }));
 /** `session.plan.readSqlTodosWithDependencies`: the todos and the `todo_deps` edges between them. */
@@ -147,14 +147,14 @@ export const SessionPlanReadSqlTodosWithDependencies = defineRequest(
 );
 
 /** A scheduled prompt. */
-export const ScheduleEntry = z.looseObject({
+export const ScheduleEntry = z.lazy(() => z.looseObject({
   id: z.number(),
   intervalMs: z.number().optional(),
   prompt: z.string(),
   recurring: z.boolean(),
   displayPrompt: z.string().optional(),
   nextRunAt: z.string(),
-});
+}));
 
 /** `session.schedule.list`: the session's scheduled prompts. */
 export const SessionScheduleList = defineRequest("session.schedule.list", () => z.looseObject(sessionScoped), () => z.looseObject({ entries: z.array(ScheduleEntry) }));

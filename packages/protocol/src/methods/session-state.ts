@@ -10,7 +10,7 @@ import { defineRequest } from "../method.js";
  */
 
 const sessionScoped = { sessionId: SessionId };
-const Nothing = z.null().or(z.undefined()).or(z.looseObject({}));
+const Nothing = z.lazy(() => z.null().or(z.undefined()).or(z.looseObject({})));
 
 /** `session.shutdown`: ends the session (its last events written, `session.shutdown` emitted); the session leaves memory. */
 export const SessionShutdown = defineRequest(
@@ -20,7 +20,7 @@ export const SessionShutdown = defineRequest(
 );
 
 /** The workspace summary in a metadata snapshot. */
-export const WorkspaceSummary = z.looseObject({
+export const WorkspaceSummary = z.lazy(() => z.looseObject({
   id: z.string(),
   cwd: z.string().optional(),
   git_root: z.string().optional(),
@@ -30,7 +30,7 @@ export const WorkspaceSummary = z.looseObject({
   user_named: z.boolean().optional(),
   created_at: z.string().optional(),
   updated_at: z.string().optional(),
-});
+}));
 
 /** `session.metadata.snapshot`: the session's identity, mode, model and place, as they are now. */
 export const SessionMetadataSnapshot = defineRequest(
@@ -67,7 +67,7 @@ export const SessionMetadataActivity = defineRequest(
 );
 
 /** The token breakdown of the session's context window. */
-export const SessionContextInfo = z.looseObject({
+export const SessionContextInfo = z.lazy(() => z.looseObject({
   modelName: z.string(),
   systemTokens: z.number(),
   conversationTokens: z.number(),
@@ -78,7 +78,7 @@ export const SessionContextInfo = z.looseObject({
   compactionThreshold: z.number(),
   limit: z.number(),
   bufferTokens: z.number(),
-});
+}));
 
 /** `session.metadata.contextInfo`: the context window's token breakdown for given limits. */
 export const SessionMetadataContextInfo = defineRequest(
@@ -88,14 +88,14 @@ export const SessionMetadataContextInfo = defineRequest(
 );
 
 /** One entry of the context attribution: a source of tokens (system prompt, a tool, the messages). */
-export const ContextAttributionEntry = z.looseObject({
+export const ContextAttributionEntry = z.lazy(() => z.looseObject({
   kind: z.string(),
   id: z.string(),
   label: z.string(),
   tokens: z.number(),
   parentId: z.string().optional(),
   attributes: z.array(z.looseObject({ key: z.string(), value: z.string() })).optional(),
-});
+}));
 
 /** `session.metadata.getContextAttribution`: where the context window's tokens go. */
 export const SessionMetadataGetContextAttribution = defineRequest(
@@ -146,7 +146,7 @@ export const SessionMetadataRecomputeContextTokens = defineRequest(
 );
 
 /** The place a host reports with `session.metadata.recordContextChange`. */
-export const WorkingDirectoryContext = z.looseObject({
+export const WorkingDirectoryContext = z.lazy(() => z.looseObject({
   cwd: z.string(),
   gitRoot: z.string().optional(),
   repository: z.string().optional(),
@@ -155,7 +155,7 @@ export const WorkingDirectoryContext = z.looseObject({
   branch: z.string().optional(),
   headCommit: z.string().optional(),
   baseCommit: z.string().optional(),
-});
+}));
 
 /** `session.metadata.recordContextChange`: a host-detected change of place, emitted as `session.context_changed`. */
 export const SessionMetadataRecordContextChange = defineRequest(
@@ -210,14 +210,14 @@ export const SessionUsageGetMetrics = defineRequest(
 );
 
 /** One instruction file the system prompt includes. */
-export const InstructionSource = z.looseObject({
+export const InstructionSource = z.lazy(() => z.looseObject({
   id: z.string(),
   label: z.string(),
   sourcePath: z.string(),
   content: z.string(),
   type: z.enum(["home", "repo", "model", "vscode", "nested-agents", "child-instructions", "plugin"]),
   location: z.enum(["user", "repository", "working-directory", "plugin"]),
-});
+}));
 
 /** `session.instructions.getSources`: the instruction files the session's system prompt includes. */
 export const SessionInstructionsGetSources = defineRequest(
@@ -227,14 +227,14 @@ export const SessionInstructionsGetSources = defineRequest(
 );
 
 /** Credentials handed to a session (`session.gitHubAuth.setCredentials`). */
-export const SessionCredentials = z.looseObject({
+export const SessionCredentials = z.lazy(() => z.looseObject({
   type: z.enum(["hmac", "env", "user", "gh-cli", "api-key", "token", "copilot-api-token"]),
   host: z.string(),
   login: z.string().optional(),
   token: z.string().optional(),
   apiKey: z.string().optional(),
   copilotUser: z.looseObject({ login: z.string().optional(), copilot_plan: z.string().optional() }).optional(),
-});
+}));
 
 /** `session.gitHubAuth.setCredentials`: the identity (and token) the session acts with. */
 export const SessionGitHubAuthSetCredentials = defineRequest(

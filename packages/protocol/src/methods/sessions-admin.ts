@@ -17,7 +17,7 @@ export const SessionsContext = z.looseObject({
 });
 
 /** A local session as the `sessions.*` methods describe it (`isRemote` is always false in Tandem). */
-export const LocalSessionEntry = z.looseObject({
+export const LocalSessionEntry = z.lazy(() => z.looseObject({
   sessionId: z.string(),
   startTime: z.string(),
   modifiedTime: z.string(),
@@ -28,7 +28,7 @@ export const LocalSessionEntry = z.looseObject({
   isDetached: z.boolean().optional(),
   context: SessionsContext.optional(),
   mcTaskId: z.string().optional(),
-});
+}));
 
 /** `sessions.list`: the stored sessions (`source: "remote"` gives none: Tandem has no remote sessions). */
 export const SessionsList = defineRequest(
@@ -119,11 +119,11 @@ export const SessionsEnrichMetadata = defineRequest(
 );
 
 /** How `sessions.open` opens a session (`kind`); Tandem opens local sessions only. */
-export const SessionsOpenParams = z.looseObject({
+export const SessionsOpenParams = z.lazy(() => z.looseObject({
   kind: z.enum(["create", "resume", "resumeLast", "attach", "remote", "cloud", "handoff"]),
   sessionId: z.string().optional(),
   context: SessionsContext.partial().optional(),
-});
+}));
 
 /** `sessions.open`: resumes a session (by id, or the last one of a context) and says how it went. */
 export const SessionsOpen = defineRequest(

@@ -8,16 +8,16 @@ import { SessionId } from "../common.js";
 import { defineRequest } from "../method.js";
 
 const sessionScoped = { sessionId: SessionId };
-const EmptyOrNull = z.looseObject({}).nullable().optional();
+const EmptyOrNull = z.lazy(() => z.looseObject({}).nullable().optional());
 
 /** A skill the model loaded during the session, and at which turn. */
-export const InvokedSkill = z.looseObject({
+export const InvokedSkill = z.lazy(() => z.looseObject({
   name: z.string(),
   path: z.string(),
   content: z.string(),
   allowedTools: z.array(z.string()).optional(),
   invokedAtTurn: z.number(),
-});
+}));
 
 /** `session.skills.ensureLoaded`: reads the skill directories unless that already happened. */
 export const SessionSkillsEnsureLoaded = defineRequest("session.skills.ensureLoaded", () => z.looseObject(sessionScoped), () => EmptyOrNull);
@@ -25,7 +25,7 @@ export const SessionSkillsEnsureLoaded = defineRequest("session.skills.ensureLoa
 export const SessionSkillsGetInvoked = defineRequest("session.skills.getInvoked", () => z.looseObject(sessionScoped), () => z.looseObject({ skills: z.array(InvokedSkill) }));
 
 /** One plugin as a session sees it. */
-export const SessionPluginInfo = z.looseObject({ name: z.string(), marketplace: z.string(), version: z.string().optional(), enabled: z.boolean() });
+export const SessionPluginInfo = z.lazy(() => z.looseObject({ name: z.string(), marketplace: z.string(), version: z.string().optional(), enabled: z.boolean() }));
 /** `session.plugins.list`: the installed plugins. */
 export const SessionPluginsList = defineRequest("session.plugins.list", () => z.looseObject(sessionScoped), () => z.looseObject({ plugins: z.array(SessionPluginInfo) }));
 

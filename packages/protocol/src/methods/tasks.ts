@@ -11,7 +11,7 @@ const sessionScoped = { sessionId: SessionId };
 const byTaskId = { ...sessionScoped, id: z.string() };
 
 /** One background agent as `session.tasks.list` describes it (1.0.x `TaskAgentInfo`). */
-export const TaskAgentInfo = z.looseObject({
+export const TaskAgentInfo = z.lazy(() => z.looseObject({
   type: z.literal("agent"),
   id: z.string(),
   toolCallId: z.string(),
@@ -26,7 +26,7 @@ export const TaskAgentInfo = z.looseObject({
   model: z.string().optional(),
   executionMode: z.enum(["sync", "background"]).optional(),
   canPromoteToBackground: z.boolean().optional(),
-});
+}));
 export type TaskAgentInfo = z.infer<typeof TaskAgentInfo>;
 
 /** `session.tasks.startAgent`: starts a background agent; its id comes back at once. */

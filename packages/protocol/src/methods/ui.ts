@@ -10,14 +10,14 @@ import { defineRequest } from "../method.js";
 
 const sessionScoped = { sessionId: SessionId };
 /** The answer to a `session.ui.handlePending*` request: `success: false` when no such request waits. */
-const HandlePendingResult = z.looseObject({ success: z.boolean(), error: z.string().optional() });
+const HandlePendingResult = z.lazy(() => z.looseObject({ success: z.boolean(), error: z.string().optional() }));
 
 /** The form of `session.ui.elicitation` (a JSON Schema object of flat fields). */
-export const ElicitationSchema = z.looseObject({
+export const ElicitationSchema = z.lazy(() => z.looseObject({
   type: z.literal("object"),
   properties: z.record(z.string(), z.unknown()),
   required: z.array(z.string()).optional(),
-});
+}));
 
 /**
  * `session.ui.elicitation`: asks the user to fill in a form through a connected client that answers

@@ -4,7 +4,7 @@ import { defineRequest } from "../method.js";
 const noParams = () => z.preprocess((value) => (value === undefined || value === null || Array.isArray(value) ? {} : value), z.looseObject({}));
 
 /** One user setting: its effective value, its default, and whether the default is in effect. */
-export const UserSettingMetadata = z.looseObject({ value: z.unknown(), default: z.unknown(), isDefault: z.boolean() });
+export const UserSettingMetadata = z.lazy(() => z.looseObject({ value: z.unknown(), default: z.unknown(), isDefault: z.boolean() }));
 
 /** `user.settings.get`: every user setting the runtime knows, keyed by name. */
 export const UserSettingsGet = defineRequest("user.settings.get", noParams, () => z.looseObject({ settings: z.record(z.string(), UserSettingMetadata) }));

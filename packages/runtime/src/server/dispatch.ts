@@ -1,114 +1,111 @@
-import { ErrorCodes } from "@tandem/protocol/errors";
-import { z } from "zod";
-import { invalidParams, TandemError } from "../errors.js";
+import {
+  canvasRequests,
+  commandRequests,
+  compactionControlRequests,
+  AccountGetAllUsers,
+  AccountGetCurrentAuth,
+  AccountGetQuota,
+  AccountLogin,
+  AccountLogout,
+  discoveryRequests,
+  factoryRequests,
+  extensionRequests,
+  historyRequests,
+  lifecycleRequests,
+  llmInferenceRequests,
+  mcpRequests,
+  permissionLocationRequests,
+  permissionPolicyRequests,
+  pluginRequests,
+  remoteControlRequests,
+  serverMiscRequests,
+  sessionApiRequests,
+  sessionExtrasRequests,
+  SessionExtensionsDisable,
+  SessionExtensionsEnable,
+  SessionFsSetProvider,
+  SessionGitHubAuthGetStatus,
+  SessionPluginsList,
+  SessionProviderGetEndpoint,
+  SessionSkillsEnsureLoaded,
+  SessionSkillsGetInvoked,
+  sessionsAdminRequests,
+  sessionStateRequests,
+  shellRequests,
+  taskRequests,
+  uiRequests,
+  userSettingsRequests,
+  workspacesRequests,
+} from "@tandem/protocol";
+import type { PluginStore } from "../plugins/plugin-store.js";
 import type { RuntimeServices } from "./runtime-services.js";
-import type { RequestingClient } from "./requesting-client.js";
-import type { AnyToken, Handler, MethodTable } from "./method-table.js";
-import { registerHistoryMethods } from "./handlers/history.js";
+import { LazyMethodTable } from "./method-areas.js";
+import { registerClusterMethods } from "./handlers/cluster.js";
+import { registerCompactionMethods } from "./handlers/compaction.js";
+import { registerCurrentClientMethods } from "./handlers/current-client.js";
 import { registerPendingAnswerMethods } from "./handlers/pending-answers.js";
 import { registerServerMethods } from "./handlers/server.js";
-import { registerSessionApiMethods } from "./handlers/session-api.js";
 import { registerSessionFeatureMethods } from "./handlers/session-features.js";
-import { registerCurrentClientMethods } from "./handlers/current-client.js";
 import { registerSessionLifecycleMethods } from "./handlers/session-lifecycle.js";
-import { registerCompactionMethods } from "./handlers/compaction.js";
-import { registerCommandMethods } from "./handlers/commands.js";
-import { registerExtensionMethods } from "./handlers/extensions.js";
-import { registerClusterMethods } from "./handlers/cluster.js";
-import { registerSessionsAdminMethods } from "./handlers/sessions-admin.js";
-import { registerRemoteControlMethods } from "./handlers/remote-control.js";
-import { registerServerMiscMethods } from "./handlers/server-misc.js";
-import { registerUserSettingsMethods } from "./handlers/user-settings.js";
-import { registerDiscoveryMethods } from "./handlers/discovery.js";
-import { registerSessionAuthMethods } from "./handlers/session-auth.js";
-import { registerAccountMethods } from "./handlers/accounts.js";
-import { registerMcpMethods } from "./handlers/mcp.js";
-import { registerMcpConfigMethods } from "./handlers/mcp-config.js";
-import { registerSkillsPluginsMethods } from "./handlers/skills-plugins.js";
-import { McpUserConfig } from "../mcp/user-config.js";
-import { registerPluginMethods } from "./handlers/plugins.js";
-import { PluginStore } from "../plugins/plugin-store.js";
-import { registerSessionStateMethods } from "./handlers/session-state.js";
-import { registerSessionExtrasMethods } from "./handlers/session-extras.js";
-import { registerCompactionControlMethods } from "./handlers/compaction-control.js";
-import { registerCanvasMethods } from "./handlers/canvas.js";
-import { registerPermissionLocationMethods } from "./handlers/permission-locations.js";
-import { registerPermissionPolicyMethods } from "./handlers/permission-policy.js";
-import { registerTaskMethods } from "./handlers/tasks.js";
-import { registerShellMethods } from "./handlers/shell.js";
-import { registerUiMethods } from "./handlers/ui.js";
-import { registerLifecycleMethods } from "./handlers/lifecycle.js";
-import { registerLlmInferenceMethods } from "./handlers/llm-inference.js";
-import { registerSessionFsMethods } from "./handlers/session-fs.js";
-import { registerFactoryMethods } from "./handlers/factory.js";
 
-export type { Handler, MethodTable } from "./method-table.js";
+export type { AnyToken, Handler, MethodTable } from "./method-table.js";
 
 /**
- * The method table: one handler per request token, params validated once, here. The handlers live
- * in `handlers/`, one file per area of the protocol.
+ * The method table: one handler per request token, params validated once (in {@link LazyMethodTable}).
+ * The handlers live in `handlers/`, one file per area of the protocol. What a session's first
+ * create and its turns use is registered at once; every other area is one line naming its methods
+ * and importing its module on the first call of one of them, so a runtime compiles and builds only
+ * the areas its clients use (the first `session.create` loaded all 35 areas' code and schemas before).
  */
-export class Dispatcher implements MethodTable {
-  private readonly handlers = new Map<string, { token: AnyToken; handle: (params: unknown, client: RequestingClient) => unknown }>();
+export class Dispatcher extends LazyMethodTable {
+  /** The plugin store shared by `plugins.*` and `session.plugins.list`, made on first use. */
+  private plugins: Promise<PluginStore> | undefined;
 
   constructor(runtime: RuntimeServices) {
+    super();
     registerServerMethods(this, runtime);
     registerSessionLifecycleMethods(this, runtime);
     registerPendingAnswerMethods(this, runtime);
     registerSessionFeatureMethods(this, runtime);
-    registerSessionApiMethods(this, runtime);
     registerCurrentClientMethods(this, runtime);
-    registerHistoryMethods(this, runtime);
     registerCompactionMethods(this, runtime);
-    registerCommandMethods(this, runtime);
-    registerExtensionMethods(this, runtime);
     registerClusterMethods(this, runtime);
-    registerSessionsAdminMethods(this, runtime);
-    registerRemoteControlMethods(this, runtime);
-    registerServerMiscMethods(this, runtime);
-    registerUserSettingsMethods(this, runtime);
-    registerDiscoveryMethods(this, runtime);
-    registerSessionAuthMethods(this, runtime);
-    registerAccountMethods(this, runtime);
-    registerMcpMethods(this, { session: (sessionId) => runtime.sessions.get(sessionId), env: runtime.environment });
-    registerMcpConfigMethods(this, new McpUserConfig(runtime.store.home));
-    const plugins = new PluginStore(runtime.store.home);
-    registerPluginMethods(this, plugins, () => process.cwd());
-    registerSkillsPluginsMethods(this, {
+    this.area(sessionApiRequests, async (table) => (await import("./handlers/session-api.js")).registerSessionApiMethods(table, runtime));
+    this.area([...historyRequests, ...workspacesRequests], async (table) => (await import("./handlers/history.js")).registerHistoryMethods(table, runtime));
+    this.area(commandRequests, async (table) => (await import("./handlers/commands.js")).registerCommandMethods(table, runtime));
+    this.area([...extensionRequests, SessionExtensionsEnable, SessionExtensionsDisable], async (table) => (await import("./handlers/extensions.js")).registerExtensionMethods(table, runtime));
+    this.area(sessionsAdminRequests, async (table) => (await import("./handlers/sessions-admin.js")).registerSessionsAdminMethods(table, runtime));
+    this.area(remoteControlRequests, async (table) => (await import("./handlers/remote-control.js")).registerRemoteControlMethods(table, runtime));
+    this.area(serverMiscRequests.filter((token) => token !== SessionFsSetProvider), async (table) => (await import("./handlers/server-misc.js")).registerServerMiscMethods(table, runtime));
+    this.area(userSettingsRequests, async (table) => (await import("./handlers/user-settings.js")).registerUserSettingsMethods(table, runtime));
+    this.area(discoveryRequests, async (table) => (await import("./handlers/discovery.js")).registerDiscoveryMethods(table, runtime));
+    this.area([SessionProviderGetEndpoint], async (table) => (await import("./handlers/session-auth.js")).registerSessionAuthMethods(table, runtime));
+    this.area([AccountGetCurrentAuth, AccountGetAllUsers, AccountLogin, AccountLogout, AccountGetQuota], async (table) => (await import("./handlers/accounts.js")).registerAccountMethods(table, runtime));
+    this.area(mcpRequests.filter((token) => !token.method.startsWith("mcp.config.")), async (table) => (await import("./handlers/mcp.js")).registerMcpMethods(table, { session: (sessionId) => runtime.sessions.get(sessionId), env: runtime.environment }));
+    this.area(mcpRequests.filter((token) => token.method.startsWith("mcp.config.")), async (table) => (await import("./handlers/mcp-config.js")).registerMcpConfigMethods(table, new (await import("../mcp/user-config.js")).McpUserConfig(runtime.store.home)));
+    this.area(pluginRequests, async (table) => (await import("./handlers/plugins.js")).registerPluginMethods(table, await this.pluginStore(runtime), () => process.cwd()));
+    this.area([SessionSkillsEnsureLoaded, SessionSkillsGetInvoked, SessionPluginsList], async (table) => (await import("./handlers/skills-plugins.js")).registerSkillsPluginsMethods(table, {
       skillsOf: (sessionId) => runtime.sessions.get(sessionId).skills,
       requireSession: (sessionId) => void runtime.sessions.get(sessionId),
-      plugins: () => plugins.list(),
-    });
-    registerSessionStateMethods(this, runtime);
-    registerSessionExtrasMethods(this, runtime);
-    registerCompactionControlMethods(this, runtime);
-    registerCanvasMethods(this, runtime);
-    registerPermissionLocationMethods(this, runtime);
-    registerPermissionPolicyMethods(this, (sessionId) => runtime.sessions.get(sessionId));
-    registerTaskMethods(this, runtime);
-    registerShellMethods(this, runtime);
-    registerUiMethods(this, runtime);
-    registerLifecycleMethods(this, runtime);
-    registerLlmInferenceMethods(this, runtime.inferenceTransport);
-    registerSessionFsMethods(this, runtime.sessionFs);
-    registerFactoryMethods(this, runtime);
+      plugins: async () => (await this.pluginStore(runtime)).list(),
+    }));
+    this.area([...sessionStateRequests, SessionGitHubAuthGetStatus], async (table) => (await import("./handlers/session-state.js")).registerSessionStateMethods(table, runtime));
+    this.area(sessionExtrasRequests, async (table) => (await import("./handlers/session-extras.js")).registerSessionExtrasMethods(table, runtime));
+    this.area(compactionControlRequests, async (table) => (await import("./handlers/compaction-control.js")).registerCompactionControlMethods(table, runtime));
+    this.area(canvasRequests, async (table) => (await import("./handlers/canvas.js")).registerCanvasMethods(table, runtime));
+    this.area(permissionLocationRequests, async (table) => (await import("./handlers/permission-locations.js")).registerPermissionLocationMethods(table, runtime));
+    this.area(taskRequests, async (table) => (await import("./handlers/tasks.js")).registerTaskMethods(table, runtime));
+    this.area(shellRequests, async (table) => (await import("./handlers/shell.js")).registerShellMethods(table, runtime));
+    this.area(uiRequests, async (table) => (await import("./handlers/ui.js")).registerUiMethods(table, runtime));
+    this.area(lifecycleRequests, async (table) => (await import("./handlers/lifecycle.js")).registerLifecycleMethods(table, runtime));
+    this.area(llmInferenceRequests, async (table) => (await import("./handlers/llm-inference.js")).registerLlmInferenceMethods(table, runtime.inferenceTransport));
+    this.area(permissionPolicyRequests, async (table) => (await import("./handlers/permission-policy.js")).registerPermissionPolicyMethods(table, (sessionId) => runtime.sessions.get(sessionId)));
+    this.area([SessionFsSetProvider], async (table) => (await import("./handlers/session-fs.js")).registerSessionFsMethods(table, runtime.sessionFs));
+    this.area(factoryRequests, async (table) => (await import("./handlers/factory.js")).registerFactoryMethods(table, runtime));
   }
 
-  /**
-   * Validates params against the method's schema and runs its handler. A method without a handler
-   * (unknown, or in the protocol but not implemented by Tandem) answers -32601 `Unhandled method
-   * <name>`, as the reference runtime does: the official SDKs test for it (e.g. to fall back).
-   */
-  async dispatch(method: string, params: unknown, client: RequestingClient): Promise<unknown> {
-    const entry = this.handlers.get(method);
-    if (!entry) throw new TandemError(ErrorCodes.MethodNotFound, `Unhandled method ${method}`);
-    const parsed = entry.token.params.safeParse(params ?? undefined);
-    if (!parsed.success) throw invalidParams(`Invalid params for ${method}: ${z.prettifyError(parsed.error)}`, { issues: parsed.error.issues });
-    return entry.handle(parsed.data, client);
-  }
-
-  /** Registers the handler of one method. */
-  on<T extends AnyToken>(token: T, handle: Handler<T>): void {
-    this.handlers.set(token.method, { token, handle: handle as (params: unknown, client: RequestingClient) => unknown });
+  private pluginStore(runtime: RuntimeServices): Promise<PluginStore> {
+    this.plugins ??= import("../plugins/plugin-store.js").then(({ PluginStore }) => new PluginStore(runtime.store.home));
+    return this.plugins;
   }
 }
