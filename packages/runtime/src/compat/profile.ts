@@ -124,8 +124,6 @@ export interface CompatProfile {
    * runtime offered it; the runtime 1.0.x clients were recorded against does not.
    */
   readonly offersReportIntent: boolean;
-  /** Whether `session.context_changed` follows `session.start` at create (1.0.x) or only a real change (0.2.0). */
-  readonly announcesContextAtStart: boolean;
   /**
    * Whether `session.resume` is followed by the resumed session's tool set and skills
    * (`session.tools_updated`, `session.skills_loaded`: 1.0.x); 1.0.10 sends neither there.
@@ -188,7 +186,6 @@ function sentToLegacy(type: string, data: EventData): boolean {
 const legacyProfile: CompatProfile = {
   generation: "0.2",
   offersReportIntent: true,
-  announcesContextAtStart: false,
   announcesToolsAtResume: false,
   taskCompleteModes: new Set<string>(["autopilot"]),
   runEnd: { closesAbortedTurn: false, rejectionAborts: false, abortRereadsQueue: false },
@@ -205,7 +202,6 @@ const legacyProfile: CompatProfile = {
 const currentProfile: CompatProfile = {
   generation: "1.0",
   offersReportIntent: false,
-  announcesContextAtStart: true,
   announcesToolsAtResume: true,
   taskCompleteModes: new Set<string>(["plan", "autopilot"]),
   runEnd: { closesAbortedTurn: true, rejectionAborts: true, abortRereadsQueue: true },
