@@ -149,7 +149,7 @@ describe("the events of a turn, per generation", () => {
     });
   });
 
-  it("a user abort leaves the interrupted turn open for 0.2.0 (abort, notice, idle); 1.0.x closes it and re-announces the queue", async () => {
+  it("a user abort leaves the interrupted turn open for 0.2.0 (abort, notice, idle); 1.0.x announces the abort, then closes the turn, re-announcing the queue before and after", async () => {
     await forEachGeneration(["hang-then-reply"], async (open, legacy) => {
       const { session, events } = await open(theWorld().env);
       await session.send({ prompt: "this will hang" });
@@ -160,7 +160,7 @@ describe("the events of a turn, per generation", () => {
       expect(afterStart).toEqual(
         legacy
           ? ["assistant.turn_start", "abort", "session.info", "session.idle"]
-          : ["assistant.turn_start", "assistant.turn_end", "abort", "session.info", "pending_messages.modified", "assistant.idle", "session.idle"],
+          : ["assistant.turn_start", "abort", "session.info", "pending_messages.modified", "assistant.turn_end", "pending_messages.modified", "assistant.idle", "session.idle"],
       );
     });
   });

@@ -88,7 +88,10 @@ export interface RunEndProfile {
    * `session.info` cancellation notice (1.0.x); 1.0.10 just ends the turn.
    */
   readonly rejectionAborts: boolean;
-  /** Whether a user abort is followed by `pending_messages.modified` (1.0.x; 1.0.10 sends none). */
+  /**
+   * Whether a user abort is followed by `pending_messages.modified`, once with the `abort` and once
+   * more after the interrupted turn's `assistant.turn_end` (1.0.x, as 1.0.102; 1.0.10 sends none).
+   */
   readonly abortRereadsQueue: boolean;
 }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { AgentMode, SessionSendParams } from "@tandem/protocol";
-import { reportLoopError, runAgentLoop, type LoopHost } from "../loop/agent-loop.js";
+import { reportLoopError, runAgentLoop, type LoopHost, type LoopRun } from "../loop/agent-loop.js";
 import type { SessionAgents } from "../agents/session-agents.js";
 import type { McpManager } from "../mcp/manager.js";
 import type { SessionEmitter } from "./emitter.js";
@@ -238,14 +238,23 @@ export class TurnRunner {
     const stopListening = host.emitter.addListener((event) => {
       if (event.type === "session.task_complete") taskCompleted = true;
     });
-    const turns = { next: 0 };
+    // The abort is announced where the loop noticed it: before the interrupted turn is closed.
+    let abortAnnounced = false;
+    const announceAbort = (): void => {
+      if (abortAnnounced) return;
+      abortAnnounced = true;
+      this.turnEvents.aborted(this.haltedRun === controller ? "persistence failure" : "user initiated");
+    };
+    const turns: LoopRun = { next: 0, onInterrupted: announceAbort };
     let nudges = 0;
     let stopBlocks = 0;
     try {
       for (;;) {
         const result = await runAgentLoop(host, interactionId, controller.signal, turns);
         if (result.end === "aborted") {
-          this.turnEvents.aborted(this.haltedRun === controller ? "persistence failure" : "user initiated");
+          const turnClosed = abortAnnounced;
+          announceAbort();
+          if (turnClosed) this.turnEvents.interruptedTurnClosed();
           return "aborted";
         }
         // A rejected tool call ends the run (without `aborted`), as the session's profile says.
