@@ -4,7 +4,7 @@
  * generation: 0.2.0 (via `cliPath`) is served as its reference runtime 1.0.10 served it, 1.0.x (via
  * `RuntimeConnection.forStdio`) as today's runtime does. Covered: `assistant.idle` (1.0.x only), how
  * a rejected tool call and a user abort end the run, what follows `session.resume`, a write
- * permission request's `canOfferSessionApproval`, the sub-agent's events, display name and tools,
+ * permission request's `canOfferSessionApproval` and its diff, the sub-agent's events, display name and tools,
  * `thinking_budget` and the sub-agent's streamed request, `task_complete` in plan mode and
  * `sql.database`'s default.
  */
@@ -179,7 +179,7 @@ describe("the events of a turn, per generation", () => {
 });
 
 describe("permission requests, per generation", () => {
-  it("a write permission request says canOfferSessionApproval for 1.0.x (its schema requires it) and not for 0.2.0 (its schema has no such field)", async () => {
+  it("a write permission request says canOfferSessionApproval for 1.0.x (its schema requires it) and not for 0.2.0 (its schema has no such field); its diff is each generation's reference form", async () => {
     await forEachGeneration([], async (open, legacy) => {
       const workdir = realpathSync(mkdtempSync(join(tmpdir(), "tandem-generation-")));
       try {
@@ -194,6 +194,16 @@ describe("permission requests, per generation", () => {
         for (const request of requests.filter((candidate) => candidate.kind === "write")) {
           expect(request.canOfferSessionApproval).toBe(legacy ? undefined : true);
         }
+        // The diffs in the reference runtimes' form; a created file's final newline ends one more
+        // (empty) added line for 0.2.0 (1.0.10's `+1,2`), not for 1.0.x (`+1,1`).
+        const display = workdir.slice(1);
+        expect(requests[0]?.diff).toBe(
+          `\ndiff --git a/${display}/created.txt b/${display}/created.txt\ncreate file mode 100644\nindex 0000000..0000000\n--- a/dev/null\n+++ b/${display}/created.txt\n` +
+            (legacy ? "@@ -1,0 +1,2 @@\n+new\n+\n" : "@@ -1,0 +1,1 @@\n+new\n"),
+        );
+        expect(requests[1]?.diff).toBe(
+          `\ndiff --git a/${display}/existing.txt b/${display}/existing.txt\nindex 0000000..0000000 100644\n--- a/${display}/existing.txt\n+++ b/${display}/existing.txt\n@@ -1,2 +1,2 @@\n-old\n+new\n \n`,
+        );
       } finally {
         rmSync(workdir, { recursive: true, force: true });
       }

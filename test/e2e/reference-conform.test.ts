@@ -150,12 +150,16 @@ describe.each(clientVariants)("a session resumed by a new client ($sdk)", ({ sdk
 });
 
 describe.each(clients)("tool.execution_complete's result ($sdk)", ({ make }) => {
-  it("has the text for display beside the model's text, and bash's exit as a shell_exit block", async () => {
+  it("has the text for display beside the model's text (a viewed file as the references' whole-file diff), and bash's exit as a shell_exit block", async () => {
     const { events } = await runThreeThings(make);
     const results = new Map(
       events.filter((event) => event.type === "tool.execution_complete").map((event) => [event.data.toolCallId, event.data.result as Record<string, unknown>]),
     );
-    for (const result of results.values()) expect(result.detailedContent).toBe(result.content);
+    for (const [id, result] of results) if (id !== "call_view_1") expect(result.detailedContent).toBe(result.content);
+    const viewed = `${workdir}/data.txt`.slice(1);
+    expect(results.get("call_view_1")?.detailedContent).toBe(
+      `\ndiff --git a/${viewed} b/${viewed}\nindex 0000000..0000000 100644\n--- a/${viewed}\n+++ b/${viewed}\n@@ -1,2 +1,2 @@\n one\n \n`,
+    );
     expect(results.get("call_bash_1")?.contents).toEqual([{ type: "shell_exit", shellId: "", exitCode: 0, cwd: workdir, outputPreview: "two\n" }]);
     expect(results.get("call_view_1")?.contents).toBeUndefined();
   });

@@ -111,6 +111,16 @@ export interface SubAgentProfile {
   readonly withheldTools: ReadonlySet<string>;
 }
 
+/** How the file tools' event diffs are drawn for a generation (see `tools/builtin/diff.ts`). */
+export interface FileDiffProfile {
+  /**
+   * Whether a created file's diff counts the empty text after its final newline as one more added
+   * line: 1.0.10 draws `"a\nb\n"` as `+1,3` (`+a`, `+b`, `+`); 1.0.102 and the runtime bundled with
+   * SDK 1.0.x as `+1,2`.
+   */
+  readonly createdCountsFinalEmptyLine: boolean;
+}
+
 /**
  * Everything that differs between the two client generations, in one place: the handshake picks a
  * profile for each connection, a session keeps the profile of the client that created or last
@@ -138,6 +148,8 @@ export interface CompatProfile {
   readonly runEnd: RunEndProfile;
   /** How a sub-agent run shows: its name, whether it is a background task, whether its requests stream. */
   readonly subAgents: SubAgentProfile;
+  /** How the diffs of write permission requests and file tool results are drawn. */
+  readonly fileDiffs: FileDiffProfile;
   /**
    * The `thinking_budget` of a Copilot API request for `model`, or undefined for none: 1.0.10 sent
    * 1024 for `claude-sonnet-4` (the only model the facts record it for); 1.0.x sends none.
@@ -193,6 +205,7 @@ const legacyProfile: CompatProfile = {
   taskCompleteModes: new Set<string>(["autopilot"]),
   runEnd: { closesAbortedTurn: false, rejectionAborts: false, abortRereadsQueue: false },
   subAgents: { identity: "agent", isBackgroundTask: false, streamsRequests: true, withheldTools: new Set(["list_bash"]) },
+  fileDiffs: { createdCountsFinalEmptyLine: true },
   thinkingBudget: (model) => (model === "claude-sonnet-4" ? 1024 : undefined),
   sendsEvent: sentToLegacy,
   shapeEvent: () => undefined,
@@ -209,6 +222,7 @@ const currentProfile: CompatProfile = {
   taskCompleteModes: new Set<string>(["plan", "autopilot"]),
   runEnd: { closesAbortedTurn: true, rejectionAborts: true, abortRereadsQueue: true },
   subAgents: { identity: "task-call", isBackgroundTask: true, streamsRequests: false, withheldTools: new Set() },
+  fileDiffs: { createdCountsFinalEmptyLine: false },
   thinkingBudget: () => undefined,
   sendsEvent: () => true,
   shapeEvent: shapeForCurrent,

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { AgentMode, PermissionRequest, PermissionResult } from "@tandem/protocol";
+import type { CompatProfile } from "../compat/profile.js";
 import type { Logger } from "../log.js";
 import type { ModelToolCall } from "../loop/messages.js";
 import { PermissionBroker } from "../permissions/broker.js";
@@ -29,6 +30,8 @@ export interface ToolContextHost {
   readonly approvals: SessionApprovals;
   /** A connected client able to answer `need`. */
   clientFor(need: ClientNeed): ClientPort | undefined;
+  /** The profile of the session's client generation (how tools draw their diffs). */
+  readonly profile: Pick<CompatProfile, "fileDiffs">;
 }
 
 /** How one call's context is made. */
@@ -96,6 +99,7 @@ export class ToolContexts {
       },
       callClientTool: (args) => channel.toolBridge.call(call.id, tool.name, args, signal),
       requestUserInput: (question) => channel.userInput.ask(call.id, question, signal),
+      fileDiffs: host.profile.fileDiffs,
     };
   }
 

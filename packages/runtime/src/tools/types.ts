@@ -1,4 +1,5 @@
 import type { PermissionRequest, PermissionResult } from "@tandem/protocol";
+import type { FileDiffProfile } from "../compat/profile.js";
 import type { EventEmitterPort } from "../session/emitter.js";
 import type { UserInputAnswer, UserInputQuestion } from "../session/user-input.js";
 
@@ -43,6 +44,8 @@ export interface ToolContext {
   callClientTool(args: unknown): Promise<ClientToolReply>;
   /** Asks the user a question; throws `UserInputUnavailable` when nobody can answer. */
   requestUserInput(question: UserInputQuestion): Promise<UserInputAnswer>;
+  /** How the session's client generation wants file diffs drawn (today's form when absent). */
+  readonly fileDiffs?: FileDiffProfile;
 }
 
 /** How a tool call ended. */
