@@ -205,7 +205,8 @@ export class SessionManager {
         resumeTime: new Date().toISOString(),
         eventCount: session.emitter.persistedCount,
         selectedModel: session.model,
-        continuePendingWork,
+        // Said only when asked: false and absent mean the same (1.0.102 leaves it out).
+        ...(continuePendingWork ? { continuePendingWork } : {}),
         sessionWasActive,
         ...(session.reasoningEffort ? { reasoningEffort: session.reasoningEffort } : {}),
         context: { cwd: session.workingDirectory },
