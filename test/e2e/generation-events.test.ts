@@ -5,7 +5,8 @@
  * `RuntimeConnection.forStdio`) as today's runtime does. Covered: `assistant.idle` (1.0.x only), how
  * a rejected tool call and a user abort end the run, what follows `session.resume`, a write
  * permission request's `canOfferSessionApproval` and its diff, the sub-agent's events, display name and tools,
- * `thinking_budget` and the sub-agent's streamed request, `task_complete` in plan mode and
+ * `thinking_budget` and the sub-agent's streamed request and prompt, plan mode's `[[PLAN]]` mark and
+ * notice, `task_complete` in plan mode and
  * `sql.database`'s default.
  */
 import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
@@ -223,13 +224,16 @@ describe("sub-agents and model requests, per generation", () => {
       expect(events.find((event) => event.type === "subagent.completed")?.data.agentDisplayName).toBe(legacy ? "Explore Agent" : "finder");
       const types = events.map((event) => event.type);
       const run = types.slice(types.indexOf("subagent.started"), types.indexOf("subagent.completed") + 1);
-      const opening = ["subagent.selected", "session.model_change", "subagent.configured", "user.message", "session.tools_updated", "assistant.turn_start"];
+      // 1.0.102's order: the run is announced, then counted as a task; the tool set before the prompt.
+      const opening = ["subagent.selected", "subagent.configured", "session.model_change", "session.tools_updated", "user.message", "system.message", "assistant.turn_start"];
       if (legacy) {
-        expect(run.filter((type) => opening.includes(type) || type === "assistant.turn_end")).toEqual([]);
+        expect(run.filter((type) => opening.includes(type) && type !== "system.message")).toEqual([]);
+        expect(run.filter((type) => type === "assistant.turn_end")).toEqual([]);
         expect(run).toContain("assistant.message");
         expect(types.filter((type) => type === "session.background_tasks_changed")).toEqual([]);
       } else {
-        expect(run).toEqual(expect.arrayContaining([...opening, "assistant.turn_end"]));
+        expect(run.slice(0, 2 + opening.length)).toEqual(["subagent.started", "session.background_tasks_changed", ...opening]);
+        expect(run).toContain("assistant.turn_end");
         expect(types.filter((type) => type === "session.background_tasks_changed")).toHaveLength(2);
       }
 
@@ -242,6 +246,40 @@ describe("sub-agents and model requests, per generation", () => {
       expect(types.filter((type) => type === "assistant.message_delta" || type === "assistant.streaming_delta")).toEqual([]);
       // 1.0.10 gave its explore agent no list_bash; 1.0.x's has it.
       expect(offeredTools(sub).names).toEqual(["grep", "glob", "view", "bash", "read_bash", "stop_bash", ...(legacy ? [] : ["list_bash"])]);
+      // The sub-agent's prompt: raw for 0.2.0 (1.0.10), wrapped as a user's message for 1.0.x.
+      const subPrompt = (sub?.messages as Array<{ role: string; content: unknown }>).find((message) => message.role === "user")?.content as string;
+      const prompt = events.find((event) => event.type === "user.message" && (event.data as { source?: string }).source?.startsWith("agent-"));
+      if (legacy) {
+        expect(subPrompt).not.toMatch(/^<current_datetime>/);
+      } else {
+        expect(subPrompt).toMatch(/^<current_datetime>[^<]+<\/current_datetime>\n\n\S/);
+        expect((prompt?.data as { transformedContent?: string }).transformedContent).toBe(subPrompt);
+      }
+    });
+  });
+
+  it("plan mode marks each prompt [[PLAN]]; 1.0.x also gets a mode_changed_notice on entering it, with session.mode_notice_delivered", async () => {
+    await forEachGeneration(["plain-reply"], async (open, legacy) => {
+      const { session, events } = await open(theWorld().env);
+      await session.rpc.mode.set({ mode: "plan" });
+      await session.sendAndWait({ prompt: "Plan it" }, 30_000);
+      await session.sendAndWait({ prompt: "And again" }, 30_000);
+      const lastUserText = (index: number) => {
+        const messages = (theWorld().model.requests[index]?.body as { messages: Array<{ role: string; content: unknown }> }).messages;
+        return messages.filter((message) => message.role === "user").at(-1)?.content as string;
+      };
+      const first = lastUserText(0).replace(/^<current_datetime>[^<]+<\/current_datetime>\n\n/, "");
+      if (legacy) expect(first).toBe("[[PLAN]] Plan it");
+      else expect(first).toMatch(/^<mode_changed_notice>\n\n<plan_mode>\n[\s\S]+\n<\/plan_mode>\n\n<\/mode_changed_notice>\n\n\[\[PLAN\]\] Plan it$/);
+      // Told once: the next message in plan mode carries the mark alone.
+      expect(lastUserText(1).replace(/^<current_datetime>[^<]+<\/current_datetime>\n\n/, "")).toBe("[[PLAN]] And again");
+      const types = events.map((event) => event.type);
+      const notices = events.filter((event) => event.type === "session.mode_notice_delivered");
+      expect(notices.map((event) => event.data)).toEqual(legacy ? [] : [{ mode: "plan" }]);
+      if (!legacy) expect(types[types.indexOf("session.mode_notice_delivered") - 1]).toBe("user.message");
+      // The stored message keeps what the model read, so a resumed session sends the same text.
+      const stored = events.filter((event) => event.type === "user.message").map((event) => (event.data as { transformedContent?: string }).transformedContent);
+      expect(stored[0]).toBe(lastUserText(0));
     });
   });
 

@@ -109,6 +109,11 @@ export interface SubAgentProfile {
   readonly streamsRequests: boolean;
   /** Tools a sub-agent is never given: `list_bash` for 0.2.0 (1.0.10's explore agent had none; 1.0.x's has it). */
   readonly withheldTools: ReadonlySet<string>;
+  /**
+   * Whether the sub-agent's prompt reaches its model wrapped in `<current_datetime>`, as a user's
+   * message is (1.0.x: 1.0.102 and 1.0.85 do); 1.0.10 sent the raw prompt.
+   */
+  readonly wrapsPrompt: boolean;
 }
 
 /** How the file tools' event diffs are drawn for a generation (see `tools/builtin/diff.ts`). */
@@ -150,6 +155,12 @@ export interface CompatProfile {
   readonly subAgents: SubAgentProfile;
   /** How the diffs of write permission requests and file tool results are drawn. */
   readonly fileDiffs: FileDiffProfile;
+  /**
+   * Whether the first message after the session entered plan mode tells the model so in a
+   * `<mode_changed_notice>`, followed by `session.mode_notice_delivered` (1.0.x, as 1.0.102); 1.0.10
+   * only marked the prompt `[[PLAN]]`, and 0.2.0's schema has no such event.
+   */
+  readonly deliversModeNotices: boolean;
   /**
    * The `thinking_budget` of a Copilot API request for `model`, or undefined for none: 1.0.10 sent
    * 1024 for `claude-sonnet-4` (the only model the facts record it for); 1.0.x sends none.
@@ -204,8 +215,9 @@ const legacyProfile: CompatProfile = {
   announcesToolsAtResume: false,
   taskCompleteModes: new Set<string>(["autopilot"]),
   runEnd: { closesAbortedTurn: false, rejectionAborts: false, abortRereadsQueue: false },
-  subAgents: { identity: "agent", isBackgroundTask: false, streamsRequests: true, withheldTools: new Set(["list_bash"]) },
+  subAgents: { identity: "agent", isBackgroundTask: false, streamsRequests: true, withheldTools: new Set(["list_bash"]), wrapsPrompt: false },
   fileDiffs: { createdCountsFinalEmptyLine: true },
+  deliversModeNotices: false,
   thinkingBudget: (model) => (model === "claude-sonnet-4" ? 1024 : undefined),
   sendsEvent: sentToLegacy,
   shapeEvent: () => undefined,
@@ -221,8 +233,9 @@ const currentProfile: CompatProfile = {
   announcesToolsAtResume: true,
   taskCompleteModes: new Set<string>(["plan", "autopilot"]),
   runEnd: { closesAbortedTurn: true, rejectionAborts: true, abortRereadsQueue: true },
-  subAgents: { identity: "task-call", isBackgroundTask: true, streamsRequests: false, withheldTools: new Set() },
+  subAgents: { identity: "task-call", isBackgroundTask: true, streamsRequests: false, withheldTools: new Set(), wrapsPrompt: true },
   fileDiffs: { createdCountsFinalEmptyLine: false },
+  deliversModeNotices: true,
   thinkingBudget: () => undefined,
   sendsEvent: () => true,
   shapeEvent: shapeForCurrent,
