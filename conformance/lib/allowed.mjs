@@ -238,6 +238,12 @@ export const allowRules = [
     reason: "1.0.102 sends the ephemeral `user_input.completed` after the `ask_user` call's `tool.execution_complete` in some runs and before it in others (the order 1.0.10 and Tandem keep: the question is resolved, then the call completes).",
   },
   {
+    id: "subagent-opening-order",
+    references: today,
+    key: /^event\.only-(ref|tandem):(subagent\.selected|subagent\.configured|session\.model_change)$/,
+    reason: "The three events that open a sub-agent's conversation come in no fixed order in the references: 1.0.102 sends `subagent.selected` then `subagent.configured` in some runs and the other way round in others, and 1.0.85 sends `session.model_change` before `subagent.configured`. Tandem sends selected, configured, model_change (1.0.102's usual order); each event's data is compared where they align.",
+  },
+  {
     id: "bundled-older-behaviour",
     references: ["sdk-bundled"],
     key: /^(event\.only-tandem:(abort|session\.mode_notice_delivered|session\.title_changed|session\.tools_updated)|event\.only-ref:session\.mcp_server_removed|request\.tools\.only-tandem:task_complete|request\.params\.|request\.message\.user\.content|event\.field:user\.message\.transformedContent|event\.field:subagent\.configured)$/,
