@@ -121,7 +121,7 @@ function compare(scenario, pair, ref, tandem) {
   const refEvents = normalizeEvents(recorded(ref.events), ref.paths, schemaTypes);
   const tandemEvents = normalizeEvents(recorded(tandem.events), tandem.paths, schemaTypes);
   const events = diffEvents(refEvents.events, tandemEvents.events);
-  const divergences = [...requests, ...events.divergences].map((item) => ({ ...item, rule: explain(item, pair.reference)?.id }));
+  const divergences = [...requests, ...events.divergences].map((item) => ({ ...item, rule: explain(item, pair.reference, scenario.id)?.id }));
   if (JSON.stringify(ref.errors) !== JSON.stringify(tandem.errors)) {
     divergences.unshift({ area: "run", key: "run.errors", text: `run errors: ref ${JSON.stringify(ref.errors)} | tandem ${JSON.stringify(tandem.errors)}`, rule: undefined });
   }

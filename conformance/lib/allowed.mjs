@@ -15,6 +15,7 @@ import { namesRequiredField, onlyTandemFieldsDeclared } from "./schema.mjs";
  * @property {RegExp} [text]
  * @property {(divergence: import("./diff.mjs").Divergence) => boolean} [when] a further test
  * @property {string[]} [references] the reference ids it applies to (`lib/references.mjs`); all when absent
+ * @property {string[]} [scenarios] the scenario ids it applies to; all when absent
  * @property {string} reason
  */
 
@@ -244,6 +245,13 @@ export const allowRules = [
     reason: "The three events that open a sub-agent's conversation come in no fixed order in the references: 1.0.102 sends `subagent.selected` then `subagent.configured` in some runs and the other way round in others, and 1.0.85 sends `session.model_change` before `subagent.configured`. Tandem sends selected, configured, model_change (1.0.102's usual order); each event's data is compared where they align.",
   },
   {
+    id: "task-completion-order",
+    references: today,
+    scenarios: ["task"],
+    key: /^event\.only-(ref|tandem):(tool\.execution_complete|subagent\.completed)$/,
+    reason: "1.0.102 sends the `task` call's `tool.execution_complete` after the sub-agent's `subagent.completed` in some runs and before it in others. Tandem always sends `subagent.completed` first (the sub-agent has finished), then the completion of the call that ran it.",
+  },
+  {
     id: "bundled-older-behaviour",
     references: ["sdk-bundled"],
     key: /^(event\.only-tandem:(abort|session\.mode_notice_delivered|session\.title_changed|session\.tools_updated)|event\.only-ref:session\.mcp_server_removed|request\.tools\.only-tandem:task_complete|request\.params\.|request\.message\.user\.content|event\.field:user\.message\.transformedContent|event\.field:subagent\.configured)$/,
@@ -254,8 +262,8 @@ export const allowRules = [
   {
     id: "bundled-run-order",
     references: ["sdk-bundled"],
-    key: /^event\.only-(ref|tandem):(pending_messages\.modified|user\.message|assistant\.usage|session\.usage_info|session\.resume|external_tool\.requested|permission\.completed|session\.mode_notice_delivered|subagent\.configured|subagent\.completed)$/,
-    reason: "The bundled runtime (1.0.85) orders these events differently from run to run (a `user.message`, `assistant.usage`, `session.usage_info`, `session.resume` or `pending_messages.modified` a place earlier or later; `external_tool.requested` before or after `permission.completed`; `session.model_change` before `subagent.configured`) and sends a second `subagent.completed` (`cancelled: true`) after the session went idle in some runs. Tandem's order is 1.0.102's (identical in the `sdk1.0-cli1.0.102` pair).",
+    key: /^event\.only-(ref|tandem):(pending_messages\.modified|user\.message|assistant\.usage|session\.usage_info|session\.resume|session\.tools_updated|external_tool\.requested|permission\.completed|session\.mode_notice_delivered|subagent\.configured|subagent\.completed)$/,
+    reason: "The bundled runtime (1.0.85) orders these events differently from run to run (a `user.message`, `assistant.usage`, `session.usage_info`, `session.tools_updated`, `session.resume` or `pending_messages.modified` a place earlier or later; `external_tool.requested` before or after `permission.completed`; `session.model_change` before `subagent.configured`) and sends a second `subagent.completed` (`cancelled: true`) after the session went idle in some runs. Tandem's order is 1.0.102's (identical in the `sdk1.0-cli1.0.102` pair).",
   },
   {
     id: "own-mode-notice-wording",
@@ -347,17 +355,19 @@ export const allowRules = [
 ];
 
 /**
- * The first rule that explains a divergence against a reference, if any.
+ * The first rule that explains a divergence against a reference in a scenario, if any.
  * @param {import("./diff.mjs").Divergence} divergence
  * @param {string} referenceId
+ * @param {string} [scenarioId]
  * @returns {AllowRule | undefined}
  * @example
  * explain({ area: "event", key: "event.field:session.start.producer", text: "…" }, "cli-1.0.10")?.id; // "identity"
  */
-export function explain(divergence, referenceId) {
+export function explain(divergence, referenceId, scenarioId) {
   return allowRules.find(
     (rule) =>
       (!rule.references || rule.references.includes(referenceId)) &&
+      (!rule.scenarios || (scenarioId !== undefined && rule.scenarios.includes(scenarioId))) &&
       rule.key.test(divergence.key) &&
       (!rule.text || rule.text.test(divergence.text)) &&
       (!rule.when || rule.when(divergence)),
