@@ -27,6 +27,7 @@ import { renderReport, pairCounts } from "./lib/report.mjs";
 import { runScenario } from "./lib/run.mjs";
 import { loadScenarios } from "./lib/scenarios.mjs";
 import { sdkAdapters } from "./lib/sdks.mjs";
+import { roundsInCallOrder, toolResultsInCallOrder } from "./lib/unordered.mjs";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
 const outDir = process.env.CONFORMANCE_OUT ?? here;
@@ -110,14 +111,17 @@ process.exitCode = ran === 0 ? 2 : ran < pairStates.length ? 3 : 0;
  * @returns {import("./lib/report.mjs").Comparison}
  */
 function compare(scenario, pair, ref, tandem) {
+  // A scenario whose rounds of parallel calls run in no fixed order compares each round as a set.
+  const body = scenario.unorderedRounds ? toolResultsInCallOrder : (value) => value;
+  const recorded = scenario.unorderedRounds ? roundsInCallOrder : (value) => value;
   const requests = diffRequests(
-    ref.modelRequests.map((request) => normalizeRequest(request.body, ref.paths)),
-    tandem.modelRequests.map((request) => normalizeRequest(request.body, tandem.paths)),
+    ref.modelRequests.map((request) => normalizeRequest(body(request.body), ref.paths)),
+    tandem.modelRequests.map((request) => normalizeRequest(body(request.body), tandem.paths)),
   );
-  const refEvents = normalizeEvents(ref.events, ref.paths, schemaTypes);
-  const tandemEvents = normalizeEvents(tandem.events, tandem.paths, schemaTypes);
+  const refEvents = normalizeEvents(recorded(ref.events), ref.paths, schemaTypes);
+  const tandemEvents = normalizeEvents(recorded(tandem.events), tandem.paths, schemaTypes);
   const events = diffEvents(refEvents.events, tandemEvents.events);
-  const divergences = [...requests, ...events.divergences].map((item) => ({ ...item, rule: explain(item, pair.reference)?.id }));
+  const divergences = [...requests, ...events.divergences].map((item) => ({ ...item, rule: explain(item, pair.reference, scenario.id)?.id }));
   if (JSON.stringify(ref.errors) !== JSON.stringify(tandem.errors)) {
     divergences.unshift({ area: "run", key: "run.errors", text: `run errors: ref ${JSON.stringify(ref.errors)} | tandem ${JSON.stringify(tandem.errors)}`, rule: undefined });
   }

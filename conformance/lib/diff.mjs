@@ -145,7 +145,8 @@ export function diffEvents(ref, tandem) {
   const found = [];
   const sequence = [];
   const label = (event) => `${event.session} ${event.type}${event.ephemeral ? " (eph)" : ""}`;
-  for (const step of align(ref, tandem, (event) => `${event.session}|${event.type}`)) {
+  // Persisted events weigh more than ephemeral signals: where an order differs, the signal is the one left unaligned.
+  for (const step of align(ref, tandem, (event) => `${event.session}|${event.type}`, (event) => (event.ephemeral ? 1 : 2))) {
     if (step.kind === "ref") {
       sequence.push(`- ${label(step.ref)}`);
       found.push({ area: "event", key: `event.only-ref:${step.ref.type}`, text: `only ref emits ${step.ref.type}${step.ref.ephemeral ? " (eph)" : ""}` });
@@ -168,25 +169,31 @@ export function diffEvents(ref, tandem) {
 }
 
 /**
- * Longest-common-subsequence alignment of two lists by key.
+ * Heaviest-common-subsequence alignment of two lists by key (each aligned pair counts its
+ * weight; with every weight 1, the longest common subsequence).
  * @template T
  * @param {T[]} ref
  * @param {T[]} tandem
  * @param {(item: T) => string} keyOf
+ * @param {(item: T) => number} [weightOf]
  * @returns {Array<{ kind: "both", ref: T, tandem: T } | { kind: "ref", ref: T } | { kind: "tandem", tandem: T }>}
  */
-function align(ref, tandem, keyOf) {
+function align(ref, tandem, keyOf, weightOf = () => 1) {
   const a = ref.map(keyOf);
   const b = tandem.map(keyOf);
   const table = Array.from({ length: a.length + 1 }, () => new Array(b.length + 1).fill(0));
+  const matched = (i, j) => a[i] === b[j] && table[i + 1][j + 1] + weightOf(ref[i]) >= Math.max(table[i + 1][j], table[i][j + 1]);
   for (let i = a.length - 1; i >= 0; i--) {
-    for (let j = b.length - 1; j >= 0; j--) table[i][j] = a[i] === b[j] ? table[i + 1][j + 1] + 1 : Math.max(table[i + 1][j], table[i][j + 1]);
+    for (let j = b.length - 1; j >= 0; j--) {
+      const skip = Math.max(table[i + 1][j], table[i][j + 1]);
+      table[i][j] = a[i] === b[j] ? Math.max(skip, table[i + 1][j + 1] + weightOf(ref[i])) : skip;
+    }
   }
   const steps = [];
   let i = 0;
   let j = 0;
   while (i < a.length || j < b.length) {
-    if (i < a.length && j < b.length && a[i] === b[j]) steps.push({ kind: "both", ref: ref[i++], tandem: tandem[j++] });
+    if (i < a.length && j < b.length && matched(i, j)) steps.push({ kind: "both", ref: ref[i++], tandem: tandem[j++] });
     else if (j >= b.length || (i < a.length && table[i + 1][j] >= table[i][j + 1])) steps.push({ kind: "ref", ref: ref[i++] });
     else steps.push({ kind: "tandem", tandem: tandem[j++] });
   }

@@ -119,7 +119,10 @@ export function renderReport(meta, comparisons, notes) {
   lines.push("");
   if (notes) lines.push(notes.trim(), "");
   lines.push("## Allow-list", "", "| rule | references | reason |", "| --- | --- | --- |");
-  for (const rule of allowRules) lines.push(`| \`${rule.id}\` | ${rule.references?.join(", ") ?? "all"} | ${rule.reason} |`);
+  for (const rule of allowRules) {
+    const where = `${rule.references?.join(", ") ?? "all"}${rule.scenarios ? ` (scenario ${rule.scenarios.join(", ")})` : ""}`;
+    lines.push(`| \`${rule.id}\` | ${where} | ${rule.reason} |`);
+  }
   lines.push("");
   for (const pair of ranPairs) {
     const group = comparisons.filter((comparison) => comparison.pair === pair.id);

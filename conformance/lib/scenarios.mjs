@@ -31,6 +31,7 @@ export const scenarioIds = [
  * @property {string} title
  * @property {string[]} scripts absolute paths of its YAML scripts (`{{workdir}}` is replaced per run)
  * @property {number} [timeoutMs]
+ * @property {string} [unorderedRounds] why its rounds of parallel tool calls are compared as sets (`lib/unordered.mjs`)
  * @property {(context: import("./run.mjs").ScenarioContext) => Promise<void>} run
  */
 

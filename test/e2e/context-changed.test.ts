@@ -1,9 +1,9 @@
 /**
- * `session.context_changed` (cwd, gitRoot, repository `owner/name` from the remote, branch): at
- * session start for a 1.0.x-generation client (ours; a 0.2.0 client gets only `session.start`, as
- * from its reference runtime), and after a turn that changed them (a bash `git checkout -b`), and not after a
- * turn that changed nothing (a change made after it is the next one reported). `session.start` carries the same context. A session resumed in another
- * process after its branch changed announces the new context; one whose context is unchanged does not.
+ * `session.context_changed` (cwd, gitRoot, repository `owner/name` from the remote, branch): never at
+ * session start for either client generation (`session.start` carries the context; no reference
+ * runtime announces it again there), after a turn that changed them (a bash `git checkout -b`), and
+ * not after a turn that changed nothing. A session resumed in another process after its branch
+ * changed announces the new context; one whose context is unchanged does not.
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
@@ -26,10 +26,10 @@ afterEach(async () => {
 });
 
 describe.each([
-  { sdk: "official SDK 0.2.0", make: officialClient, announcedAtStart: false },
-  { sdk: "@tandem/sdk", make: tandemClient, announcedAtStart: true },
-])("session.context_changed ($sdk)", ({ make, announcedAtStart }) => {
-  it("at start (1.0.x generation), after a branch switch, and not after a turn that changed nothing", async () => {
+  { sdk: "official SDK 0.2.0", make: officialClient },
+  { sdk: "@tandem/sdk", make: tandemClient },
+])("session.context_changed ($sdk)", ({ make }) => {
+  it("not at start, after a branch switch, and not after a turn that changed nothing", async () => {
     const repo = realpathSync(mkdtempSync(join(tmpdir(), "tandem-ctx-")));
     dirs.push(repo);
     execFileSync("git", ["init", "-q", "-b", "main", repo]);
@@ -48,7 +48,7 @@ describe.each([
     const expected = { cwd: sub, gitRoot: repo, repository: "acme/widgets", branch: "main" };
     expect(start.data.context).toEqual(expected);
     const initial = stored.filter((event) => (event.type as string) === "session.context_changed");
-    expect(initial.map((event) => event.data)).toEqual(announcedAtStart ? [expected] : []);
+    expect(initial).toEqual([]);
 
     // The session's opening events reach the handler too (after the create result): count from here.
     const contextEvents = () => events.filter((event) => (event.type as string) === "session.context_changed");
@@ -87,8 +87,7 @@ describe.each([
     clients.push(again);
     const unchanged = await again.resumeSession(sessionId, { onPermissionRequest: approveAll });
     const afterUnchanged = await unchanged.getMessages();
-    const atStart = announcedAtStart ? [{ cwd: repo, gitRoot: repo, repository: "acme/widgets", branch: "main" }] : [];
-    expect(contextEvents(afterUnchanged)).toEqual(atStart);
+    expect(contextEvents(afterUnchanged)).toEqual([]);
     await again.stop();
 
     execFileSync("git", ["-C", repo, "checkout", "-q", "-b", "release/2.0"]);
@@ -97,7 +96,7 @@ describe.each([
     const resumed = await third.resumeSession(sessionId, { onPermissionRequest: approveAll });
     const stored = await resumed.getMessages();
     const types = stored.map((event) => event.type as string);
-    expect(contextEvents(stored)).toEqual([...atStart, { cwd: repo, gitRoot: repo, repository: "acme/widgets", branch: "release/2.0" }]);
+    expect(contextEvents(stored)).toEqual([{ cwd: repo, gitRoot: repo, repository: "acme/widgets", branch: "release/2.0" }]);
     // After the session.resume that reopened it.
     expect(types.lastIndexOf("session.context_changed")).toBeGreaterThan(types.lastIndexOf("session.resume"));
   });

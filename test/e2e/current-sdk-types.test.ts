@@ -3,7 +3,8 @@
  * interop scenarios (a plain reply over two turns, streaming, an application tool with its
  * permission, a denied and a rejected call, a throwing tool handler, a failing model server, three
  * built-in tools, a file created, a file edited and a URL fetched (each permission request kind
- * Tandem asks: shell, read, write, url, custom-tool, mcp), a sub-agent, a background shell, the sql tool, an MCP tool, report_intent, an
+ * Tandem asks: shell, read, write, url, custom-tool, mcp), plan mode (the mode change and its notice),
+ * ask_user, attachments (file, directory, selection), a sub-agent, a background shell, the sql tool, an MCP tool, report_intent, an
  * abort, a resume from a new process) run through
  * the real 1.0.x client against the real runtime; every event (as delivered and as `getEvents`
  * returns it) and the results of calls the SDK hands back as they came (ping, status, auth, models,
@@ -115,6 +116,48 @@ const scenarios: Array<{ name: string; run(received: Received): Promise<void> }>
       received.result("mcp.list", 'Awaited<ReturnType<CopilotSession["rpc"]["mcp"]["list"]>>', await rpc.mcp.list());
       await turn(received, session, "Say hello");
       await turn(received, session, "And again");
+    },
+  },
+  {
+    name: "plan mode: the mode change, the [[PLAN]] prompt and its notice",
+    async run(received) {
+      world = await startWorld(["plain-reply"]);
+      const session = await client().createSession({ onPermissionRequest: approveAll });
+      received.listen(session);
+      received.result("mode.set", 'Awaited<ReturnType<CopilotSession["rpc"]["mode"]["set"]>>', await session.rpc.mode.set({ mode: "plan" }));
+      await turn(received, session, "Plan a change");
+      await turn(received, session, "Plan some more");
+    },
+  },
+  {
+    name: "ask_user answered by the application",
+    async run(received) {
+      world = await startWorld(["multiclient-ask"]);
+      const session = await client().createSession({ onPermissionRequest: approveAll, onUserInputRequest: () => ({ answer: "blue", wasFreeform: false }) });
+      received.listen(session);
+      await turn(received, session, "ask through A");
+    },
+  },
+  {
+    name: "attachments: a file, a directory and a selection",
+    async run(received) {
+      world = await startWorld(["plain-reply"]);
+      const workdir = workFolder();
+      writeFileSync(join(workdir, "app.js"), "const a = 1;\nconst b = 2;\n");
+      const session = await client().createSession({ onPermissionRequest: approveAll, workingDirectory: workdir });
+      received.listen(session);
+      await session.sendAndWait(
+        {
+          prompt: "Look at these",
+          attachments: [
+            { type: "file", path: join(workdir, "app.js"), displayName: "app.js" },
+            { type: "directory", path: workdir, displayName: "project" },
+            { type: "selection", filePath: join(workdir, "app.js"), displayName: "app.js", text: "const b = 2;", selection: { start: { line: 1, character: 0 }, end: { line: 1, character: 12 } } },
+          ],
+        },
+        30_000,
+      );
+      await received.stored(session);
     },
   },
   {

@@ -4,8 +4,9 @@
  * generation: 0.2.0 (via `cliPath`) is served as its reference runtime 1.0.10 served it, 1.0.x (via
  * `RuntimeConnection.forStdio`) as today's runtime does. Covered: `assistant.idle` (1.0.x only), how
  * a rejected tool call and a user abort end the run, what follows `session.resume`, a write
- * permission request's `canOfferSessionApproval`, the sub-agent's events, display name and tools,
- * `thinking_budget` and the sub-agent's streamed request, `task_complete` in plan mode and
+ * permission request's `canOfferSessionApproval` and its diff, the sub-agent's events, display name and tools,
+ * `thinking_budget` and the sub-agent's streamed request and prompt, plan mode's `[[PLAN]]` mark and
+ * notice, `task_complete` in plan mode and
  * `sql.database`'s default.
  */
 import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
@@ -149,7 +150,7 @@ describe("the events of a turn, per generation", () => {
     });
   });
 
-  it("a user abort leaves the interrupted turn open for 0.2.0 (abort, notice, idle); 1.0.x closes it and re-announces the queue", async () => {
+  it("a user abort leaves the interrupted turn open for 0.2.0 (abort, notice, idle); 1.0.x announces the abort, then closes the turn, re-announcing the queue before and after", async () => {
     await forEachGeneration(["hang-then-reply"], async (open, legacy) => {
       const { session, events } = await open(theWorld().env);
       await session.send({ prompt: "this will hang" });
@@ -160,7 +161,7 @@ describe("the events of a turn, per generation", () => {
       expect(afterStart).toEqual(
         legacy
           ? ["assistant.turn_start", "abort", "session.info", "session.idle"]
-          : ["assistant.turn_start", "assistant.turn_end", "abort", "session.info", "pending_messages.modified", "assistant.idle", "session.idle"],
+          : ["assistant.turn_start", "abort", "session.info", "pending_messages.modified", "assistant.turn_end", "pending_messages.modified", "assistant.idle", "session.idle"],
       );
     });
   });
@@ -179,7 +180,7 @@ describe("the events of a turn, per generation", () => {
 });
 
 describe("permission requests, per generation", () => {
-  it("a write permission request says canOfferSessionApproval for 1.0.x (its schema requires it) and not for 0.2.0 (its schema has no such field)", async () => {
+  it("a write permission request says canOfferSessionApproval for 1.0.x (its schema requires it) and not for 0.2.0 (its schema has no such field); its diff is each generation's reference form", async () => {
     await forEachGeneration([], async (open, legacy) => {
       const workdir = realpathSync(mkdtempSync(join(tmpdir(), "tandem-generation-")));
       try {
@@ -196,6 +197,17 @@ describe("permission requests, per generation", () => {
         for (const request of requests.filter((candidate) => candidate.kind === "write")) {
           expect(request.canOfferSessionApproval).toBe(legacy ? undefined : true);
         }
+        // The diffs in the reference runtimes' form; a created file's final newline ends one more
+        // (empty) added line for 0.2.0 (1.0.10's `+1,2`), not for 1.0.x (`+1,1`).
+        const display = workdir.slice(1);
+        const writeOf = (name: string) => requests.find((request) => request.kind === "write" && String(request.fileName).endsWith(name));
+        expect(writeOf("created.txt")?.diff).toBe(
+          `\ndiff --git a/${display}/created.txt b/${display}/created.txt\ncreate file mode 100644\nindex 0000000..0000000\n--- a/dev/null\n+++ b/${display}/created.txt\n` +
+            (legacy ? "@@ -1,0 +1,2 @@\n+new\n+\n" : "@@ -1,0 +1,1 @@\n+new\n"),
+        );
+        expect(writeOf("existing.txt")?.diff).toBe(
+          `\ndiff --git a/${display}/existing.txt b/${display}/existing.txt\nindex 0000000..0000000 100644\n--- a/${display}/existing.txt\n+++ b/${display}/existing.txt\n@@ -1,2 +1,2 @@\n-old\n+new\n \n`,
+        );
       } finally {
         rmSync(workdir, { recursive: true, force: true });
       }
@@ -215,13 +227,16 @@ describe("sub-agents and model requests, per generation", () => {
       expect(events.find((event) => event.type === "subagent.completed")?.data.agentDisplayName).toBe(legacy ? "Explore Agent" : "finder");
       const types = events.map((event) => event.type);
       const run = types.slice(types.indexOf("subagent.started"), types.indexOf("subagent.completed") + 1);
-      const opening = ["subagent.selected", "session.model_change", "subagent.configured", "user.message", "session.tools_updated", "assistant.turn_start"];
+      // 1.0.102's order: the run is announced, then counted as a task; the tool set before the prompt.
+      const opening = ["subagent.selected", "subagent.configured", "session.model_change", "session.tools_updated", "user.message", "system.message", "assistant.turn_start"];
       if (legacy) {
-        expect(run.filter((type) => opening.includes(type) || type === "assistant.turn_end")).toEqual([]);
+        expect(run.filter((type) => opening.includes(type) && type !== "system.message")).toEqual([]);
+        expect(run.filter((type) => type === "assistant.turn_end")).toEqual([]);
         expect(run).toContain("assistant.message");
         expect(types.filter((type) => type === "session.background_tasks_changed")).toEqual([]);
       } else {
-        expect(run).toEqual(expect.arrayContaining([...opening, "assistant.turn_end"]));
+        expect(run.slice(0, 2 + opening.length)).toEqual(["subagent.started", "session.background_tasks_changed", ...opening]);
+        expect(run).toContain("assistant.turn_end");
         expect(types.filter((type) => type === "session.background_tasks_changed")).toHaveLength(2);
       }
 
@@ -234,6 +249,40 @@ describe("sub-agents and model requests, per generation", () => {
       expect(types.filter((type) => type === "assistant.message_delta" || type === "assistant.streaming_delta")).toEqual([]);
       // 1.0.10 gave its explore agent no list_bash; 1.0.x's has it.
       expect(offeredTools(sub).names).toEqual(["grep", "glob", "view", "bash", "read_bash", "stop_bash", ...(legacy ? [] : ["list_bash"])]);
+      // The sub-agent's prompt: raw for 0.2.0 (1.0.10), wrapped as a user's message for 1.0.x.
+      const subPrompt = (sub?.messages as Array<{ role: string; content: unknown }>).find((message) => message.role === "user")?.content as string;
+      const prompt = events.find((event) => event.type === "user.message" && (event.data as { source?: string }).source?.startsWith("agent-"));
+      if (legacy) {
+        expect(subPrompt).not.toMatch(/^<current_datetime>/);
+      } else {
+        expect(subPrompt).toMatch(/^<current_datetime>[^<]+<\/current_datetime>\n\n\S/);
+        expect((prompt?.data as { transformedContent?: string }).transformedContent).toBe(subPrompt);
+      }
+    });
+  });
+
+  it("plan mode marks each prompt [[PLAN]]; 1.0.x also gets a mode_changed_notice on entering it, with session.mode_notice_delivered", async () => {
+    await forEachGeneration(["plain-reply"], async (open, legacy) => {
+      const { session, events } = await open(theWorld().env);
+      await session.rpc.mode.set({ mode: "plan" });
+      await session.sendAndWait({ prompt: "Plan it" }, 30_000);
+      await session.sendAndWait({ prompt: "And again" }, 30_000);
+      const lastUserText = (index: number) => {
+        const messages = (theWorld().model.requests[index]?.body as { messages: Array<{ role: string; content: unknown }> }).messages;
+        return messages.filter((message) => message.role === "user").at(-1)?.content as string;
+      };
+      const first = lastUserText(0).replace(/^<current_datetime>[^<]+<\/current_datetime>\n\n/, "");
+      if (legacy) expect(first).toBe("[[PLAN]] Plan it");
+      else expect(first).toMatch(/^<mode_changed_notice>\n\n<plan_mode>\n[\s\S]+\n<\/plan_mode>\n\n<\/mode_changed_notice>\n\n\[\[PLAN\]\] Plan it$/);
+      // Told once: the next message in plan mode carries the mark alone.
+      expect(lastUserText(1).replace(/^<current_datetime>[^<]+<\/current_datetime>\n\n/, "")).toBe("[[PLAN]] And again");
+      const types = events.map((event) => event.type);
+      const notices = events.filter((event) => event.type === "session.mode_notice_delivered");
+      expect(notices.map((event) => event.data)).toEqual(legacy ? [] : [{ mode: "plan" }]);
+      if (!legacy) expect(types[types.indexOf("session.mode_notice_delivered") - 1]).toBe("user.message");
+      // The stored message keeps what the model read, so a resumed session sends the same text.
+      const stored = events.filter((event) => event.type === "user.message").map((event) => (event.data as { transformedContent?: string }).transformedContent);
+      expect(stored[0]).toBe(lastUserText(0));
     });
   });
 

@@ -5,7 +5,7 @@
  * waits on a client when its clients all leave — held for a client that resumes with
  * `continuePendingWork` (which answers it and the turn goes on), interrupted for one that resumes
  * without it, and closed when nobody comes back within the grace period. `session.resume` says
- * which happened (`continuePendingWork`, `sessionWasActive`); `session.permissions.pendingRequests`
+ * which happened (`continuePendingWork` when it was asked for, `sessionWasActive`); `session.permissions.pendingRequests`
  * lists what waits.
  */
 import { existsSync, readFileSync } from "node:fs";
@@ -184,7 +184,9 @@ describe("pending work when the clients leave", () => {
 
     const resumed = await clientOf(runtime).resumeSession(session.sessionId, { onPermissionRequest: approveAll });
     const resumeEvent = (await resumed.getEvents()).find((event) => event.type === "session.resume");
-    expect(resumeEvent?.data).toMatchObject({ continuePendingWork: false, sessionWasActive: false });
+    // Not asked to continue: the field is left out (false and absent mean the same), as 1.0.102 does.
+    expect(resumeEvent?.data).toMatchObject({ sessionWasActive: false });
+    expect(resumeEvent?.data).not.toHaveProperty("continuePendingWork");
     expect(await resumed.rpc.tools.handlePendingToolCall({ requestId, result: "late" })).toMatchObject({ success: false });
     expect((await resumed.sendAndWait({ prompt: "start over after the interruption" }))?.data.content).toBe("Fresh start after the interruption.");
     const request = world.model.requests.at(-1)?.body as { messages: Array<{ role: string; content?: unknown }> };
@@ -201,7 +203,8 @@ describe("pending work when the clients leave", () => {
 
     const second = await clientOf(runtime).resumeSession(session.sessionId, { continuePendingWork: false, onPermissionRequest: approveAll });
     const resumeEvent = (await second.getEvents()).find((event) => event.type === "session.resume");
-    expect(resumeEvent?.data).toMatchObject({ continuePendingWork: false, sessionWasActive: true });
+    expect(resumeEvent?.data).toMatchObject({ sessionWasActive: true });
+    expect(resumeEvent?.data).not.toHaveProperty("continuePendingWork");
     expect(await second.rpc.tools.handlePendingToolCall({ requestId, result: "ANSWERED_AFTER_RESUME" })).toMatchObject({ success: true });
   });
 

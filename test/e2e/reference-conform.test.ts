@@ -150,12 +150,16 @@ describe.each(clientVariants)("a session resumed by a new client ($sdk)", ({ sdk
 });
 
 describe.each(clients)("tool.execution_complete's result ($sdk)", ({ make }) => {
-  it("has the text for display beside the model's text, and bash's exit as a shell_exit block", async () => {
+  it("has the text for display beside the model's text (a viewed file as the references' whole-file diff), and bash's exit as a shell_exit block", async () => {
     const { events } = await runThreeThings(make);
     const results = new Map(
       events.filter((event) => event.type === "tool.execution_complete").map((event) => [event.data.toolCallId, event.data.result as Record<string, unknown>]),
     );
-    for (const result of results.values()) expect(result.detailedContent).toBe(result.content);
+    for (const [id, result] of results) if (id !== "call_view_1") expect(result.detailedContent).toBe(result.content);
+    const viewed = `${workdir}/data.txt`.slice(1);
+    expect(results.get("call_view_1")?.detailedContent).toBe(
+      `\ndiff --git a/${viewed} b/${viewed}\nindex 0000000..0000000 100644\n--- a/${viewed}\n+++ b/${viewed}\n@@ -1,2 +1,2 @@\n one\n \n`,
+    );
     expect(results.get("call_bash_1")?.contents).toEqual([{ type: "shell_exit", shellId: "", exitCode: 0, cwd: workdir, outputPreview: "two\n" }]);
     expect(results.get("call_view_1")?.contents).toBeUndefined();
   });
@@ -200,15 +204,17 @@ describe("a sub-agent's own conversation (official SDK 1.0.x)", () => {
     const events = recordEvents(session);
     await session.sendAndWait({ prompt: "Please explore the repo" });
     const types = events.map((event) => event.type);
-    const opening = types.slice(types.indexOf("subagent.started") - 1, types.indexOf("subagent.started") + 7);
+    const opening = types.slice(types.indexOf("subagent.started"), types.indexOf("subagent.started") + 8);
+    // Today's reference order: the run starts, the task list changes, then the agent, its
+    // configuration, its model, its tool set, its prompt and its system prompt.
     expect(opening).toEqual([
-      "session.background_tasks_changed",
       "subagent.started",
+      "session.background_tasks_changed",
       "subagent.selected",
-      "session.model_change",
       "subagent.configured",
-      "user.message",
+      "session.model_change",
       "session.tools_updated",
+      "user.message",
       "system.message",
     ]);
     const inRun = (type: string) => events.find((event) => event.type === type && subAgentOf(event) === "call_explore_1")?.data;

@@ -121,7 +121,7 @@ describe("ends of a turn, as today's reference reports them (SDK 1.0.x)", () => 
     expect(events.find((event) => event.type === "session.idle")?.data).toEqual({ mode: "interactive" });
   });
 
-  it("an abort: assistant.idle and session.idle say aborted", async () => {
+  it("an abort: announced before the interrupted turn is closed, the queue re-read around it; assistant.idle and session.idle say aborted", async () => {
     world = await startWorld(["hang-then-reply"]);
     const client = officialV1Client(world.env);
     stops.push(() => client.stop());
@@ -135,7 +135,8 @@ describe("ends of a turn, as today's reference reports them (SDK 1.0.x)", () => 
     expect(events.find((event) => event.type === "session.idle")?.data).toEqual({ mode: "interactive", aborted: true });
     expect(events.find((event) => event.type === "session.info")?.data).toEqual({ infoType: "cancellation", message: "Operation cancelled by user" });
     const types = events.map((event) => event.type);
-    expect(types.slice(types.indexOf("abort"))).toEqual(["abort", "session.info", "pending_messages.modified", "assistant.idle", "session.idle"]);
+    // As 1.0.102: abort, the queue re-read, the interrupted turn's end, the queue re-read again, idle.
+    expect(types.slice(types.indexOf("abort"))).toEqual(["abort", "session.info", "pending_messages.modified", "assistant.turn_end", "pending_messages.modified", "assistant.idle", "session.idle"]);
   });
 
   it("the official SDK 1.0.x's disconnect (session.detach of the last client) delivers session.shutdown", async () => {

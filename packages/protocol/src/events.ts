@@ -96,6 +96,8 @@ const eventDataFactories = {
   "session.context_changed": () => SessionContext,
   "session.model_change": () => z.looseObject({ previousModel: optionalString, newModel: z.string(), reasoningEffort: optionalString }),
   "session.mode_changed": () => z.looseObject({ previousMode: z.string(), newMode: z.string() }),
+  /** The model was told about the agent mode a message is answered in (a `<mode_changed_notice>` on entering plan mode); persisted. */
+  "session.mode_notice_delivered": () => z.looseObject({ mode: z.string(), content: optionalString }),
   "session.plan_changed": () => z.looseObject({ operation: z.enum(["create", "update", "delete"]) }),
   "session.tools_updated": () => z.looseObject({ model: optionalString }),
   "session.usage_info": () => z.looseObject({

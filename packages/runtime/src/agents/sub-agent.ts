@@ -147,17 +147,18 @@ class SubAgentRun implements LoopHost, CompactionHost {
 }
 
 /**
- * The opening of a sub-agent's own conversation, as the reference shows it (each event carries
- * `parentToolCallId`): the agent with its tools, its model, how it is configured (one turn: Tandem's
- * sub-agents take no follow-up messages), its prompt as a `user.message` from the parent agent, and
- * its tool set.
+ * The opening of a sub-agent's own conversation, in 1.0.102's order (each event carries
+ * `parentToolCallId`): the agent with its tools, how it is configured (one turn: Tandem's sub-agents
+ * take no follow-up messages), its model, its tool set, and its prompt as a `user.message` from the
+ * parent agent (with the text its model reads, when that is wrapped).
  */
-function announceRun(run: SubAgentRun, agent: AgentDefinition, parentSessionId: string, prompt: string, interactionId: string): void {
+function announceRun(run: SubAgentRun, agent: AgentDefinition, parentSessionId: string, prompt: string, modelPrompt: string, interactionId: string): void {
   run.emitter.emit("subagent.selected", { agentName: agent.name, agentDisplayName: agent.displayName, tools: run.toolNames() });
-  run.emitter.emit("session.model_change", { newModel: run.model, source: "agent" });
   run.emitter.emit("subagent.configured", { model: run.model, multiTurn: false });
-  run.emitter.emit("user.message", { content: prompt, source: `agent-${parentSessionId}`, interactionId });
+  run.emitter.emit("session.model_change", { newModel: run.model, source: "agent" });
   run.emitter.emit("session.tools_updated", { model: run.model });
+  const transformed = modelPrompt === prompt ? {} : { transformedContent: modelPrompt };
+  run.emitter.emit("user.message", { content: prompt, ...transformed, source: `agent-${parentSessionId}`, interactionId });
 }
 
 /** Thrown when a sub-agent's loop fails. */
@@ -182,15 +183,17 @@ export async function runSubAgent(
   // 1.0.x shows the run by the task call's `name` and `description` when given; 0.2.0 by the agent's own.
   const byTaskCall = subAgents.identity === "task-call";
   const identity = { toolCallId: request.toolCallId, agentName: agent.name, agentDisplayName: (byTaskCall && request.displayName) || agent.displayName };
+  parent.emitter.emit("subagent.started", { ...identity, agentDescription: (byTaskCall && request.description) || agent.description });
   // A running sub-agent is one of the session's tasks (clients refresh their list), as in 1.0.x.
   if (subAgents.isBackgroundTask) parent.emitter.emit("session.background_tasks_changed", {});
-  parent.emitter.emit("subagent.started", { ...identity, agentDescription: (byTaskCall && request.description) || agent.description });
-  const run = new SubAgentRun(parent, agent, request.model ?? agent.model ?? parent.model, request.prompt, request.toolCallId);
+  // Wrapped as a user's message is (1.0.x); 1.0.10 gave its sub-agents the raw prompt.
+  const modelPrompt = subAgents.wrapsPrompt ? `<current_datetime>${new Date().toISOString()}</current_datetime>\n\n${request.prompt}` : request.prompt;
+  const run = new SubAgentRun(parent, agent, request.model ?? agent.model ?? parent.model, modelPrompt, request.toolCallId);
   let result: Awaited<ReturnType<typeof runAgentLoop>>;
   try {
     await run.mcp?.start();
     const interactionId = randomUUID();
-    announceRun(run, agent, parent.sessionId, request.prompt, interactionId);
+    announceRun(run, agent, parent.sessionId, request.prompt, modelPrompt, interactionId);
     // The sub-agent's own system prompt is injected into its model calls: announced like the main loop's.
     run.emitter.emit("system.message", { role: "system", content: await run.systemPrompt() });
     result = await runAgentLoop(run, interactionId, request.signal);

@@ -88,7 +88,10 @@ export interface RunEndProfile {
    * `session.info` cancellation notice (1.0.x); 1.0.10 just ends the turn.
    */
   readonly rejectionAborts: boolean;
-  /** Whether a user abort is followed by `pending_messages.modified` (1.0.x; 1.0.10 sends none). */
+  /**
+   * Whether a user abort is followed by `pending_messages.modified`, once with the `abort` and once
+   * more after the interrupted turn's `assistant.turn_end` (1.0.x, as 1.0.102; 1.0.10 sends none).
+   */
   readonly abortRereadsQueue: boolean;
 }
 
@@ -106,6 +109,21 @@ export interface SubAgentProfile {
   readonly streamsRequests: boolean;
   /** Tools a sub-agent is never given: `list_bash` for 0.2.0 (1.0.10's explore agent had none; 1.0.x's has it). */
   readonly withheldTools: ReadonlySet<string>;
+  /**
+   * Whether the sub-agent's prompt reaches its model wrapped in `<current_datetime>`, as a user's
+   * message is (1.0.x: 1.0.102 and 1.0.85 do); 1.0.10 sent the raw prompt.
+   */
+  readonly wrapsPrompt: boolean;
+}
+
+/** How the file tools' event diffs are drawn for a generation (see `tools/builtin/diff.ts`). */
+export interface FileDiffProfile {
+  /**
+   * Whether a created file's diff counts the empty text after its final newline as one more added
+   * line: 1.0.10 draws `"a\nb\n"` as `+1,3` (`+a`, `+b`, `+`); 1.0.102 and the runtime bundled with
+   * SDK 1.0.x as `+1,2`.
+   */
+  readonly createdCountsFinalEmptyLine: boolean;
 }
 
 /**
@@ -124,8 +142,6 @@ export interface CompatProfile {
    * runtime offered it; the runtime 1.0.x clients were recorded against does not.
    */
   readonly offersReportIntent: boolean;
-  /** Whether `session.context_changed` follows `session.start` at create (1.0.x) or only a real change (0.2.0). */
-  readonly announcesContextAtStart: boolean;
   /**
    * Whether the permission requests of one round of parallel tool calls go out one at a time, in
    * call order (0.2.0, as 1.0.10 did), or each as soon as its call reaches it, all open at once
@@ -149,6 +165,14 @@ export interface CompatProfile {
   readonly runEnd: RunEndProfile;
   /** How a sub-agent run shows: its name, whether it is a background task, whether its requests stream. */
   readonly subAgents: SubAgentProfile;
+  /** How the diffs of write permission requests and file tool results are drawn. */
+  readonly fileDiffs: FileDiffProfile;
+  /**
+   * Whether the first message after the session entered plan mode tells the model so in a
+   * `<mode_changed_notice>`, followed by `session.mode_notice_delivered` (1.0.x, as 1.0.102); 1.0.10
+   * only marked the prompt `[[PLAN]]`, and 0.2.0's schema has no such event.
+   */
+  readonly deliversModeNotices: boolean;
   /**
    * The `thinking_budget` of a Copilot API request for `model`, or undefined for none: 1.0.10 sent
    * 1024 for `claude-sonnet-4` (the only model the facts record it for); 1.0.x sends none.
@@ -200,13 +224,14 @@ function sentToLegacy(type: string, data: EventData): boolean {
 const legacyProfile: CompatProfile = {
   generation: "0.2",
   offersReportIntent: true,
-  announcesContextAtStart: false,
   permissionsInCallOrder: true,
   setsForegroundWithoutUi: true,
   announcesToolsAtResume: false,
   taskCompleteModes: new Set<string>(["autopilot"]),
   runEnd: { closesAbortedTurn: false, rejectionAborts: false, abortRereadsQueue: false },
-  subAgents: { identity: "agent", isBackgroundTask: false, streamsRequests: true, withheldTools: new Set(["list_bash"]) },
+  subAgents: { identity: "agent", isBackgroundTask: false, streamsRequests: true, withheldTools: new Set(["list_bash"]), wrapsPrompt: false },
+  fileDiffs: { createdCountsFinalEmptyLine: true },
+  deliversModeNotices: false,
   thinkingBudget: (model) => (model === "claude-sonnet-4" ? 1024 : undefined),
   sendsEvent: sentToLegacy,
   shapeEvent: () => undefined,
@@ -219,13 +244,14 @@ const legacyProfile: CompatProfile = {
 const currentProfile: CompatProfile = {
   generation: "1.0",
   offersReportIntent: false,
-  announcesContextAtStart: true,
   permissionsInCallOrder: false,
   setsForegroundWithoutUi: false,
   announcesToolsAtResume: true,
   taskCompleteModes: new Set<string>(["plan", "autopilot"]),
   runEnd: { closesAbortedTurn: true, rejectionAborts: true, abortRereadsQueue: true },
-  subAgents: { identity: "task-call", isBackgroundTask: true, streamsRequests: false, withheldTools: new Set() },
+  subAgents: { identity: "task-call", isBackgroundTask: true, streamsRequests: false, withheldTools: new Set(), wrapsPrompt: true },
+  fileDiffs: { createdCountsFinalEmptyLine: false },
+  deliversModeNotices: true,
   thinkingBudget: () => undefined,
   sendsEvent: () => true,
   shapeEvent: shapeForCurrent,

@@ -55,12 +55,26 @@ export type LoopResult = { end: "completed"; rejected?: boolean } | { end: "abor
 export type LoopEnd = LoopResult["end"];
 
 /**
+ * One run of the loop across its calls (autopilot's nudges and hooks continue a run): the next
+ * turn's number, and who hears of an abort that interrupts a turn.
+ */
+export interface LoopRun {
+  /** The next turn's number (`turnId`). */
+  next: number;
+  /**
+   * Called once when an abort interrupts a turn, before that turn's `assistant.turn_end` (when the
+   * profile closes it): the caller announces the abort there, as the reference runtime does.
+   */
+  readonly onInterrupted?: () => void;
+}
+
+/**
  * The agent loop: one model call per turn; tool requests are executed and fed back; the loop ends
  * when a response asks for no tools (or a tool result ends the turn, or an error or abort).
  * Every model call is exactly one `assistant.turn_start` / `assistant.turn_end` pair. A run that
  * would make more than `maxModelCallsPerTurn` calls fails with {@link ModelCallLimitReached}.
  */
-export async function runAgentLoop(host: LoopHost, interactionId: string, signal: AbortSignal, turns = { next: 0 }): Promise<LoopResult> {
+export async function runAgentLoop(host: LoopHost, interactionId: string, signal: AbortSignal, turns: LoopRun = { next: 0 }): Promise<LoopResult> {
   for (;;) {
     if (turns.next >= host.maxModelCallsPerTurn) {
       const error = new ModelCallLimitReached(host.maxModelCallsPerTurn);
@@ -78,7 +92,10 @@ export async function runAgentLoop(host: LoopHost, interactionId: string, signal
       // Calls that never started (the round failed or was aborted before them) still get a result
       // in the history: the next model request answers every call of the assistant message.
       completeInterruptedCalls(host.messages);
-      if (signal.aborted) return { end: "aborted" };
+      if (signal.aborted) {
+        turns.onInterrupted?.();
+        return { end: "aborted" };
+      }
       host.onTurnError(error);
       return { end: "failed", error };
     } finally {

@@ -85,9 +85,9 @@ export class SessionManager {
       session.prefetchPromptFacts();
       // Independent file-system work, side by side: the answer to create waits for both.
       const [context] = await Promise.all([this.trackContext(session), this.options.store.writeWorkspace(workspaceInfo(session))]);
+      // `session.start` carries the context; `session.context_changed` follows only a real change
+      // (no reference runtime of either client generation announces it again at start).
       session.emitter.emit("session.start", { ...startData(session, this.options.runtimeVersion, false), context });
-      // 1.0.x clients expect the context announced again right after the start; 0.2.0 ones only a change.
-      if (session.profile.announcesContextAtStart) session.emitter.emit("session.context_changed", context);
       if (params.agent) session.agents.select(params.agent);
       await session.skills.load();
       const disabled = session.toolset.disabledNames();
@@ -157,7 +157,8 @@ export class SessionManager {
         resumeTime: new Date().toISOString(),
         eventCount: session.emitter.persistedCount,
         selectedModel: session.model,
-        continuePendingWork,
+        // Said only when asked: false and absent mean the same (1.0.102 leaves it out).
+        ...(continuePendingWork ? { continuePendingWork } : {}),
         sessionWasActive,
         ...(session.reasoningEffort ? { reasoningEffort: session.reasoningEffort } : {}),
         context: { cwd: session.workingDirectory },

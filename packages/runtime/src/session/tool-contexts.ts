@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { AgentMode, PermissionRequest, PermissionResult } from "@tandem/protocol";
+import type { CompatProfile } from "../compat/profile.js";
 import type { Logger } from "../log.js";
 import type { ModelToolCall } from "../loop/messages.js";
 import type { ContextOptions } from "../ports/tool-context.js";
@@ -34,8 +35,8 @@ export interface ToolContextHost {
   readonly permissionPolicy: Pick<PermissionPolicy, "decide">;
   /** A connected client able to answer `need`. */
   clientFor(need: ClientNeed): ClientPort | undefined;
-  /** Whether a round's permission requests go out one at a time in call order (the client generation's way; see `compat/profile.ts`). */
-  readonly profile: { readonly permissionsInCallOrder: boolean };
+  /** The profile of the session's client generation: how tools draw their diffs, and whether a round's permission requests go out one at a time in call order. */
+  readonly profile: Pick<CompatProfile, "fileDiffs" | "permissionsInCallOrder">;
 }
 
 export type { ContextOptions, PermissionTurn } from "../ports/tool-context.js";
@@ -93,6 +94,7 @@ export class ToolContexts {
       callClientTool: (args) => channel.toolBridge.call(call.id, tool.name, args, signal),
       requestUserInput: (question) => channel.userInput.ask(call.id, question, signal),
       ...(this.largeOutputs ? { largeOutputs: this.largeOutputs } : {}),
+      fileDiffs: host.profile.fileDiffs,
     };
   }
 

@@ -49,11 +49,16 @@ export class TurnEvents {
    * The user cancelled the run (`"user initiated"`) or it stopped because the session's files could
    * not be written: `abort` (the session's profile spells the reason for its client generation),
    * then, for the user, a cancellation notice; the waiting messages were dropped, so the clients
-   * re-read them (1.0.x).
+   * re-read them (1.0.x). Emitted before the interrupted turn's `assistant.turn_end`.
    */
   aborted(reason: "user initiated" | "persistence failure"): void {
     this.emitter.emit("abort", { reason });
     if (reason === "user initiated") this.emitter.emit("session.info", { infoType: "cancellation", message: "Operation cancelled by user" });
+    if (this.runEnd().abortRereadsQueue) this.emitter.emit("pending_messages.modified", {});
+  }
+
+  /** The turn an abort interrupted was closed after the abort: the clients re-read the queue once more (1.0.x). */
+  interruptedTurnClosed(): void {
     if (this.runEnd().abortRereadsQueue) this.emitter.emit("pending_messages.modified", {});
   }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { AgentMode, SessionSendParams } from "@tandem/protocol";
-import { reportLoopError, runAgentLoop, type LoopHost } from "../loop/agent-loop.js";
+import { reportLoopError, runAgentLoop, type LoopHost, type LoopRun } from "../loop/agent-loop.js";
 import type { SessionAgents } from "../agents/session-agents.js";
 import type { McpManager } from "../mcp/manager.js";
 import type { SessionEmitter } from "./emitter.js";
@@ -11,6 +11,7 @@ import { MAX_STORED_TRANSFORMED_CHARS, summaryOf, userConversationMessage, wrapP
 import { modelAcceptsImages, prepareAttachments } from "./attachments.js";
 import { TurnEvents } from "./turn-events.js";
 import { continuationFromStopHook, maxConsecutiveStopBlocks } from "../hooks/agent-stop.js";
+import { ModeNotices } from "../plan/mode-notice.js";
 
 /** How many times autopilot nudges the model to finish before it gives up for this message. */
 export const maxAutopilotNudges = 3;
@@ -30,6 +31,8 @@ export interface TurnHost extends LoopHost {
   /** Whether the model's provider reads attached PDF documents. */
   readonly acceptsDocuments: boolean;
   readonly mode: AgentMode;
+  /** The plan file (named in the notice of entering plan mode). */
+  readonly planPath: string;
   /** The name the user gave the session (a named session gets no automatic title). */
   readonly name: string | undefined;
   /** The session's summary (its first prompt), once it has one. */
@@ -70,6 +73,8 @@ export class TurnRunner {
   private haltedRun: AbortController | undefined;
   /** Set while the loop waits for background agents before going idle; aborting it ends the wait. */
   private waitingForBackground: AbortController | undefined;
+  /** What the model is told about the agent mode each user message is answered in. */
+  private readonly modeNotices: ModeNotices;
 
   constructor(
     private readonly host: TurnHost,
@@ -80,6 +85,7 @@ export class TurnRunner {
   ) {
     this.pendingMessages = new MessageQueueView(this.queue, this.steering, host.emitter, () => this.host.mode);
     this.turnEvents = new TurnEvents(host.emitter, hasFirstPrompt, () => host.profile.runEnd);
+    this.modeNotices = new ModeNotices(() => host.profile.deliversModeNotices, () => host.planPath);
   }
 
   /** The `requestHeaders` of the message being answered (sent with its model calls). */
@@ -272,14 +278,23 @@ export class TurnRunner {
     const stopListening = host.emitter.addListener((event) => {
       if (event.type === "session.task_complete") taskCompleted = true;
     });
-    const turns = { next: 0 };
+    // The abort is announced where the loop noticed it: before the interrupted turn is closed.
+    let abortAnnounced = false;
+    const announceAbort = (): void => {
+      if (abortAnnounced) return;
+      abortAnnounced = true;
+      this.turnEvents.aborted(this.haltedRun === controller ? "persistence failure" : "user initiated");
+    };
+    const turns: LoopRun = { next: 0, onInterrupted: announceAbort };
     let nudges = 0;
     let stopBlocks = 0;
     try {
       for (;;) {
         const result = await runAgentLoop(host, interactionId, controller.signal, turns);
         if (result.end === "aborted") {
-          this.turnEvents.aborted(this.haltedRun === controller ? "persistence failure" : "user initiated");
+          const turnClosed = abortAnnounced;
+          announceAbort();
+          if (turnClosed) this.turnEvents.interruptedTurnClosed();
           return "aborted";
         }
         // A rejected tool call ends the run (without `aborted`), as the session's profile says.
@@ -332,11 +347,14 @@ export class TurnRunner {
       if (typeof output?.additionalContext === "string") prompt = `${prompt}\n\n${output.additionalContext}`;
     }
     const prepared = await prepareAttachments(attachments, host.workingDirectory, () => modelAcceptsImages(() => host.modelClient().listModels(), host.model), host.acceptsDocuments);
+    // The user's own messages say the mode they are answered in (plan mode's mark and notice).
+    const modeText = source === undefined ? this.modeNotices.forMessage(agentMode ?? host.mode) : { prefix: "" };
+    const modelPrompt = modeText.prefix + prompt;
     // A long prompt the hook left alone is stored once: the model's text is rebuilt from it.
-    const storeTransformed = prompt !== params.prompt || prompt.length <= MAX_STORED_TRANSFORMED_CHARS || prepared.prefix !== "";
-    let transformedContent = storeTransformed ? prepared.prefix + wrapPrompt(prompt, new Date().toISOString()) : undefined;
+    const storeTransformed = modelPrompt !== params.prompt || prompt.length <= MAX_STORED_TRANSFORMED_CHARS || prepared.prefix !== "";
+    let transformedContent = storeTransformed ? prepared.prefix + wrapPrompt(modelPrompt, new Date().toISOString()) : undefined;
     if (host.hooks.active && source === undefined) {
-      const transformedPrompt = transformedContent ?? wrapPrompt(prompt, new Date().toISOString());
+      const transformedPrompt = transformedContent ?? wrapPrompt(modelPrompt, new Date().toISOString());
       const output = await host.hooks.run("userPromptTransformed", { prompt, transformedPrompt });
       // What the hook answers is exactly what the model reads for this message.
       if (typeof output?.modifiedTransformedPrompt === "string") transformedContent = output.modifiedTransformedPrompt;
@@ -350,6 +368,7 @@ export class TurnRunner {
       ...(messageId ? { messageId } : {}),
       ...(source ? { source } : {}),
     });
+    if (modeText.noticed) host.emitter.emit("session.mode_notice_delivered", { mode: modeText.noticed });
     host.messages.push(userConversationMessage(event.data, event.timestamp));
     if (host.summary !== undefined) return true;
     this.onFirstPrompt(summaryOf(params.prompt));

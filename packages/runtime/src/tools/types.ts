@@ -1,5 +1,6 @@
 import type { LargeOutputSpill } from "./large-output.js";
 import type { PermissionRequest, PermissionResult } from "@tandem/protocol";
+import type { FileDiffProfile } from "../compat/profile.js";
 import type { EventEmitterPort } from "../ports/events.js";
 import type { UserInputAnswer, UserInputQuestion } from "../ports/user-input.js";
 
@@ -46,6 +47,8 @@ export interface ToolContext {
   requestUserInput(question: UserInputQuestion): Promise<UserInputAnswer>;
   /** Where outputs too long for the model are kept whole, when the session has such a place. */
   readonly largeOutputs?: LargeOutputSpill;
+  /** How the session's client generation wants file diffs drawn (today's form when absent). */
+  readonly fileDiffs?: FileDiffProfile;
 }
 
 /** How a tool call ended. */

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { unifiedDiff } from "../../src/tools/builtin/diff.js";
+import { displayDiff, unifiedDiff, viewedFileDiff } from "../../src/tools/builtin/diff.js";
 import { tempDir } from "./helpers.js";
 
 describe("unifiedDiff", () => {
@@ -21,6 +21,26 @@ describe("unifiedDiff", () => {
 
   it("marks a changed final newline", async () => {
     expect(await unifiedDiff("a\nb", "a\nb\n", "f")).toContain("@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+b\n");
+  });
+});
+
+describe("displayDiff and viewedFileDiff (the reference runtimes' form for events)", () => {
+  it("draws an edit line by line as split at each newline, with a leading newline and both range numbers", async () => {
+    expect(await displayDiff("alpha\nbeta\n", "alpha\ngamma\n", "/work/notes.txt")).toBe(
+      "\ndiff --git a/work/notes.txt b/work/notes.txt\nindex 0000000..0000000 100644\n--- a/work/notes.txt\n+++ b/work/notes.txt\n@@ -1,3 +1,3 @@\n alpha\n-beta\n+gamma\n \n",
+    );
+  });
+
+  it("draws a created file against a/dev/null, counting the final empty line only when asked (1.0.10's form)", async () => {
+    const header = "\ndiff --git a/work/notes.txt b/work/notes.txt\ncreate file mode 100644\nindex 0000000..0000000\n--- a/dev/null\n+++ b/work/notes.txt\n";
+    expect(await displayDiff("", "alpha\nbeta\n", "/work/notes.txt", { created: true })).toBe(`${header}@@ -1,0 +1,2 @@\n+alpha\n+beta\n`);
+    expect(await displayDiff("", "alpha\nbeta\n", "/work/notes.txt", { created: true, createdCountsFinalEmptyLine: true })).toBe(`${header}@@ -1,0 +1,3 @@\n+alpha\n+beta\n+\n`);
+  });
+
+  it("shows a viewed file whole, every line as context", () => {
+    expect(viewedFileDiff("alpha\nbeta\n", "/work/notes.txt")).toBe(
+      "\ndiff --git a/work/notes.txt b/work/notes.txt\nindex 0000000..0000000 100644\n--- a/work/notes.txt\n+++ b/work/notes.txt\n@@ -1,3 +1,3 @@\n alpha\n beta\n \n",
+    );
   });
 });
 

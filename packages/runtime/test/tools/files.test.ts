@@ -45,7 +45,10 @@ describe("view", () => {
   it("numbers lines, with a final empty line for a trailing newline, and asks a read permission", async () => {
     const context = fakeContext(dir.path);
     const path = join(dir.path, "abc.txt");
-    expect(await run(view, { path }, context)).toEqual({ resultType: "success", textForModel: "1. a\n2. b\n3. c\n4. " });
+    const display = path.slice(1);
+    // The display text is the reference runtimes' whole-file diff: every line (split at each newline) as context.
+    const shown = `\ndiff --git a/${display} b/${display}\nindex 0000000..0000000 100644\n--- a/${display}\n+++ b/${display}\n@@ -1,4 +1,4 @@\n a\n b\n c\n \n`;
+    expect(await run(view, { path }, context)).toEqual({ resultType: "success", textForModel: "1. a\n2. b\n3. c\n4. ", detailedContent: shown });
     expect(context.permissions).toEqual([{ kind: "read", intention: `Read file: ${path}`, path }]);
   });
 
@@ -67,13 +70,15 @@ describe("view", () => {
     expect(context.permissions[0]).toEqual({ kind: "read", intention: `List directory: ${dir.path}`, path: dir.path });
   });
 
-  it("says a missing path does not exist", async () => {
+  it("asks to read a missing path, then says it does not exist", async () => {
+    const context = fakeContext(dir.path);
     const path = join(dir.path, "missing.txt");
-    expect(await run(view, { path })).toMatchObject({
+    expect(await run(view, { path }, context)).toMatchObject({
       resultType: "failure",
       textForModel: `Path ${path} does not exist. Please provide a valid path.`,
       errorMessage: "Path does not exist",
     });
+    expect(context.permissions).toEqual([{ kind: "read", intention: `Read file: ${path}`, path }]);
   });
 
   it("asks for a view_range on large files unless forced", async () => {
@@ -125,9 +130,11 @@ describe("create", () => {
     const path = join(dir.path, "notes.txt");
     const outcome = await run(create, { path, file_text: "one\ntwo\n" }, context);
     const display = path.slice(1);
+    // Events show the reference runtimes' form; the code-change totals count the git-style diff.
+    const shown = `\ndiff --git a/${display} b/${display}\ncreate file mode 100644\nindex 0000000..0000000\n--- a/dev/null\n+++ b/${display}\n@@ -1,0 +1,2 @@\n+one\n+two\n`;
     const diff = `diff --git a/${display} b/${display}\nnew file mode 100644\n--- /dev/null\n+++ b/${display}\n@@ -0,0 +1,2 @@\n+one\n+two\n`;
-    expect(outcome).toEqual({ resultType: "success", textForModel: `Created file ${path} with 8 characters`, detailedContent: diff, fileChange: { path, diff, before: null } });
-    expect(context.permissions).toEqual([{ kind: "write", intention: "Create file", fileName: path, diff, newFileContents: "one\ntwo\n" }]);
+    expect(outcome).toEqual({ resultType: "success", textForModel: `Created file ${path} with 8 characters`, detailedContent: shown, fileChange: { path, diff, before: null } });
+    expect(context.permissions).toEqual([{ kind: "write", intention: "Create file", fileName: path, diff: shown, newFileContents: "one\ntwo\n" }]);
     expect(context.events).toEqual([{ type: "session.info", data: { infoType: "file_created", message: path } }]);
     expect(readFileSync(path, "utf8")).toBe("one\ntwo\n");
   });
@@ -170,9 +177,13 @@ describe("edit", () => {
     const diff =
       `diff --git a/${display} b/${display}\n--- a/${display}\n+++ b/${display}\n` +
       "@@ -1,3 +1,3 @@\n const a = 1;\n-const b = 2;\n+const b = 20;\n const c = 3;\n";
-    expect(outcome).toEqual({ resultType: "success", textForModel: `File ${file()} updated with changes.`, detailedContent: diff, fileChange: { path: file(), diff, before: "const a = 1;\nconst b = 2;\nconst c = 3;\n" } });
+    // The reference runtimes' form: the empty text after the final newline is a line of its own.
+    const shown =
+      `\ndiff --git a/${display} b/${display}\nindex 0000000..0000000 100644\n--- a/${display}\n+++ b/${display}\n` +
+      "@@ -1,4 +1,4 @@\n const a = 1;\n-const b = 2;\n+const b = 20;\n const c = 3;\n \n";
+    expect(outcome).toEqual({ resultType: "success", textForModel: `File ${file()} updated with changes.`, detailedContent: shown, fileChange: { path: file(), diff, before: "const a = 1;\nconst b = 2;\nconst c = 3;\n" } });
     expect(context.permissions).toEqual([
-      { kind: "write", intention: "Edit file", fileName: file(), diff, newFileContents: "const a = 1;\nconst b = 20;\nconst c = 3;\n" },
+      { kind: "write", intention: "Edit file", fileName: file(), diff: shown, newFileContents: "const a = 1;\nconst b = 20;\nconst c = 3;\n" },
     ]);
     expect(readFileSync(file(), "utf8")).toBe("const a = 1;\nconst b = 20;\nconst c = 3;\n");
   });

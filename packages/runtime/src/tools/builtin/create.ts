@@ -3,7 +3,7 @@ import { dirname } from "node:path";
 import { z } from "zod";
 import type { Tool } from "../types.js";
 import { askPermission, defineBuiltinTool } from "./define.js";
-import { unifiedDiff } from "./diff.js";
+import { displayDiff, unifiedDiff } from "./diff.js";
 import { isAbsolutePath, pathKind, resolveToolPath } from "./paths.js";
 
 /** The arguments of `create`, built once for every session's tool. */
@@ -52,13 +52,15 @@ export function createTool(): Tool {
           errorMessage: "Parent directory does not exist",
         };
       }
-      const diff = await unifiedDiff("", args.file_text, path, { created: true });
-      const denied = await askPermission(context, { kind: "write", intention: "Create file", fileName: path, diff, newFileContents: args.file_text });
+      const shown = await displayDiff("", args.file_text, path, { created: true, createdCountsFinalEmptyLine: context.fileDiffs?.createdCountsFinalEmptyLine });
+      const denied = await askPermission(context, { kind: "write", intention: "Create file", fileName: path, diff: shown, newFileContents: args.file_text });
       if (denied) return denied;
       // "wx": fail rather than overwrite something that appeared while permission was asked.
       await writeFile(path, args.file_text, { flag: "wx" });
       context.emitter.emit("session.info", { infoType: "file_created", message: path });
-      return { resultType: "success", textForModel: `Created file ${path} with ${args.file_text.length} characters`, detailedContent: diff, fileChange: { path, diff, before: null } };
+      // The session's code-change totals count the git-style diff.
+      const diff = await unifiedDiff("", args.file_text, path, { created: true });
+      return { resultType: "success", textForModel: `Created file ${path} with ${args.file_text.length} characters`, detailedContent: shown, fileChange: { path, diff, before: null } };
     },
   });
 }

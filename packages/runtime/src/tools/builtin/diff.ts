@@ -78,3 +78,56 @@ function range(start: number, count: number): string {
   if (count === 1) return `${start}`;
   return `${start},${count}`;
 }
+
+/** How a created file's diff is drawn for a client generation (see `compat/profile.ts`). */
+export interface DisplayDiffOptions {
+  /** The file did not exist: its diff is against an empty text. */
+  created?: boolean;
+  /**
+   * Whether a created file's diff counts the empty text after the final newline as one more added
+   * line (`+1,3` for `"a\nb\n"`, 1.0.10's form) or not (`+1,2`, today's).
+   */
+  createdCountsFinalEmptyLine?: boolean;
+}
+
+/**
+ * The diff the events of the file tools show (a write permission request's `diff`,
+ * `tool.execution_complete.result.detailedContent`), in the form the reference runtimes write: a
+ * leading newline, `index 0000000..0000000`, a created file as `create file mode 100644` against
+ * `a/dev/null`, an existing file compared line by line as split at each newline (so the empty text
+ * after a final newline is a line of its own), hunk ranges with both numbers always. Not meant for
+ * `git apply` (see {@link unifiedDiff} for that).
+ *
+ * @example
+ * await displayDiff("alpha\nbeta\n", "alpha\ngamma\n", "/work/notes.txt");
+ * // "\ndiff --git a/work/notes.txt b/work/notes.txt\nindex 0000000..0000000 100644\n--- a/work/notes.txt\n+++ b/work/notes.txt\n@@ -1,3 +1,3 @@\n alpha\n-beta\n+gamma\n \n"
+ */
+export async function displayDiff(oldText: string, newText: string, fileName: string, options: DisplayDiffOptions = {}): Promise<string> {
+  const { structuredPatch } = await import("diff");
+  const display = fileName.startsWith("/") ? fileName.slice(1) : fileName;
+  const header = options.created
+    ? [`diff --git a/${display} b/${display}`, "create file mode 100644", "index 0000000..0000000", "--- a/dev/null", `+++ b/${display}`]
+    : [`diff --git a/${display} b/${display}`, "index 0000000..0000000 100644", `--- a/${display}`, `+++ b/${display}`];
+  // A newline after each text makes the piece after its last newline a line of its own.
+  const before = options.created ? "" : `${oldText}\n`;
+  const after = options.created && !options.createdCountsFinalEmptyLine ? newText : `${newText}\n`;
+  const patch = structuredPatch(display, display, before, after, undefined, undefined, { context: CONTEXT_LINES, maxEditLength: MAX_EDIT_DISTANCE });
+  const hunks = patch ? patch.hunks : [wholeReplacement(before, after)];
+  const body = hunks.flatMap((hunk) => [`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`, ...hunk.lines]);
+  return `\n${[...header, ...body].join("\n")}\n`;
+}
+
+/**
+ * A file shown whole, as the reference runtimes put a viewed file in `detailedContent`: the
+ * {@link displayDiff} header and one hunk with every line (split at each newline) as context.
+ *
+ * @example
+ * viewedFileDiff("alpha\nbeta\n", "/work/notes.txt");
+ * // "\ndiff --git a/work/notes.txt b/work/notes.txt\nindex 0000000..0000000 100644\n--- a/work/notes.txt\n+++ b/work/notes.txt\n@@ -1,3 +1,3 @@\n alpha\n beta\n \n"
+ */
+export function viewedFileDiff(text: string, fileName: string): string {
+  const display = fileName.startsWith("/") ? fileName.slice(1) : fileName;
+  const lines = text.split("\n");
+  const header = [`diff --git a/${display} b/${display}`, "index 0000000..0000000 100644", `--- a/${display}`, `+++ b/${display}`];
+  return `\n${[...header, `@@ -1,${lines.length} +1,${lines.length} @@`, ...lines.map((line) => ` ${line}`)].join("\n")}\n`;
+}

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { errorMessage } from "../../errors.js";
 import type { Tool } from "../types.js";
 import { askPermission, defineBuiltinTool } from "./define.js";
-import { unifiedDiff } from "./diff.js";
+import { displayDiff, unifiedDiff } from "./diff.js";
 import { resolveToolPath } from "./paths.js";
 
 /** The arguments of `edit`, built once for every session's tool. */
@@ -61,8 +61,8 @@ export function editTool(): Tool {
         };
       }
       const updated = original.slice(0, first) + newStr + original.slice(first + oldStr.length);
-      const diff = await unifiedDiff(original, updated, path);
-      const denied = await askPermission(context, { kind: "write", intention: "Edit file", fileName: path, diff, newFileContents: updated });
+      const shown = await displayDiff(original, updated, path);
+      const denied = await askPermission(context, { kind: "write", intention: "Edit file", fileName: path, diff: shown, newFileContents: updated });
       if (denied) return denied;
       if (oldStr === newStr) {
         return { resultType: "failure", textForModel: "No changes made: old_str and new_str are the same", errorMessage: "No changes made" };
@@ -76,7 +76,9 @@ export function editTool(): Tool {
         };
       }
       await writeFile(path, updated);
-      return { resultType: "success", textForModel: `File ${path} updated with changes.`, detailedContent: diff, fileChange: { path, diff, before: original } };
+      // The session's code-change totals count the git-style diff.
+      const diff = await unifiedDiff(original, updated, path);
+      return { resultType: "success", textForModel: `File ${path} updated with changes.`, detailedContent: shown, fileChange: { path, diff, before: original } };
     },
   });
 }

@@ -3,6 +3,7 @@ import { extname } from "node:path";
 import { z } from "zod";
 import type { Tool, ToolOutcome } from "../types.js";
 import { askPermission, defineBuiltinTool } from "./define.js";
+import { viewedFileDiff } from "./diff.js";
 import { pathKind, resolveToolPath } from "./paths.js";
 
 /** Limits of `view`. */
@@ -56,6 +57,9 @@ export function viewTool(options: ViewOptions = {}): Tool {
       const path = await resolveToolPath(args.path, context.workingDirectory);
       const kind = await pathKind(path);
       if (kind === "missing") {
+        // As the reference runtimes: reading a path is asked before anyone learns it does not exist.
+        const denied = await askPermission(context, { kind: "read", intention: `Read file: ${path}`, path });
+        if (denied) return denied;
         return { resultType: "failure", textForModel: `Path ${path} does not exist. Please provide a valid path.`, errorMessage: "Path does not exist" };
       }
       if (kind === "directory") {
@@ -84,7 +88,7 @@ export function viewTool(options: ViewOptions = {}): Tool {
       if (text === "") return { resultType: "success", textForModel: "" };
       const lines = text.split("\n");
       if (!range && !args.forceReadLargeFiles && lines.length > maxLines) return tooLarge(path, `${lines.length} lines`);
-      if (!range) return { resultType: "success", textForModel: numbered(lines, 1) };
+      if (!range) return { resultType: "success", textForModel: numbered(lines, 1), detailedContent: viewedFileDiff(text, path) };
 
       const [start, end] = range;
       if (start < 1 || (end !== -1 && end < start)) {
