@@ -161,7 +161,7 @@ export class Runtime {
         },
         toolTokens: new ToolTokenCache(),
       },
-      createModelClient: (config: SessionCreateParams, sessionId: string, bearerTokens: BearerTokenSource) =>
+      createModelClient: (config: SessionCreateParams, sessionId: string, bearerTokens: BearerTokenSource, sessionLogger: Logger) =>
         new RoutingModelClient(
           config,
           (provider, wireModel) =>
@@ -173,7 +173,7 @@ export class Runtime {
                 interactionId: sessionId,
                 ...(config.clientName ? { clientName: config.clientName } : {}),
               }),
-              logger,
+              sessionLogger,
               telemetry ? (record, startTime, exchange) => telemetry.recordModelCall(record, startTime, sessionId, exchange) : undefined,
             ),
           bearerTokens,

@@ -3,6 +3,7 @@ import type { AgentMode, PermissionRequest, PermissionResult } from "@tandem/pro
 import type { Logger } from "../log.js";
 import type { ModelToolCall } from "../loop/messages.js";
 import { PermissionBroker } from "../permissions/broker.js";
+import { couldNotAsk } from "../permissions/decision.js";
 import type { SessionApprovals } from "../permissions/session-approvals.js";
 import { planModeDenial } from "../plan/plan-mode.js";
 import type { PermissionAskOptions, Tool, ToolContext } from "../tools/types.js";
@@ -30,6 +31,9 @@ export interface ToolContextHost {
   /** A connected client able to answer `need`. */
   clientFor(need: ClientNeed): ClientPort | undefined;
 }
+
+/** Who made a permission decision, as the `permission decided` log line names it. */
+type DecidedBy = "client" | "nobody" | "plan-mode" | "hook" | "skill" | "approve-all" | "session-approval";
 
 /** How one call's context is made. */
 export interface ContextOptions {
@@ -90,13 +94,25 @@ export class ToolContexts {
         const full = (request.kind === "mcp" ? { ...request } : { ...request, toolCallId: call.id }) as PermissionRequest;
         const decided = this.decidedWithoutAsking(full, tool, emitter, options, askOptions);
         const turn = options.permissionTurn;
-        if (!decided) return turn ? turn.ask(() => channel.permissions.request(full, signal)) : channel.permissions.request(full, signal);
+        if (!decided) {
+          const asked = turn ? turn.ask(() => channel.permissions.request(full, signal)) : channel.permissions.request(full, signal);
+          return asked.then((result) => this.logged(full, result, result === couldNotAsk ? "nobody" : "client"));
+        }
         turn?.pass();
-        return Promise.resolve(decided);
+        return Promise.resolve(this.logged(full, decided.result, decided.decidedBy));
       },
       callClientTool: (args) => channel.toolBridge.call(call.id, tool.name, args, signal),
       requestUserInput: (question) => channel.userInput.ask(call.id, question, signal),
     };
+  }
+
+  /** Logs a permission decision at `info`: the request's kind, the decision and who made it (never the request's details). */
+  private logged(request: PermissionRequest, result: PermissionResult, decidedBy: DecidedBy): PermissionResult {
+    const { logger } = this.host;
+    if (!logger.enabled("info")) return result;
+    const toolCallId = (request as { toolCallId?: unknown }).toolCallId;
+    logger.info("permission decided", { kind: request.kind, decision: result.kind, decidedBy, ...(typeof toolCallId === "string" ? { toolCallId } : {}) });
+    return result;
   }
 
   /** The decision when nobody needs to be asked: plan mode's gate, a hook, a skill or a standing approval. */
@@ -106,19 +122,20 @@ export class ToolContexts {
     emitter: EventEmitterPort,
     options: ContextOptions,
     askOptions: PermissionAskOptions = {},
-  ): PermissionResult | undefined {
+  ): { result: PermissionResult; decidedBy: DecidedBy } | undefined {
     const { host } = this;
     const denial = host.mode === "plan" ? planModeDenial(full, host.planPath) : undefined;
-    if (denial) return denial;
+    if (denial) return { result: denial, decidedBy: "plan-mode" };
     // A hook or a skill approved the call as its arguments named it, not what it met on the way.
-    if (!askOptions.newTarget && (options.preApproved || this.autoApproved.has(tool.name))) return { kind: "approved" };
+    if (!askOptions.newTarget && options.preApproved) return { result: { kind: "approved" }, decidedBy: "hook" };
+    if (!askOptions.newTarget && this.autoApproved.has(tool.name)) return { result: { kind: "approved" }, decidedBy: "skill" };
     const standing = host.approvals.covers(full, askOptions.sessionApprovalsAfter === undefined ? {} : { approvedAfter: askOptions.sessionApprovalsAfter });
     if (!standing) return undefined;
     // Nobody is asked; the completion says who decided (1.0.x `decisionSource`).
     const approved: PermissionResult = { kind: "approved" };
     const decisionSource = standing === "approve-all" ? "host_policy" : "authorization_carry_forward";
     emitter.emit("permission.completed", { requestId: randomUUID(), result: approved, decisionSource, ...(full.toolCallId ? { toolCallId: full.toolCallId } : {}) });
-    return approved;
+    return { result: approved, decidedBy: standing === "approve-all" ? "approve-all" : "session-approval" };
   }
 
   private channelFor(emitter: EventEmitterPort): Channel {
