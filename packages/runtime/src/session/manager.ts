@@ -339,7 +339,7 @@ export class SessionManager {
       await session.history.settled();
     }
     if (session) this.options.released?.(sessionId);
-    if (!options.keepGitState) await removeGitStateOfSession(this.options.store, this.options.logger, sessionId, session?.workingDirectory);
+    if (!options.keepGitState) await removeGitStateOfSession(this.options.store, session?.logger ?? this.options.logger.child(() => ({ sessionId })), sessionId, session?.workingDirectory);
     const deleted = await this.options.store.delete(sessionId);
     if (!deleted && !session) return { success: false, error: `Session not found: ${sessionId}` };
     if (this.foregroundId === sessionId) this.foregroundId = undefined;

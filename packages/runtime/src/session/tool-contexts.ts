@@ -96,6 +96,7 @@ export class ToolContexts {
         const turn = options.permissionTurn;
         if (!decided) {
           const asked = turn ? turn.ask(() => channel.permissions.request(full, signal)) : channel.permissions.request(full, signal);
+          if (!this.host.logger.enabled("info")) return asked;
           return asked.then((result) => this.logged(full, result, result === couldNotAsk ? "nobody" : "client"));
         }
         turn?.pass();
