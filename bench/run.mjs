@@ -8,6 +8,7 @@
  * Environment:
  * - `BENCH_RUNS=N` runs per scenario (default: each scenario's own modest count)
  * - `BENCH_SCENARIOS=1,3,5` which scenarios (default: all)
+ * - `BENCH_SDK=1.0` drive both runtimes with the official SDK 1.0.x (`copilot-sdk-v1`) instead of 0.2.0
  * - `BENCH_REFERENCE=0` Tandem only; `BENCH_REFERENCE_CLI=<path>` a specific reference entry
  * - `BENCH_BASELINE_DIR=<checkout>/packages/runtime` an A/B of two Tandem builds: that build takes
  *   the reference's place (interleaved runs, ratios current / baseline, Tandem-only scenarios too)
@@ -18,7 +19,7 @@
 import { cpus, release, totalmem } from "node:os";
 import { join } from "node:path";
 import { now, withTimeout } from "./lib/clock.mjs";
-import { RuntimeHandle } from "./lib/harness.mjs";
+import { RuntimeHandle, sdk } from "./lib/harness.mjs";
 import { BenchModelServer } from "./lib/model-server.mjs";
 import { repoRoot, resultsDir } from "./lib/paths.mjs";
 import { findReference } from "./lib/reference.mjs";
@@ -40,7 +41,7 @@ async function main() {
   const benchStarted = now();
   const tandem = snapshotTandem();
   const tandemVersion = tandem.version;
-  log(`Tandem ${tandem.version} (${tandem.revision}), copied to ${tandem.cliPath.replace(repoRoot, "")}`);
+  log(`Tandem ${tandem.version} (${tandem.revision}), copied to ${tandem.cliPath.replace(repoRoot, "")}; driven by the official ${sdk.label} (BENCH_SDK=${sdk.id})`);
   /** @type {import("./lib/harness.mjs").Target[]} */
   const targets = [{ id: "tandem", label: `Tandem ${tandemVersion}`, cliPath: tandem.cliPath, version: tandemVersion }];
   const baseline = snapshotBaseline();
@@ -61,6 +62,7 @@ async function main() {
   const report = {
     generatedAt: new Date().toISOString(),
     command: commandLine(),
+    sdk: { id: sdk.id, version: sdk.version },
     machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGiB: Math.round(totalmem() / 2 ** 30), kernel: release(), node: process.version },
     tandem: { version: tandemVersion, revision: tandem.revision, cliPath: "packages/runtime/bin/tandem.js" },
     reference: reference.available ? { available: true, version: reference.version, how: reference.how } : { available: false, reason: reference.reason },
@@ -99,8 +101,8 @@ async function main() {
   report.table = renderTable(rows, withReference);
   writeReport(outPath, report);
   const heading = withReference
-    ? `Tandem ${tandemVersion} (${tandem.revision}) vs ${baseline ? "Tandem" : "Copilot CLI"} ${reference.version} (${reference.how}); ${report.machine.cpus} CPUs, Node ${process.version}; ${report.durationS} s`
-    : `Tandem ${tandemVersion} only — reference not run: ${reference.reason}; ${report.machine.cpus} CPUs, Node ${process.version}; ${report.durationS} s`;
+    ? `Tandem ${tandemVersion} (${tandem.revision}) vs ${baseline ? "Tandem" : "Copilot CLI"} ${reference.version} (${reference.how}), both driven by the official ${sdk.label}; ${report.machine.cpus} CPUs, Node ${process.version}; ${report.durationS} s`
+    : `Tandem ${tandemVersion} only, driven by the official ${sdk.label} — reference not run: ${reference.reason}; ${report.machine.cpus} CPUs, Node ${process.version}; ${report.durationS} s`;
   process.stdout.write(`\n${heading}\n\n${report.table}\n\nreport: ${outPath.replace(repoRoot, "")}\n`);
 }
 
@@ -145,7 +147,7 @@ function brief(metrics) {
 }
 
 function commandLine() {
-  const settings = ["BENCH_RUNS", "BENCH_SCENARIOS", "BENCH_REFERENCE", "BENCH_REFERENCE_CLI", "BENCH_BASELINE_DIR", "BENCH_SESSIONS", "BENCH_RESUME_EVENTS", "BENCH_SCALE_SESSIONS", "BENCH_TANDEM_DIR", "BENCH_TANDEM_NODE_OPTIONS"]
+  const settings = ["BENCH_SDK", "BENCH_RUNS", "BENCH_SCENARIOS", "BENCH_REFERENCE", "BENCH_REFERENCE_CLI", "BENCH_BASELINE_DIR", "BENCH_SESSIONS", "BENCH_RESUME_EVENTS", "BENCH_SCALE_SESSIONS", "BENCH_TANDEM_DIR", "BENCH_TANDEM_NODE_OPTIONS"]
     .filter((name) => process.env[name])
     .map((name) => `${name}=${process.env[name]}`);
   return [...settings, "npm run bench"].join(" ");

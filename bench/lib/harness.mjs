@@ -1,15 +1,19 @@
 /**
- * Starting a runtime under the official SDK client, sessions with the benchmark tool, and timed
- * turns. Both runtimes get the same client, the same environment and the same session config.
+ * Starting a runtime under the official SDK client (0.2.0 or 1.0.x, `BENCH_SDK`), sessions with
+ * the benchmark tool, and timed turns. Both runtimes get the same client, the same environment and
+ * the same session config.
  * @module
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CopilotClient, approveAll, defineTool } from "@github/copilot-sdk";
 import { now, withTimeout } from "./clock.mjs";
 import { processTree, treeCpuMs } from "./proc.mjs";
 import { toolName } from "./scripts.mjs";
+import { benchSdk } from "./sdk.mjs";
+
+/** The SDK driving this run (`BENCH_SDK`). */
+export const sdk = benchSdk();
 
 /**
  * @typedef {object} Target
@@ -25,7 +29,7 @@ import { toolName } from "./scripts.mjs";
 export const modelId = "gpt-4.1";
 
 /** The custom tool of the loops: answers at once. */
-export const benchTool = defineTool(toolName, {
+export const benchTool = sdk.defineTool(toolName, {
   description: "Echoes the step number (benchmark tool).",
   parameters: { type: "object", properties: { step: { type: "number" }, text: { type: "string" } }, required: ["step"] },
   handler: async (args) => `echo ${args?.step}`,
@@ -52,7 +56,7 @@ export class RuntimeHandle {
       GH_TOKEN: "x",
       ...target.env,
     };
-    const client = new CopilotClient({ cliPath: target.cliPath, env, logLevel: "error", cwd: workdir, autoStart: false });
+    const client = sdk.makeClient(target.cliPath, env, workdir);
     const handle = new RuntimeHandle(target, client, home, workdir, modelUrl);
     const started = now();
     try {
@@ -67,7 +71,7 @@ export class RuntimeHandle {
 
   /**
    * @param {Target} target
-   * @param {CopilotClient} client
+   * @param {any} client a client of the SDK driving the run
    * @param {string} home
    * @param {string} workdir
    * @param {string} modelUrl
@@ -102,7 +106,7 @@ export class RuntimeHandle {
     return {
       model: modelId,
       provider: { type: "openai", baseUrl: this.modelUrl, apiKey: "bench" },
-      onPermissionRequest: approveAll,
+      onPermissionRequest: sdk.approveAll,
       workingDirectory: this.workdir,
       tools: [benchTool],
       ...extra,

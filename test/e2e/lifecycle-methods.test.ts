@@ -218,8 +218,8 @@ describe("pending work when the clients leave", () => {
     await requested;
     await first.forceStop();
 
-    await waitFor(() => runtime.stderr.includes(`session ${session.sessionId}: no client resumed it in time`), "the hold to end");
-    expect(runtime.stderr).toContain(`session ${session.sessionId}: its clients left while its turn waits on a client; held for a resuming client for 300 ms`);
+    await waitFor(() => new RegExp(`\\[sessionId=${session.sessionId}[^\\]]*\\] no client resumed it in time`).test(runtime.stderr), "the hold to end");
+    expect(runtime.stderr).toMatch(new RegExp(`\\[sessionId=${session.sessionId} interactionId=\\S+\\] its clients left while its turn waits on a client; held for a resuming client for 300 ms`));
     await waitFor(() => persisted(session.sessionId).some((event) => event.type === "session.shutdown"), "the held session to close");
     const completed = persisted(session.sessionId).find((event) => event.type === "tool.execution_complete");
     expect(completed?.data).toMatchObject({ toolCallId: "call_held", success: false });

@@ -94,7 +94,7 @@ describe("stderr", () => {
 
   it("a runtime an SDK spawned (--headless) writes only warnings and errors there, whatever the level", async () => {
     const stderr = await turnsAtDebug(["--headless"]);
-    expect(stderr).toMatch(/\[WARNING\] session .*: model call failed/);
+    expect(stderr).toMatch(/\[WARNING\] \[sessionId=\S+ interactionId=\S+\] model call failed/);
     expect(stderr).not.toMatch(/\[(INFO|DEBUG)\]/);
   });
 

@@ -269,7 +269,7 @@ describe("lifecycle and logs", () => {
     const session = await copilot.createSession({ onPermissionRequest: approveAll });
     await expect(session.sendAndWait({ prompt: "fail please" })).rejects.toThrow(/upstream exploded/);
     await waitFor(() => existsSync(logFile) && readFileSync(logFile, "utf8").includes("model call failed"), "the log line");
-    expect(readFileSync(logFile, "utf8")).toMatch(/\[WARNING\] session .*: model call failed: Model request failed \(HTTP 500\)/);
+    expect(readFileSync(logFile, "utf8")).toMatch(/\[WARNING\] \[sessionId=\S+ interactionId=\S+\] model call failed: Model request failed \(HTTP 500\)/);
   });
 });
 

@@ -23,6 +23,14 @@ export type LogFormat = (typeof logFormats)[number];
 /** Where log lines go: a function that takes one finished line. */
 export type LogSink = (line: string) => void;
 
+/** Fields a child logger adds to each of its lines (an `undefined` field is left out). */
+export type LogFields = Readonly<Record<string, string | number | undefined>>;
+
+/** The redaction every logger of one tree applies; children share their root's. */
+interface Redaction {
+  apply: (line: string) => string;
+}
+
 /**
  * A small leveled logger. Lines go to stderr (never stdout: stdout may carry JSON-RPC) or a file.
  * In `json` format each line is `{"time","level","message",…}`: an object detail's fields are
@@ -34,17 +42,38 @@ export type LogSink = (line: string) => void;
  */
 export class Logger {
   /** Applied to every line before it reaches the sink (see {@link Logger.redactWith}). */
-  private redact: (line: string) => string = (line) => line;
+  private readonly redaction: Redaction;
+  /** The fields of this logger's lines, read when a line is written (so they may change). */
+  private readonly context: (() => LogFields) | undefined;
 
   constructor(
     private readonly level: LogLevel,
     private readonly sink: LogSink,
     private readonly format: LogFormat = "text",
-  ) {}
+    parent?: { redaction: Redaction; context: (() => LogFields) | undefined },
+  ) {
+    this.redaction = parent?.redaction ?? { apply: (line) => line };
+    this.context = parent?.context;
+  }
 
-  /** Passes every line written from now on through `redact` (secrets a client asked to keep out of logs). */
+  /** Passes every line written from now on, by this logger and its children, through `redact` (secrets a client asked to keep out of logs). */
   redactWith(redact: (line: string) => string): void {
-    this.redact = redact;
+    this.redaction.apply = redact;
+  }
+
+  /**
+   * A logger writing to the same place at the same level whose lines also carry `fields()`, read
+   * at each line (after this logger's own fields). Text lines show them as `[key=value …]` before
+   * the message; JSON lines as top-level fields.
+   *
+   * @example
+   * const sessionLog = logger.child(() => ({ sessionId, interactionId: runner.interactionId }));
+   * sessionLog.info("session idle"); // … [INFO] [sessionId=… interactionId=…] session idle
+   */
+  child(fields: () => LogFields): Logger {
+    const outer = this.context;
+    const context = outer ? () => ({ ...outer(), ...fields() }) : fields;
+    return new Logger(this.level, this.sink, this.format, { redaction: this.redaction, context });
   }
 
   /** Whether lines at `level` are written. */
@@ -67,17 +96,25 @@ export class Logger {
 
   private write(level: Exclude<LogLevel, "none" | "all">, message: string, detail?: unknown): void {
     if (!this.enabled(level)) return;
+    const context = this.context ? definedFields(this.context()) : undefined;
     if (this.format === "json") {
-      this.sink(this.redact(`${jsonLine(level, message, detail)}\n`));
+      this.sink(this.redaction.apply(`${jsonLine(level, message, detail, context)}\n`));
       return;
     }
+    const prefix = context && Object.keys(context).length > 0 ? `[${Object.entries(context).map(([key, value]) => `${key}=${value}`).join(" ")}] ` : "";
     const suffix = detail === undefined ? "" : ` ${formatDetail(detail)}`;
-    this.sink(this.redact(`${new Date().toISOString()} [${level.toUpperCase()}] ${message}${suffix}\n`));
+    this.sink(this.redaction.apply(`${new Date().toISOString()} [${level.toUpperCase()}] ${prefix}${message}${suffix}\n`));
   }
 }
 
-function jsonLine(level: string, message: string, detail: unknown): string {
-  const head = { time: new Date().toISOString(), level, message };
+function definedFields(fields: LogFields): Record<string, string | number> {
+  const defined: Record<string, string | number> = {};
+  for (const [key, value] of Object.entries(fields)) if (value !== undefined) defined[key] = value;
+  return defined;
+}
+
+function jsonLine(level: string, message: string, detail: unknown, context: Record<string, string | number> | undefined): string {
+  const head = { time: new Date().toISOString(), level, message, ...context };
   let fields: Record<string, unknown> = {};
   if (detail instanceof Error) fields = { error: { name: detail.name, message: detail.message, stack: detail.stack } };
   else if (detail !== null && typeof detail === "object" && !Array.isArray(detail)) fields = detail as Record<string, unknown>;

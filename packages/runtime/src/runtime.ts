@@ -171,7 +171,7 @@ export class Runtime implements RuntimeServices {
         },
         toolTokens: new ToolTokenCache(),
       },
-      createModelClient: (config: SessionCreateParams, sessionId: string, bearerTokens: BearerTokenSource) =>
+      createModelClient: (config: SessionCreateParams, sessionId: string, bearerTokens: BearerTokenSource, sessionLogger: Logger) =>
         new RoutingModelClient(
           config,
           (provider, wireModel) =>
@@ -183,7 +183,7 @@ export class Runtime implements RuntimeServices {
                 interactionId: sessionId,
                 ...(config.clientName ? { clientName: config.clientName } : {}),
               }),
-              logger,
+              sessionLogger,
               telemetry ? (record, startTime, exchange) => telemetry.recordModelCall(record, startTime, sessionId, exchange) : undefined,
             ),
           bearerTokens,

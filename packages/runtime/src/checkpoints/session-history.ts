@@ -141,7 +141,7 @@ export class SessionHistory {
       turnIds: () => this.turnIds(),
       captures: (path, root) => this.writes.owns(path, root),
     }).catch((error: unknown) => {
-      this.host.logger.warn(`session ${this.host.sessionId}: git checkpoints are unavailable: ${errorMessage(error)}`);
+      this.host.logger.warn(`git checkpoints are unavailable: ${errorMessage(error)}`);
       return undefined;
     });
     return this.store;
@@ -294,7 +294,7 @@ export class SessionHistory {
       try {
         await task(store);
       } catch (error) {
-        this.host.logger.warn(`session ${this.host.sessionId}: checkpoint failed: ${errorMessage(error)}`);
+        this.host.logger.warn(`checkpoint failed: ${errorMessage(error)}`);
       }
     });
   }
@@ -385,7 +385,7 @@ export class SessionHistory {
       return { ok: true, paths };
     } catch (error) {
       const failure = errorMessage(error);
-      this.host.logger.warn(`session ${this.host.sessionId}: restoring files failed, rolling back: ${failure}`);
+      this.host.logger.warn(`restoring files failed, rolling back: ${failure}`);
       try {
         const paths = await store.restore(safety.commit);
         return { ok: false, result: { outcome: "files-rolled-back", restoredFiles: paths, skippedFiles: [], error: failure } };

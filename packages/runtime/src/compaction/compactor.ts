@@ -285,7 +285,7 @@ export class SessionCompactor implements ContextManager {
       }
       this.consecutiveFailures++;
       this.backoffCalls = Math.min(backoffMaxCalls, backoffBaseCalls * 2 ** (this.consecutiveFailures - 1));
-      host.logger.warn(`session ${host.sessionId}: compaction failed (${this.consecutiveFailures} in a row; automatic compaction pauses for ${this.backoffCalls} model calls): ${message}`);
+      host.logger.warn(`compaction failed (${this.consecutiveFailures} in a row; automatic compaction pauses for ${this.backoffCalls} model calls): ${message}`);
       host.emitter.emit("session.compaction_complete", { success: false, error: message });
       return { kind: "failed", error: message };
     }

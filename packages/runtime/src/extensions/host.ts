@@ -261,7 +261,7 @@ export class ExtensionHost {
     this.loaded = { sessionId, processes, heldBack, links, ready: Promise.all(processes.map((started) => started.settled)).then(() => undefined) };
     if (processes.length > 0) {
       this.installExitHook();
-      options.logger.info(`session ${sessionId}: started ${specs.length} extension(s): ${specs.map((spec) => spec.id).join(", ")}`);
+      this.sessionLog(sessionId).info(`started ${specs.length} extension(s): ${specs.map((spec) => spec.id).join(", ")}`);
     }
     this.announce();
   }
@@ -297,7 +297,7 @@ export class ExtensionHost {
         const decision = await this.options.consent.decide(session.workingDirectory, request, session.consent, asking.signal);
         if (asking.signal.aborted) return { allowed: [], heldBack: [], cancelled: true };
         if (decision.allowed) {
-          this.options.logger.info(`session ${sessionId}: extension ${spec.id} may start (${decision.grant})`);
+          this.sessionLog(sessionId).info(`extension ${spec.id} may start (${decision.grant})`);
           allowed.push(spec);
           continue;
         }
@@ -313,7 +313,7 @@ export class ExtensionHost {
   /** Says which extension was not started, why, and how to allow it. */
   private holdBack(sessionId: string, session: ExtensionSessionView, spec: ExtensionSpec, reason: string): void {
     const text = `Extension ${spec.id} (${spec.entry}) was not started: it comes from the working folder ${session.workingDirectory} and ${reason}. ${this.options.consent.howToAllow(session.workingDirectory)}`;
-    this.options.logger.warn(`session ${sessionId}: ${text}`);
+    this.sessionLog(sessionId).warn(text);
     session.emitter.emit("session.warning", { warningType: "extension", message: text });
   }
 
@@ -324,7 +324,12 @@ export class ExtensionHost {
     this.loaded = undefined;
     await Promise.all(loaded.processes.map((running) => running.stop()));
     this.removeExitHook();
-    this.options.logger.info(`session ${loaded.sessionId}: extensions stopped`);
+    this.sessionLog(loaded.sessionId).info("extensions stopped");
+  }
+
+  /** The runtime's logger with `sessionId` on each line. */
+  private sessionLog(sessionId: string): Logger {
+    return this.options.logger.child(() => ({ sessionId }));
   }
 
   /** `session.extensions_loaded` (ephemeral) with every extension's status. */
@@ -338,7 +343,7 @@ export class ExtensionHost {
 
   private report(sessionId: string, spec: ExtensionSpec, message: string): void {
     const text = `Extension ${spec.id} ${message}`;
-    this.options.logger.warn(`session ${sessionId}: ${text}`);
+    this.sessionLog(sessionId).warn(text);
     this.options.findSession(sessionId)?.emitter.emit("session.warning", { warningType: "extension", message: text });
     if (this.loaded?.sessionId === sessionId) this.announce();
   }

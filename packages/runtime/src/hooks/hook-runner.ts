@@ -95,7 +95,7 @@ export class HookRunner {
       return outputObject;
     } catch (error) {
       const message = timeout.aborted ? `hook ${hookType} timed out after ${this.timeoutMs} ms` : errorMessage(error);
-      this.host.logger.warn(`session ${this.host.sessionId}: ${message}`);
+      this.host.logger.warn(message);
       emitter.emit("hook.end", { hookInvocationId, hookType, success: false, error: { message } });
       if (!signal?.aborted) emitter.emit("session.warning", { warningType: "hook", message: `The ${hookType} hook failed: ${message}` });
       return undefined;

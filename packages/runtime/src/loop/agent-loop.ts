@@ -272,12 +272,12 @@ function isAnswered(messages: readonly ConversationMessage[], from: number, to: 
 /** Emits `session.error` for a failed run (typed for provider failures). */
 export function reportLoopError(host: Pick<LoopHost, "emitter" | "logger" | "sessionId">, error: unknown): void {
   if (error instanceof ModelCallLimitReached) {
-    host.logger.warn(`session ${host.sessionId}: ${error.message}`);
+    host.logger.warn(error.message);
     host.emitter.emit("session.error", { errorType: error.errorType, message: error.message });
     return;
   }
   if (error instanceof ProviderError) {
-    host.logger.warn(`session ${host.sessionId}: model call failed: ${error.message}`);
+    host.logger.warn(`model call failed: ${error.message}`);
     host.emitter.emit("session.error", {
       errorType: error.errorType,
       message: error.message,
@@ -288,11 +288,11 @@ export function reportLoopError(host: Pick<LoopHost, "emitter" | "logger" | "ses
   }
   if (error instanceof TandemError && error.code === ErrorCodes.NotConfigured) {
     // A setting the user has to make, not a fault of the runtime: said once, plainly, without a stack.
-    host.logger.warn(`session ${host.sessionId}: ${error.message}`);
+    host.logger.warn(error.message);
     host.emitter.emit("session.error", { errorType: "authentication", message: error.message });
     return;
   }
-  host.logger.error(`session ${host.sessionId}: turn failed`, error);
+  host.logger.error("turn failed", error);
   const errorType = "query";
   host.emitter.emit("session.error", {
     errorType,

@@ -1,5 +1,6 @@
 import type { HookRunner } from "../hooks/hook-runner.js";
 import { deniedByHook, postToolUse, preToolUse, withContext, type PreToolDecision } from "../hooks/tool-hooks.js";
+import type { Logger } from "../log.js";
 import type { EventEmitterPort } from "../ports/events.js";
 import type { ContextOptions, PermissionTurn } from "../ports/tool-context.js";
 import type { Tool, ToolContext, ToolOutcome } from "../tools/types.js";
@@ -22,6 +23,8 @@ export interface ToolCallResult {
 /** What the runner needs from its session. */
 export interface ToolRunnerHost {
   readonly emitter: EventEmitterPort;
+  /** Gets an `info` line as each call starts and ends (names, ids, duration; never arguments or results). */
+  readonly logger: Logger;
   readonly model: string;
   findTool(name: string): Tool | undefined;
   toolNames(): string[];
@@ -72,6 +75,9 @@ async function runOne(
 ): Promise<ToolCallResult> {
   const parsed = parseArguments(call.rawArguments);
   const tool = host.findTool(call.name);
+  const logging = host.logger.enabled("info");
+  const started = logging ? performance.now() : 0;
+  if (logging) host.logger.info("tool started", { toolName: call.name, toolCallId: call.id });
   host.emitter.emit("tool.execution_start", {
     toolCallId: call.id,
     toolName: call.name,
@@ -85,6 +91,10 @@ async function runOne(
   // Every started call gets its completion, an interrupted one too: the history then holds a
   // result for each call the model made, live, on disk and after a resume.
   emitComplete(host, call, outcome, interactionId, turnId);
+  if (logging) {
+    const durationMs = Math.round((performance.now() - started) * 10) / 10;
+    host.logger.info("tool finished", { toolName: call.name, toolCallId: call.id, durationMs, success: outcome.resultType === "success", resultType: outcome.resultType });
+  }
   return { call, outcome, ...(rewrittenArguments !== undefined ? { rewrittenArguments } : {}) };
 }
 

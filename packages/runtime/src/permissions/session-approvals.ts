@@ -155,7 +155,7 @@ export class SessionApprovals {
       this.remember(approval);
       return;
     }
-    if (unsupported) this.logger.warn(`session ${sessionId}: approve-for-session with ${unsupported} approves this request only; nothing is remembered`);
+    if (unsupported) this.logger.warn(`approve-for-session with ${unsupported} approves this request only; nothing is remembered`);
   }
 
   /** Whether `request` is approved without asking, and why. */

@@ -17,7 +17,7 @@ export async function removeGitStateOfSession(store: SessionStore, logger: Logge
     workingDirectory: workingDirectory ?? (await store.readWorkspace(sessionId))?.cwd,
     turnIds: () => storedTurnIds(store, sessionId),
   });
-  if (removed.failures.length > 0) logger.warn(`session ${sessionId}: some of its git state could not be removed: ${removed.failures.join("; ")}`);
+  if (removed.failures.length > 0) logger.warn(`some of its git state could not be removed: ${removed.failures.join("; ")}`);
 }
 
 /** The ids of the session's persisted `user.message` events. */

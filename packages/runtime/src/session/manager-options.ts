@@ -34,7 +34,8 @@ export interface SessionManagerOptions {
   largeOutputSpillFor?(sessionId: string, files: SessionFiles): LargeOutputSpill | undefined;
   /** The summary call's timeout and the model lists compaction reads windows from. */
   compaction: CompactionServices;
-  createModelClient(config: SessionCreateParams, sessionId: string, bearerTokens: BearerTokenSource): ModelClient;
+  /** `logger`: the session's, whose lines carry its id (the model-call line among them). */
+  createModelClient(config: SessionCreateParams, sessionId: string, bearerTokens: BearerTokenSource, logger: Logger): ModelClient;
   /** Sends a `session.lifecycle` notification to every connected client. */
   broadcastLifecycle(event: SessionLifecycleEvent): void;
   /** Called with each session's emitter when the session opens (telemetry listens to its events). */

@@ -95,6 +95,7 @@ export class SessionManager {
       void session.mcp.start();
       await session.runStartHook("new");
       this.options.broadcastLifecycle({ type: "session.created", sessionId, metadata: lifecycleMetadata(session) });
+      if (session.logger.enabled("info")) session.logger.info("session created", { model: session.model });
       return openedResult(session, false);
     } catch (error) {
       if (!this.live.has(sessionId)) this.options.released?.(sessionId);
@@ -115,6 +116,7 @@ export class SessionManager {
     compactionSettings(params);
     let session = this.live.get(sessionId);
     if (port.extensionId !== undefined) return this.joinAsExtension(session, params, port);
+    const sessionWasLive = session !== undefined;
     let changedContext: SessionContext | undefined;
     // Whether other clients were using the session: a held session (its clients all left) was not.
     const sessionWasActive = session !== undefined && session.emitter.sinkCount > 0;
@@ -179,6 +181,7 @@ export class SessionManager {
     session.reportContextUsageSoon();
     const takenOverFrom = this.opener.takeOverOrigin(sessionId);
     if (takenOverFrom !== undefined) await this.options.tookOver?.(session, takenOverFrom);
+    if (session.logger.enabled("info")) session.logger.info("session resumed", { model: session.model, from: sessionWasLive ? "memory" : "store" });
     return openedResult(session, true);
   }
 
@@ -209,6 +212,7 @@ export class SessionManager {
     this.live.delete(sessionId);
     this.held.release(sessionId);
     await session.shutdown(ending).finally(() => this.options.released?.(sessionId));
+    if (session.logger.enabled("info")) session.logger.info("session shut down");
     await this.resumePoints.get(sessionId)?.settled();
     this.resumePoints.delete(sessionId);
     const lostEvents = session.emitter.log.failure;
@@ -287,7 +291,7 @@ export class SessionManager {
       await session.history.settled();
     }
     if (session) this.options.released?.(sessionId);
-    if (!options.keepGitState) await removeGitStateOfSession(this.options.store, this.options.logger, sessionId, session?.workingDirectory);
+    if (!options.keepGitState) await removeGitStateOfSession(this.options.store, session?.logger ?? this.options.logger.child(() => ({ sessionId })), sessionId, session?.workingDirectory);
     const deleted = await this.options.store.delete(sessionId);
     if (!deleted && !session) return { success: false, error: `Session not found: ${sessionId}` };
     if (this.foregroundId === sessionId) this.foregroundId = undefined;
@@ -330,11 +334,11 @@ export class SessionManager {
       if (session.emitter.sinkCount > 0) continue;
       if (waitsOnClients(session.pending)) {
         const { sessionId } = session;
-        const { logger } = this.options;
-        logger.info(`session ${sessionId}: its clients left while its turn waits on a client; held for a resuming client for ${this.held.graceMs} ms`);
+        const { logger } = session;
+        logger.info(`its clients left while its turn waits on a client; held for a resuming client for ${this.held.graceMs} ms`);
         this.held.hold(sessionId, () => {
           if (this.live.get(sessionId) !== session || session.emitter.sinkCount > 0) return;
-          logger.info(`session ${sessionId}: no client resumed it in time; closing it (the work it waited on ends interrupted)`);
+          logger.info(`no client resumed it in time; closing it (the work it waited on ends interrupted)`);
           void this.destroyAndLog(sessionId);
         });
         continue;

@@ -96,7 +96,8 @@ export class SessionOpener {
    */
   async loadFromDisk(params: SessionResumeParams, generation: ClientGeneration | undefined): Promise<Session> {
     const { sessionId } = params;
-    const { store, logger } = this.options;
+    const { store } = this.options;
+    const logger = this.options.logger.child(() => ({ sessionId }));
     if (!(await store.exists(sessionId))) throw sessionNotFound(sessionId);
     // The lease first: once it is ours, the previous owner can append nothing more to the log we read.
     const claim = await this.options.claim?.(sessionId);
@@ -104,8 +105,8 @@ export class SessionOpener {
     const log = store.openEventLog(sessionId);
     const replay = await replaySession(log, store.files(sessionId), logger);
     const { count, skippedLines, approveAll, excluded, end } = replay;
-    if (skippedLines > 0) logger.warn(`session ${sessionId}: ${skippedLines} unreadable line(s) skipped while resuming`);
-    if (replay.resumedFrom !== undefined) logger.debug(`session ${sessionId}: resumed from its resume point at position ${replay.resumedFrom} (${replay.bytesRead} bytes read)`);
+    if (skippedLines > 0) logger.warn(`${skippedLines} unreadable line(s) skipped while resuming`);
+    if (replay.resumedFrom !== undefined) logger.debug(`resumed from its resume point at position ${replay.resumedFrom} (${replay.bytesRead} bytes read)`);
     const rebuilt = replay.history.finish();
     const workspace = await store.readWorkspace(sessionId);
     const workingDirectory = await checkDirectory(params.workingDirectory ?? rebuilt.cwd ?? workspace?.cwd);
@@ -168,7 +169,7 @@ export class SessionOpener {
       protocolVersion: this.options.protocolVersion,
       retryPolicy: this.options.retryPolicy,
       maxModelCallsPerTurn: this.options.maxModelCallsPerTurn,
-      createModelClient: (config, bearerTokens) => this.options.createModelClient(config, sessionId, bearerTokens),
+      createModelClient: (config, bearerTokens, logger) => this.options.createModelClient(config, sessionId, bearerTokens, logger),
       hookTimeoutMs: this.options.hookTimeoutMs,
       reportIntent: this.options.reportIntent,
       ...this.builtinToolsFor(sessionId),

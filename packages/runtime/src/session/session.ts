@@ -64,7 +64,7 @@ export interface SessionServices {
   readonly retryPolicy: RetryPolicy;
   /** How many model calls one user message may make (see `loop/model-call-limit.ts`). */
   readonly maxModelCallsPerTurn: number;
-  createModelClient(config: SessionCreateParams, bearerTokens: BearerTokenSource): ModelClient;
+  createModelClient(config: SessionCreateParams, bearerTokens: BearerTokenSource, logger: Logger): ModelClient;
   /** Called when the first user message gives the session its summary. */
   onSummary(session: Session, summary: string): void;
   /** How long a hook may take. */
@@ -144,6 +144,8 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
   readonly pendingMessages: MessageQueueView;
 
   private readonly services: SessionServices;
+  /** The runtime's logger with the session's id, and the current message's interaction id during a turn, on every line. */
+  readonly logger: Logger;
   readonly hooks: HookRunner;
   /** The plan file and workspace files. */
   readonly workspace: SessionWorkspace;
@@ -181,6 +183,8 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
     this.config = init.config;
     this.model = init.model;
     this.services = init.services;
+    // `runner` is read at each line, once the constructor is done.
+    this.logger = init.services.logger.child(() => ({ sessionId: this.sessionId, interactionId: this.runner?.interactionId }));
     this.messages = init.messages ?? [];
     this.startTime = init.startTime;
     this.summary = init.summary;
@@ -189,7 +193,7 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
     this.profile = init.profile;
     // Every event of the session is shaped by the profile it has at the time.
     init.emitter.shapeEventsWith((type, data) => (this.profile.sendsEvent(type, data) ? this.profile.shapeEvent(type, data) : "omit"));
-    this.approvals = new SessionApprovals(init.services.logger);
+    this.approvals = new SessionApprovals(this.logger);
     this.permissionPolicy = new PermissionPolicy(() => this.workingDirectory);
     this.runner = new TurnRunner(this, init.summary !== undefined, (summary) => {
       this.summary = summary;
@@ -207,7 +211,7 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
     this.persistence = new SessionPersistence(this);
     this.history = new SessionHistory(this);
     this.autoModeSwitch = new AutoModeSwitch(this);
-    this.compaction = new SessionCompaction(init.config, init.files, init.services.compaction, init.services.logger);
+    this.compaction = new SessionCompaction(init.config, init.files, init.services.compaction, this.logger);
     this.context = this.compaction.create(this);
   }
 
@@ -270,9 +274,6 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
 
   // ---- PermissionHost / LoopHost -------------------------------------------------------------
 
-  get logger(): Logger {
-    return this.services.logger;
-  }
   get protocolVersion(): 2 | 3 {
     return this.services.protocolVersion;
   }
@@ -394,7 +395,7 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
   }
   modelClient(): ModelClient {
     const tokens = clientBearerTokens(this.sessionId, () => this.clientFor({ kind: "providerToken" }));
-    this.client ??= new SessionModelClient(this.services.createModelClient(this.config, tokens), { turnHeaders: () => this.runner.turnHeaders });
+    this.client ??= new SessionModelClient(this.services.createModelClient(this.config, tokens, this.logger), { turnHeaders: () => this.runner.turnHeaders });
     return this.client;
   }
   recordFileChange(change: ToolFileChange): void {

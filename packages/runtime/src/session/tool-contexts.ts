@@ -5,6 +5,7 @@ import type { Logger } from "../log.js";
 import type { ModelToolCall } from "../loop/messages.js";
 import type { ContextOptions } from "../ports/tool-context.js";
 import { PermissionBroker } from "../permissions/broker.js";
+import { couldNotAsk } from "../permissions/decision.js";
 import type { SessionApprovals } from "../permissions/session-approvals.js";
 import type { PermissionPolicy } from "../permissions/policy.js";
 import { planModeDenial } from "../plan/plan-mode.js";
@@ -40,6 +41,9 @@ export interface ToolContextHost {
 }
 
 export type { ContextOptions, PermissionTurn } from "../ports/tool-context.js";
+
+/** Who made a permission decision, as the `permission decided` log line names it. */
+type DecidedBy = "client" | "nobody" | "plan-mode" | "hook" | "skill" | "policy" | "approve-all" | "session-approval";
 
 interface Channel {
   permissions: PermissionBroker;
@@ -87,15 +91,28 @@ export class ToolContexts {
         const decided = this.decidedWithoutAsking(full, tool, emitter, options, askOptions);
         // 1.0.x asks a round's requests concurrently: each is its own pending request, answered by its id.
         const turn = host.profile.permissionsInCallOrder ? options.permissionTurn : undefined;
-        if (!decided) return turn ? turn.ask(() => channel.permissions.request(full, signal)) : channel.permissions.request(full, signal);
+        if (!decided) {
+          const asked = turn ? turn.ask(() => channel.permissions.request(full, signal)) : channel.permissions.request(full, signal);
+          if (!this.host.logger.enabled("info")) return asked;
+          return asked.then((result) => this.logged(full, result, result === couldNotAsk ? "nobody" : "client"));
+        }
         turn?.pass();
-        return Promise.resolve(decided);
+        return Promise.resolve(this.logged(full, decided.result, decided.decidedBy));
       },
       callClientTool: (args) => channel.toolBridge.call(call.id, tool.name, args, signal),
       requestUserInput: (question) => channel.userInput.ask(call.id, question, signal),
       ...(this.largeOutputs ? { largeOutputs: this.largeOutputs } : {}),
       fileDiffs: host.profile.fileDiffs,
     };
+  }
+
+  /** Logs a permission decision at `info`: the request's kind, the decision and who made it (never the request's details). */
+  private logged(request: PermissionRequest, result: PermissionResult, decidedBy: DecidedBy): PermissionResult {
+    const { logger } = this.host;
+    if (!logger.enabled("info")) return result;
+    const toolCallId = (request as { toolCallId?: unknown }).toolCallId;
+    logger.info("permission decided", { kind: request.kind, decision: result.kind, decidedBy, ...(typeof toolCallId === "string" ? { toolCallId } : {}) });
+    return result;
   }
 
   /** The decision when nobody needs to be asked: plan mode's gate, a hook, a skill or a standing approval. */
@@ -105,22 +122,23 @@ export class ToolContexts {
     emitter: EventEmitterPort,
     options: ContextOptions,
     askOptions: PermissionAskOptions = {},
-  ): PermissionResult | undefined {
+  ): { result: PermissionResult; decidedBy: DecidedBy } | undefined {
     const { host } = this;
     const denial = host.mode === "plan" ? planModeDenial(full, host.planPath) : undefined;
-    if (denial) return denial;
+    if (denial) return { result: denial, decidedBy: "plan-mode" };
     const byPolicy = host.permissionPolicy.decide(full);
-    if (byPolicy?.kind === "denied-by-rules") return this.decidedByPolicy(full, byPolicy, emitter);
+    if (byPolicy?.kind === "denied-by-rules") return { result: this.decidedByPolicy(full, byPolicy, emitter), decidedBy: "policy" };
     // A hook or a skill approved the call as its arguments named it, not what it met on the way.
-    if (!askOptions.newTarget && (options.preApproved || this.autoApproved.has(tool.name))) return { kind: "approved" };
-    if (byPolicy) return this.decidedByPolicy(full, { kind: "approved" }, emitter);
+    if (!askOptions.newTarget && options.preApproved) return { result: { kind: "approved" }, decidedBy: "hook" };
+    if (!askOptions.newTarget && this.autoApproved.has(tool.name)) return { result: { kind: "approved" }, decidedBy: "skill" };
+    if (byPolicy) return { result: this.decidedByPolicy(full, { kind: "approved" }, emitter), decidedBy: "policy" };
     const standing = host.approvals.covers(full, askOptions.sessionApprovalsAfter === undefined ? {} : { approvedAfter: askOptions.sessionApprovalsAfter });
     if (!standing) return undefined;
     // Nobody is asked; the completion says who decided (1.0.x `decisionSource`).
     const approved: PermissionResult = { kind: "approved" };
     const decisionSource = standing === "approve-all" ? "host_policy" : "authorization_carry_forward";
     emitter.emit("permission.completed", { requestId: randomUUID(), result: approved, decisionSource, ...(full.toolCallId ? { toolCallId: full.toolCallId } : {}) });
-    return approved;
+    return { result: approved, decidedBy: standing === "approve-all" ? "approve-all" : "session-approval" };
   }
 
   /** A decision the session's rules or URL policy made: nobody is asked, the completion says the host's policy decided. */

@@ -58,6 +58,7 @@ export class TurnRunner {
   readonly pendingMessages: MessageQueueView;
   /** The `requestHeaders` of the message being answered. */
   private headers: Readonly<Record<string, string>> | undefined;
+  private currentInteractionId: string | undefined;
   /** Notices (finished background work) waiting for the next run when the session was idle. */
   private readonly deferredNotices: string[] = [];
   /** Title, tools, system prompt and idle events around each answered message. */
@@ -86,6 +87,11 @@ export class TurnRunner {
     this.pendingMessages = new MessageQueueView(this.queue, this.steering, host.emitter, () => this.host.mode);
     this.turnEvents = new TurnEvents(host.emitter, hasFirstPrompt, () => host.profile.runEnd);
     this.modeNotices = new ModeNotices(() => host.profile.deliversModeNotices, () => host.planPath);
+  }
+
+  /** The interaction id of the message being answered, while one is. */
+  get interactionId(): string | undefined {
+    return this.currentInteractionId;
   }
 
   /** The `requestHeaders` of the message being answered (sent with its model calls). */
@@ -219,6 +225,7 @@ export class TurnRunner {
     } finally {
       this.running = undefined;
       this.turnEvents.idle(this.host.mode, aborted);
+      if (this.host.logger.enabled("info")) this.host.logger.info("session idle", { aborted });
     }
   }
 
@@ -264,6 +271,7 @@ export class TurnRunner {
     this.currentRun = controller;
     this.headers = queued.params.requestHeaders;
     const interactionId = randomUUID();
+    this.currentInteractionId = interactionId;
     await Promise.all([host.mcp.start(), host.agents.ready()]);
     this.turnEvents.beforeUserMessage(host.model);
     for (let notice = this.deferredNotices.shift(); notice; notice = this.deferredNotices.shift()) {
@@ -271,6 +279,7 @@ export class TurnRunner {
     }
     if (!(await this.recordUserMessage(queued.params, interactionId, queued.recordAs, queued.messageId, queued.params.agentMode))) {
       this.currentRun = undefined;
+      this.currentInteractionId = undefined;
       return undefined;
     }
     this.turnEvents.systemPrompt(await host.systemPrompt());
@@ -322,6 +331,7 @@ export class TurnRunner {
     } finally {
       stopListening();
       this.currentRun = undefined;
+      this.currentInteractionId = undefined;
       await host.emitter.durable();
     }
   }

@@ -27,7 +27,7 @@ export function registerPendingAnswerMethods(table: MethodTable, runtime: Runtim
     if (settled && decision.valid) session.approvals.rememberAnswer(result, sessionId, approvedUrl);
     if (decision.valid) return settled ? { success: true } : { success: false, error: `No pending permission request with requestId ${requestId}` };
     // An answer the runtime cannot read still ends the wait (as a denial); the caller is told why.
-    if (settled) runtime.logger.warn(`session ${sessionId}: permission request ${requestId} answered with an invalid decision (${decision.reason}); denied`);
+    if (settled) session.logger.warn(`permission request ${requestId} answered with an invalid decision (${decision.reason}); denied`);
     const outcome = settled ? `Permission request ${requestId} was resolved as denied.` : `No pending permission request with requestId ${requestId}.`;
     throw invalidParams(`Invalid permission decision: ${decision.reason}. ${outcome}`, { requestId });
   });

@@ -51,7 +51,7 @@ export function registerSessionExtrasMethods(table: MethodTable, runtime: Runtim
           if (sessions.find(session.sessionId) !== session) return schedule.dispose();
           await session.send({ sessionId: session.sessionId, prompt });
         },
-        warn: (message, error) => session.logger.warn(`session ${session.sessionId}: ${message}`, error),
+        warn: (message, error) => session.logger.warn(message, error),
       });
       return schedule;
     },

@@ -186,8 +186,7 @@ export function registerSessionStateMethods(table: MethodTable, runtime: Runtime
     return null;
   });
   table.on(SessionTelemetrySetFeatureOverrides, ({ sessionId, features }) => {
-    sessions.get(sessionId);
-    runtime.logger.info(`session ${sessionId}: telemetry feature overrides left unused (Tandem's telemetry has no feature flags): ${Object.keys(features).join(", ")}`);
+    sessions.get(sessionId).logger.info(`telemetry feature overrides left unused (Tandem's telemetry has no feature flags): ${Object.keys(features).join(", ")}`);
     return null;
   });
   // Tandem's telemetry (OpenTelemetry, when enabled) ties a session's spans together by its id.
