@@ -116,9 +116,10 @@ describe("the sql tool on a worker thread", () => {
     await client.request("session.send", { sessionId, prompt: "forever" });
     await client.waitFor(isEvent(sessionId, "tool.execution_start", (data) => data.toolCallId === "call_forever"));
 
-    // Long enough for the worker to start and the query to run: every ping still answers at once.
+    // Long enough for the worker to start and the query to run: every ping still answers (a blocked
+    // main thread would answer none; the bound leaves room for a loaded machine).
     const times = await pingTimes(1500);
-    expect(Math.max(...times), `ping round trips: ${times.map(Math.round).join(", ")} ms`).toBeLessThan(100);
+    expect(Math.max(...times), `ping round trips: ${times.map(Math.round).join(", ")} ms`).toBeLessThan(1000);
 
     const other = (await client.request("session.create", {})).result as { sessionId: string };
     await turn(other.sessionId, "other session");
@@ -128,7 +129,7 @@ describe("the sql tool on a worker thread", () => {
     const abortSent = performance.now();
     await client.request("session.abort", { sessionId });
     await client.waitFor(() => countOf(sessionId, "session.idle") > idles, 5000);
-    expect(performance.now() - abortSent).toBeLessThan(1000);
+    expect(performance.now() - abortSent).toBeLessThan(3000);
 
     // The next query runs on a fresh worker, from the file the stopped one left.
     await turn(sessionId, "read back");
@@ -252,13 +253,13 @@ describe("grep's Node search on a worker thread", () => {
     await client.request("session.permissions.handlePendingPermissionRequest", { sessionId, requestId, result: { kind: "approved" } });
 
     const times = await pingTimes(1500);
-    expect(Math.max(...times), `ping round trips: ${times.map(Math.round).join(", ")} ms`).toBeLessThan(100);
+    expect(Math.max(...times), `ping round trips: ${times.map(Math.round).join(", ")} ms`).toBeLessThan(1000);
     expect(countOf(sessionId, "session.idle")).toBe(idles);
 
     const abortSent = performance.now();
     await client.request("session.abort", { sessionId });
     await client.waitFor(() => countOf(sessionId, "session.idle") > idles, 5000);
-    expect(performance.now() - abortSent).toBeLessThan(1000);
+    expect(performance.now() - abortSent).toBeLessThan(3000);
     await turn(sessionId, "next turn");
     expect(client.received.some(isEvent(sessionId, "assistant.message", (data) => data.content === "Still here."))).toBe(true);
   });
