@@ -7,7 +7,7 @@ import type { SessionEmitter } from "./emitter.js";
 import { PendingAbandoned, type PendingRequests } from "./pending.js";
 import type { SessionPersistence } from "./persistence.js";
 import { dropAll, MessageQueueView, type QueuedCommand, type QueuedMessage } from "./message-queue.js";
-import { MAX_STORED_TRANSFORMED_CHARS, summaryOf, userConversationMessage, wrapPrompt } from "./user-message.js";
+import { failoverInfoType, failoverNoticeMessage, MAX_STORED_TRANSFORMED_CHARS, summaryOf, userConversationMessage, wrapPrompt } from "./user-message.js";
 import { modelAcceptsImages, prepareAttachments } from "./attachments.js";
 import { TurnEvents } from "./turn-events.js";
 import { continuationFromStopHook, maxConsecutiveStopBlocks } from "../hooks/agent-stop.js";
@@ -112,7 +112,7 @@ export class TurnRunner {
   /** Queues `notice` as a system message that continues an interrupted turn (see `Session.continueInterruptedTurn`). */
   continueInterruptedTurn(notice: string): void {
     const { host } = this;
-    this.queue.push({ messageId: randomUUID(), params: { sessionId: host.sessionId, prompt: notice }, agentMode: host.mode, source: "system", recordAs: "system" });
+    this.queue.push({ messageId: randomUUID(), params: { sessionId: host.sessionId, prompt: "" }, agentMode: host.mode, source: "system", continuation: { notice } });
     this.running ??= this.drainQueue();
   }
 
@@ -229,7 +229,8 @@ export class TurnRunner {
     for (let notice = this.deferredNotices.shift(); notice; notice = this.deferredNotices.shift()) {
       await this.recordUserMessage({ sessionId: host.sessionId, prompt: notice }, interactionId, "system");
     }
-    if (!(await this.recordUserMessage(queued.params, interactionId, queued.recordAs, queued.messageId, queued.params.agentMode))) {
+    if (queued.continuation) this.recordFailoverNotice(queued.continuation.notice);
+    else if (!(await this.recordUserMessage(queued.params, interactionId, undefined, queued.messageId, queued.params.agentMode))) {
       this.currentRun = undefined;
       return undefined;
     }
@@ -275,6 +276,15 @@ export class TurnRunner {
       this.currentRun = undefined;
       await host.emitter.durable();
     }
+  }
+
+  /**
+   * A failover's notice: its own `session.info` event (never a `user.message`, which a UI would
+   * show as a turn somebody typed), read by the model as a system note (see `failoverNoticeMessage`).
+   */
+  private recordFailoverNotice(notice: string): void {
+    const event = this.host.emitter.emit("session.info", { infoType: failoverInfoType, message: notice });
+    this.host.messages.push(failoverNoticeMessage(event.data.message));
   }
 
   /**
