@@ -6,6 +6,8 @@ import type { RuntimeArgs } from "./args.js";
 import type { Logger } from "./log.js";
 import { hookTimeoutFromEnv } from "./hooks/hook-runner.js";
 import { pendingWorkGraceFromEnv } from "./session/held-work.js";
+import { reaskWaitFromEnv } from "./session/client-asks.js";
+import { resumeParamsOf } from "./session/clients.js";
 import { maxModelCallsPerTurnFromEnv } from "./loop/model-call-limit.js";
 import { sqlTimeoutFromEnv } from "./tools/builtin/sql/session-database.js";
 import { retryPolicyFromEnv } from "./loop/retry.js";
@@ -44,7 +46,8 @@ import { configuredLimit, promptLimitOf } from "./compaction/window.js";
 import type { ClusterConfig, ClusterNode } from "./cluster/cluster-node.js";
 import type { AppendFence } from "./store/postgres/pg-event-log.js";
 import { continueAfterTakeover } from "./cluster/takeover.js";
-import { resumeUnattended } from "./cluster/unattended.js";
+import { keepTurnRunning, resumeUnattended } from "./cluster/unattended.js";
+import type { RemoteClient } from "./cluster/remote-client.js";
 
 /** What the runtime is started with. */
 export interface RuntimeOptions {
@@ -133,6 +136,7 @@ export class Runtime {
       runtimeVersion,
       defaultModel: env.TANDEM_MODEL ?? env.COPILOT_MODEL ?? fallbackModel,
       hookTimeoutMs: hookTimeoutFromEnv(env),
+      clientReaskMs: reaskWaitFromEnv(env),
       pendingWorkGraceMs: pendingWorkGraceFromEnv(env),
       reportIntent: args.reportIntent,
       builtinTools: { sql: { timeoutMs: sqlTimeoutFromEnv(env) } },
@@ -263,8 +267,13 @@ export class Runtime {
         liveSessionIds: () => this.sessions.liveSessions().map((session) => session.sessionId),
         findClient: (clientId) => [...this.connections].find((client) => client.id === clientId),
         runLocal: (method, params, client) => this.dispatchHere(method, params, client),
-        adoptRemote: (client) => client.onClose(() => void this.sessions.detachAll(client).catch((error) => this.options.logger.error("failed to release sessions of a remote client", error))),
-        lostSession: (sessionId) => this.sessions.evict(sessionId),
+        adoptRemote: (client) => client.onClose(() => void this.remoteClientLeft(client).catch((error) => this.options.logger.error("failed to release sessions of a remote client", error))),
+        lostSession: (sessionId) => void this.stepDown(sessionId).catch((error: unknown) => this.options.logger.warn(`session ${sessionId}: could not attach its clients again after this node lost its lease`, error)),
+        stuckSessions: () =>
+          this.sessions.liveSessions().flatMap((session) => {
+            const failure = session.emitter.log.failure;
+            return failure ? [{ sessionId: session.sessionId, reason: failure.message }] : [];
+          }),
         notifyClientsHere: (method, params) => this.notifyClientsHere(method, params),
         resumeUnattended: (sessionId) =>
           resumeUnattended(sessionId, {
@@ -279,6 +288,40 @@ export class Runtime {
     store.useLeases?.(node.leases);
     this.clusterNode = node;
     return node;
+  }
+
+  /**
+   * Cluster: this node lost a session's lease (it was paused or cut off past the TTL, and another
+   * node took the session): it steps down — the session leaves memory without writing anything
+   * more — and this node's clients attached to it open it again, which reads it fresh from the
+   * database (here when the lease is free, else at the node that holds it, through the router).
+   */
+  private async stepDown(sessionId: string): Promise<void> {
+    const session = this.sessions.find(sessionId);
+    if (!session) return;
+    const attached = session.clients.attached().flatMap(([port, registration]) => {
+      const local = [...this.connections].find((connection) => connection === port);
+      return local?.isOpen ? [{ client: local, registration }] : [];
+    });
+    this.sessions.evict(sessionId);
+    for (const { client, registration } of attached) {
+      await this.dispatch("session.resume", { sessionId, disableResume: true, ...resumeParamsOf(registration) }, client);
+    }
+  }
+
+  /**
+   * A client of another node left this node's sessions. When its node died (it did not choose to
+   * leave) a busy session it was the last client of keeps running its turn unattended.
+   */
+  private async remoteClientLeft(client: RemoteClient): Promise<void> {
+    if (client.closeReason === "node-lost") {
+      for (const session of this.sessions.liveSessions()) {
+        if (!session.isAttached(client) || session.emitter.sinkCount !== 1 || !session.busy) continue;
+        this.options.logger.info(`session ${session.sessionId}: the node of its clients died mid-turn; the turn goes on unattended`);
+        keepTurnRunning(session, (stand) => this.sessions.detach(session.sessionId, stand));
+      }
+    }
+    await this.sessions.detachAll(client);
   }
 
   /** Takes over a client connection (opened by the entry module, possibly before the runtime loaded). */

@@ -34,6 +34,8 @@ export interface ClusterHost {
   lostSession(sessionId: string): void;
   /** Sends a notification to every client connected to this node (one another node shared). */
   notifyClientsHere(method: string, params: unknown): void;
+  /** Sessions open here whose last write failed (reported by the health check). */
+  stuckSessions(): Array<{ sessionId: string; reason: string }>;
   /** Opens a dead node's session here with nobody attached so its interrupted turn finishes (see `unattended.ts`). */
   resumeUnattended(sessionId: string): Promise<void>;
 }
@@ -93,6 +95,7 @@ export class ClusterNode {
         logger.warn(`session ${sessionId}: this node lost its lease; it stops running here`);
         host.lostSession(sessionId);
       },
+      judging: () => this.registry.judging,
       onRenewError: (error) => logger.warn("could not renew session leases", error),
     });
     this.bus = new NodeBus({
@@ -118,11 +121,12 @@ export class ClusterNode {
       db: pool,
       nodeId,
       ttlMs,
+      judging: () => this.registry.judging,
       holds: (sessionId) => this.leases.leaseOf(sessionId) !== undefined || host.isLive(sessionId),
       resume: (sessionId) => host.resumeUnattended(sessionId),
       logger,
     });
-    this.health = new HealthCheck({ nodeId, db: pool, sessionsOwned: () => this.leases.count });
+    this.health = new HealthCheck({ nodeId, db: pool, sessionsOwned: () => this.leases.count, stuckSessions: () => host.stuckSessions() });
     this.bus.handle((method, params, from) => this.handleBus(method, params, from));
   }
 

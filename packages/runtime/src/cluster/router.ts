@@ -111,18 +111,24 @@ export class ClusterRouter {
   async dispatch(method: string, params: unknown, client: RequestingClient): Promise<unknown> {
     const sessionId = sessionIdOf(params);
     if (sessionId === undefined || method === "session.create") return this.options.host.runLocal(method, params, client);
+    // The node that refused us the lease (its expired lease stays its own while it counts as alive).
+    let refusedBy: string | undefined;
     for (let attempt = 0; ; attempt++) {
       await this.takingOver.get(sessionId);
       if (this.options.host.isLive(sessionId)) return this.options.host.runLocal(method, params, client);
-      const holder = await this.options.leases.holder(sessionId);
+      const holder = refusedBy !== undefined ? { nodeId: refusedBy } : await this.options.leases.holder(sessionId);
+      refusedBy = undefined;
       if (!holder || holder.nodeId === this.options.nodeId) {
         const attachment = this.attachments.get(sessionId);
         if (attachment && !openingMethods.has(method)) await this.openHere(sessionId, attachment);
         try {
           return await this.options.host.runLocal(method, params, client);
         } catch (error) {
-          // Another node won the lease while we opened it: go there.
-          if (isOwnedElsewhere(error) && attempt < 3) continue;
+          // Another node won the lease while we opened it, or keeps it: go there.
+          if (isOwnedElsewhere(error) && attempt < 3) {
+            refusedBy = (error as TandemError).data?.ownerNode as string;
+            continue;
+          }
           throw error;
         }
       }

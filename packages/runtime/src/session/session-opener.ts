@@ -169,6 +169,7 @@ export class SessionOpener {
       maxModelCallsPerTurn: this.options.maxModelCallsPerTurn,
       createModelClient: (config, bearerTokens) => this.options.createModelClient(config, sessionId, bearerTokens),
       hookTimeoutMs: this.options.hookTimeoutMs,
+      ...(this.options.clientReaskMs !== undefined ? { clientReaskMs: this.options.clientReaskMs } : {}),
       reportIntent: this.options.reportIntent,
       ...(this.options.builtinTools ? { builtinTools: this.options.builtinTools } : {}),
       compaction: this.options.compaction,

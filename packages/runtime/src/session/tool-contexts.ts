@@ -1,3 +1,4 @@
+import type { AbleClients } from "./client-asks.js";
 import { randomUUID } from "node:crypto";
 import type { AgentMode, PermissionRequest, PermissionResult } from "@tandem/protocol";
 import type { Logger } from "../log.js";
@@ -29,6 +30,10 @@ export interface ToolContextHost {
   readonly approvals: SessionApprovals;
   /** A connected client able to answer `need`. */
   clientFor(need: ClientNeed): ClientPort | undefined;
+  /** The attached clients: a request whose client went away is asked again of another (see `client-asks.ts`). */
+  readonly clients: AbleClients;
+  /** How long such a request waits for another able client to attach. */
+  readonly clientReaskMs: number;
 }
 
 /** How one call's context is made. */
@@ -150,6 +155,12 @@ export class ToolContexts {
         return host.workingDirectory;
       },
       clientFor: (need: ClientNeed) => host.clientFor(need),
+      get clients() {
+        return host.clients;
+      },
+      get clientReaskMs() {
+        return host.clientReaskMs;
+      },
     };
     const channel = { permissions: new PermissionBroker(view), toolBridge: new ToolBridge(view), userInput: new UserInputBroker(view) };
     this.channels.set(emitter, channel);

@@ -15,6 +15,11 @@ export interface AppendFence {
   /** This node's lease of the session; undefined when it holds none (its appends are refused). */
   leaseOf(sessionId: string): { nodeId: string; epoch: number } | undefined;
   readonly nodeId: string;
+  /**
+   * An append under this node's lease was refused (the lease is not current, or another writer
+   * appended since): this node's view of the session is stale and it must step down.
+   */
+  lost?(sessionId: string): void;
 }
 
 /** How long appended events may wait before they are written (sooner when many). */
@@ -227,7 +232,9 @@ export class PgEventLog implements SessionEventLog {
         this.pending = this.pending.slice(batch.length);
       }
     } catch (error) {
-      this.fail(this.describe(error, operation));
+      const failure = this.describe(error, operation);
+      this.fail(failure);
+      if (this.fence && (failure.code === ErrorCodes.LeaseLost || failure instanceof EventSequenceConflict)) this.fence.lost?.(this.sessionId);
       return;
     }
     if (!this.failures.recovered()) return;
