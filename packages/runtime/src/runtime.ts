@@ -107,6 +107,8 @@ export class Runtime {
   private modelsRead: ModelInfo[] | undefined;
   /** This runtime as a node of a cluster (`--store postgres://…`), once joined. */
   private clusterNode: ClusterNode | undefined;
+  /** Sessions this node is stepping down from (it lost their lease), until their clients are attached again. */
+  private readonly steppingDown = new Map<string, Promise<void>>();
   /** Context windows from each provider's model list, read once per runtime. */
   private readonly modelWindows = new ModelWindows(
     (provider, model) => (provider ? createModelClient(provider, this.providerEnvironment, { model, connections: this.modelConnections, relay: this.relayFor() }).listModels() : this.listModels()),
@@ -268,7 +270,15 @@ export class Runtime {
         findClient: (clientId) => [...this.connections].find((client) => client.id === clientId),
         runLocal: (method, params, client) => this.dispatchHere(method, params, client),
         adoptRemote: (client) => client.onClose(() => void this.remoteClientLeft(client).catch((error) => this.options.logger.error("failed to release sessions of a remote client", error))),
-        lostSession: (sessionId) => void this.stepDown(sessionId).catch((error: unknown) => this.options.logger.warn(`session ${sessionId}: could not attach its clients again after this node lost its lease`, error)),
+        lostSession: (sessionId) => {
+          const known = this.steppingDown.get(sessionId);
+          if (known) return known;
+          const stepping = this.stepDown(sessionId)
+            .catch((error: unknown) => this.options.logger.warn(`session ${sessionId}: could not attach its clients again after this node lost its lease`, error))
+            .finally(() => this.steppingDown.delete(sessionId));
+          this.steppingDown.set(sessionId, stepping);
+          return stepping;
+        },
         stuckSessions: () =>
           this.sessions.liveSessions().flatMap((session) => {
             const failure = session.emitter.log.failure;
@@ -299,6 +309,7 @@ export class Runtime {
   private async stepDown(sessionId: string): Promise<void> {
     const session = this.sessions.find(sessionId);
     if (!session) return;
+    this.options.logger.warn(`session ${sessionId}: this node lost its lease (another node took the session); it steps down and its clients open it again from the database`);
     const attached = session.clients.attached().flatMap(([port, registration]) => {
       const local = [...this.connections].find((connection) => connection === port);
       return local?.isOpen ? [{ client: local, registration }] : [];

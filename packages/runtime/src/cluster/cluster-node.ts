@@ -30,8 +30,11 @@ export interface ClusterHost {
   runLocal(method: string, params: unknown, client: RequestingClient): Promise<unknown>;
   /** A remote client joined: detach it from its sessions when it closes. */
   adoptRemote(client: RemoteClient): void;
-  /** This node lost a session's lease: stop running it here (its writes are refused anyway). */
-  lostSession(sessionId: string): void;
+  /**
+   * This node lost a session's lease: stop running it here (its writes are refused anyway) and
+   * attach its clients again wherever it runs; resolves once done (repeated calls share it).
+   */
+  lostSession(sessionId: string): Promise<void>;
   /** Sends a notification to every client connected to this node (one another node shared). */
   notifyClientsHere(method: string, params: unknown): void;
   /** Sessions open here whose last write failed (reported by the health check). */
@@ -93,7 +96,7 @@ export class ClusterNode {
       ttlMs,
       onLost: (sessionId) => {
         logger.warn(`session ${sessionId}: this node lost its lease; it stops running here`);
-        host.lostSession(sessionId);
+        void host.lostSession(sessionId);
       },
       judging: () => this.registry.judging,
       onRenewError: (error) => logger.warn("could not renew session leases", error),

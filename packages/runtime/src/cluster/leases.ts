@@ -240,6 +240,23 @@ export class SessionLeases {
   }
 
   /**
+   * Renews one held lease now (reclaiming it if it expired untouched): true while this node
+   * still owns the session; false after it lost it (`onLost` was called). Run before a send is
+   * acknowledged, so a node that was paused past its lease never accepts one it cannot store.
+   */
+  async confirm(sessionId: string): Promise<boolean> {
+    const lease = this.held.get(sessionId);
+    if (!lease) return false;
+    const { db, nodeId, ttlMs } = this.options;
+    const { rows } = await db.query(renewSql, [nodeId, ttlMs, [sessionId], [lease.epoch]]);
+    if (rows.length > 0) return true;
+    const { rows: reclaimed } = await db.query(reclaimSql, [sessionId, nodeId, lease.epoch, ttlMs]);
+    if (reclaimed.length > 0) return true;
+    if (this.held.get(sessionId) === lease) this.lost(sessionId);
+    return false;
+  }
+
+  /**
    * This node no longer holds the session's lease (an append under it was refused, or it could
    * not be renewed nor reclaimed): it is forgotten and `onLost` tells the node to step down.
    */

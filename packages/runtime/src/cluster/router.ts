@@ -15,6 +15,8 @@ export interface RouterHost {
   findClient(clientId: number): RequestingClient | undefined;
   /** Runs a request here, without routing. */
   runLocal(method: string, params: unknown, client: RequestingClient): Promise<unknown>;
+  /** This node lost the session's lease: resolves once it stepped down (its clients attached again wherever the session runs). */
+  lostSession(sessionId: string): Promise<void>;
 }
 
 /** What {@link ClusterRouter} is built with. */
@@ -71,6 +73,8 @@ export function ownedElsewhere(sessionId: string, ownerNode: string): TandemErro
 
 /** Methods that open a session for the calling client. */
 const openingMethods: ReadonlySet<string> = new Set(["session.resume"]);
+/** Methods acknowledged only after this node confirmed it still holds the session's lease (what they accept must be stored). */
+const confirmedMethods: ReadonlySet<string> = new Set(["session.send"]);
 /** Methods after which the calling client is no longer attached. */
 const leavingMethods: ReadonlySet<string> = new Set(["session.destroy", "session.detach", "session.delete"]);
 
@@ -115,7 +119,12 @@ export class ClusterRouter {
     let refusedBy: string | undefined;
     for (let attempt = 0; ; attempt++) {
       await this.takingOver.get(sessionId);
-      if (this.options.host.isLive(sessionId)) return this.options.host.runLocal(method, params, client);
+      if (this.options.host.isLive(sessionId)) {
+        if (!confirmedMethods.has(method) || (await this.options.leases.confirm(sessionId))) return this.options.host.runLocal(method, params, client);
+        // Paused past the lease while another node ran the session: step down, then route again.
+        await this.options.host.lostSession(sessionId);
+        continue;
+      }
       const holder = refusedBy !== undefined ? { nodeId: refusedBy } : await this.options.leases.holder(sessionId);
       refusedBy = undefined;
       if (!holder || holder.nodeId === this.options.nodeId) {
