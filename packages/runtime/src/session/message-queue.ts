@@ -9,7 +9,7 @@ export interface QueuedMessage {
   source?: string;
   /**
    * A failover's continuation: no `user.message` is recorded; `notice` is stored as a
-   * `session.info` (`infoType: "failover"`) and the model reads it as a system note.
+   * `session.warning` (`warningType: "failover"`) and the model reads it as a system note.
    */
   continuation?: { notice: string };
   /** The agent mode when it was sent (as the sender gave it, else the session's). */

@@ -7,7 +7,7 @@ import type { SessionEmitter } from "./emitter.js";
 import { PendingAbandoned, type PendingRequests } from "./pending.js";
 import type { SessionPersistence } from "./persistence.js";
 import { dropAll, MessageQueueView, type QueuedCommand, type QueuedMessage } from "./message-queue.js";
-import { failoverInfoType, failoverNoticeMessage, MAX_STORED_TRANSFORMED_CHARS, summaryOf, userConversationMessage, wrapPrompt } from "./user-message.js";
+import { failoverWarningType, failoverNoticeMessage, MAX_STORED_TRANSFORMED_CHARS, summaryOf, userConversationMessage, wrapPrompt } from "./user-message.js";
 import { modelAcceptsImages, prepareAttachments } from "./attachments.js";
 import { TurnEvents } from "./turn-events.js";
 import { continuationFromStopHook, maxConsecutiveStopBlocks } from "../hooks/agent-stop.js";
@@ -279,11 +279,12 @@ export class TurnRunner {
   }
 
   /**
-   * A failover's notice: its own `session.info` event (never a `user.message`, which a UI would
-   * show as a turn somebody typed), read by the model as a system note (see `failoverNoticeMessage`).
+   * A failover's notice: its own `session.warning` event (stored, unlike the ephemeral
+   * `session.info`), never a `user.message`, which a UI would show as a turn somebody typed; the
+   * model reads it as a system note (see `failoverNoticeMessage`).
    */
   private recordFailoverNotice(notice: string): void {
-    const event = this.host.emitter.emit("session.info", { infoType: failoverInfoType, message: notice });
+    const event = this.host.emitter.emit("session.warning", { warningType: failoverWarningType, message: notice });
     this.host.messages.push(failoverNoticeMessage(event.data.message));
   }
 

@@ -80,12 +80,12 @@ export function userConversationMessage(
   return images.length > 0 ? { role: "user", content, images } : { role: "user", content };
 }
 
-/** The `infoType` of the `session.info` that continues a turn another node was running when it died. */
-export const failoverInfoType = "failover";
+/** The `warningType` of the `session.warning` that continues a turn another node was running when it died. */
+export const failoverWarningType = "failover";
 
 /**
  * How the model reads a failover's notice: a system note in the conversation, rebuilt from its
- * `session.info` event on every resume so the model's view does not change across nodes.
+ * `session.warning` event on every resume so the model's view does not change across nodes.
  */
 export function failoverNoticeMessage(notice: string): ConversationMessage {
   return { role: "user", content: `<system_notice>\n${notice}\n</system_notice>` };
