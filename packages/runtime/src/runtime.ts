@@ -48,6 +48,7 @@ import type { AppendFence } from "./store/postgres/pg-event-log.js";
 import { continueAfterTakeover } from "./cluster/takeover.js";
 import { keepTurnRunning, resumeUnattended } from "./cluster/unattended.js";
 import type { RemoteClient } from "./cluster/remote-client.js";
+import { watchSendStored } from "./cluster/send-stored.js";
 
 /** What the runtime is started with. */
 export interface RuntimeOptions {
@@ -279,6 +280,12 @@ export class Runtime {
           this.steppingDown.set(sessionId, stepping);
           return stepping;
         },
+        retryHeldWrites: () => {
+          for (const session of this.sessions.liveSessions()) {
+            if (session.emitter.log.failure) void session.persistence.ensureWritable().catch(() => undefined);
+          }
+        },
+        watchSendStored: (sessionId) => watchSendStored(this.sessions.find(sessionId)),
         stuckSessions: () =>
           this.sessions.liveSessions().flatMap((session) => {
             const failure = session.emitter.log.failure;

@@ -257,6 +257,15 @@ export class SessionLeases {
   }
 
   /**
+   * An append under the session's lease was refused: true when the lease is ours again (it had
+   * expired untouched and was reclaimed); false when another node took it (this node steps down,
+   * `onLost`) or the database could not say (nothing changes; the append is retried later).
+   */
+  async refused(sessionId: string): Promise<boolean> {
+    return this.confirm(sessionId).catch(() => false);
+  }
+
+  /**
    * This node no longer holds the session's lease (an append under it was refused, or it could
    * not be renewed nor reclaimed): it is forgotten and `onLost` tells the node to step down.
    */

@@ -10,6 +10,8 @@ export interface NodeRegistryOptions {
   /** How often this node beats (default a third of the TTL). */
   beatEveryMs?: number;
   onError?(error: unknown): void;
+  /** A heartbeat succeeded after one failed: the database is reachable again. */
+  onReconnect?(): void;
 }
 
 /**
@@ -18,6 +20,8 @@ export interface NodeRegistryOptions {
  */
 export class NodeRegistry {
   private timer: NodeJS.Timeout | undefined;
+  /** The last heartbeat failed. */
+  private unreachable = false;
   /** This node's view of the database's reachability (see `liveness.ts`). */
   readonly grace: ReachabilityGrace;
 
@@ -54,10 +58,14 @@ export class NodeRegistry {
         [this.options.nodeId],
       );
     } catch (error) {
+      this.unreachable = true;
       this.grace.failed();
       throw error;
     }
     this.grace.reached();
+    if (!this.unreachable) return;
+    this.unreachable = false;
+    this.options.onReconnect?.();
   }
 
   /** Whether a node counts as alive: it beat within the TTL, or liveness is not judged yet after an outage (see `liveness.ts`). */

@@ -15,6 +15,8 @@ export interface RouterHost {
   findClient(clientId: number): RequestingClient | undefined;
   /** Runs a request here, without routing. */
   runLocal(method: string, params: unknown, client: RequestingClient): Promise<unknown>;
+  /** Before a send runs here: the returned function resolves once the message it acknowledged is stored (see `send-stored.ts`). */
+  watchSendStored(sessionId: string): (messageId: string | undefined) => Promise<void>;
   /** This node lost the session's lease: resolves once it stepped down (its clients attached again wherever the session runs). */
   lostSession(sessionId: string): Promise<void>;
 }
@@ -120,9 +122,8 @@ export class ClusterRouter {
     for (let attempt = 0; ; attempt++) {
       await this.takingOver.get(sessionId);
       if (this.options.host.isLive(sessionId)) {
-        if (!confirmedMethods.has(method) || (await this.options.leases.confirm(sessionId))) return this.options.host.runLocal(method, params, client);
-        // Paused past the lease while another node ran the session: step down, then route again.
-        await this.options.host.lostSession(sessionId);
+        const outcome = await this.runOwned(sessionId, method, params, client);
+        if (outcome.ran) return outcome.result;
         continue;
       }
       const holder = refusedBy !== undefined ? { nodeId: refusedBy } : await this.options.leases.holder(sessionId);
@@ -151,6 +152,25 @@ export class ClusterRouter {
         await this.waitForLease(sessionId, holder.nodeId);
       }
     }
+  }
+
+  /**
+   * Runs a request for a session open here (a client's own, or one another node forwarded). A
+   * send is run only after this node confirmed it still holds the lease, and acknowledged once
+   * its message is stored; a node that lost the lease steps down first (`ran: false`: route again).
+   */
+  async runOwned(sessionId: string, method: string, params: unknown, client: RequestingClient): Promise<{ ran: true; result: unknown } | { ran: false }> {
+    const { host, leases } = this.options;
+    if (!confirmedMethods.has(method)) return { ran: true, result: await host.runLocal(method, params, client) };
+    if (!(await leases.confirm(sessionId))) {
+      // Paused past the lease while another node ran the session.
+      await host.lostSession(sessionId);
+      return { ran: false };
+    }
+    const stored = host.watchSendStored(sessionId);
+    const result = await host.runLocal(method, params, client);
+    await stored((result as { messageId?: string } | undefined)?.messageId);
+    return { ran: true, result };
   }
 
   /** Bus messages for our clients from the nodes that run their sessions. */

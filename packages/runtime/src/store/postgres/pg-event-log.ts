@@ -16,10 +16,11 @@ export interface AppendFence {
   leaseOf(sessionId: string): { nodeId: string; epoch: number } | undefined;
   readonly nodeId: string;
   /**
-   * An append under this node's lease was refused (the lease is not current, or another writer
-   * appended since): this node's view of the session is stale and it must step down.
+   * An append under this node's lease was refused (the lease expired, or another node took the
+   * session): resolves true when the lease is this node's again (it expired untouched and was
+   * reclaimed: the append is retried), false when it is lost (the node steps down).
    */
-  lost?(sessionId: string): void;
+  refused?(sessionId: string): Promise<boolean>;
 }
 
 /** How long appended events may wait before they are written (sooner when many). */
@@ -234,7 +235,14 @@ export class PgEventLog implements SessionEventLog {
     } catch (error) {
       const failure = this.describe(error, operation);
       this.fail(failure);
-      if (this.fence && (failure.code === ErrorCodes.LeaseLost || failure instanceof EventSequenceConflict)) this.fence.lost?.(this.sessionId);
+      if (this.fence?.refused && (failure.code === ErrorCodes.LeaseLost || failure instanceof EventSequenceConflict)) {
+        void this.fence.refused(this.sessionId).then(
+          (ours) => {
+            if (ours) void this.flush();
+          },
+          () => undefined,
+        );
+      }
       return;
     }
     if (!this.failures.recovered()) return;
