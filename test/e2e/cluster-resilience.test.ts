@@ -170,6 +170,23 @@ describe.skipIf(!started.server)("cluster resilience", () => {
     await until(async () => (await lease(looping))?.live === false, "the unattended session to close");
   });
 
+  it("kill -9 right after sends were acknowledged: every acknowledged message is stored", { timeout: 60_000 }, async () => {
+    const [nodeA] = await cluster(["cluster-zombie"], ["node-a", "node-b"]);
+    const onA = await connect(nodeA!);
+    const sessionIds: string[] = [];
+    for (let index = 0; index < 20; index++) sessionIds.push((await rpc(onA, "session.create", { requestPermission: false })).sessionId as string);
+    const ids = onA.send(...sessionIds.map((sessionId) => ({ method: "session.send", params: { sessionId, prompt: "zombie one" } })));
+    // Killed the moment the first acknowledgement arrives.
+    await onA.waitFor((message) => ids.includes(message.id as number) && message.method === undefined);
+    nodeA!.child.kill("SIGKILL");
+    await nodeA!.stop("SIGKILL");
+    const acknowledged = sessionIds.filter((_, index) => onA.received.some((message) => message.id === ids[index] && message.method === undefined && !message.error));
+    expect(acknowledged.length).toBeGreaterThan(0);
+    const stored = await query<{ session_id: string }>("SELECT session_id FROM events WHERE type = 'user.message' AND session_id = ANY($1)", [sessionIds]);
+    const storedIds = new Set(stored.map((row) => row.session_id));
+    expect(acknowledged.filter((sessionId) => !storedIds.has(sessionId))).toEqual([]);
+  });
+
   it("PostgreSQL stopped for three lease TTLs: afterwards the owner still runs its session (same node, same epoch) and a client of another node is answered by it", { timeout: 90_000 }, async () => {
     const [nodeA, nodeB] = await cluster(["cluster-outage"], ["node-a", "node-b"]);
     const onA = await connect(nodeA!);
