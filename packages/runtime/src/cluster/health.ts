@@ -12,7 +12,7 @@ export interface HealthSources {
   db: Queryable;
   sessionsOwned(): number;
   /** Sessions open here whose last write failed (they cannot make progress until one succeeds). */
-  stuckSessions(): Array<{ sessionId: string; reason: string }>;
+  stuckSessions?(): Array<{ sessionId: string; reason: string }>;
   /** How long the store may take to answer `SELECT 1` (default 2 s). */
   timeoutMs?: number;
 }
@@ -34,7 +34,7 @@ export class HealthCheck {
       (error: unknown) => ({ reachable: false, error: errorMessage(error) }),
     );
     clearTimeout(timer);
-    const stuckSessions = this.sources.stuckSessions();
+    const stuckSessions = this.sources.stuckSessions?.() ?? [];
     return { ok: store.reachable && stuckSessions.length === 0, nodeId, store, sessionsOwned: this.sources.sessionsOwned(), stuckSessions };
   }
 }

@@ -34,8 +34,8 @@ export interface SessionLeasesOptions {
 /**
  * Lease time is the database's clock, so nodes with skewed clocks still agree. A lease is taken
  * when it is free (released), ours, or expired while its node is dead — an expired lease of a node
- * that still counts as alive (`liveness.ts`: it beats, or an outage just ended, `$4` false while
- * this node's own grace runs) stays its node's, which reclaims it.
+ * that still beats (or any node's, while this node's own grace after an outage runs: `$4` false,
+ * see `liveness.ts`) stays its node's, which reclaims it.
  */
 const acquireSql = `
   WITH previous AS (SELECT node_id, expires_at FROM session_leases WHERE session_id = $1)

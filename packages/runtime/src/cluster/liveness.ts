@@ -1,24 +1,20 @@
 /**
  * When a node counts as alive. A heartbeat (`cluster_nodes.heartbeat_at`) younger than the TTL is
  * the rule; but heartbeats cannot be written while the database is unreachable, so after an outage
- * every heartbeat looks old though the nodes lived through it. Two graces keep an outage from
- * making nodes declare each other dead (and take over sessions whose owners are alive):
- *
- * - the database's: for one TTL after PostgreSQL started (`pg_postmaster_start_time()`, after a
- *   restart or a crash) every node counts as alive, so each has time to beat again;
- * - each node's own ({@link ReachabilityGrace}): a node that could not reach the database judges
- *   nobody dead until it has reached it again for one TTL (an outage of the network path).
- *
- * After both, liveness is judged from fresh heartbeats again.
+ * every heartbeat looks old though the nodes lived through it. Heartbeat age is therefore judged
+ * only while the database is reachable ({@link ReachabilityGrace}): a node whose heartbeat failed
+ * (the database stopped, restarted, crashed — which also empties the unlogged `cluster_nodes` — or
+ * the network path broke) judges nobody dead until it has reached the database again for one TTL,
+ * in which every living node beats again (nodes beat every TTL/3, so any outage longer than that
+ * fails a beat of every node). After that, liveness is judged from fresh heartbeats again.
  */
 
 /**
- * SQL that is true while node `nodeColumn` counts as alive (`ttlParam` is the TTL in
+ * SQL that is true while node `nodeColumn` beat within the TTL (`ttlParam` is the TTL in
  * milliseconds, as a placeholder such as `$2`).
  */
 export function nodeAliveSql(nodeColumn: string, ttlParam: string): string {
-  return `(EXISTS (SELECT 1 FROM cluster_nodes AS beat WHERE beat.node_id = ${nodeColumn} AND beat.heartbeat_at > clock_timestamp() - ${ttlParam} * interval '1 millisecond')
-     OR pg_postmaster_start_time() > clock_timestamp() - ${ttlParam} * interval '1 millisecond')`;
+  return `EXISTS (SELECT 1 FROM cluster_nodes AS beat WHERE beat.node_id = ${nodeColumn} AND beat.heartbeat_at > clock_timestamp() - ${ttlParam} * interval '1 millisecond')`;
 }
 
 /**

@@ -82,7 +82,13 @@ export class RemoteClient extends ClientBase implements RequestingClient {
     // A person may take long to answer; a dead origin is noticed by its heartbeat instead, which
     // closes this client and so aborts the request.
     const combined = signal ? AbortSignal.any([signal, this.gone.signal]) : this.gone.signal;
-    return this.bus.request<R>(this.originNode, clusterMethods.clientRequest, { clientId: this.originClientId, method, params }, { signal: combined, timeoutMs: 24 * 3600_000 });
+    try {
+      return await this.bus.request<R>(this.originNode, clusterMethods.clientRequest, { clientId: this.originClientId, method, params }, { signal: combined, timeoutMs: 24 * 3600_000 });
+    } catch (error) {
+      // The bus saw the origin's heartbeat stop before this node's watch did: the client is gone.
+      if (error instanceof TandemError && error.code === ErrorCodes.NodeUnreachable && error.data?.reason === "gone") this.close("node-lost");
+      throw error;
+    }
   }
 
   /** Resolves once everything queued so far was handed to the bus. */
