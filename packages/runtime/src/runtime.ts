@@ -7,7 +7,6 @@ import type { Logger } from "./log.js";
 import { hookTimeoutFromEnv } from "./hooks/hook-runner.js";
 import { pendingWorkGraceFromEnv } from "./session/held-work.js";
 import { reaskWaitFromEnv } from "./session/client-asks.js";
-import { resumeParamsOf } from "./session/clients.js";
 import { maxModelCallsPerTurnFromEnv } from "./loop/model-call-limit.js";
 import { sqlTimeoutFromEnv } from "./tools/builtin/sql/session-database.js";
 import { retryPolicyFromEnv } from "./loop/retry.js";
@@ -46,9 +45,6 @@ import { configuredLimit, promptLimitOf } from "./compaction/window.js";
 import type { ClusterConfig, ClusterNode } from "./cluster/cluster-node.js";
 import type { AppendFence } from "./store/postgres/pg-event-log.js";
 import { continueAfterTakeover } from "./cluster/takeover.js";
-import { keepTurnRunning, resumeUnattended } from "./cluster/unattended.js";
-import type { RemoteClient } from "./cluster/remote-client.js";
-import { watchSendStored } from "./cluster/send-stored.js";
 
 /** What the runtime is started with. */
 export interface RuntimeOptions {
@@ -108,8 +104,6 @@ export class Runtime {
   private modelsRead: ModelInfo[] | undefined;
   /** This runtime as a node of a cluster (`--store postgres://…`), once joined. */
   private clusterNode: ClusterNode | undefined;
-  /** Sessions this node is stepping down from (it lost their lease), until their clients are attached again. */
-  private readonly steppingDown = new Map<string, Promise<void>>();
   /** Context windows from each provider's model list, read once per runtime. */
   private readonly modelWindows = new ModelWindows(
     (provider, model) => (provider ? createModelClient(provider, this.providerEnvironment, { model, connections: this.modelConnections, relay: this.relayFor() }).listModels() : this.listModels()),
@@ -262,84 +256,23 @@ export class Runtime {
    * (appends then carry this node's lease), the node bus and the health endpoint.
    */
   async joinCluster(config: ClusterConfig): Promise<ClusterNode> {
-    const { ClusterNode } = await import("./cluster/cluster-node.js");
+    const [{ ClusterNode }, { clusterHostFor }] = await Promise.all([import("./cluster/cluster-node.js"), import("./cluster/node-host.js")]);
     const node = await ClusterNode.start(
       config,
-      {
-        isLive: (sessionId) => this.sessions.find(sessionId) !== undefined,
-        liveSessionIds: () => this.sessions.liveSessions().map((session) => session.sessionId),
-        findClient: (clientId) => [...this.connections].find((client) => client.id === clientId),
-        runLocal: (method, params, client) => this.dispatchHere(method, params, client),
-        adoptRemote: (client) => client.onClose(() => void this.remoteClientLeft(client).catch((error) => this.options.logger.error("failed to release sessions of a remote client", error))),
-        lostSession: (sessionId) => {
-          const known = this.steppingDown.get(sessionId);
-          if (known) return known;
-          const stepping = this.stepDown(sessionId)
-            .catch((error: unknown) => this.options.logger.warn(`session ${sessionId}: could not attach its clients again after this node lost its lease`, error))
-            .finally(() => this.steppingDown.delete(sessionId));
-          this.steppingDown.set(sessionId, stepping);
-          return stepping;
-        },
-        retryHeldWrites: () => {
-          for (const session of this.sessions.liveSessions()) {
-            if (session.emitter.log.failure) void session.persistence.ensureWritable().catch(() => undefined);
-          }
-        },
-        watchSendStored: (sessionId) => watchSendStored(this.sessions.find(sessionId)),
-        stuckSessions: () =>
-          this.sessions.liveSessions().flatMap((session) => {
-            const failure = session.emitter.log.failure;
-            return failure ? [{ sessionId: session.sessionId, reason: failure.message }] : [];
-          }),
+      clusterHostFor({
+        sessions: this.sessions,
+        connections: () => this.connections,
+        dispatch: (method, params, client) => this.dispatch(method, params, client),
+        dispatchHere: (method, params, client) => this.dispatchHere(method, params, client),
         notifyClientsHere: (method, params) => this.notifyClientsHere(method, params),
-        resumeUnattended: (sessionId) =>
-          resumeUnattended(sessionId, {
-            resume: (params, client) => this.dispatchHere("session.resume", params, client),
-            isBusy: (id) => this.sessions.find(id)?.busy === true,
-            detach: (id, client) => this.sessions.detach(id, client),
-          }),
-      },
+        logger: this.options.logger,
+      }),
       this.options.logger,
     );
     const store = this.store as SessionStore & { useLeases?: (fence: AppendFence) => void };
     store.useLeases?.(node.leases);
     this.clusterNode = node;
     return node;
-  }
-
-  /**
-   * Cluster: this node lost a session's lease (it was paused or cut off past the TTL, and another
-   * node took the session): it steps down — the session leaves memory without writing anything
-   * more — and this node's clients attached to it open it again, which reads it fresh from the
-   * database (here when the lease is free, else at the node that holds it, through the router).
-   */
-  private async stepDown(sessionId: string): Promise<void> {
-    const session = this.sessions.find(sessionId);
-    if (!session) return;
-    this.options.logger.warn(`session ${sessionId}: this node lost its lease (another node took the session); it steps down and its clients open it again from the database`);
-    const attached = session.clients.attached().flatMap(([port, registration]) => {
-      const local = [...this.connections].find((connection) => connection === port);
-      return local?.isOpen ? [{ client: local, registration }] : [];
-    });
-    this.sessions.evict(sessionId);
-    for (const { client, registration } of attached) {
-      await this.dispatch("session.resume", { sessionId, disableResume: true, ...resumeParamsOf(registration) }, client);
-    }
-  }
-
-  /**
-   * A client of another node left this node's sessions. When its node died (it did not choose to
-   * leave) a busy session it was the last client of keeps running its turn unattended.
-   */
-  private async remoteClientLeft(client: RemoteClient): Promise<void> {
-    if (client.closeReason === "node-lost") {
-      for (const session of this.sessions.liveSessions()) {
-        if (!session.isAttached(client) || session.emitter.sinkCount !== 1 || !session.busy) continue;
-        this.options.logger.info(`session ${session.sessionId}: the node of its clients died mid-turn; the turn goes on unattended`);
-        keepTurnRunning(session, (stand) => this.sessions.detach(session.sessionId, stand));
-      }
-    }
-    await this.sessions.detachAll(client);
   }
 
   /** Takes over a client connection (opened by the entry module, possibly before the runtime loaded). */
