@@ -162,7 +162,10 @@ export class ClusterRouter {
   async runOwned(sessionId: string, method: string, params: unknown, client: RequestingClient): Promise<{ ran: true; result: unknown } | { ran: false }> {
     const { host, leases } = this.options;
     if (!confirmedMethods.has(method)) return { ran: true, result: await host.runLocal(method, params, client) };
-    if (!(await leases.confirm(sessionId))) {
+    // Undefined: the database did not answer; the send runs, and is refused (PersistenceFailed)
+    // once its message could not be stored.
+    const confirmed = await leases.confirm(sessionId).catch(() => undefined);
+    if (confirmed === false) {
       // Paused past the lease while another node ran the session.
       await host.lostSession(sessionId);
       return { ran: false };
