@@ -43,7 +43,6 @@ import { ModelWindows } from "./compaction/model-windows.js";
 import { ToolTokenCache } from "./compaction/tokens.js";
 import { configuredLimit, promptLimitOf } from "./compaction/window.js";
 import type { ClusterConfig, ClusterNode } from "./cluster/cluster-node.js";
-import type { AppendFence } from "./store/postgres/pg-event-log.js";
 import { continueAfterTakeover } from "./cluster/takeover.js";
 
 /** What the runtime is started with. */
@@ -269,8 +268,7 @@ export class Runtime {
       }),
       this.options.logger,
     );
-    const store = this.store as SessionStore & { useLeases?: (fence: AppendFence) => void };
-    store.useLeases?.(node.leases);
+    this.store.useLeases?.(node.leases);
     this.clusterNode = node;
     return node;
   }

@@ -4,24 +4,11 @@ import type { Logger } from "../../log.js";
 import { endOfLog } from "../event-log-pages.js";
 import { LogFailures } from "../log-failures.js";
 import { persistenceFailed, type PersistenceOperation } from "../persistence-error.js";
-import type { EventLogObserver, LogPage, LogPosition, LogRange, LogScan, SessionEventLog } from "../types.js";
+import type { AppendFence, EventLogObserver, LogPage, LogPosition, LogRange, LogScan, SessionEventLog } from "../types.js";
 import { batchFields } from "./event-fields.js";
 import { sequenceConflictState } from "./migrations.js";
 import { leaseLostState } from "../../cluster/schema.js";
 import { leaseLost } from "../../cluster/leases.js";
-
-/** Cluster: the lease a node's appends to a session must carry (see `cluster/leases.ts`). */
-export interface AppendFence {
-  /** This node's lease of the session; undefined when it holds none (its appends are refused). */
-  leaseOf(sessionId: string): { nodeId: string; epoch: number } | undefined;
-  readonly nodeId: string;
-  /**
-   * An append under this node's lease was refused (the lease expired, or another node took the
-   * session): resolves true when the lease is this node's again (it expired untouched and was
-   * reclaimed: the append is retried), false when it is lost (the node steps down).
-   */
-  refused?(sessionId: string): Promise<boolean>;
-}
 
 /** How long appended events may wait before they are written (sooner when many). */
 const flushDelayMs = 5;
