@@ -106,6 +106,11 @@ describe.skipIf(!started.server)("cluster: unattended sessions of a dead node", 
       expect(interrupted[0]!.body.data).toMatchObject({ reason: "node_lost", previousNodeId: "node-a", continued: true });
       expect(["node-b", "node-c"]).toContain(interrupted[0]!.body.data.nodeId);
       expect(events.filter((row) => row.type === "assistant.message" && row.body.data.content === "All steps done.")).toHaveLength(1);
+      // The failover's notice is its own event, not a user message nobody typed.
+      expect(events.filter((row) => row.type === "user.message").map((row) => row.body.data.content)).toEqual(["work through the steps"]);
+      const notices = events.filter((row) => row.type === "session.warning" && row.body.data.warningType === "failover");
+      expect(notices).toHaveLength(1);
+      expect(notices[0]!.body.data.message).toContain("took the session over");
     }
 
     // Idle sessions: not loaded by anyone (their lease still names A, same epoch, released; no new event).

@@ -9,6 +9,11 @@ export const ClusterHealthReport = z.looseObject({
   store: z.looseObject({ reachable: z.boolean(), error: z.string().optional(), latencyMs: z.number().optional() }),
   /** Sessions whose loop runs on this node (whose lease it holds). */
   sessionsOwned: z.number(),
+  /**
+   * Sessions open on this node that cannot make progress: their last write to the store failed
+   * (sends are refused with -32007 until one succeeds). Any makes `ok` false (503).
+   */
+  stuckSessions: z.array(z.looseObject({ sessionId: z.string(), reason: z.string() })).optional(),
 });
 export type ClusterHealthReport = z.infer<typeof ClusterHealthReport>;
 

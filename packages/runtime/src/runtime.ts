@@ -8,6 +8,7 @@ import type { RuntimeArgs } from "./args.js";
 import type { Logger } from "./log.js";
 import { hookTimeoutFromEnv } from "./hooks/hook-runner.js";
 import { pendingWorkGraceFromEnv } from "./session/held-work.js";
+import { reaskWaitFromEnv } from "./ports/client-asks.js";
 import { maxModelCallsPerTurnFromEnv } from "./loop/model-call-limit.js";
 import { sqlTimeoutFromEnv } from "./tools/builtin/sql/session-database.js";
 import { retryPolicyFromEnv } from "./loop/retry.js";
@@ -46,11 +47,9 @@ import { ModelWindows } from "./compaction/model-windows.js";
 import { ToolTokenCache } from "./compaction/tokens.js";
 import { configuredLimit, promptLimitOf } from "./compaction/window.js";
 import type { ClusterConfig, ClusterNode } from "./cluster/cluster-node.js";
-import type { AppendFence } from "./store/postgres/pg-event-log.js";
 import { continueAfterTakeover } from "./cluster/takeover.js";
 import { AccountStore } from "./accounts/account-store.js";
 import { GitHubUsers, gitHubApiUrlFromEnv } from "./accounts/github-users.js";
-import { resumeUnattended } from "./cluster/unattended.js";
 
 /** What the runtime is started with. */
 export interface RuntimeOptions {
@@ -148,6 +147,7 @@ export class Runtime implements RuntimeServices {
       runtimeVersion,
       defaultModel: env.TANDEM_MODEL ?? env.COPILOT_MODEL ?? fallbackModel,
       hookTimeoutMs: hookTimeoutFromEnv(env),
+      clientReaskMs: reaskWaitFromEnv(env),
       pendingWorkGraceMs: pendingWorkGraceFromEnv(env),
       reportIntent: args.reportIntent,
       builtinTools: { sql: { timeoutMs: sqlTimeoutFromEnv(env) } },
@@ -278,28 +278,20 @@ export class Runtime implements RuntimeServices {
    * (appends then carry this node's lease), the node bus and the health endpoint.
    */
   async joinCluster(config: ClusterConfig): Promise<ClusterNode> {
-    const { ClusterNode } = await import("./cluster/cluster-node.js");
+    const [{ ClusterNode }, { clusterHostFor }] = await Promise.all([import("./cluster/cluster-node.js"), import("./cluster/node-host.js")]);
     const node = await ClusterNode.start(
       config,
-      {
-        isLive: (sessionId) => this.sessions.find(sessionId) !== undefined,
-        liveSessionIds: () => this.sessions.liveSessions().map((session) => session.sessionId),
-        findClient: (clientId) => [...this.connections].find((client) => client.id === clientId),
-        runLocal: (method, params, client) => this.dispatchHere(method, params, client),
-        adoptRemote: (client) => client.onClose(() => void this.sessions.detachAll(client).catch((error) => this.options.logger.error("failed to release sessions of a remote client", error))),
-        lostSession: (sessionId) => this.sessions.evict(sessionId),
+      clusterHostFor({
+        sessions: this.sessions,
+        connections: () => this.connections,
+        dispatch: (method, params, client) => this.dispatch(method, params, client),
+        dispatchHere: (method, params, client) => this.dispatchHere(method, params, client),
         notifyClientsHere: (method, params) => this.notifyClientsHere(method, params),
-        resumeUnattended: (sessionId) =>
-          resumeUnattended(sessionId, {
-            resume: (params, client) => this.dispatchHere("session.resume", params, client),
-            isBusy: (id) => this.sessions.find(id)?.busy === true,
-            detach: (id, client) => this.sessions.detach(id, client),
-          }),
-      },
+        logger: this.options.logger,
+      }),
       this.options.logger,
     );
-    const store = this.store as SessionStore & { useLeases?: (fence: AppendFence) => void };
-    store.useLeases?.(node.leases);
+    this.store.useLeases?.(node.leases);
     this.clusterNode = node;
     return node;
   }

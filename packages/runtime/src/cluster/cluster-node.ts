@@ -3,7 +3,7 @@ import { errorMessage } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { RequestingClient } from "../ports/clients.js";
 import { HealthCheck, HealthServer, type HealthReport } from "./health.js";
-import { SessionLeases, type Lease } from "./leases.js";
+import { leaseLost, SessionLeases, type Lease } from "./leases.js";
 import { NodeBus, type ListenConnection } from "./node-bus.js";
 import { NodeRegistry } from "./node-registry.js";
 import { clusterMethods, RemoteClients, type RemoteClient } from "./remote-client.js";
@@ -30,10 +30,19 @@ export interface ClusterHost {
   runLocal(method: string, params: unknown, client: RequestingClient): Promise<unknown>;
   /** A remote client joined: detach it from its sessions when it closes. */
   adoptRemote(client: RemoteClient): void;
-  /** This node lost a session's lease: stop running it here (its writes are refused anyway). */
-  lostSession(sessionId: string): void;
+  /**
+   * This node lost a session's lease: stop running it here (its writes are refused anyway) and
+   * attach its clients again wherever it runs; resolves once done (repeated calls share it).
+   */
+  lostSession(sessionId: string): Promise<void>;
   /** Sends a notification to every client connected to this node (one another node shared). */
   notifyClientsHere(method: string, params: unknown): void;
+  /** Before a send runs here: resolves, given the send's message id, once that message is stored. */
+  watchSendStored(sessionId: string): (messageId: string | undefined) => Promise<void>;
+  /** The database is reachable again: sessions holding unwritten events try to write them now. */
+  retryHeldWrites(): void;
+  /** Sessions open here whose last write failed (reported by the health check). */
+  stuckSessions(): Array<{ sessionId: string; reason: string }>;
   /** Opens a dead node's session here with nobody attached so its interrupted turn finishes (see `unattended.ts`). */
   resumeUnattended(sessionId: string): Promise<void>;
 }
@@ -84,15 +93,23 @@ export class ClusterNode {
     private readonly logger: Logger,
   ) {
     const { nodeId, ttlMs } = config;
-    this.registry = new NodeRegistry({ db: pool, nodeId, ttlMs, onError: (error) => logger.warn("cluster heartbeat failed", error) });
+    this.registry = new NodeRegistry({
+      db: pool,
+      nodeId,
+      ttlMs,
+      onError: (error) => logger.warn("cluster heartbeat failed", error),
+      // What sessions could not write during the outage is written now, not at their next send.
+      onReconnect: () => void this.leases.renewNow().finally(() => host.retryHeldWrites()),
+    });
     this.leases = new SessionLeases({
       db: pool,
       nodeId,
       ttlMs,
       onLost: (sessionId) => {
         logger.warn(`session ${sessionId}: this node lost its lease; it stops running here`);
-        host.lostSession(sessionId);
+        void host.lostSession(sessionId);
       },
+      judging: () => this.registry.judging,
       onRenewError: (error) => logger.warn("could not renew session leases", error),
     });
     this.bus = new NodeBus({
@@ -118,11 +135,12 @@ export class ClusterNode {
       db: pool,
       nodeId,
       ttlMs,
+      judging: () => this.registry.judging,
       holds: (sessionId) => this.leases.leaseOf(sessionId) !== undefined || host.isLive(sessionId),
       resume: (sessionId) => host.resumeUnattended(sessionId),
       logger,
     });
-    this.health = new HealthCheck({ nodeId, db: pool, sessionsOwned: () => this.leases.count });
+    this.health = new HealthCheck({ nodeId, db: pool, sessionsOwned: () => this.leases.count, stuckSessions: () => host.stuckSessions() });
     this.bus.handle((method, params, from) => this.handleBus(method, params, from));
   }
 
@@ -259,7 +277,11 @@ export class ClusterNode {
     if (method === clusterMethods.rpc) {
       const request = params as { method: string; params: unknown; clientId: number; isCurrentClient: boolean };
       const client = this.remoteClients.get(from, request.clientId, request.isCurrentClient);
-      return wrapResult(await this.host.runLocal(request.method, request.params, client));
+      const sessionId = (request.params as { sessionId?: unknown } | null)?.sessionId;
+      if (typeof sessionId !== "string" || !this.host.isLive(sessionId)) return wrapResult(await this.host.runLocal(request.method, request.params, client));
+      const outcome = await this.router.runOwned(sessionId, request.method, request.params, client);
+      if (!outcome.ran) throw leaseLost(sessionId, this.nodeId, "this node was paused past its lease and stepped down; send again");
+      return wrapResult(outcome.result);
     }
     if (method === clusterMethods.broadcast) {
       const notification = params as { method: string; params: unknown };

@@ -11,6 +11,8 @@ export interface HealthSources {
   nodeId: string;
   db: Queryable;
   sessionsOwned(): number;
+  /** Sessions open here whose last write failed (they cannot make progress until one succeeds). */
+  stuckSessions?(): Array<{ sessionId: string; reason: string }>;
   /** How long the store may take to answer `SELECT 1` (default 2 s). */
   timeoutMs?: number;
 }
@@ -32,14 +34,15 @@ export class HealthCheck {
       (error: unknown) => ({ reachable: false, error: errorMessage(error) }),
     );
     clearTimeout(timer);
-    return { ok: store.reachable, nodeId, store, sessionsOwned: this.sources.sessionsOwned() };
+    const stuckSessions = this.sources.stuckSessions?.() ?? [];
+    return { ok: store.reachable && stuckSessions.length === 0, nodeId, store, sessionsOwned: this.sources.sessionsOwned(), stuckSessions };
   }
 }
 
 /**
  * `--health-port`: an HTTP endpoint for load balancers. `GET /healthz` answers 200 with the
- * {@link HealthReport} as JSON while the store is reachable, 503 with the same report when it is
- * not; any other path is 404.
+ * {@link HealthReport} as JSON while the store is reachable and no session is stuck, 503 with the
+ * same report otherwise; any other path is 404.
  */
 export class HealthServer {
   private server: Server | undefined;

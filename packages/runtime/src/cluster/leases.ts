@@ -1,4 +1,5 @@
 import { ErrorCodes, TandemError } from "../errors.js";
+import { nodeAliveSql } from "./liveness.js";
 import type { Queryable } from "./sql.js";
 
 /** A lease this node holds: the session runs its loop here, and appends carry `epoch`. */
@@ -22,13 +23,20 @@ export interface SessionLeasesOptions {
   ttlMs: number;
   /** How often held leases are renewed (default a third of the TTL). */
   renewEveryMs?: number;
-  /** Called when a held lease could not be renewed (expired, taken over, or the database stayed unreachable past the TTL). */
+  /** Called when a held lease was lost (another node took the session since, or an append was refused). */
   onLost?(sessionId: string): void;
+  /** Whether this node may judge other nodes dead now (default always; see `liveness.ts`). */
+  judging?(): boolean;
   /** Called when a renewal round failed (the database is unreachable). */
   onRenewError?(error: unknown): void;
 }
 
-/** Lease time is the database's clock, so nodes with skewed clocks still agree. */
+/**
+ * Lease time is the database's clock, so nodes with skewed clocks still agree. A lease is taken
+ * when it is free (released), ours, or expired while its node is dead — an expired lease of a node
+ * that still beats (or any node's, while this node's own grace after an outage runs: `$4` false,
+ * see `liveness.ts`) stays its node's, which reclaims it.
+ */
 const acquireSql = `
   WITH previous AS (SELECT node_id, expires_at FROM session_leases WHERE session_id = $1)
   INSERT INTO session_leases (session_id, node_id, expires_at, epoch)
@@ -38,7 +46,8 @@ const acquireSql = `
         expires_at = EXCLUDED.expires_at,
         epoch = CASE WHEN session_leases.node_id = EXCLUDED.node_id AND session_leases.expires_at > clock_timestamp()
                      THEN session_leases.epoch ELSE session_leases.epoch + 1 END
-    WHERE session_leases.node_id = EXCLUDED.node_id OR session_leases.expires_at <= clock_timestamp()
+    WHERE session_leases.node_id = EXCLUDED.node_id OR session_leases.expires_at = '-infinity'
+       OR (session_leases.expires_at <= clock_timestamp() AND $4::boolean AND NOT ${nodeAliveSql("session_leases.node_id", "$3")})
   RETURNING epoch,
     (SELECT node_id FROM previous WHERE previous.expires_at <> '-infinity' AND previous.expires_at <= clock_timestamp()) AS expired_node`;
 
@@ -49,6 +58,17 @@ const renewSql = `
    WHERE lease.session_id = held.session_id AND lease.epoch = held.epoch
      AND lease.node_id = $1 AND lease.expires_at > clock_timestamp()
   RETURNING lease.session_id`;
+
+/**
+ * A lease that expired while this node held it (a pause, a database outage) is taken again only
+ * while its row is exactly as this node left it: same node, same epoch. Any other node that took
+ * the session meanwhile — even one that released it again — raised the epoch, and so may have
+ * appended: this node's view of the log is stale, and it must step down instead.
+ */
+const reclaimSql = `
+  UPDATE session_leases SET expires_at = clock_timestamp() + $4 * interval '1 millisecond'
+   WHERE session_id = $1 AND node_id = $2 AND epoch = $3
+  RETURNING epoch`;
 
 /**
  * The check an append runs inside its transaction: the row lock (`FOR SHARE`) makes a takeover
@@ -90,7 +110,6 @@ export async function assertLeaseCurrent(transaction: Queryable, lease: Lease): 
 export class SessionLeases {
   private readonly held = new Map<string, Lease>();
   private timer: NodeJS.Timeout | undefined;
-  private lastRenewal = Date.now();
   private renewing: Promise<void> | undefined;
 
   constructor(private readonly options: SessionLeasesOptions) {}
@@ -114,7 +133,6 @@ export class SessionLeases {
   start(): void {
     if (this.timer) return;
     const every = this.options.renewEveryMs ?? Math.max(50, Math.floor(this.options.ttlMs / 3));
-    this.lastRenewal = Date.now();
     this.timer = setInterval(() => void this.renewNow(), every);
     this.timer.unref();
   }
@@ -131,7 +149,8 @@ export class SessionLeases {
    */
   async acquire(sessionId: string): Promise<AcquireResult> {
     const { db, nodeId, ttlMs } = this.options;
-    const { rows } = await db.query<{ epoch: string; expired_node: string | null }>(acquireSql, [sessionId, nodeId, ttlMs]);
+    const judging = this.options.judging?.() ?? true;
+    const { rows } = await db.query<{ epoch: string; expired_node: string | null }>(acquireSql, [sessionId, nodeId, ttlMs, judging]);
     const row = rows[0];
     if (row) {
       const lease: Lease = { sessionId, nodeId, epoch: Number(row.epoch) };
@@ -141,10 +160,12 @@ export class SessionLeases {
       return diedHolder !== undefined ? { lease, takenOverFrom: diedHolder } : { lease };
     }
     this.held.delete(sessionId);
-    const holder = await this.holder(sessionId);
-    // The holder released or expired between the two statements: try once more.
+    // Live, or expired under a node that counts as alive: that node holds it.
+    const { rows: held } = await db.query<{ node_id: string; expires_at: Date }>("SELECT node_id, expires_at FROM session_leases WHERE session_id = $1 AND expires_at > '-infinity'", [sessionId]);
+    const holder = held[0];
+    // Released between the two statements: try once more.
     if (!holder) return this.acquire(sessionId);
-    return { heldBy: holder };
+    return { heldBy: { nodeId: holder.node_id, expiresAt: new Date(holder.expires_at) } };
   }
 
   /** Who holds a live lease on the session (undefined when nobody does). */
@@ -198,42 +219,72 @@ export class SessionLeases {
   private async renew(): Promise<void> {
     const { db, nodeId, ttlMs } = this.options;
     const leases = [...this.held.values()];
-    if (leases.length === 0) {
-      this.lastRenewal = Date.now();
-      return;
-    }
-    const started = Date.now();
+    if (leases.length === 0) return;
     let renewed: Set<string>;
     try {
       const { rows } = await db.query<{ session_id: string }>(renewSql, [nodeId, ttlMs, leases.map((lease) => lease.sessionId), leases.map((lease) => lease.epoch)]);
       renewed = new Set(rows.map((row) => row.session_id));
-      this.lastRenewal = started;
     } catch (error) {
+      // The database is unreachable: nothing can be appended meanwhile (appends go to it), so the
+      // leases are judged once it answers again (reclaimed if untouched, else lost).
       this.options.onRenewError?.(error);
-      // Past the TTL without a renewal, every lease may have been taken over.
-      if (Date.now() - this.lastRenewal < ttlMs) return;
-      renewed = new Set();
+      return;
     }
     for (const lease of leases) {
       if (renewed.has(lease.sessionId) || this.held.get(lease.sessionId) !== lease) continue;
-      if (await this.reclaim(lease)) continue;
-      this.held.delete(lease.sessionId);
-      this.options.onLost?.(lease.sessionId);
+      const reclaimed = await this.reclaim(lease);
+      if (reclaimed === undefined || this.held.get(lease.sessionId) !== lease) continue;
+      if (reclaimed) continue;
+      this.lost(lease.sessionId);
     }
   }
 
   /**
-   * A lease that expired before its renewal (a slow database, a long pause) and that no other node
-   * took is taken again, under a new epoch (appends carry the new one from now on). Safe: had
-   * another node taken and written to the session meanwhile, the lease would be live and its, or
-   * the log's sequence check would refuse our next append.
+   * Renews one held lease now (reclaiming it if it expired untouched): true while this node
+   * still owns the session; false after it lost it (`onLost` was called). Run before a send is
+   * acknowledged, so a node that was paused past its lease never accepts one it cannot store.
    */
-  private async reclaim(lease: Lease): Promise<boolean> {
+  async confirm(sessionId: string): Promise<boolean> {
+    const lease = this.held.get(sessionId);
+    if (!lease) return false;
+    const { db, nodeId, ttlMs } = this.options;
+    const { rows } = await db.query(renewSql, [nodeId, ttlMs, [sessionId], [lease.epoch]]);
+    if (rows.length > 0) return true;
+    const { rows: reclaimed } = await db.query(reclaimSql, [sessionId, nodeId, lease.epoch, ttlMs]);
+    if (reclaimed.length > 0) return true;
+    if (this.held.get(sessionId) === lease) this.lost(sessionId);
+    return false;
+  }
+
+  /**
+   * An append under the session's lease was refused: true when the lease is ours again (it had
+   * expired untouched and was reclaimed); false when another node took it (this node steps down,
+   * `onLost`) or the database could not say (nothing changes; the append is retried later).
+   */
+  async refused(sessionId: string): Promise<boolean> {
+    return this.confirm(sessionId).catch(() => false);
+  }
+
+  /**
+   * This node no longer holds the session's lease (an append under it was refused, or it could
+   * not be renewed nor reclaimed): it is forgotten and `onLost` tells the node to step down.
+   */
+  lost(sessionId: string): void {
+    if (!this.held.delete(sessionId)) return;
+    this.options.onLost?.(sessionId);
+  }
+
+  /**
+   * A lease that expired before its renewal (a slow database, a long pause, an outage) is taken
+   * again under the same epoch when no other node took the session meanwhile (see `reclaimSql`);
+   * false when one did; undefined when the database could not say (tried again next round).
+   */
+  private async reclaim(lease: Lease): Promise<boolean | undefined> {
     try {
-      const result = await this.acquire(lease.sessionId);
-      return result.lease !== undefined;
+      const { rows } = await this.options.db.query(reclaimSql, [lease.sessionId, lease.nodeId, lease.epoch, this.options.ttlMs]);
+      return rows.length > 0;
     } catch {
-      return false;
+      return undefined;
     }
   }
 }

@@ -1,3 +1,4 @@
+import { nodeAliveSql, ReachabilityGrace } from "./liveness.js";
 import type { Queryable } from "./sql.js";
 
 /** What {@link NodeRegistry} is built with. */
@@ -9,6 +10,8 @@ export interface NodeRegistryOptions {
   /** How often this node beats (default a third of the TTL). */
   beatEveryMs?: number;
   onError?(error: unknown): void;
+  /** A heartbeat succeeded after one failed: the database is reachable again. */
+  onReconnect?(): void;
 }
 
 /**
@@ -17,8 +20,19 @@ export interface NodeRegistryOptions {
  */
 export class NodeRegistry {
   private timer: NodeJS.Timeout | undefined;
+  /** The last heartbeat failed. */
+  private unreachable = false;
+  /** This node's view of the database's reachability (see `liveness.ts`). */
+  readonly grace: ReachabilityGrace;
 
-  constructor(private readonly options: NodeRegistryOptions) {}
+  constructor(private readonly options: NodeRegistryOptions) {
+    this.grace = new ReachabilityGrace(options.ttlMs);
+  }
+
+  /** Whether this node may judge other nodes dead now (not within a TTL of reaching the database again). */
+  get judging(): boolean {
+    return this.grace.judging;
+  }
 
   /** Registers this node and starts beating. */
   async start(): Promise<void> {
@@ -37,27 +51,36 @@ export class NodeRegistry {
 
   /** One heartbeat. */
   async beat(): Promise<void> {
-    await this.options.db.query(
-      `INSERT INTO cluster_nodes (node_id, heartbeat_at) VALUES ($1, clock_timestamp())
-       ON CONFLICT (node_id) DO UPDATE SET heartbeat_at = clock_timestamp()`,
-      [this.options.nodeId],
-    );
+    try {
+      await this.options.db.query(
+        `INSERT INTO cluster_nodes (node_id, heartbeat_at) VALUES ($1, clock_timestamp())
+         ON CONFLICT (node_id) DO UPDATE SET heartbeat_at = clock_timestamp()`,
+        [this.options.nodeId],
+      );
+    } catch (error) {
+      this.unreachable = true;
+      this.grace.failed();
+      throw error;
+    }
+    this.grace.reached();
+    if (!this.unreachable) return;
+    this.unreachable = false;
+    this.options.onReconnect?.();
   }
 
-  /** Whether a node beat within the TTL. */
+  /** Whether a node counts as alive: it beat within the TTL, or liveness is not judged yet after an outage (see `liveness.ts`). */
   async isAlive(nodeId: string): Promise<boolean> {
-    const { rows } = await this.options.db.query(
-      "SELECT 1 FROM cluster_nodes WHERE node_id = $1 AND heartbeat_at > clock_timestamp() - $2 * interval '1 millisecond'",
-      [nodeId, this.options.ttlMs],
-    );
-    return rows.length > 0;
+    if (!this.grace.judging) return true;
+    const { rows } = await this.options.db.query(`SELECT ${nodeAliveSql("$1", "$2")} AS alive`, [nodeId, this.options.ttlMs]);
+    return rows[0]?.alive === true;
   }
 
-  /** The nodes that beat within the TTL. */
+  /** The nodes that count as alive (every registered one while liveness is not judged). */
   async aliveNodes(): Promise<string[]> {
+    const judging = this.grace.judging;
     const { rows } = await this.options.db.query<{ node_id: string }>(
-      "SELECT node_id FROM cluster_nodes WHERE heartbeat_at > clock_timestamp() - $1 * interval '1 millisecond' ORDER BY node_id",
-      [this.options.ttlMs],
+      `SELECT node_id FROM cluster_nodes AS node WHERE NOT $2::boolean OR ${nodeAliveSql("node.node_id", "$1")} ORDER BY node_id`,
+      [this.options.ttlMs, judging],
     );
     return rows.map((row) => row.node_id);
   }

@@ -1,5 +1,6 @@
 import { ErrorCodes, TandemError } from "../errors.js";
 import type { Logger } from "../log.js";
+import { nodeAliveSql } from "./liveness.js";
 import type { Queryable } from "./sql.js";
 
 /** What {@link OrphanWatcher} is built with. */
@@ -16,6 +17,8 @@ export interface OrphanWatcherOptions {
   graceMs?: number;
   /** How often the leases are scanned (default half the TTL, at least 100 ms). */
   everyMs?: number;
+  /** Whether this node may judge other nodes dead now (see `liveness.ts`; default always). */
+  judging?(): boolean;
   /** Whether this process holds the session's lease (its own expired leases are renewed, not taken). */
   holds(sessionId: string): boolean;
   /** Opens the session here with nobody attached, continuing its turn (throws `SessionBusy` when another node won it). */
@@ -36,9 +39,7 @@ const batchSize = 50;
 const orphansSql = `
   SELECT lease.session_id, lease.node_id, lease.epoch FROM session_leases AS lease
    WHERE lease.expires_at > '-infinity' AND lease.expires_at <= now() - $3 * interval '1 millisecond'
-     AND (lease.node_id = $1 OR NOT EXISTS (
-       SELECT 1 FROM cluster_nodes AS node
-        WHERE node.node_id = lease.node_id AND node.heartbeat_at > clock_timestamp() - $2 * interval '1 millisecond'))
+     AND (lease.node_id = $1 OR NOT ${nodeAliveSql("lease.node_id", "$2")})
    ORDER BY lease.expires_at
    LIMIT ${batchSize}`;
 
@@ -109,6 +110,7 @@ export class OrphanWatcher {
 
   private async scan(): Promise<void> {
     const { db, nodeId, ttlMs } = this.options;
+    if (this.options.judging?.() === false) return;
     const { rows } = await db.query<Orphan & Record<string, unknown>>(orphansSql, [nodeId, ttlMs, this.options.graceMs ?? ttlMs]);
     const orphans = rows.filter((row) => !this.options.holds(row.session_id) && !this.failed.has(`${row.session_id}@${row.epoch}`));
     await Promise.all(orphans.map((orphan) => this.handle(orphan)));

@@ -1,4 +1,5 @@
 import { generationOf, profileFor, type ClientGeneration, type CompatProfile } from "../compat/profile.js";
+import { ErrorCodes, TandemError } from "../errors.js";
 import type { Logger } from "../log.js";
 import { ClientBase, type RequestingClient } from "../server/requesting-client.js";
 import type { NodeBus } from "./node-bus.js";
@@ -31,6 +32,10 @@ export class RemoteClient extends ClientBase implements RequestingClient {
   readonly extensionId = undefined;
   private readonly queue: RemoteDelivery[] = [];
   private sending: Promise<void> | undefined;
+  /** Aborts the requests to the client still waiting for its answer when it goes away. */
+  private readonly gone = new AbortController();
+  /** Why it went away: `node-lost` when its node died (the client did not choose to leave). */
+  closeReason: "client-left" | "node-lost" | undefined;
 
   constructor(
     readonly originNode: string,
@@ -42,8 +47,14 @@ export class RemoteClient extends ClientBase implements RequestingClient {
     super();
   }
 
-  /** The client (or its node) went away. */
-  close(): void {
+  /**
+   * The client (or its node) went away: requests waiting for its answer fail with
+   * `ClientGone`, so the session asks another client (see `ports/client-asks.ts`).
+   */
+  close(reason: "client-left" | "node-lost" = "client-left"): void {
+    if (!this.lifetime.isOpen) return;
+    this.closeReason = reason;
+    this.gone.abort(new TandemError(ErrorCodes.NotAvailable, `The client went away before it answered (${reason === "node-lost" ? `its node ${this.originNode} is gone` : "it disconnected"})`, { reason: "client-gone" }));
     this.lifetime.close();
   }
 
@@ -68,8 +79,16 @@ export class RemoteClient extends ClientBase implements RequestingClient {
     if (!this.lifetime.isOpen) throw new Error("client disconnected");
     // What was queued before the request reaches the client first (e.g. the event announcing it).
     await this.drained();
-    // A person may take long to answer; a dead origin is noticed by its heartbeat instead.
-    return this.bus.request<R>(this.originNode, clusterMethods.clientRequest, { clientId: this.originClientId, method, params }, { signal, timeoutMs: 24 * 3600_000 });
+    // A person may take long to answer; a dead origin is noticed by its heartbeat instead, which
+    // closes this client and so aborts the request.
+    const combined = signal ? AbortSignal.any([signal, this.gone.signal]) : this.gone.signal;
+    try {
+      return await this.bus.request<R>(this.originNode, clusterMethods.clientRequest, { clientId: this.originClientId, method, params }, { signal: combined, timeoutMs: 24 * 3600_000 });
+    } catch (error) {
+      // The bus saw the origin's heartbeat stop before this node's watch did: the client is gone.
+      if (error instanceof TandemError && error.code === ErrorCodes.NodeUnreachable && error.data?.reason === "gone") this.close("node-lost");
+      throw error;
+    }
   }
 
   /** Resolves once everything queued so far was handed to the bus. */
@@ -131,7 +150,7 @@ export class RemoteClients {
 
   /** Every client of a node that is gone. */
   closeNode(originNode: string): void {
-    for (const client of [...this.clients.values()]) if (client.originNode === originNode) client.close();
+    for (const client of [...this.clients.values()]) if (client.originNode === originNode) client.close("node-lost");
   }
 
   /** The origin nodes with clients here. */

@@ -15,6 +15,10 @@ export interface RouterHost {
   findClient(clientId: number): RequestingClient | undefined;
   /** Runs a request here, without routing. */
   runLocal(method: string, params: unknown, client: RequestingClient): Promise<unknown>;
+  /** Before a send runs here: the returned function resolves once the message it acknowledged is stored (see `send-stored.ts`). */
+  watchSendStored(sessionId: string): (messageId: string | undefined) => Promise<void>;
+  /** This node lost the session's lease: resolves once it stepped down (its clients attached again wherever the session runs). */
+  lostSession(sessionId: string): Promise<void>;
 }
 
 /** What {@link ClusterRouter} is built with. */
@@ -71,6 +75,8 @@ export function ownedElsewhere(sessionId: string, ownerNode: string): TandemErro
 
 /** Methods that open a session for the calling client. */
 const openingMethods: ReadonlySet<string> = new Set(["session.resume"]);
+/** Methods acknowledged only after this node confirmed it still holds the session's lease (what they accept must be stored). */
+const confirmedMethods: ReadonlySet<string> = new Set(["session.send"]);
 /** Methods after which the calling client is no longer attached. */
 const leavingMethods: ReadonlySet<string> = new Set(["session.destroy", "session.detach", "session.delete"]);
 
@@ -111,18 +117,28 @@ export class ClusterRouter {
   async dispatch(method: string, params: unknown, client: RequestingClient): Promise<unknown> {
     const sessionId = sessionIdOf(params);
     if (sessionId === undefined || method === "session.create") return this.options.host.runLocal(method, params, client);
+    // The node that refused us the lease (its expired lease stays its own while it counts as alive).
+    let refusedBy: string | undefined;
     for (let attempt = 0; ; attempt++) {
       await this.takingOver.get(sessionId);
-      if (this.options.host.isLive(sessionId)) return this.options.host.runLocal(method, params, client);
-      const holder = await this.options.leases.holder(sessionId);
+      if (this.options.host.isLive(sessionId)) {
+        const outcome = await this.runOwned(sessionId, method, params, client);
+        if (outcome.ran) return outcome.result;
+        continue;
+      }
+      const holder = refusedBy !== undefined ? { nodeId: refusedBy } : await this.options.leases.holder(sessionId);
+      refusedBy = undefined;
       if (!holder || holder.nodeId === this.options.nodeId) {
         const attachment = this.attachments.get(sessionId);
         if (attachment && !openingMethods.has(method)) await this.openHere(sessionId, attachment);
         try {
           return await this.options.host.runLocal(method, params, client);
         } catch (error) {
-          // Another node won the lease while we opened it: go there.
-          if (isOwnedElsewhere(error) && attempt < 3) continue;
+          // Another node won the lease while we opened it, or keeps it: go there.
+          if (isOwnedElsewhere(error) && attempt < 3) {
+            refusedBy = (error as TandemError).data?.ownerNode as string;
+            continue;
+          }
           throw error;
         }
       }
@@ -136,6 +152,28 @@ export class ClusterRouter {
         await this.waitForLease(sessionId, holder.nodeId);
       }
     }
+  }
+
+  /**
+   * Runs a request for a session open here (a client's own, or one another node forwarded). A
+   * send is run only after this node confirmed it still holds the lease, and acknowledged once
+   * its message is stored; a node that lost the lease steps down first (`ran: false`: route again).
+   */
+  async runOwned(sessionId: string, method: string, params: unknown, client: RequestingClient): Promise<{ ran: true; result: unknown } | { ran: false }> {
+    const { host, leases } = this.options;
+    if (!confirmedMethods.has(method)) return { ran: true, result: await host.runLocal(method, params, client) };
+    // Undefined: the database did not answer; the send runs, and is refused (PersistenceFailed)
+    // once its message could not be stored.
+    const confirmed = await leases.confirm(sessionId).catch(() => undefined);
+    if (confirmed === false) {
+      // Paused past the lease while another node ran the session.
+      await host.lostSession(sessionId);
+      return { ran: false };
+    }
+    const stored = host.watchSendStored(sessionId);
+    const result = await host.runLocal(method, params, client);
+    await stored((result as { messageId?: string } | undefined)?.messageId);
+    return { ran: true, result };
   }
 
   /** Bus messages for our clients from the nodes that run their sessions. */

@@ -1,6 +1,7 @@
 import { profileFor } from "../compat/profile.js";
 import { ErrorCodes, TandemError } from "../errors.js";
 import { ClientBase, type RequestingClient } from "../server/requesting-client.js";
+import { registrationOf, type ClientRegistration } from "../session/clients.js";
 
 /**
  * Stands in for "no client" while a node continues a dead node's turn that nobody watches: the
@@ -76,4 +77,32 @@ export async function resumeUnattended(sessionId: string, host: UnattendedHost):
   }
   opened = true;
   if (idleEarly || !host.isBusy(sessionId)) await leave();
+}
+
+/** What {@link keepTurnRunning} needs of a session running here. */
+export interface UnattendedSession {
+  readonly sessionId: string;
+  readonly busy: boolean;
+  attach(port: UnattendedClient, registration: ClientRegistration): void;
+}
+
+/**
+ * The node every client of a busy session was connected to died: instead of closing the session
+ * (which would abort its turn as if a user had), an {@link UnattendedClient} stays attached so the
+ * turn goes on as a dead node's unattended turn does; it leaves when the session goes idle
+ * (`detach`, which closes the session and frees its lease unless a client attached meanwhile).
+ * Requests to clients wait for one to attach (see `ports/client-asks.ts`), then follow the
+ * session's rules.
+ */
+export function keepTurnRunning(session: UnattendedSession, detach: (client: UnattendedClient) => Promise<void>): UnattendedClient {
+  let left = false;
+  const client: UnattendedClient = new UnattendedClient(() => {
+    if (left) return;
+    left = true;
+    void detach(client)
+      .catch(() => undefined)
+      .finally(() => client.close());
+  });
+  session.attach(client, registrationOf({ requestPermission: false }));
+  return client;
 }

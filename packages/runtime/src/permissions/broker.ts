@@ -4,6 +4,7 @@ import type { ClientNeed, ClientPort } from "../ports/clients.js";
 import type { EventEmitterPort } from "../ports/events.js";
 import { PendingAbandoned, type PendingRequests } from "../ports/pending.js";
 import { couldNotAsk, readDecision } from "./decision.js";
+import { askAbleClient, NoClientToAsk, type AbleClients } from "../ports/client-asks.js";
 
 /** What the broker needs from its session. */
 export interface PermissionHost {
@@ -15,6 +16,10 @@ export interface PermissionHost {
   readonly requestPermission: boolean;
   /** A connected client able to answer `need` (v2: the one asked for permission). */
   clientFor(need: ClientNeed): ClientPort | undefined;
+  /** The attached clients (v2: a request whose client went away is asked of another, see `askAbleClient`). */
+  readonly clients: AbleClients;
+  /** How long such a request waits for an able client to attach before it counts as "could not ask". */
+  readonly clientReaskMs: number;
   readonly logger: Logger;
 }
 
@@ -56,18 +61,19 @@ export class PermissionBroker {
   }
 
   private async requestV2(permissionRequest: PermissionRequest, signal: AbortSignal): Promise<PermissionResult> {
-    const owner = this.host.clientFor({ kind: "permission" });
-    if (!owner?.isOpen) return couldNotAsk;
     try {
-      const response = await owner.sendRequest<{ result?: unknown }>(
-        "permission.request",
-        { sessionId: this.host.sessionId, permissionRequest },
-        signal,
+      // The client asked may go away before answering (its node died): the next one is asked.
+      const response = await askAbleClient(
+        this.host.clients,
+        { kind: "permission" },
+        (owner) => owner.sendRequest<{ result?: unknown }>("permission.request", { sessionId: this.host.sessionId, permissionRequest }, signal),
+        { signal, waitMs: this.host.clientReaskMs },
       );
       const decision = readDecision(response?.result);
       if (!decision.valid) this.host.logger.warn(`permission.request answered with an invalid result (${decision.reason}); treating it as denied`);
       return decision.result;
     } catch (error) {
+      if (error instanceof NoClientToAsk && !error.afterLoss) return couldNotAsk;
       this.host.logger.warn("permission.request failed; treating it as denied", error);
       return couldNotAsk;
     }

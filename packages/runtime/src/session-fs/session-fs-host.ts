@@ -1,8 +1,7 @@
 import { ErrorCodes } from "@tandem/protocol/errors";
 import { TandemError } from "../errors.js";
 import type { Logger } from "../log.js";
-import type { AppendFence } from "../store/postgres/pg-event-log.js";
-import type { SessionEventLog, SessionEventSource, SessionFiles, SessionStore, StoredSessionInfo, WorkspaceInfo } from "../store/types.js";
+import type { AppendFence, SessionEventLog, SessionEventSource, SessionFiles, SessionStore, StoredSessionInfo, WorkspaceInfo } from "../store/types.js";
 import type { SessionDatabaseOptions, SqlDatabase } from "../tools/builtin/sql/session-database.js";
 import { SessionFilesSpill, type LargeOutputSpill } from "../tools/large-output.js";
 import type { SessionFsClient, SessionFsConfig } from "./client-file-system.js";
@@ -139,7 +138,7 @@ class RoutedSessionStore implements SessionStore {
 
   /** Cluster: leases fence the appends of the runtime's own (PostgreSQL) store. */
   useLeases(fence: AppendFence): void {
-    (this.base as SessionStore & { useLeases?: (fence: AppendFence) => void }).useLeases?.(fence);
+    this.base.useLeases?.(fence);
   }
 
   sessionDir(sessionId: string): string {

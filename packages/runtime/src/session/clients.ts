@@ -55,6 +55,22 @@ export function registrationOf(params: SessionCreateParams): ClientRegistration 
   };
 }
 
+/** The per-client `session.resume` params that register `registration` again (a client attached anew after a node stepped down). */
+export function resumeParamsOf(registration: ClientRegistration): Record<string, unknown> {
+  return {
+    tools: [...registration.tools],
+    requestPermission: registration.requestPermission,
+    requestUserInput: registration.requestUserInput,
+    hooks: registration.hooks,
+    streaming: registration.streaming,
+    requestElicitation: registration.requestElicitation,
+    requestExitPlanMode: registration.requestExitPlanMode,
+    requestAutoModeSwitch: registration.requestAutoModeSwitch,
+    commands: [...registration.commands],
+    canvases: [...registration.canvases],
+  };
+}
+
 /**
  * The clients attached to one session and what each registered. A client that resumes again
  * replaces its own registration (and becomes the most recent); a client that detaches takes its
@@ -74,11 +90,45 @@ export function registrationOf(params: SessionCreateParams): ClientRegistration 
 export class SessionClients {
   /** In registration order: the last entry is the most recent. */
   private readonly registrations = new Map<ClientPort, ClientRegistration>();
+  /** Called after each registration (see {@link whenAble}). */
+  private readonly registered = new Set<() => void>();
 
   /** Records (or replaces) what a client registered; it becomes the most recent. */
   register(port: ClientPort, registration: ClientRegistration): void {
     this.registrations.delete(port);
     this.registrations.set(port, registration);
+    for (const listener of [...this.registered]) listener();
+  }
+
+  /**
+   * The client able to answer `need` now, else the first one that registers within `timeoutMs`
+   * (undefined when none did, or `signal` aborted).
+   */
+  whenAble(need: ClientNeed, timeoutMs: number, signal?: AbortSignal): Promise<ClientPort | undefined> {
+    const now = this.clientFor(need);
+    if (now || timeoutMs <= 0 || signal?.aborted) return Promise.resolve(now);
+    return new Promise((resolve) => {
+      const finish = (port: ClientPort | undefined): void => {
+        clearTimeout(timer);
+        this.registered.delete(check);
+        signal?.removeEventListener("abort", onAbort);
+        resolve(port);
+      };
+      const check = (): void => {
+        const port = this.clientFor(need);
+        if (port) finish(port);
+      };
+      const onAbort = (): void => finish(undefined);
+      const timer = setTimeout(() => finish(undefined), timeoutMs);
+      timer.unref();
+      this.registered.add(check);
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+
+  /** The attached clients with what each registered, the most recent last. */
+  attached(): Array<[ClientPort, ClientRegistration]> {
+    return [...this.registrations];
   }
 
   /** What a client registered, if it is registered. */

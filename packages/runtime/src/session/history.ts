@@ -4,7 +4,7 @@ import { completeInterruptedCalls } from "../loop/agent-loop.js";
 import type { ConversationMessage, ModelToolCall } from "../loop/messages.js";
 import { skillContextMessage } from "../skills/loader.js";
 import { reasoningFromEventFields } from "../providers/reasoning.js";
-import { summaryOf, userConversationMessage } from "./user-message.js";
+import { failoverWarningType, failoverNoticeMessage, summaryOf, userConversationMessage } from "./user-message.js";
 import { replayCompaction } from "../compaction/rebuild.js";
 
 function reasoningOf(fields: { reasoningText?: string; reasoningOpaque?: string; encryptedContent?: string }): { reasoning?: ReturnType<typeof reasoningFromEventFields> } {
@@ -173,6 +173,12 @@ export class HistoryRebuilder {
         break;
       case "skill.invoked":
         if (subAgent === undefined) this.followUps.push(skillContextMessage(event.data));
+        break;
+      case "session.warning":
+        if (subAgent === undefined && event.data.warningType === failoverWarningType) {
+          this.flushFollowUps();
+          messages.push(failoverNoticeMessage(event.data.message));
+        }
         break;
       default:
         break;

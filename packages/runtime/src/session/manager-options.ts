@@ -24,6 +24,8 @@ export interface SessionManagerOptions {
   runtimeVersion: string;
   defaultModel: string;
   hookTimeoutMs: number;
+  /** How long a request whose client went away waits for another able client (`TANDEM_CLIENT_REASK_MS`). */
+  clientReaskMs?: number;
   /** `--report-intent on|off`: whether sessions offer `report_intent` when they do not say (unset: per client generation). */
   reportIntent?: boolean;
   /** Settings of every session's built-in tools (the `sql` tool's time limit). */

@@ -7,8 +7,11 @@ export interface QueuedMessage {
   params: SessionSendParams;
   /** Set for messages the runtime itself adds (notifications). */
   source?: string;
-  /** The `source` its `user.message` records when it is answered from the queue (a failover's continuation). */
-  recordAs?: string;
+  /**
+   * A failover's continuation: no `user.message` is recorded; `notice` is stored as a
+   * `session.warning` (`warningType: "failover"`) and the model reads it as a system note.
+   */
+  continuation?: { notice: string };
   /** The agent mode when it was sent (as the sender gave it, else the session's). */
   agentMode?: AgentMode | "shell";
   /** Set for a slash command: run in its turn instead of being sent to the model. */

@@ -171,6 +171,7 @@ export class SessionOpener {
       maxModelCallsPerTurn: this.options.maxModelCallsPerTurn,
       createModelClient: (config, bearerTokens, logger) => this.options.createModelClient(config, sessionId, bearerTokens, logger),
       hookTimeoutMs: this.options.hookTimeoutMs,
+      ...(this.options.clientReaskMs !== undefined ? { clientReaskMs: this.options.clientReaskMs } : {}),
       reportIntent: this.options.reportIntent,
       ...this.builtinToolsFor(sessionId),
       compaction: this.options.compaction,

@@ -44,6 +44,7 @@ import type { CompactionHost, SessionCompactor } from "../compaction/compactor.j
 import { TurnRunner, type TurnHost } from "./turn-runner.js";
 import { SessionPrompt, type PromptHost } from "./session-prompt.js";
 import { ClientMembership, type MembershipHost } from "./client-membership.js";
+import { defaultReaskWaitMs } from "../ports/client-asks.js";
 import { untrusting, type FolderTrust } from "../trust/folder-consent.js";
 import type { BuiltinToolOptions } from "../tools/registry.js";
 import type { ProviderError } from "../providers/errors.js";
@@ -69,6 +70,8 @@ export interface SessionServices {
   onSummary(session: Session, summary: string): void;
   /** How long a hook may take. */
   readonly hookTimeoutMs: number;
+  /** How long a request whose client went away waits for another able client (default {@link defaultReaskWaitMs}). */
+  readonly clientReaskMs?: number;
   /** Settings of the session's built-in tools. */
   readonly builtinTools?: BuiltinToolOptions;
   /** The summary call's timeout and the model lists compaction reads windows from. */
@@ -302,6 +305,11 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
     return this.context.tokenLimit;
   }
   /** The connected client to ask for `need`: the most recent one that registered it. */
+  /** How long a request whose client went away waits for another able client (see `ports/client-asks.ts`). */
+  get clientReaskMs(): number {
+    return this.services.clientReaskMs ?? defaultReaskWaitMs;
+  }
+
   clientFor(need: ClientNeed): ClientPort | undefined {
     return this.clients.clientFor(need);
   }

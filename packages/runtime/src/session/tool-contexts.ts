@@ -1,3 +1,4 @@
+import type { AbleClients } from "../ports/client-asks.js";
 import { randomUUID } from "node:crypto";
 import type { AgentMode, PermissionRequest, PermissionResult } from "@tandem/protocol";
 import type { CompatProfile } from "../compat/profile.js";
@@ -38,6 +39,10 @@ export interface ToolContextHost {
   clientFor(need: ClientNeed): ClientPort | undefined;
   /** The profile of the session's client generation: how tools draw their diffs, and whether a round's permission requests go out one at a time in call order. */
   readonly profile: Pick<CompatProfile, "fileDiffs" | "permissionsInCallOrder">;
+  /** The attached clients: a request whose client went away is asked again of another (see `ports/client-asks.ts`). */
+  readonly clients: AbleClients;
+  /** How long such a request waits for another able client to attach. */
+  readonly clientReaskMs: number;
 }
 
 export type { ContextOptions, PermissionTurn } from "../ports/tool-context.js";
@@ -176,6 +181,12 @@ export class ToolContexts {
         return host.workingDirectory;
       },
       clientFor: (need: ClientNeed) => host.clientFor(need),
+      get clients() {
+        return host.clients;
+      },
+      get clientReaskMs() {
+        return host.clientReaskMs;
+      },
     };
     const channel = { permissions: new PermissionBroker(view), toolBridge: new ToolBridge(view), userInput: new UserInputBroker(view) };
     this.channels.set(emitter, channel);

@@ -7,7 +7,7 @@ import type { SessionEmitter } from "./emitter.js";
 import { PendingAbandoned, type PendingRequests } from "./pending.js";
 import type { SessionPersistence } from "./persistence.js";
 import { dropAll, MessageQueueView, type QueuedCommand, type QueuedMessage } from "./message-queue.js";
-import { MAX_STORED_TRANSFORMED_CHARS, summaryOf, userConversationMessage, wrapPrompt } from "./user-message.js";
+import { failoverWarningType, failoverNoticeMessage, MAX_STORED_TRANSFORMED_CHARS, summaryOf, userConversationMessage, wrapPrompt } from "./user-message.js";
 import { modelAcceptsImages, prepareAttachments } from "./attachments.js";
 import { TurnEvents } from "./turn-events.js";
 import { continuationFromStopHook, maxConsecutiveStopBlocks } from "../hooks/agent-stop.js";
@@ -127,7 +127,7 @@ export class TurnRunner {
   /** Queues `notice` as a system message that continues an interrupted turn (see `Session.continueInterruptedTurn`). */
   continueInterruptedTurn(notice: string): void {
     const { host } = this;
-    this.queue.push({ messageId: randomUUID(), params: { sessionId: host.sessionId, prompt: notice }, agentMode: host.mode, source: "system", recordAs: "system" });
+    this.queue.push({ messageId: randomUUID(), params: { sessionId: host.sessionId, prompt: "" }, agentMode: host.mode, source: "system", continuation: { notice } });
     this.running ??= this.drainQueue();
   }
 
@@ -277,7 +277,8 @@ export class TurnRunner {
     for (let notice = this.deferredNotices.shift(); notice; notice = this.deferredNotices.shift()) {
       await this.recordUserMessage({ sessionId: host.sessionId, prompt: notice }, interactionId, "system");
     }
-    if (!(await this.recordUserMessage(queued.params, interactionId, queued.recordAs, queued.messageId, queued.params.agentMode))) {
+    if (queued.continuation) this.recordFailoverNotice(queued.continuation.notice);
+    else if (!(await this.recordUserMessage(queued.params, interactionId, undefined, queued.messageId, queued.params.agentMode))) {
       this.currentRun = undefined;
       this.currentInteractionId = undefined;
       return undefined;
@@ -334,6 +335,16 @@ export class TurnRunner {
       this.currentInteractionId = undefined;
       await host.emitter.durable();
     }
+  }
+
+  /**
+   * A failover's notice: its own `session.warning` event (stored, unlike the ephemeral
+   * `session.info`), never a `user.message`, which a UI would show as a turn somebody typed; the
+   * model reads it as a system note (see `failoverNoticeMessage`).
+   */
+  private recordFailoverNotice(notice: string): void {
+    const event = this.host.emitter.emit("session.warning", { warningType: failoverWarningType, message: notice });
+    this.host.messages.push(failoverNoticeMessage(event.data.message));
   }
 
   /**

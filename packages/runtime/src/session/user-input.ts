@@ -3,6 +3,7 @@ import type { ClientNeed, ClientPort } from "./client-port.js";
 import type { EventEmitterPort } from "./emitter.js";
 import { randomUUID } from "node:crypto";
 import { UserInputUnavailable, type UserInputAnswer, type UserInputQuestion } from "../ports/user-input.js";
+import { askAbleClient, type AbleClients } from "../ports/client-asks.js";
 
 export { UserInputUnavailable } from "../ports/user-input.js";
 export type { UserInputAnswer, UserInputQuestion } from "../ports/user-input.js";
@@ -16,6 +17,10 @@ export interface UserInputHost {
   readonly canAskUser: boolean;
   /** A connected client able to answer `need` (here: one that registered a user-input handler). */
   clientFor(need: ClientNeed): ClientPort | undefined;
+  /** The attached clients: a question whose client went away is asked of another (see `askAbleClient`). */
+  readonly clients: AbleClients;
+  /** How long such a question waits for an able client to attach. */
+  readonly clientReaskMs: number;
 }
 
 /**
@@ -32,11 +37,12 @@ export class UserInputBroker {
     if (!owner) throw new UserInputUnavailable("No client is connected to answer.");
     const requestId = randomUUID();
     const allowFreeform = question.allowFreeform ?? true;
-    const response = owner.sendRequest<{ answer?: unknown; wasFreeform?: unknown }>(
-      "userInput.request",
-      { sessionId: this.host.sessionId, question: question.question, ...(question.choices ? { choices: question.choices } : {}), allowFreeform },
+    const request = { sessionId: this.host.sessionId, question: question.question, ...(question.choices ? { choices: question.choices } : {}), allowFreeform };
+    // The client asked may go away before answering (its node died): the next one is asked.
+    const response = askAbleClient(this.host.clients, { kind: "userInput" }, (port) => port.sendRequest<{ answer?: unknown; wasFreeform?: unknown }>("userInput.request", request, signal), {
       signal,
-    );
+      waitMs: this.host.clientReaskMs,
+    });
     this.host.emitter.emit("user_input.requested", {
       requestId,
       question: question.question,

@@ -79,3 +79,14 @@ export function userConversationMessage(
   const content = notes.length > 0 ? `${text}\n\n${notes.join("\n")}` : text;
   return images.length > 0 ? { role: "user", content, images } : { role: "user", content };
 }
+
+/** The `warningType` of the `session.warning` that continues a turn another node was running when it died. */
+export const failoverWarningType = "failover";
+
+/**
+ * How the model reads a failover's notice: a system note in the conversation, rebuilt from its
+ * `session.warning` event on every resume so the model's view does not change across nodes.
+ */
+export function failoverNoticeMessage(notice: string): ConversationMessage {
+  return { role: "user", content: `<system_notice>\n${notice}\n</system_notice>` };
+}

@@ -141,6 +141,22 @@ export interface SessionFiles {
   workspaceFileName(path: string): Promise<string>;
 }
 
+/**
+ * Cluster fencing, the optional part of a store that several nodes share: the lease a node's
+ * appends to a session must carry (see `cluster/leases.ts`).
+ */
+export interface AppendFence {
+  /** This node's lease of the session; undefined when it holds none (its appends are refused). */
+  leaseOf(sessionId: string): { nodeId: string; epoch: number } | undefined;
+  readonly nodeId: string;
+  /**
+   * An append under this node's lease was refused (the lease expired, or another node took the
+   * session): resolves true when the lease is this node's again (it expired untouched and was
+   * reclaimed: the append is retried), false when it is lost (the node steps down).
+   */
+  refused?(sessionId: string): Promise<boolean>;
+}
+
 /** The store of every session (see the module comment). */
 export interface SessionStore {
   /** `file`, `postgres`, or `client` (the file system a client provides, `sessionFs.setProvider`). */
@@ -176,6 +192,8 @@ export interface SessionStore {
    * own in step with the session (PostgreSQL: the plan's local mirror at each turn end).
    */
   watchSession?(sessionId: string, events: SessionEventSource, onError: (error: unknown) => void): void;
+  /** Cluster (stores several nodes share): from now on, appends run only under this node's lease of their session. */
+  useLeases?(fence: AppendFence): void;
 }
 
 /** A session's events, as {@link SessionStore.watchSession} listens to them. */

@@ -147,16 +147,31 @@ describe.skipIf(!started.server)("session leases (real PostgreSQL, two pools rac
     expect(refusals.count).toBeGreaterThan(0);
   });
 
-  it("a held lease that expired before its renewal and that nobody took is taken again under a new epoch", async () => {
+  it("a held lease that expired before its renewal and that nobody took is taken again under the same epoch (nobody else appended)", async () => {
     const lost: string[] = [];
     const a = new SessionLeases({ db: poolA, nodeId: "node-a", ttlMs: 200, onLost: (sessionId) => lost.push(sessionId) });
     const first = (await a.acquire("lapsed")).lease!;
     await sleep(300); // the renewal came too late
+    await expect(append(poolA, first, "while expired")).rejects.toMatchObject({ code: ErrorCodes.LeaseLost });
     await a.renewNow();
     expect(lost).toEqual([]);
-    expect(a.leaseOf("lapsed")?.epoch).toBe(first.epoch + 1);
-    await expect(append(poolA, first, "old epoch")).rejects.toMatchObject({ code: ErrorCodes.LeaseLost });
-    expect(await append(poolA, a.leaseOf("lapsed")!, "new epoch")).toBeGreaterThan(0);
+    expect(a.leaseOf("lapsed")).toEqual(first);
+    expect(await append(poolA, first, "reclaimed")).toBeGreaterThan(0);
+  });
+
+  it("a held lease that expired while another node took the session and released it is not reclaimed: the node is told it lost it", async () => {
+    const lost: string[] = [];
+    const a = new SessionLeases({ db: poolA, nodeId: "node-a", ttlMs: 200, onLost: (sessionId) => lost.push(sessionId) });
+    const b = new SessionLeases({ db: poolB, nodeId: "node-b", ttlMs: 5000 });
+    const first = (await a.acquire("zombie")).lease!;
+    await sleep(300); // node-a is paused past its lease
+    const taken = await b.acquire("zombie");
+    expect(taken.lease?.epoch).toBe(first.epoch + 1);
+    await b.release("zombie");
+    expect(await a.confirm("zombie")).toBe(false);
+    expect(lost).toEqual(["zombie"]);
+    expect(a.leaseOf("zombie")).toBeUndefined();
+    await expect(append(poolA, first, "stale")).rejects.toMatchObject({ code: ErrorCodes.LeaseLost });
   });
 
   it("renews held leases on its timer, and reports a lease another node took as lost", async () => {

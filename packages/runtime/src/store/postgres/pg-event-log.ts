@@ -4,18 +4,11 @@ import type { Logger } from "../../log.js";
 import { endOfLog } from "../event-log-pages.js";
 import { LogFailures } from "../log-failures.js";
 import { persistenceFailed, type PersistenceOperation } from "../persistence-error.js";
-import type { EventLogObserver, LogPage, LogPosition, LogRange, LogScan, SessionEventLog } from "../types.js";
+import type { AppendFence, EventLogObserver, LogPage, LogPosition, LogRange, LogScan, SessionEventLog } from "../types.js";
 import { batchFields } from "./event-fields.js";
 import { sequenceConflictState } from "./migrations.js";
 import { leaseLostState } from "../../cluster/schema.js";
 import { leaseLost } from "../../cluster/leases.js";
-
-/** Cluster: the lease a node's appends to a session must carry (see `cluster/leases.ts`). */
-export interface AppendFence {
-  /** This node's lease of the session; undefined when it holds none (its appends are refused). */
-  leaseOf(sessionId: string): { nodeId: string; epoch: number } | undefined;
-  readonly nodeId: string;
-}
 
 /** How long appended events may wait before they are written (sooner when many). */
 const flushDelayMs = 5;
@@ -227,7 +220,16 @@ export class PgEventLog implements SessionEventLog {
         this.pending = this.pending.slice(batch.length);
       }
     } catch (error) {
-      this.fail(this.describe(error, operation));
+      const failure = this.describe(error, operation);
+      this.fail(failure);
+      if (this.fence?.refused && (failure.code === ErrorCodes.LeaseLost || failure instanceof EventSequenceConflict)) {
+        void this.fence.refused(this.sessionId).then(
+          (ours) => {
+            if (ours) void this.flush();
+          },
+          () => undefined,
+        );
+      }
       return;
     }
     if (!this.failures.recovered()) return;

@@ -4,9 +4,9 @@ import type { Pool } from "pg";
 import type { Logger } from "../../log.js";
 import { persistenceFailed } from "../persistence-error.js";
 import { assertSessionId } from "../safe-path.js";
-import type { SessionEventLog, SessionEventSource, SessionFiles, SessionStore, StoredSessionInfo, WorkspaceInfo } from "../types.js";
+import type { AppendFence, SessionEventLog, SessionEventSource, SessionFiles, SessionStore, StoredSessionInfo, WorkspaceInfo } from "../types.js";
 import { batchFields } from "./event-fields.js";
-import { PgEventLog, type AppendFence } from "./pg-event-log.js";
+import { PgEventLog } from "./pg-event-log.js";
 import { PgSessionFiles } from "./pg-session-files.js";
 import { PlanMirroredFiles, syncPlanAtTurnEnds } from "./plan-mirror.js";
 
