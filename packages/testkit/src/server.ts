@@ -9,6 +9,7 @@ import { chatCompletionsFormat } from "./formats/chat-completions.js";
 import { defaultModels, renderModelList, type ModelSpec } from "./formats/models.js";
 import { responsesFormat } from "./formats/responses.js";
 import { BadRequestError, type ConversationView, type WireFormat, type WireFormatName } from "./formats/types.js";
+import { GITHUB_MCP_ROUTE, GitHubMcpEndpoint } from "./github-mcp.js";
 import { COPILOT_USER_ROUTE, CopilotUsers } from "./github-users.js";
 import { ResponseLifetime } from "./lifetime.js";
 import { resolveReply } from "./reply.js";
@@ -113,6 +114,11 @@ export class ModelServer {
    * they are recorded in `copilotUsers.lookups`, not in {@link requests}.
    */
   readonly copilotUsers = new CopilotUsers();
+  /**
+   * The Copilot API's GitHub MCP server, served at `/mcp` (a runtime in Copilot API mode connects to
+   * it). Its requests are recorded in `githubMcp.requests`, not in {@link requests}.
+   */
+  readonly githubMcp = new GitHubMcpEndpoint();
   /** TCP connections accepted so far (a client that keeps connections alive opens few). */
   connectionsAccepted = 0;
   private readonly scripts: Script[] = [];
@@ -219,6 +225,7 @@ export class ModelServer {
   reset(): void {
     this.requests.length = 0;
     this.modelListRequests.length = 0;
+    this.githubMcp.requests.length = 0;
     this.stepHits.clear();
     this.cursors.clear();
   }
@@ -232,6 +239,10 @@ export class ModelServer {
     if (method === "GET" && path === COPILOT_USER_ROUTE) {
       request.resume();
       this.copilotUsers.serve(request.headers, response);
+      return;
+    }
+    if (path === GITHUB_MCP_ROUTE) {
+      this.githubMcp.serve(method, normalizeHeaders(request.headers), await readBody(request), response);
       return;
     }
     const record: RecordedRequest = { method, path, headers: normalizeHeaders(request.headers), body: undefined, receivedAt: Date.now() };

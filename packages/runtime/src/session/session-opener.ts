@@ -169,6 +169,7 @@ export class SessionOpener {
       retryPolicy: this.options.retryPolicy,
       maxModelCallsPerTurn: this.options.maxModelCallsPerTurn,
       createModelClient: (config, bearerTokens) => this.options.createModelClient(config, sessionId, bearerTokens),
+      ...(this.options.builtinMcpServers ? { builtinMcpServers: this.options.builtinMcpServers } : {}),
       hookTimeoutMs: this.options.hookTimeoutMs,
       reportIntent: this.options.reportIntent,
       ...this.builtinToolsFor(sessionId),
