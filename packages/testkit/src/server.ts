@@ -54,6 +54,8 @@ export interface RecordedRequest {
   error?: string;
   /** `Date.now()` when the request arrived. */
   receivedAt: number;
+  /** Which TCP connection carried it: 1 for the first one the server accepted, and so on. */
+  connection?: number;
 }
 
 const MODEL_CALL_ROUTES: ReadonlyMap<string, WireFormat> = new Map([
@@ -128,6 +130,7 @@ export class ModelServer {
   /** Sequential scripts: the step serving next and how many replies it has served. */
   private readonly cursors = new Map<string, { step: number; served: number }>();
   private readonly sockets = new Set<Socket>();
+  private readonly connectionNumbers = new WeakMap<Socket, number>();
   private server: Server | undefined;
   private baseUrl: string | undefined;
 
@@ -151,6 +154,7 @@ export class ModelServer {
     });
     server.on("connection", (socket) => {
       this.connectionsAccepted++;
+      this.connectionNumbers.set(socket, this.connectionsAccepted);
       this.sockets.add(socket);
       socket.once("close", () => this.sockets.delete(socket));
     });
@@ -245,7 +249,8 @@ export class ModelServer {
       this.githubMcp.serve(method, normalizeHeaders(request.headers), await readBody(request), response);
       return;
     }
-    const record: RecordedRequest = { method, path, headers: normalizeHeaders(request.headers), body: undefined, receivedAt: Date.now() };
+    const connection = this.connectionNumbers.get(request.socket);
+    const record: RecordedRequest = { method, path, headers: normalizeHeaders(request.headers), body: undefined, receivedAt: Date.now(), ...(connection !== undefined ? { connection } : {}) };
     const listsModels = method === "GET" && MODEL_LIST_ROUTES.has(path);
     (listsModels ? this.modelListRequests : this.requests).push(record);
     const lifetime = new ResponseLifetime(response);
