@@ -142,3 +142,26 @@ describe("the GitHub MCP server in Copilot API mode", () => {
     expect(mcpRequests()).toEqual([]);
   });
 });
+
+describe("MCP servers connect lazily", () => {
+  it("a configured server starts at the first turn, not at create; one that fails then is reported as before", async () => {
+    const runtime = await setUp();
+    const session = await runtime.createSession({
+      onPermissionRequest: approveAll,
+      disabledMcpServers: ["github-mcp-server"],
+      mcpServers: { broken: { type: "local", command: join(scriptsDir, "no-such-mcp-server"), args: [], tools: ["*"] } },
+    });
+    const events: SessionEvent[] = [];
+    session.on((event) => events.push(event));
+    await session.rpc.model.getCurrent();
+    expect(events.filter((event) => event.type.startsWith("session.mcp_") || event.type === "session.warning")).toEqual([]);
+
+    expect((await session.sendAndWait({ prompt: "hello" }, 30_000))?.data.content).toBe("Hello from the scripted model.");
+    const types = events.map((event) => event.type);
+    expect(types.indexOf("session.mcp_servers_loaded")).toBeLessThan(types.indexOf("user.message"));
+    const warning = events.find((event) => event.type === "session.warning");
+    expect(warning?.data).toMatchObject({ warningType: "mcp", message: expect.stringContaining('MCP server "broken" failed to start:') });
+    expect(await statusOf(session, "broken")).toMatchObject({ name: "broken", status: "failed", error: expect.any(String) });
+    await session.disconnect();
+  });
+});
