@@ -125,10 +125,15 @@ describe("the GitHub MCP server in Copilot API mode", () => {
 
   it("is never added for another provider: a session's own provider, or an OpenAI-compatible default", async () => {
     const runtime = await setUp();
+    const copilot = await runtime.createSession({ onPermissionRequest: approveAll });
+    expect((await copilot.rpc.mcp.list()).servers.map((server) => server.name)).toEqual(["github-mcp-server"]);
+    await until(async () => (await statusOf(copilot, "github-mcp-server"))?.status === "connected", "the Copilot session's GitHub MCP server to connect");
+    const copilotRequests = mcpRequests().length;
     const byok = await runtime.createSession({ onPermissionRequest: approveAll, provider: { type: "openai", baseUrl: world!.modelUrl }, githubMcpToolConfig: { enableAllTools: true } });
     expect((await byok.sendAndWait({ prompt: "hello" }, 30_000))?.data.content).toBe("Hello from the scripted model.");
     expect(await byok.rpc.mcp.list()).toEqual({ servers: [] });
     expect(await byok.rpc.mcp.removeGitHub()).toEqual({ removed: false });
+    expect(mcpRequests()).toHaveLength(copilotRequests);
     await client!.stop();
 
     client = new CopilotClient({
@@ -139,29 +144,43 @@ describe("the GitHub MCP server in Copilot API mode", () => {
     const openai = await client.createSession({ onPermissionRequest: approveAll });
     expect((await openai.sendAndWait({ prompt: "hello" }, 30_000))?.data.content).toBe("Hello from the scripted model.");
     expect(await openai.rpc.mcp.list()).toEqual({ servers: [] });
-    expect(mcpRequests()).toEqual([]);
+    expect(mcpRequests()).toHaveLength(copilotRequests);
   });
 });
 
 describe("MCP servers connect lazily", () => {
-  it("a configured server starts at the first turn, not at create; one that fails then is reported as before", async () => {
+  it("configured servers start at the first turn, not at create; one that fails then is reported as before", async () => {
     const runtime = await setUp();
     const session = await runtime.createSession({
       onPermissionRequest: approveAll,
       disabledMcpServers: ["github-mcp-server"],
-      mcpServers: { broken: { type: "local", command: join(scriptsDir, "no-such-mcp-server"), args: [], tools: ["*"] } },
+      mcpServers: {
+        docs: { type: "http", url: `${world!.modelUrl}/mcp`, headers: { "X-Client-Session": "lazy" }, tools: ["*"] },
+        broken: { type: "local", command: join(scriptsDir, "no-such-mcp-server"), args: [], tools: ["*"] },
+      },
     });
     const events: SessionEvent[] = [];
     session.on((event) => events.push(event));
-    await session.rpc.model.getCurrent();
-    expect(events.filter((event) => event.type.startsWith("session.mcp_") || event.type === "session.warning")).toEqual([]);
+    // A whole turn of another session, whose own GitHub MCP server connects first, happens after
+    // this create: the lazy session's server has still not been contacted.
+    const other = await runtime.createSession({ onPermissionRequest: approveAll });
+    expect((await other.sendAndWait({ prompt: "hello" }, 30_000))?.data.content).toBe("Hello from the scripted model.");
+    expect(mcpRequests().length).toBeGreaterThan(0);
+    const fromLazySession = () => mcpRequests().filter((request) => request.headers["x-client-session"] === "lazy");
+    expect(fromLazySession()).toEqual([]);
 
     expect((await session.sendAndWait({ prompt: "hello" }, 30_000))?.data.content).toBe("Hello from the scripted model.");
+    expect(fromLazySession().length).toBeGreaterThan(0);
     const types = events.map((event) => event.type);
-    expect(types.indexOf("session.mcp_servers_loaded")).toBeLessThan(types.indexOf("user.message"));
+    // Announced by the turn: after the message was queued, before it was recorded.
+    const loaded = types.indexOf("session.mcp_servers_loaded");
+    expect(loaded).toBeGreaterThan(types.indexOf("pending_messages.modified"));
+    expect(loaded).toBeLessThan(types.indexOf("user.message"));
     const warning = events.find((event) => event.type === "session.warning");
     expect(warning?.data).toMatchObject({ warningType: "mcp", message: expect.stringContaining('MCP server "broken" failed to start:') });
+    expect(types.indexOf("session.warning")).toBeGreaterThan(types.indexOf("pending_messages.modified"));
     expect(await statusOf(session, "broken")).toMatchObject({ name: "broken", status: "failed", error: expect.any(String) });
+    expect(await statusOf(session, "docs")).toEqual({ name: "docs", status: "connected" });
     await session.disconnect();
   });
 });
