@@ -127,8 +127,6 @@ describe("one server's tools and process", () => {
     await session.rpc.mcp.restartServer({ serverName: "local" });
     expect(serverLog(logFile).filter((entry) => entry.event === "start").map((entry) => entry.env)).toEqual(["${FIXTURE_SECRET}", "from-the-runtime", "${FIXTURE_SECRET}"]);
 
-    // Tandem adds no GitHub server of its own; one the application named "github" stays.
-    expect(await session.rpc.mcp.removeGitHub()).toEqual({ removed: false });
     await session.disconnect();
   });
 });
@@ -162,7 +160,8 @@ describe("sampling", () => {
 describe("errors that say what is missing", () => {
   it("a session without MCP servers: enable, disable, reload and OAuth login are not available", async () => {
     const { client } = await setUp();
-    const session = await client.createSession({ onPermissionRequest: approveAll });
+    // Its own (non-Copilot) provider: no GitHub MCP server is added, so it has no servers at all.
+    const session = await client.createSession({ onPermissionRequest: approveAll, provider: { type: "openai", baseUrl: world!.modelUrl } });
     for (const call of [session.rpc.mcp.enable({ serverName: "x" }), session.rpc.mcp.disable({ serverName: "x" })]) {
       expect(await rpcError(call)).toEqual({ code: NotAvailable, message: expect.stringContaining("No MCP host initialized: this session has no MCP servers configured") });
     }
@@ -310,7 +309,7 @@ describe("the session's MCP servers", () => {
     await connected(session, "control");
     await connected(session, "local");
     expect(await statusOf(session, "off")).toBe("disabled");
-    expect((await session.rpc.mcp.list()).servers.map((server) => server.name).sort()).toEqual(["control", "local", "off"]);
+    expect((await session.rpc.mcp.list()).servers.map((server) => server.name).sort()).toEqual(["control", "github-mcp-server", "local", "off"]);
     await session.sendAndWait({ prompt: "hello" }, 30_000);
     expect(serverLog(logs.off)).toEqual([]);
     const sessionId = session.sessionId;

@@ -93,7 +93,7 @@ describe.each(officialVariants)("$sdk", ({ make }) => {
       const complete = eventsOf(events, "tool.execution_complete").find((event) => event.data.toolCallId === "call_mcp_echo");
       expect(complete?.data).toMatchObject({ success: true, result: { content: "hello mcp", contents: [{ type: "text", text: "hello mcp" }] } });
 
-      expect(await session.rpc.mcp.list()).toEqual({ servers: [{ name: "local", status: "connected" }] });
+      expect(await session.rpc.mcp.list()).toEqual({ servers: [{ name: "github-mcp-server", status: "connected", source: "builtin" }, { name: "local", status: "connected" }] });
       expect(serverLog(logFile).filter((entry) => entry.event === "call")).toEqual([expect.objectContaining({ tool: "echo", arguments: { text: "hello mcp" } })]);
 
       const pid = serverLog(logFile).find((entry) => entry.event === "start")?.pid as number;
@@ -132,9 +132,9 @@ describe.each(officialVariants)("$sdk", ({ make }) => {
       expect(eventsOf(events, "elicitation.completed").map((event) => event.data.requestId)).toEqual([requested?.data.requestId]);
 
       await session.rpc.mcp.disable({ serverName: "local" });
-      expect(await session.rpc.mcp.list()).toEqual({ servers: [{ name: "local", status: "disabled" }] });
+      expect(await session.rpc.mcp.list()).toEqual({ servers: [{ name: "github-mcp-server", status: "connected", source: "builtin" }, { name: "local", status: "disabled" }] });
       await session.rpc.mcp.enable({ serverName: "local" });
-      expect(await session.rpc.mcp.list()).toEqual({ servers: [{ name: "local", status: "connected" }] });
+      expect(await session.rpc.mcp.list()).toEqual({ servers: [{ name: "github-mcp-server", status: "connected", source: "builtin" }, { name: "local", status: "connected" }] });
     });
   });
 });

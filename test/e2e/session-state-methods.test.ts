@@ -189,9 +189,10 @@ describe("session state", () => {
 
   it("what only a hosted service could offer is answered honestly", async () => {
     const { session } = await open();
-    const oauth = await rejection(session.rpc.mcp.oauth.login({ serverName: "docs" }));
+    // The session's one server is the GitHub MCP server (Copilot API mode), a remote one: Tandem runs no OAuth flow for it.
+    const oauth = await rejection(session.rpc.mcp.oauth.login({ serverName: "github-mcp-server" }));
     expect(oauth.code).toBe(-32005);
-    expect(oauth.message).toMatch(/MCP host is not available/);
+    expect(oauth.message).toMatch(/MCP OAuth login is not available for "github-mcp-server"/);
     expect(await session.rpc.visibility.get()).toEqual({ synced: false });
     expect(await session.rpc.visibility.set({ status: "repo" })).toEqual({ synced: false });
     expect(await session.rpc.completions.getTriggerCharacters()).toEqual({ triggerCharacters: [] });

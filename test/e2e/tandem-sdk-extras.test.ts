@@ -54,9 +54,9 @@ it("fills in an MCP server's form with onElicitationRequest", async () => {
   expect(reply?.data.content).toBe("Hello Ada.");
   expect(forms[0]).toMatchObject({ elicitationSource: "local", message: "Your name, please", mode: "form" });
   expect(events.some((event) => event.type === "elicitation.completed")).toBe(true);
-  expect(await session.rpc.mcp.list()).toEqual({ servers: [{ name: "local", status: "connected" }] });
+  expect(await session.rpc.mcp.list()).toEqual({ servers: [{ name: "github-mcp-server", status: "connected", source: "builtin" }, { name: "local", status: "connected" }] });
   await session.rpc.mcp.disable({ serverName: "local" });
-  expect((await session.rpc.mcp.list()).servers[0]?.status).toBe("disabled");
+  expect((await session.rpc.mcp.list()).servers.find((server) => server.name === "local")?.status).toBe("disabled");
   expect(await session.rpc.skills.list()).toEqual({ skills: [] });
 });
 

@@ -139,6 +139,21 @@ export const McpRemoteServerConfig = z.looseObject({
 export const McpServerConfig = z.union([McpRemoteServerConfig, McpLocalServerConfig]);
 export type McpServerConfig = z.infer<typeof McpServerConfig>;
 
+/**
+ * Settings of the GitHub MCP server a session gets in Copilot API mode (sent to it as `X-MCP-*`
+ * request headers): every toolset, more toolsets or tools on top of the default ones, and the
+ * server's insiders features. `disableFormDeferral` is accepted for 1.0.x clients; Tandem never
+ * defers form-backed tools, so there is nothing for it to turn off.
+ */
+export const GitHubMcpToolConfig = z.looseObject({
+  enableAllTools: z.boolean().optional(),
+  additionalToolsets: z.array(z.string().regex(/^[A-Za-z0-9_-]+$/, "a toolset name has letters, digits, '_' and '-' only")).optional(),
+  additionalTools: z.array(z.string().regex(/^[A-Za-z0-9_-]+$/, "a tool name has letters, digits, '_' and '-' only")).optional(),
+  enableInsidersMode: z.boolean().optional(),
+  disableFormDeferral: z.boolean().optional(),
+});
+export type GitHubMcpToolConfig = z.infer<typeof GitHubMcpToolConfig>;
+
 /** A custom agent. */
 export const CustomAgentConfig = z.looseObject({
   name: z.string().min(1),

@@ -15,6 +15,7 @@ export {
   McpLocalServerConfig,
   McpRemoteServerConfig,
   McpServerConfig,
+  GitHubMcpToolConfig,
   ModelInfo,
   PermissionDecision,
   PermissionRequest,

@@ -6,6 +6,7 @@ import {
   InfiniteSessionConfig,
   JsonObject,
   McpServerConfig,
+  GitHubMcpToolConfig,
   ModelInfo,
   PermissionRequest,
   PermissionResult,
@@ -165,6 +166,10 @@ const SessionConfigFields = {
   workingDirectory: z.string().optional(),
   streaming: z.boolean().optional(),
   mcpServers: z.record(z.string(), McpServerConfig).optional(),
+  /** MCP servers listed but not started (their names), built-in ones included. */
+  disabledMcpServers: z.array(z.string()).optional(),
+  /** The GitHub MCP server's settings (Copilot API mode only). */
+  githubMcpToolConfig: GitHubMcpToolConfig.optional(),
   envValueMode: z.string().optional(),
   customAgents: z.array(CustomAgentConfig).optional(),
   agent: z.string().optional(),

@@ -14,6 +14,8 @@ import { sqlTimeoutFromEnv } from "./tools/builtin/sql/session-database.js";
 import { retryPolicyFromEnv } from "./loop/retry.js";
 import { ConnectionPool } from "./providers/chat-completions/connections.js";
 import { createModelClient, describeDefaultProvider, type ProviderEnvironment } from "./providers/resolve.js";
+import { copilotApiAccess } from "./providers/copilot-api.js";
+import { builtinMcpServers } from "./mcp/github-server.js";
 import { ClientConnection } from "./server/connection.js";
 import type { RequestingClient } from "./server/requesting-client.js";
 import { ExtensionHost } from "./extensions/host.js";
@@ -171,6 +173,7 @@ export class Runtime implements RuntimeServices {
         },
         toolTokens: new ToolTokenCache(),
       },
+      builtinMcpServers: (config: SessionCreateParams) => builtinMcpServers(config, copilotApiAccess(this.sessionProviderEnvironment(config.gitHubToken))),
       createModelClient: (config: SessionCreateParams, sessionId: string, bearerTokens: BearerTokenSource, sessionLogger: Logger) =>
         new RoutingModelClient(
           config,

@@ -4,6 +4,8 @@
  */
 export { ModelServer } from "./server.js";
 export { CopilotUsers } from "./github-users.js";
+export { GitHubMcpEndpoint } from "./github-mcp.js";
+export type { GitHubMcpRequest, GitHubMcpToolSpec } from "./github-mcp.js";
 export type { CopilotUserSpec, UserLookup } from "./github-users.js";
 export type { ModelServerOptions, RecordedRequest } from "./server.js";
 export { loadScript, loadScripts, parseScript, parseScripts, validateScript } from "./script.js";

@@ -9,6 +9,7 @@ import { chatCompletionsFormat } from "./formats/chat-completions.js";
 import { defaultModels, renderModelList, type ModelSpec } from "./formats/models.js";
 import { responsesFormat } from "./formats/responses.js";
 import { BadRequestError, type ConversationView, type WireFormat, type WireFormatName } from "./formats/types.js";
+import { GITHUB_MCP_ROUTE, GitHubMcpEndpoint } from "./github-mcp.js";
 import { COPILOT_USER_ROUTE, CopilotUsers } from "./github-users.js";
 import { ResponseLifetime } from "./lifetime.js";
 import { resolveReply } from "./reply.js";
@@ -53,6 +54,8 @@ export interface RecordedRequest {
   error?: string;
   /** `Date.now()` when the request arrived. */
   receivedAt: number;
+  /** Which TCP connection carried it: 1 for the first one the server accepted, and so on. */
+  connection?: number;
 }
 
 const MODEL_CALL_ROUTES: ReadonlyMap<string, WireFormat> = new Map([
@@ -113,6 +116,11 @@ export class ModelServer {
    * they are recorded in `copilotUsers.lookups`, not in {@link requests}.
    */
   readonly copilotUsers = new CopilotUsers();
+  /**
+   * The Copilot API's GitHub MCP server, served at `/mcp` (a runtime in Copilot API mode connects to
+   * it). Its requests are recorded in `githubMcp.requests`, not in {@link requests}.
+   */
+  readonly githubMcp = new GitHubMcpEndpoint();
   /** TCP connections accepted so far (a client that keeps connections alive opens few). */
   connectionsAccepted = 0;
   private readonly scripts: Script[] = [];
@@ -122,6 +130,7 @@ export class ModelServer {
   /** Sequential scripts: the step serving next and how many replies it has served. */
   private readonly cursors = new Map<string, { step: number; served: number }>();
   private readonly sockets = new Set<Socket>();
+  private readonly connectionNumbers = new WeakMap<Socket, number>();
   private server: Server | undefined;
   private baseUrl: string | undefined;
 
@@ -145,6 +154,7 @@ export class ModelServer {
     });
     server.on("connection", (socket) => {
       this.connectionsAccepted++;
+      this.connectionNumbers.set(socket, this.connectionsAccepted);
       this.sockets.add(socket);
       socket.once("close", () => this.sockets.delete(socket));
     });
@@ -219,6 +229,7 @@ export class ModelServer {
   reset(): void {
     this.requests.length = 0;
     this.modelListRequests.length = 0;
+    this.githubMcp.requests.length = 0;
     this.stepHits.clear();
     this.cursors.clear();
   }
@@ -234,7 +245,12 @@ export class ModelServer {
       this.copilotUsers.serve(request.headers, response);
       return;
     }
-    const record: RecordedRequest = { method, path, headers: normalizeHeaders(request.headers), body: undefined, receivedAt: Date.now() };
+    if (path === GITHUB_MCP_ROUTE) {
+      this.githubMcp.serve(method, normalizeHeaders(request.headers), await readBody(request), response);
+      return;
+    }
+    const connection = this.connectionNumbers.get(request.socket);
+    const record: RecordedRequest = { method, path, headers: normalizeHeaders(request.headers), body: undefined, receivedAt: Date.now(), ...(connection !== undefined ? { connection } : {}) };
     const listsModels = method === "GET" && MODEL_LIST_ROUTES.has(path);
     (listsModels ? this.modelListRequests : this.requests).push(record);
     const lifetime = new ResponseLifetime(response);

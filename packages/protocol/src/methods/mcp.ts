@@ -36,7 +36,7 @@ export const SessionMcpSetEnvValueMode = defineRequest(
   () => z.looseObject({ ...sessionScoped, mode: McpEnvValueMode }),
   () => z.looseObject({ mode: McpEnvValueMode }),
 );
-/** `session.mcp.removeGitHub`: removes an automatically added GitHub server. Tandem adds none, so `removed` is false. */
+/** `session.mcp.removeGitHub`: removes the GitHub MCP server the runtime added (Copilot API mode); `removed` is false when there is none or the application configured its own under that name. */
 export const SessionMcpRemoveGitHub = defineRequest("session.mcp.removeGitHub", () => z.looseObject(sessionScoped), () => z.looseObject({ removed: z.boolean() }));
 
 /** `session.mcp.executeSampling`: runs an MCP `sampling/createMessage` request on the session's model. */

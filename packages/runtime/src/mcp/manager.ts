@@ -22,7 +22,8 @@ import type { McpEnvValueMode, McpHost, McpManagerOptions, McpServerSummary } fr
  * await mcp.dispose();
  */
 export class McpManager {
-  private readonly connections: McpServerConnection[];
+  private connections: McpServerConnection[];
+  private readonly builtinServers: ReadonlySet<string>;
   private sdk: Promise<McpSdk> | undefined;
   private started: Promise<void> | undefined;
   private disposed = false;
@@ -44,6 +45,7 @@ export class McpManager {
     };
     const deps = { loadSdk: () => this.loadSdk(), host, options, listener, envValueMode: () => this.envMode };
     const disabled = new Set(options.disabledServers ?? []);
+    this.builtinServers = new Set(options.builtinServers ?? []);
     this.connections = Object.entries(configs).map(([name, config]) => new McpServerConnection(name, config, deps, disabled.has(name) ? "disabled" : "pending"));
   }
 
@@ -53,13 +55,14 @@ export class McpManager {
   }
 
   /**
-   * Connects every server in parallel (each within the connect timeout). Emits one
-   * `session.mcp_server_status_changed` per server, a `session.warning` per failure, then one
-   * `session.mcp_servers_loaded`. Never throws; calling it again returns the same promise.
+   * Connects every server not yet connected or disabled, in parallel (each within the connect
+   * timeout). Emits one `session.mcp_server_status_changed` per server, a `session.warning` per
+   * failure, then one `session.mcp_servers_loaded`. Sessions call it lazily: at their first turn, or
+   * when a client lists the servers. Never throws; calling it again returns the same promise.
    */
   start(): Promise<void> {
     this.started ??= this.batch(async () => {
-      await Promise.all(this.connections.filter((connection) => connection.status !== "disabled").map((connection) => connection.connect("start")));
+      await Promise.all(this.connections.filter((connection) => connection.status === "pending").map((connection) => connection.connect("start")));
       this.emitLoaded();
     });
     return this.started;
@@ -80,7 +83,19 @@ export class McpManager {
 
   /** Every configured server and its status (`session.mcp.list`). */
   list(): McpServerSummary[] {
-    return this.connections.map((connection) => connection.summary());
+    return this.connections.map((connection) => (this.builtinServers.has(connection.name) ? { ...connection.summary(), source: "builtin" } : connection.summary()));
+  }
+
+  /**
+   * Removes a server the runtime added (see `builtinServers`): stops it and stops listing it.
+   * False when no such built-in server is here (none, or the application configured that name).
+   */
+  async removeBuiltin(serverName: string): Promise<boolean> {
+    const connection = this.connections.find((candidate) => candidate.name === serverName);
+    if (!connection || !this.builtinServers.has(serverName)) return false;
+    this.connections = this.connections.filter((candidate) => candidate !== connection);
+    await this.batch(() => connection.close("disabled"));
+    return true;
   }
 
   /** How local servers' `env` values are read; servers (re)started from now on use it. */

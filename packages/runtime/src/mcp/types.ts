@@ -50,6 +50,8 @@ export type McpServerSummary = {
   status: McpServerStatus;
   /** Why the server failed (only with `status: "failed"`). */
   error?: string;
+  /** `builtin` for a server the runtime added (the GitHub MCP server); absent for configured ones. */
+  source?: "builtin";
 };
 
 /** A form an MCP server wants the user to fill in (`elicitation/create`). */
@@ -105,4 +107,6 @@ export interface McpManagerOptions {
   clientName?: string;
   /** Servers that start disabled (the session's `disabledMcpServers`): listed, not started until enabled. */
   disabledServers?: readonly string[];
+  /** Servers the runtime added (not the application): listed with `source: "builtin"`, removable with `removeBuiltin`. */
+  builtinServers?: readonly string[];
 }

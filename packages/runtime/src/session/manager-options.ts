@@ -1,4 +1,4 @@
-import type { SessionCreateParams, SessionLifecycleEvent } from "@tandem/protocol";
+import type { McpServerConfig, SessionCreateParams, SessionLifecycleEvent } from "@tandem/protocol";
 import type { CompactionServices } from "../compaction/session-compaction.js";
 import type { GitContextReader } from "../context/git-context-reader.js";
 import type { Logger } from "../log.js";
@@ -38,6 +38,8 @@ export interface SessionManagerOptions {
   compaction: CompactionServices;
   /** `logger`: the session's, whose lines carry its id (the model-call line among them). */
   createModelClient(config: SessionCreateParams, sessionId: string, bearerTokens: BearerTokenSource, logger: Logger): ModelClient;
+  /** The MCP servers the runtime adds to a session with this config (the GitHub MCP server in Copilot API mode). */
+  builtinMcpServers?(config: SessionCreateParams): Record<string, McpServerConfig>;
   /** Sends a `session.lifecycle` notification to every connected client. */
   broadcastLifecycle(event: SessionLifecycleEvent): void;
   /** Called with each session's emitter when the session opens (telemetry listens to its events). */

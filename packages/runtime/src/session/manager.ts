@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { profileFor } from "../compat/profile.js";
-import type { SessionContext, SessionCreateParams, SessionMetadata, SessionResumeParams } from "@tandem/protocol";
+import type { McpServerConfig, SessionContext, SessionCreateParams, SessionLifecycleEvent, SessionMetadata, SessionResumeParams } from "@tandem/protocol";
 import { ErrorCodes, errorMessage, invalidParams, sessionNotFound, TandemError } from "../errors.js";
 import { persistenceFailed } from "../store/persistence-error.js";
 import { validateToolConfig } from "../tools/registry.js";
@@ -92,7 +92,7 @@ export class SessionManager {
       await session.skills.load();
       const disabled = session.toolset.disabledNames();
       if (disabled.length > 0) session.emitter.emit("session.info", { infoType: "configuration", message: `Disabled tools: ${disabled.join(", ")}` });
-      void session.mcp.start();
+      // MCP servers connect lazily: at the first turn (which waits for them) or at `session.mcp.list`.
       await session.runStartHook("new");
       this.options.broadcastLifecycle({ type: "session.created", sessionId, metadata: lifecycleMetadata(session) });
       if (session.logger.enabled("info")) session.logger.info("session created", { model: session.model });
@@ -167,8 +167,7 @@ export class SessionManager {
       });
     }
     if (changedContext) session.emitter.emit("session.context_changed", changedContext);
-    // As at create: the MCP servers connect in the background, the first turn waits for them.
-    void session.mcp.start();
+    // As at create, MCP servers connect at the first turn or at `session.mcp.list`.
     // As 1.0.x's references: the resumed session's tool set and skills, before its title.
     if (session.profile.announcesToolsAtResume) {
       session.emitter.emit("session.tools_updated", { model: session.model });
@@ -384,7 +383,7 @@ export class SessionManager {
 /** Merges resume params over a live session's config: fields the client sends replace old ones. */
 /** Whether a resume brings MCP settings (servers, plugin folders, disabled servers) that differ from the session's. */
 function mcpSettingsChanged(current: SessionCreateParams, update: SessionResumeParams): boolean {
-  return (["mcpServers", "pluginDirectories", "disabledMcpServers"] as const).some((key) => {
+  return (["mcpServers", "pluginDirectories", "disabledMcpServers", "githubMcpToolConfig"] as const).some((key) => {
     const next = (update as Record<string, unknown>)[key];
     return next !== undefined && JSON.stringify(next) !== JSON.stringify((current as Record<string, unknown>)[key]);
   });

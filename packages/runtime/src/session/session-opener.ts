@@ -170,6 +170,7 @@ export class SessionOpener {
       retryPolicy: this.options.retryPolicy,
       maxModelCallsPerTurn: this.options.maxModelCallsPerTurn,
       createModelClient: (config, bearerTokens, logger) => this.options.createModelClient(config, sessionId, bearerTokens, logger),
+      ...(this.options.builtinMcpServers ? { builtinMcpServers: this.options.builtinMcpServers } : {}),
       hookTimeoutMs: this.options.hookTimeoutMs,
       ...(this.options.clientReaskMs !== undefined ? { clientReaskMs: this.options.clientReaskMs } : {}),
       reportIntent: this.options.reportIntent,

@@ -66,6 +66,8 @@ export interface SessionServices {
   /** How many model calls one user message may make (see `loop/model-call-limit.ts`). */
   readonly maxModelCallsPerTurn: number;
   createModelClient(config: SessionCreateParams, bearerTokens: BearerTokenSource, logger: Logger): ModelClient;
+  /** The MCP servers the runtime adds to a session with this config (the GitHub MCP server in Copilot API mode). */
+  builtinMcpServers?(config: SessionCreateParams): Record<string, McpServerConfig>;
   /** Called when the first user message gives the session its summary. */
   onSummary(session: Session, summary: string): void;
   /** How long a hook may take. */
@@ -210,7 +212,7 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
     this.workspace = new SessionWorkspace(init.files, init.emitter);
     this.canvases = new SessionCanvases({ sessionId: this.sessionId, declaredCanvases: () => this.clients.declaredCanvases() });
     this.contexts = new ToolContexts(this, init.largeOutputs);
-    this.toolset = new SessionToolset(this, init.services.builtinTools);
+    this.toolset = new SessionToolset(this, init.services.builtinTools, init.services.builtinMcpServers);
     this.persistence = new SessionPersistence(this);
     this.history = new SessionHistory(this);
     this.autoModeSwitch = new AutoModeSwitch(this);

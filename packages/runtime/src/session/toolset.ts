@@ -64,10 +64,17 @@ export class SessionToolset {
   private readonly exitPlanModeTool: Tool;
   private readonly stopListening: () => void;
 
-  /** @param builtinOptions settings of the built-in tools (the `sql` tool's time limit). */
+  /** Built-in MCP servers removed from this session (`session.mcp.removeGitHub`): not added again on resume. */
+  private readonly removedBuiltinMcp = new Set<string>();
+
+  /**
+   * @param builtinOptions settings of the built-in tools (the `sql` tool's time limit).
+   * @param builtinMcpServers the MCP servers the runtime adds to a session with a given config.
+   */
   constructor(
     private readonly host: ToolsetHost,
     builtinOptions: BuiltinToolOptions = {},
+    private readonly builtinMcpServers: (config: SessionCreateParams) => Record<string, McpServerConfig> = () => ({}),
   ) {
     const { config } = host;
     this.services = createBuiltinServices({ logger: host.logger, sessionFolder: host.workspacePath, options: builtinOptions });
@@ -97,13 +104,29 @@ export class SessionToolset {
     await previous.dispose();
   }
 
-  /** The configured servers and those of the plugin folders (the configured ones win a name), minus `disabledMcpServers`. */
+  /**
+   * Removes a server the runtime added (not one the application configured under the same name):
+   * it stops and is no longer listed, and a resume does not add it again. False when there was none.
+   */
+  async removeBuiltinMcpServer(serverName: string): Promise<boolean> {
+    const removed = await this.mcpServers.removeBuiltin(serverName);
+    if (removed) this.removedBuiltinMcp.add(serverName);
+    return removed;
+  }
+
+  /**
+   * The runtime's built-in servers, the plugin folders' servers and the configured ones (a later
+   * source wins a name), minus `disabledMcpServers` (listed as disabled, never started).
+   */
   private createMcp(config: SessionCreateParams): McpManager {
     const { host } = this;
-    const { pluginDirectories, disabledMcpServers } = config as { pluginDirectories?: unknown; disabledMcpServers?: unknown };
+    const { pluginDirectories } = config as { pluginDirectories?: unknown };
+    const builtins = Object.fromEntries(Object.entries(this.builtinMcpServers(config)).filter(([name]) => !this.removedBuiltinMcp.has(name)));
     const plugins = pluginMcpServers(stringList(pluginDirectories), host.logger);
-    const servers: Record<string, McpServerConfig> = { ...plugins, ...(config.mcpServers ?? {}) };
-    return new McpManager(servers, { emitter: host.emitter, logger: host.logger, workingDirectory: host.workingDirectory, ...host.mcpHost }, { disabledServers: stringList(disabledMcpServers) });
+    const configured: Record<string, McpServerConfig> = { ...plugins, ...(config.mcpServers ?? {}) };
+    const servers: Record<string, McpServerConfig> = { ...builtins, ...configured };
+    const builtinServers = Object.keys(builtins).filter((name) => !(name in configured));
+    return new McpManager(servers, { emitter: host.emitter, logger: host.logger, workingDirectory: host.workingDirectory, ...host.mcpHost }, { disabledServers: stringList(config.disabledMcpServers), builtinServers });
   }
 
   /** Rebuilds the built-in and custom tools after the configuration or the clients' tools changed. */

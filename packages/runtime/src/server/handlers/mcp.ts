@@ -27,6 +27,8 @@ import type { McpManager } from "../../mcp/manager.js";
 import { McpSampling, type SamplingPort } from "../../mcp/sampling.js";
 import type { EventInterests } from "../../session/event-interests.js";
 import type { PendingRequests } from "../../session/pending.js";
+import type { SessionToolset } from "../../session/toolset.js";
+import { gitHubMcpServerName } from "../../mcp/github-server.js";
 import type { MethodTable } from "../method-table.js";
 
 /** What these handlers need of a session: its MCP servers, and its model for sampling. */
@@ -37,6 +39,8 @@ export interface McpSessionView extends SamplingPort {
   /** Where `mcp.oauth_required` requests wait for their answer. */
   readonly pending: Pick<PendingRequests, "settle">;
   readonly eventInterests: EventInterests;
+  /** Removes the GitHub MCP server the runtime added (`session.mcp.removeGitHub`). */
+  readonly toolset: Pick<SessionToolset, "removeBuiltinMcpServer">;
 }
 
 /** What these handlers need of the runtime. */
@@ -91,12 +95,9 @@ export function registerMcpMethods(table: MethodTable, host: McpMethodsHost): vo
     mcp.envValueMode = mode;
     return { mode: mcp.envValueMode };
   });
-  // Tandem never adds a GitHub MCP server on its own: there is nothing to remove, and a server the
-  // application configured under that name is the application's.
-  table.on(SessionMcpRemoveGitHub, ({ sessionId }) => {
-    host.session(sessionId);
-    return { removed: false };
-  });
+  // Only the server the runtime added in Copilot API mode: one the application configured under that
+  // name is the application's, and a session of another provider has none.
+  table.on(SessionMcpRemoveGitHub, async ({ sessionId }) => ({ removed: await host.session(sessionId).toolset.removeBuiltinMcpServer(gitHubMcpServerName) }));
 
   table.on(SessionMcpExecuteSampling, ({ sessionId, requestId, serverName, request }) => {
     const session = host.session(sessionId);

@@ -73,7 +73,12 @@ export function registerSessionFeatureMethods(table: MethodTable, runtime: Runti
     return client.profile.skillsReloadResult();
   });
 
-  table.on(SessionMcpList, ({ sessionId }) => ({ servers: sessions.get(sessionId).mcp.list() }));
+  table.on(SessionMcpList, ({ sessionId }) => {
+    const { mcp } = sessions.get(sessionId);
+    // Listing is what a client does to watch servers: it starts connecting them (once) if no turn has yet.
+    void mcp.start();
+    return { servers: mcp.list() };
+  });
   table.on(SessionMcpEnable, async ({ sessionId, serverName }) => {
     await sessions.get(sessionId).mcp.enable(serverName);
     return {};
