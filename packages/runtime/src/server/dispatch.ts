@@ -35,6 +35,7 @@ import { registerCanvasMethods } from "./handlers/canvas.js";
 import { registerPermissionLocationMethods } from "./handlers/permission-locations.js";
 import { registerTaskMethods } from "./handlers/tasks.js";
 import { registerShellMethods } from "./handlers/shell.js";
+import { registerSandboxMethods } from "./handlers/sandbox.js";
 import { registerUiMethods } from "./handlers/ui.js";
 import { registerLifecycleMethods } from "./handlers/lifecycle.js";
 import { registerLlmInferenceMethods } from "./handlers/llm-inference.js";
@@ -92,6 +93,7 @@ export class Dispatcher implements MethodTable {
     registerPermissionLocationMethods(this, runtime);
     registerTaskMethods(this, runtime);
     registerShellMethods(this, runtime);
+    registerSandboxMethods(this, runtime);
     registerUiMethods(this, runtime);
     registerLifecycleMethods(this, runtime);
     registerLlmInferenceMethods(this, runtime.inferenceTransport);

@@ -28,6 +28,7 @@ import { sessionExists, SessionOpener } from "./session-opener.js";
 import type { FolderTrust } from "../trust/folder-consent.js";
 import type { BuiltinToolOptions } from "../tools/registry.js";
 import type { SqlDatabase } from "../tools/builtin/sql/session-database.js";
+import type { SandboxEnvironment } from "../sandbox/session-sandbox.js";
 
 export type { SessionOpened } from "./session-metadata.js";
 import { defaultPendingWorkGraceMs, HeldWork, waitsOnClients } from "./held-work.js";
@@ -48,6 +49,8 @@ export interface SessionManagerOptions {
   hookTimeoutMs: number;
   /** `--report-intent on|off`: whether sessions offer `report_intent` when they do not say (unset: per client generation). */
   reportIntent?: boolean;
+  /** `--sandbox` / `TANDEM_SANDBOX` and `TANDEM_BWRAP`: every session's sandbox default and the bubblewrap binary. */
+  sandbox?: SandboxEnvironment;
   /** Settings of every session's built-in tools (the `sql` tool's time limit). */
   builtinTools?: BuiltinToolOptions;
   /** The `sql` tool's database of a session its store keeps itself (a client's file system); undefined: its `session.db`. */

@@ -171,6 +171,7 @@ export class SessionOpener {
       createModelClient: (config, bearerTokens) => this.options.createModelClient(config, sessionId, bearerTokens),
       hookTimeoutMs: this.options.hookTimeoutMs,
       reportIntent: this.options.reportIntent,
+      sandbox: this.options.sandbox ?? { bwrapPath: "bwrap", platform: process.platform },
       ...this.builtinToolsFor(sessionId),
       compaction: this.options.compaction,
       ...(this.options.folderTrust ? { folderTrust: this.options.folderTrust } : {}),

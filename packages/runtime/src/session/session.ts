@@ -45,6 +45,7 @@ import { ClientMembership, type MembershipHost } from "./client-membership.js";
 import { untrusting, type FolderTrust } from "../trust/folder-consent.js";
 import type { BuiltinToolOptions } from "../tools/registry.js";
 import type { ProviderError } from "../providers/errors.js";
+import type { SandboxEnvironment } from "../sandbox/session-sandbox.js";
 import { AutoModeSwitch } from "./auto-mode-switch.js";
 
 /** Services a session borrows from the runtime. */
@@ -75,6 +76,8 @@ export interface SessionServices {
   readonly folderTrust?: FolderTrust;
   /** The runtime's `--report-intent` setting, if it was given. */
   readonly reportIntent?: boolean;
+  /** The runtime's sandbox default (`--sandbox`) and bubblewrap binary. */
+  readonly sandbox: SandboxEnvironment;
 }
 
 /** Everything a session starts with. */
@@ -244,6 +247,10 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
   /** The session's MCP servers. */
   get mcp(): McpManager {
     return this.toolset.mcp;
+  }
+  /** The runtime's sandbox default and bubblewrap binary (the toolset reads them). */
+  get sandboxEnvironment(): SandboxEnvironment {
+    return this.services.sandbox;
   }
   /** The runtime's `--report-intent` setting (the toolset reads it). */
   get reportIntentSetting(): boolean | undefined {
