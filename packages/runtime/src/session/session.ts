@@ -258,7 +258,7 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
   }
   /** MCP servers for a custom agent's own `mcpServers`. */
   createMcpManager(configs: Record<string, McpServerConfig>, emitter: EventEmitterPort): McpManager {
-    return new McpManager(configs, { emitter, logger: this.logger, workingDirectory: this.workingDirectory, ...this.mcpHost });
+    return new McpManager(configs, { emitter, logger: this.logger, workingDirectory: this.workingDirectory, launcher: this.toolset.sandbox, ...this.mcpHost });
   }
 
   /** What MCP servers need from the session: forms for the user. */

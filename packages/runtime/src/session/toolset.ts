@@ -110,7 +110,7 @@ export class SessionToolset {
     const { pluginDirectories, disabledMcpServers } = config as { pluginDirectories?: unknown; disabledMcpServers?: unknown };
     const plugins = pluginMcpServers(stringList(pluginDirectories), host.logger);
     const servers: Record<string, McpServerConfig> = { ...plugins, ...(config.mcpServers ?? {}) };
-    return new McpManager(servers, { emitter: host.emitter, logger: host.logger, workingDirectory: host.workingDirectory, ...host.mcpHost }, { disabledServers: stringList(disabledMcpServers) });
+    return new McpManager(servers, { emitter: host.emitter, logger: host.logger, workingDirectory: host.workingDirectory, launcher: this.sandbox, ...host.mcpHost }, { disabledServers: stringList(disabledMcpServers) });
   }
 
   /** Rebuilds the built-in and custom tools after the configuration or the clients' tools changed. */

@@ -115,8 +115,9 @@ export function bashTool(
         return refuse("A sandbox bypass runs one sync command in a fresh shell: leave out shellId and mode \"async\".", "Sandbox bypass needs a one-off sync command");
       }
       const analysis = await analyzeShellCommand(args.command, parser);
+      // Said whenever the session has a sandbox on (or a bypass is asked); without one, the request keeps its usual shape.
       const sandboxFields = {
-        sandboxed: planned,
+        ...(launcher?.sandboxing || bypass ? { sandboxed: planned } : {}),
         ...(bypass ? { requestSandboxBypass: true, canOfferSessionApproval: false, ...(args.requestSandboxBypassReason ? { requestSandboxBypassReason: args.requestSandboxBypassReason } : {}) } : {}),
       };
       const request = { ...(await shellRequestFrom(analysis, args.command, args.description, context.workingDirectory)), ...sandboxFields };
