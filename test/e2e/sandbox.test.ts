@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseScript } from "@tandem/testkit";
 import { afterEach, beforeEach, expect, it } from "vitest";
+import { fileURLToPath } from "node:url";
 import { startWorld, type TestWorld } from "../helpers/harness.js";
 import { RawClient, type WireMessage } from "../helpers/raw-client.js";
 
@@ -301,4 +302,55 @@ it("a command runs outside the sandbox only when allowBypass is set and the appl
   expect(status).toMatchObject({ enabled: true, enforced: false, disabledForSession: true });
   const disabled = await runBash(lenient, { command: "echo free" });
   expect(disabled.complete.sandboxed).toBe(false);
+});
+
+const stdioServer = fileURLToPath(new URL("../fixtures/mcp/stdio-server.mjs", import.meta.url));
+
+/** The status of each of the session's MCP servers once none is still connecting. */
+async function mcpStatuses(sessionId: string): Promise<Record<string, string>> {
+  let servers: Array<{ name: string; status: string }> = [];
+  // Polled: a server's start is not an event of its own here.
+  for (let attempt = 0; attempt < 300; attempt++) {
+    servers = ((await client!.request("session.mcp.list", { sessionId })).result as { servers: typeof servers }).servers;
+    if (servers.length > 0 && servers.every((server) => server.status !== "connecting" && server.status !== "pending")) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return Object.fromEntries(servers.map((server) => [server.name, server.status]));
+}
+
+it("stdio MCP servers start in the sandbox unless sandboxMcpServers is false, and fail to start when the sandbox cannot", { timeout: 120_000 }, async () => {
+  const hostDisk = realpathSync(mkdtempSync(join(process.cwd(), ".sandbox-mcp-")));
+  try {
+    const server = (log: string) => ({ command: process.execPath, args: [stdioServer], tools: ["*"], env: { MCP_FIXTURE_LOG: log } });
+    await open();
+    const sandboxed = (await client!.request("session.create", {
+      workingDirectory: workdir,
+      sandbox: { enabled: true },
+      mcpServers: { inside: server(join(workdir, "inside.log")), escaping: server(join(hostDisk, "escaping.log")) },
+    })).result as { sessionId: string };
+    expect(await mcpStatuses(sandboxed.sessionId)).toEqual({ inside: "connected", escaping: "failed" });
+    expect(readFileSync(join(workdir, "inside.log"), "utf8")).toContain("start");
+    expect(existsSync(join(hostDisk, "escaping.log"))).toBe(false);
+
+    const trusted = (await client!.request("session.create", {
+      workingDirectory: workdir,
+      sandbox: { enabled: true, sandboxMcpServers: false },
+      mcpServers: { trusted: server(join(hostDisk, "trusted.log")) },
+    })).result as { sessionId: string };
+    expect(await mcpStatuses(trusted.sessionId)).toEqual({ trusted: "connected" });
+    expect(existsSync(join(hostDisk, "trusted.log"))).toBe(true);
+    await client!.close(true);
+    await world!.dispose();
+
+    await open({ TANDEM_BWRAP: join(outside, "no-such-bwrap") });
+    const refused = (await client!.request("session.create", {
+      workingDirectory: workdir,
+      sandbox: { enabled: true },
+      mcpServers: { refused: server(join(hostDisk, "refused.log")) },
+    })).result as { sessionId: string };
+    expect(await mcpStatuses(refused.sessionId)).toEqual({ refused: "failed" });
+    expect(existsSync(join(hostDisk, "refused.log"))).toBe(false);
+  } finally {
+    rmSync(hostDisk, { recursive: true, force: true });
+  }
 });
