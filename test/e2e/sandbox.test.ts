@@ -11,7 +11,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseScript } from "@tandem/testkit";
-import { afterEach, beforeEach, expect, it } from "vitest";
+import { afterEach, beforeEach, expect, it, onTestFinished } from "vitest";
 import { fileURLToPath } from "node:url";
 import { startWorld, type TestWorld } from "../helpers/harness.js";
 import { RawClient, type WireMessage } from "../helpers/raw-client.js";
@@ -117,6 +117,7 @@ it("a sandboxed command writes only where the policy allows, and cannot see deni
   symlinkSync(join(outside, "secrets"), join(workdir, "link-to-secrets"));
   // A path on the host's disk outside the writable ones (the checkout this test runs from).
   const hostFile = join(process.cwd(), `sandbox-escape-${process.pid}.txt`);
+  onTestFinished(() => rmSync(hostFile, { force: true }));
   await open();
   const sessionId = await createSession(
     sandboxOn({
