@@ -5,7 +5,7 @@
  * the runtime's proxy), named shells, output limits, the runtime-wide default, bypass through the
  * application's approval only, and the typed refusal when the sandbox cannot start.
  */
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -51,9 +51,10 @@ interface BashRun {
   text: string;
 }
 
-async function open(env: Record<string, string> = {}, args: string[] = []): Promise<RawClient> {
+async function open(env: Record<string, string> = {}, args: string[] = [], user?: { uid: number; gid: number }): Promise<RawClient> {
   world = await startWorld([]);
-  client = new RawClient({ ...world.env, ...env }, args);
+  if (user) for (const folder of [world.home, workdir, outside]) chownSync(folder, user.uid, user.gid);
+  client = new RawClient({ ...world.env, ...env }, args, user);
   return client;
 }
 
@@ -354,4 +355,24 @@ it("stdio MCP servers start in the sandbox unless sandboxMcpServers is false, an
   } finally {
     rmSync(hostDisk, { recursive: true, force: true });
   }
+});
+
+it("an unprivileged runtime sandboxes as well (as nobody when the tests run as root, as CI does)", { timeout: 120_000 }, async () => {
+  // CI runs as root, where bubblewrap could lean on privileges; the user namespaces must work without them.
+  const nobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined;
+  writeFileSync(join(outside, "secret.txt"), "UNPRIVILEGED-SECRET");
+  chmodSync(join(outside, "secret.txt"), 0o644);
+  await open({}, [], nobody);
+  const sessionId = await createSession(sandboxOn({ userPolicy: { filesystem: { deniedPaths: [join(outside, "secret.txt")] } } }));
+  const run = await runBash(sessionId, {
+    command: [`id -u`, `echo ok > ${workdir}/mine.txt && echo wrote`, `cat ${outside}/secret.txt`, `echo no > /usr/local/nope.txt 2>/dev/null || echo system-refused`].join("; "),
+  });
+  expect(run.complete.sandboxed).toBe(true);
+  expect(run.text).toContain("wrote");
+  expect(run.text).toContain("system-refused");
+  expect(run.text).not.toContain("UNPRIVILEGED-SECRET");
+  expect(readFileSync(join(workdir, "mine.txt"), "utf8")).toBe("ok\n");
+  if (nobody) expect(run.text).toMatch(/^65534$/m);
+  const status = (await client!.request("session.sandbox.getEnforcementStatus", { sessionId })).result;
+  expect(status).toMatchObject({ enforced: true, mechanism: "bubblewrap" });
 });
