@@ -118,7 +118,11 @@ it("a sandboxed command writes only where the policy allows, and cannot see deni
   symlinkSync(join(outside, "secrets"), join(workdir, "link-to-secrets"));
   // A path on the host's disk outside the writable ones (the checkout this test runs from).
   const hostFile = join(process.cwd(), `sandbox-escape-${process.pid}.txt`);
-  onTestFinished(() => rmSync(hostFile, { force: true }));
+  const systemFile = `/usr/local/sandbox-escape-${process.pid}.txt`;
+  const tmpFile = `/tmp/sandbox-private-${process.pid}.txt`;
+  onTestFinished(() => {
+    for (const path of [hostFile, systemFile, tmpFile]) rmSync(path, { force: true });
+  });
   await open();
   const sessionId = await createSession(
     sandboxOn({
@@ -139,8 +143,8 @@ it("a sandboxed command writes only where the policy allows, and cannot see deni
       `echo no > ${outside}/escaped.txt`,
       `echo no > ${hostFile} 2>/dev/null || echo outside-refused`,
       `echo no > ${workdir}/frozen/x.txt 2>/dev/null || echo frozen-refused`,
-      `echo no > /usr/local/escaped.txt 2>/dev/null || echo system-refused`,
-      `echo private > /tmp/private.txt && echo tmp-written`,
+      `echo no > ${systemFile} 2>/dev/null || echo system-refused`,
+      `echo private > ${tmpFile} && echo tmp-written`,
     ].join("; "),
   });
   expect(writes.permission).toMatchObject({ kind: "shell", sandboxed: true });
@@ -152,8 +156,8 @@ it("a sandboxed command writes only where the policy allows, and cannot see deni
   expect(existsSync(join(outside, "escaped.txt"))).toBe(false);
   expect(existsSync(hostFile)).toBe(false);
   expect(existsSync(join(workdir, "frozen", "x.txt"))).toBe(false);
-  expect(existsSync("/usr/local/escaped.txt")).toBe(false);
-  expect(existsSync("/tmp/private.txt")).toBe(false);
+  expect(existsSync(systemFile)).toBe(false);
+  expect(existsSync(tmpFile)).toBe(false);
 
   const reads = await runBash(sessionId, {
     command: [
