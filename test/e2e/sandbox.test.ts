@@ -380,3 +380,15 @@ it("an unprivileged runtime sandboxes as well (as nobody when the tests run as r
   const status = (await client!.request("session.sandbox.getEnforcementStatus", { sessionId })).result;
   expect(status).toMatchObject({ enforced: true, mechanism: "bubblewrap" });
 });
+
+it("a runtime-wide sandbox setting that is not on, off or a valid SandboxConfig is refused, never taken as off", { timeout: 60_000 }, async () => {
+  const garbage = await open({ TANDEM_SANDBOX: "maybe" });
+  await garbage.waitClosed(30_000);
+  expect(garbage.child.exitCode ?? (await new Promise((resolve) => garbage.child.once("exit", resolve)))).toBe(2);
+  expect(garbage.stderr).toContain("TANDEM_SANDBOX must be on, off or a SandboxConfig as JSON");
+  await world!.dispose();
+
+  await open({ TANDEM_SANDBOX: JSON.stringify({ enabled: "yes" }) });
+  const refused = await client!.request("session.create", { workingDirectory: workdir });
+  expect(refused.error?.message).toContain("--sandbox / TANDEM_SANDBOX is not a valid SandboxConfig (enabled: Invalid input: expected boolean, received string)");
+});

@@ -283,3 +283,17 @@ function isSandboxSetting(text: string): boolean {
     return false;
   }
 }
+
+/**
+ * `TANDEM_SANDBOX` when `--sandbox` is not given, checked as the flag is (the runtime refuses to
+ * start on anything but on, off or a JSON object).
+ *
+ * @example
+ * args.sandbox ??= sandboxSettingFromEnv(process.env);
+ */
+export function sandboxSettingFromEnv(env: NodeJS.ProcessEnv): string | undefined {
+  const value = env.TANDEM_SANDBOX;
+  if (value === undefined || value === "") return undefined;
+  if (!isSandboxSetting(value)) throw new Error("TANDEM_SANDBOX must be on, off or a SandboxConfig as JSON");
+  return value;
+}

@@ -65,7 +65,13 @@ export function parseSandboxSetting(text: string, parse: (value: unknown) => San
   } catch {
     throw new Error(`--sandbox / TANDEM_SANDBOX must be on, off or a SandboxConfig as JSON (got ${JSON.stringify(text.slice(0, 80))})`);
   }
-  return parse(value);
+  try {
+    return parse(value);
+  } catch (error) {
+    const issues = (error as { issues?: Array<{ path: PropertyKey[]; message: string }> }).issues;
+    const detail = issues ? issues.map((issue) => `${issue.path.map(String).join(".") || "(root)"}: ${issue.message}`).join("; ") : String(error);
+    throw new Error(`--sandbox / TANDEM_SANDBOX is not a valid SandboxConfig (${detail})`);
+  }
 }
 
 /**

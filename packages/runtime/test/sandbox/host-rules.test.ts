@@ -54,3 +54,12 @@ describe("sandbox policy", () => {
     expect(() => parseSandboxSetting("maybe", parse)).toThrow("--sandbox / TANDEM_SANDBOX must be on, off or a SandboxConfig as JSON");
   });
 });
+
+describe("sandbox settings of the runtime", () => {
+  it("names the wrong field of a SandboxConfig given as JSON", async () => {
+    const { SandboxConfig } = await import("@tandem/protocol");
+    expect(() => parseSandboxSetting('{"enabled":"yes"}', (value) => SandboxConfig.parse(value))).toThrow(
+      "--sandbox / TANDEM_SANDBOX is not a valid SandboxConfig (enabled: Invalid input: expected boolean, received string)",
+    );
+  });
+});
