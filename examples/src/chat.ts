@@ -19,7 +19,7 @@ import { ModelServer } from "@tandem/testkit";
 import { BusyKeyboard } from "./busy-keyboard.js";
 import { getWeather } from "./demo-tools.js";
 import { TerminalMarkdown } from "./terminal-markdown.js";
-import { historyText, toolCallLine, toolResultText } from "./transcript.js";
+import { historyText, shellRequestText, toolCallLine, toolResultText } from "./transcript.js";
 
 const dim = (text: string) => `\x1b[2m${text}\x1b[0m`;
 
@@ -27,7 +27,9 @@ const dim = (text: string) => `\x1b[2m${text}\x1b[0m`;
 function describeRequest(request: PermissionRequest): { text: string; key: string } {
   switch (request.kind) {
     case "shell":
-      return { text: `run \`${request.fullCommandText}\``, key: `shell:${request.commands.map((command) => command.identifier).join("\n")}` };
+      // A bypass is never remembered: each one is asked.
+      if (request.requestSandboxBypass) return { text: shellRequestText(request), key: `bypass:${request.toolCallId ?? Math.random()}` };
+      return { text: shellRequestText(request), key: `shell:${request.commands.map((command) => command.identifier).join("\n")}` };
     case "write":
       return { text: `write ${request.fileName}`, key: "write" };
     case "read":

@@ -1,5 +1,5 @@
 /** How the chat sample prints the parts of a conversation: tool calls, their output, a whole history. */
-import type { SessionEvent } from "@tandem/sdk";
+import type { PermissionRequest, SessionEvent } from "@tandem/sdk";
 import { TerminalMarkdown } from "./terminal-markdown.js";
 
 const dim = (text: string) => `\x1b[2m${text}\x1b[0m`;
@@ -29,10 +29,30 @@ export function collapsedOutput(output: string, shown = SHOWN_OUTPUT_LINES): str
   return `${head.join("\n")}\n`;
 }
 
-/** What a finished tool call prints: its output collapsed, or why it failed. */
+/**
+ * What a finished tool call prints: its output collapsed, or why it failed; for a call that says
+ * whether it ran in the session's sandbox (bash), a last line saying so.
+ */
 export function toolResultText(event: Extract<SessionEvent, { type: "tool.execution_complete" }>): string {
-  if (!event.data.success) return `${dim(`[${event.data.error?.message ?? "failed"}]`)}\n`;
-  return collapsedOutput(event.data.result?.content ?? "");
+  const { sandboxed } = event.data;
+  const sandboxLine = sandboxed === undefined ? "" : `${dim(sandboxed ? "  [sandboxed]" : "  [not sandboxed]")}\n`;
+  if (!event.data.success) return `${dim(`[${event.data.error?.message ?? "failed"}]`)}\n${sandboxLine}`;
+  return collapsedOutput(event.data.result?.content ?? "") + sandboxLine;
+}
+
+/**
+ * A shell permission request in one line: the command, and where it will run when the session has
+ * a sandbox — in it, or (a bypass the model asks for) outside it, with the model's reason.
+ *
+ * @example
+ * shellRequestText({ kind: "shell", fullCommandText: "ls", sandboxed: true, … }); // "run `ls` in the sandbox"
+ */
+export function shellRequestText(request: Extract<PermissionRequest, { kind: "shell" }>): string {
+  const command = `run \`${request.fullCommandText}\``;
+  if (request.requestSandboxBypass) {
+    return `${command} OUTSIDE the sandbox${request.requestSandboxBypassReason ? ` (${request.requestSandboxBypassReason})` : ""}`;
+  }
+  return request.sandboxed === true ? `${command} in the sandbox` : command;
 }
 
 /**

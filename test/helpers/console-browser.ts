@@ -36,6 +36,8 @@ export interface ConsoleSetup {
   listsModels?: boolean;
   /** Extra `tandem-console` arguments, given the git folder. */
   consoleArgs?: (workdir: string) => string[];
+  /** More environment for the runtime the console starts (e.g. `TANDEM_SANDBOX`). */
+  runtimeEnv?: Record<string, string>;
 }
 
 function makeGitRepository(): string {
@@ -55,7 +57,7 @@ async function startModelWorld(setup: ConsoleSetup, workdir: string): Promise<Te
     const path = join(scriptsDir, `${name}.yaml`);
     for (const script of parseScripts(readFileSync(path, "utf8").replaceAll("__WORKDIR__", workdir), path)) model.addScript(script);
   }
-  return worldAround(model);
+  return worldAround(model, setup.runtimeEnv ?? {});
 }
 
 /** The console, its world and the browser of one test file. */

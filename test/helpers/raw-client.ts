@@ -12,9 +12,10 @@ export class RawClient extends FramedClient {
   readonly child: ChildProcessWithoutNullStreams;
   stderr = "";
 
-  constructor(env: Record<string, string>, args: string[] = []) {
+  /** `user` runs the runtime as another user (uid and gid; the test must be root). */
+  constructor(env: Record<string, string>, args: string[] = [], user?: { uid: number; gid: number }) {
     super();
-    this.child = spawn(process.execPath, [tandemBin, "--stdio", "--log-level", "warning", ...args], { env, stdio: ["pipe", "pipe", "pipe"] });
+    this.child = spawn(process.execPath, [tandemBin, "--stdio", "--log-level", "warning", ...args], { env, stdio: ["pipe", "pipe", "pipe"], ...(user ?? {}) });
     this.child.stdout.on("data", (chunk: Buffer) => this.receive(chunk));
     this.child.stdout.once("close", () => this.markClosed());
     this.child.stderr.on("data", (chunk: Buffer) => (this.stderr += chunk.toString()));

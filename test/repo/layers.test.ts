@@ -28,6 +28,7 @@ const layers: readonly string[] = [
   // The ports: types and small contracts that lower folders need from the session, the loop and the server.
   "ports",
   "secrets",
+  "sandbox",
   // Storage and settings.
   "store",
   "trust",

@@ -316,6 +316,16 @@ const blockRules: BlockRule[] = [
       expect(JSON.parse(block.text)).toEqual({ trustedFolders: [expect.any(String)] });
     },
   },
+  programRule(
+    "sandbox: {\n    enabled: true,",
+    ["plain-reply"],
+    (stdout) => {
+      expect(stdout).toContain(plainReply);
+      expect(JSON.parse(stdout.split("\n").find((line) => line.startsWith("{")) ?? "{}")).toMatchObject({ enabled: true, enforced: true, mechanism: "bubblewrap" });
+    },
+    (text) =>
+      aroundClient(`${text}\nconsole.log(JSON.stringify(await session.rpc.sandbox.getEnforcementStatus()));`),
+  ),
   {
     signature: " composition   index.ts",
     run: async (block) => {

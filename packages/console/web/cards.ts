@@ -114,8 +114,10 @@ export class ToolCard {
     if (this.status === "pending") this.setStatus("running");
   }
 
-  complete(success: boolean, content: string | undefined, error: string | undefined): void {
+  /** The call ended; `sandboxed` (what `bash` reports) puts a badge in the card's head. */
+  complete(success: boolean, content: string | undefined, error: string | undefined, sandboxed?: boolean): void {
     this.clearPermission();
+    if (sandboxed !== undefined) this.showSandbox(sandboxed);
     const denied = !success && /denied|rejected/i.test(`${error ?? ""} ${content ?? ""}`);
     this.setStatus(success ? "done" : denied ? "denied" : "failed");
     const text = success ? content : (error ?? content);
@@ -125,6 +127,13 @@ export class ToolCard {
     this.#output.textContent = "";
     // A shell's output is shown as printed; other tools' messages name paths relative to the folder.
     setChildren(this.#result, h("pre", {}, shellTools.has(this.toolName) ? text : shortenPaths(text, this.cwd)));
+  }
+
+  /** Says in the card's head whether the command ran in the session's OS sandbox. */
+  showSandbox(sandboxed: boolean): void {
+    this.element.dataset.sandboxed = String(sandboxed);
+    const badge = this.element.querySelector(".tool-sandbox") ?? this.element.querySelector(".tool-head")?.appendChild(h("span", { class: "tool-sandbox" }));
+    if (badge) badge.textContent = sandboxed ? "sandboxed" : "not sandboxed";
   }
 
   /** Shows the request on the card with the three answers. */
@@ -219,6 +228,7 @@ function permissionDetails(request: PermissionRequest, cwd: string | undefined):
         h("ul", { class: "permission-commands" }, ...request.commands.map((command) => h("li", { "data-command": command.identifier }, h("code", {}, command.identifier), command.readOnly ? " (read-only)" : ""))),
         request.possiblePaths.length ? h("div", { class: "permission-field" }, h("span", { class: "permission-label" }, "Paths"), h("code", { title: request.possiblePaths.join(", ") }, request.possiblePaths.map((path) => displayPath(path, cwd)).join(", "))) : null,
         request.hasWriteFileRedirection ? h("div", { class: "permission-warning" }, "Writes to a file (redirection)") : null,
+        sandboxNote(request),
       );
     case "write":
       return h("div", {}, intention, pathField("File", request.fileName));
@@ -260,4 +270,14 @@ function unifiedDiffView(diff: string, shownPath: string, fullPath: string): HTM
   const firstHunk = all.findIndex((line) => line.startsWith("@@"));
   const lines = firstHunk > 0 ? all.slice(firstHunk) : all;
   return h("div", { class: "diff permission-diff" }, h("div", { class: "diff-path", title: fullPath }, shownPath), ...lines.map((line) => h("div", { class: lineClass(line) }, line)));
+}
+
+/** Where a shell command will run: in the sandbox, or (a bypass the model asks for) outside it, with its reason. */
+function sandboxNote(request: Extract<PermissionRequest, { kind: "shell" }>): HTMLElement | null {
+  if (request.requestSandboxBypass) {
+    const reason = request.requestSandboxBypassReason ? `: ${request.requestSandboxBypassReason}` : "";
+    return h("div", { class: "permission-warning sandbox-bypass" }, `Runs OUTSIDE the sandbox if you approve${reason}`);
+  }
+  if (request.sandboxed === true) return h("div", { class: "permission-sandbox" }, "Runs in the session's sandbox");
+  return null;
 }

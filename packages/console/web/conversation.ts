@@ -182,7 +182,7 @@ export class ConversationView {
         this.#cards.get(event.data.toolCallId)?.progress(event.data.progressMessage);
         break;
       case "tool.execution_complete":
-        this.#cards.get(event.data.toolCallId)?.complete(event.data.success, event.data.result?.content, event.data.error?.message);
+        this.#cards.get(event.data.toolCallId)?.complete(event.data.success, event.data.result?.content, event.data.error?.message, event.data.sandboxed);
         break;
       case "permission.requested":
         this.#onPermissionRequested(event.data.requestId, event.data.permissionRequest);

@@ -198,6 +198,11 @@ export const PermissionRequest = z.discriminatedUnion("kind", [
     possibleUrls: z.array(z.looseObject({ url: z.string() }).or(z.string())).optional(),
     hasWriteFileRedirection: z.boolean().optional(),
     canOfferSessionApproval: z.boolean().optional(),
+    /** Tandem: whether the command will run in the session's OS sandbox if approved. */
+    sandboxed: z.boolean().optional(),
+    /** The model asks to run this command outside the sandbox; approving the request grants it (only when `sandbox.allowBypass`). */
+    requestSandboxBypass: z.boolean().optional(),
+    requestSandboxBypassReason: z.string().optional(),
   }),
   z.looseObject({
     kind: z.literal("write"),

@@ -46,6 +46,12 @@ export const ErrorCodes = {
    * status; the token itself is never repeated.
    */
   AuthenticationFailed: -32014,
+  /**
+   * The session's sandbox is required (`sandbox.enabled`) but cannot start here (no bubblewrap, no
+   * user namespaces, an unsupported platform), or a sandbox action is not allowed (`allowBypass`
+   * unset). `data.reason` says why; nothing ran unsandboxed.
+   */
+  SandboxUnavailable: -32015,
 } as const;
 
 /** One of {@link ErrorCodes}. */

@@ -212,6 +212,8 @@ const eventDataFactories = {
     result: ToolExecutionResult.optional(),
     error: z.looseObject({ message: z.string(), code: optionalString }).optional(),
     toolTelemetry: JsonObject.optional(),
+    /** Whether the tool's process ran in an OS sandbox (set by `bash` on every call: false when it ran unsandboxed or not at all). */
+    sandboxed: z.boolean().optional(),
     ...subAgentLink,
   }),
   "external_tool.requested": () => z.looseObject({

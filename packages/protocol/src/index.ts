@@ -195,6 +195,15 @@ export { FactoryAbort, FactoryAgentOptions, FactoryExecute, FactoryLimits, Facto
 export { PermissionRuleShape, SessionPermissionsFolderTrustAddTrusted, SessionPermissionsFolderTrustIsTrusted, SessionPermissionsLocationsAddToolApproval, SessionPermissionsLocationsApply, SessionPermissionsLocationsResolve, permissionLocationRequests } from "./methods/permission-locations.js";
 export { PermissionPolicyRule, SessionPermissionsModifyRules, SessionPermissionsNotifyPromptShown, SessionPermissionsPathsAdd, SessionPermissionsPathsIsPathWithinAllowedDirectories, SessionPermissionsPathsIsPathWithinWorkspace, SessionPermissionsPathsList, SessionPermissionsPathsUpdatePrimary, SessionPermissionsSetRequired, SessionPermissionsUrlsSetUnrestrictedMode, permissionPolicyRequests } from "./methods/permission-policy.js";
 export { SessionTasksCancel, SessionTasksGetCurrentPromotable, SessionTasksGetProgress, SessionTasksList, SessionTasksPromoteCurrentToBackground, SessionTasksPromoteToBackground, SessionTasksRefresh, SessionTasksRemove, SessionTasksSendMessage, SessionTasksStartAgent, SessionTasksWaitForPending, TaskAgentInfo, taskRequests } from "./methods/tasks.js";
+export {
+  SandboxConfig,
+  SandboxEnforcementStatus,
+  SandboxFilesystemPolicy,
+  SandboxNetworkPolicy,
+  SessionSandboxDisableForSession,
+  SessionSandboxGetEnforcementStatus,
+  sandboxRequests,
+} from "./methods/sandbox.js";
 export { SessionShellCancelUserRequested, SessionShellExec, SessionShellExecuteUserRequested, SessionShellKill, ShellExitNotification, ShellOutputNotification, shellRequests } from "./methods/shell.js";
 export { ElicitationSchema, SessionMcpHeadersHandlePendingHeadersRefreshRequest, SessionUiElicitation, SessionUiHandlePendingAutoModeSwitch, SessionUiHandlePendingSampling, SessionUiHandlePendingSessionLimitsExhausted, SessionUiHandlePendingUserInput, SessionUiRegisterDirectAutoModeSwitchHandler, SessionUiUnregisterDirectAutoModeSwitchHandler, uiRequests } from "./methods/ui.js";
 export { SessionSuspend, lifecycleRequests } from "./methods/lifecycle.js";

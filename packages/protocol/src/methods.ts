@@ -50,6 +50,7 @@ import { sessionStateRequests } from "./methods/session-state.js";
 import { sessionExtrasRequests } from "./methods/session-extras.js";
 import { taskRequests } from "./methods/tasks.js";
 import { ShellExitNotification, ShellOutputNotification, shellRequests } from "./methods/shell.js";
+import { SandboxConfig, sandboxRequests } from "./methods/sandbox.js";
 import { uiRequests } from "./methods/ui.js";
 import { lifecycleRequests } from "./methods/lifecycle.js";
 
@@ -198,6 +199,8 @@ const SessionConfigFields = {
   worktreeIsolation: z.boolean().optional(),
   /** Slash commands this client runs (SDK 1.0.x `commands`): handed to it as `command.execute`. */
   commands: z.array(CommandRegistration).optional(),
+  /** Run the session's bash commands (and stdio MCP servers) in an OS sandbox; unset: the runtime's `--sandbox` default. */
+  sandbox: SandboxConfig.optional(),
 };
 
 /** `session.create` params. Unknown fields are kept (loose) so newer clients never fail. */
@@ -560,6 +563,7 @@ export const clientToServerRequests = [
   ...historyRequests,
   ...taskRequests,
   ...shellRequests,
+  ...sandboxRequests,
   ...uiRequests,
   ...lifecycleRequests,
   ...workspacesRequests,

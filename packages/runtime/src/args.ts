@@ -49,6 +49,8 @@ export interface RuntimeArgs {
   reportIntent?: boolean;
   /** `--max-model-calls-per-turn <n>`: how many model calls one user message may make (else `TANDEM_MAX_MODEL_CALLS_PER_TURN`, else 1000). */
   maxModelCallsPerTurn?: number;
+  /** `--sandbox on|off|<SandboxConfig JSON>`: the sandbox of sessions that bring none (else `TANDEM_SANDBOX`). */
+  sandbox?: string;
 }
 
 /**
@@ -78,6 +80,7 @@ const flags = {
   "allow-all": { type: "boolean" },
   yolo: { type: "boolean" },
   "report-intent": { type: "string" },
+  sandbox: { type: "string" },
   "max-model-calls-per-turn": { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
@@ -106,6 +109,7 @@ const valueErrors: Partial<Record<keyof typeof flags, string>> = {
   "session-idle-timeout": "--session-idle-timeout needs a whole number of seconds (0 = never)",
   "report-intent": "--report-intent must be on or off",
   "max-model-calls-per-turn": "--max-model-calls-per-turn needs a whole number of model calls (at least 1)",
+  sandbox: "--sandbox needs on, off or a SandboxConfig as JSON",
 };
 
 /**
@@ -156,6 +160,8 @@ export function parseArgs(argv: readonly string[]): RuntimeArgs {
   if (reportIntent !== undefined) args.reportIntent = check("report-intent", reportIntent === "on", reportIntent === "on" || reportIntent === "off");
   const maxModelCalls = text("max-model-calls-per-turn");
   if (maxModelCalls !== undefined) args.maxModelCallsPerTurn = check("max-model-calls-per-turn", Number(maxModelCalls), isModelCallLimit(Number(maxModelCalls)));
+  const sandbox = text("sandbox");
+  if (sandbox !== undefined) args.sandbox = check("sandbox", sandbox, isSandboxSetting(sandbox));
   const logFile = text("log-file");
   if (logFile !== undefined) args.logFile = logFile;
   const authTokenEnv = text("auth-token-env");
@@ -256,6 +262,9 @@ Options
   --max-model-calls-per-turn <n>
                               model calls one user message may make before the turn stops with
                               session.error "model_call_limit" (default $TANDEM_MAX_MODEL_CALLS_PER_TURN, else 1000)
+  --sandbox on|off|<json>     run every session's bash commands and stdio MCP servers in a bubblewrap
+                              sandbox (Linux) unless the session's own "sandbox" says otherwise;
+                              JSON is a SandboxConfig (default $TANDEM_SANDBOX, else off)
   --no-auto-update, --remote  accepted for compatibility (no effect)
   --help, --version
 
@@ -263,3 +272,28 @@ Models: set COPILOT_API_URL (+ a GitHub token) for the Copilot API, OPENAI_BASE_
 for any OpenAI-compatible server, or pass a BYOK provider in session.create.
 Limits: TANDEM_MAX_MESSAGE_BYTES caps one incoming JSON-RPC message (default 104857600).
 `;
+
+/** `on`, `off` or a JSON object (its fields are checked against `SandboxConfig` when the runtime starts). */
+function isSandboxSetting(text: string): boolean {
+  if (["on", "off", "true", "false", "1", "0"].includes(text.trim())) return true;
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === "object" && value !== null && !Array.isArray(value);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `TANDEM_SANDBOX` when `--sandbox` is not given, checked as the flag is (the runtime refuses to
+ * start on anything but on, off or a JSON object).
+ *
+ * @example
+ * args.sandbox ??= sandboxSettingFromEnv(process.env);
+ */
+export function sandboxSettingFromEnv(env: NodeJS.ProcessEnv): string | undefined {
+  const value = env.TANDEM_SANDBOX;
+  if (value === undefined || value === "") return undefined;
+  if (!isSandboxSetting(value)) throw new Error("TANDEM_SANDBOX must be on, off or a SandboxConfig as JSON");
+  return value;
+}

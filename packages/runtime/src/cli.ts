@@ -1,4 +1,4 @@
-import { helpText, parseArgs, type RuntimeArgs } from "./args.js";
+import { helpText, parseArgs, sandboxSettingFromEnv, type RuntimeArgs } from "./args.js";
 import { cappedLevel, fileSink, Logger, stderrSink } from "./log.js";
 import { connectResult } from "./server/connect.js";
 import { ClientConnection } from "./server/connection.js";
@@ -36,6 +36,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     args = parseArgs(argv);
     maxMessageBytes = maxMessageBytesFromEnv(process.env);
     args.maxModelCallsPerTurn ??= maxModelCallsPerTurnFromEnv(process.env);
+    args.sandbox ??= sandboxSettingFromEnv(process.env);
   } catch (error) {
     process.stderr.write(`tandem: ${(error as Error).message}\nRun tandem --help for usage.\n`);
     process.exitCode = 2;

@@ -1,7 +1,7 @@
 import { isAbsolute, join } from "node:path";
 import { approvedByForm, consentForm } from "./extensions/consent-form.js";
 import { requestElicitation } from "./session/elicitation.js";
-import type { ModelInfo, SessionCreateParams, SessionLifecycleEvent } from "@tandem/protocol";
+import { SandboxConfig, type ModelInfo, type SessionCreateParams, type SessionLifecycleEvent } from "@tandem/protocol";
 import { ErrorCodes } from "@tandem/protocol/errors";
 import { TandemError } from "./errors.js";
 import type { RuntimeArgs } from "./args.js";
@@ -44,6 +44,7 @@ import { FileSessionStore, resolveHome } from "./store/session-store.js";
 import type { SessionStore } from "./store/types.js";
 import { SessionFsHost, sessionFsTimeoutFromEnv } from "./session-fs/session-fs-host.js";
 import { runtimeVersion } from "./version.js";
+import { sandboxEnvironmentFrom } from "./sandbox/policy.js";
 import { compactionTimeoutFromEnv } from "./compaction/session-compaction.js";
 import { ModelWindows } from "./compaction/model-windows.js";
 import { ToolTokenCache } from "./compaction/tokens.js";
@@ -152,6 +153,7 @@ export class Runtime implements RuntimeServices {
       clientReaskMs: reaskWaitFromEnv(env),
       pendingWorkGraceMs: pendingWorkGraceFromEnv(env),
       reportIntent: args.reportIntent,
+      sandbox: sandboxEnvironmentFrom(args.sandbox, env, (value) => SandboxConfig.parse(value)),
       builtinTools: { sql: { timeoutMs: sqlTimeoutFromEnv(env) } },
       sqlDatabaseFor: (sessionId) => this.sessionFs.sqlDatabaseFor(sessionId, { timeoutMs: sqlTimeoutFromEnv(env) }),
       largeOutputSpillFor: (sessionId, files) => this.sessionFs.largeOutputSpillFor(sessionId, files),

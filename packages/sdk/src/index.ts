@@ -89,6 +89,8 @@ export type {
   ProviderConfig,
   ReasoningEffort,
   ResumeSessionConfig,
+  SandboxConfig,
+  SandboxEnforcementStatus,
   SessionConfig,
   SessionContext,
   SessionEvent,

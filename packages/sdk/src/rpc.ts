@@ -33,6 +33,8 @@ import {
   SessionPlanDelete,
   SessionPlanRead,
   SessionPlanUpdate,
+  SessionSandboxDisableForSession,
+  SessionSandboxGetEnforcementStatus,
   SessionSkillsDisable,
   SessionSkillsEnable,
   SessionSkillsList,
@@ -222,6 +224,11 @@ export function createSessionRpc(connection: MessageConnection, sessionId: strin
       enable: sessionCall(connection, sessionId, SessionMcpEnable),
       disable: sessionCall(connection, sessionId, SessionMcpDisable),
       reload: sessionCall(connection, sessionId, SessionMcpReload),
+    },
+    /** The session's OS sandbox: what it really enforces, and turning it off (only with `allowBypass`). */
+    sandbox: {
+      getEnforcementStatus: sessionCall(connection, sessionId, SessionSandboxGetEnforcementStatus),
+      disableForSession: sessionCall(connection, sessionId, SessionSandboxDisableForSession),
     },
     skills: {
       list: sessionCall(connection, sessionId, SessionSkillsList),

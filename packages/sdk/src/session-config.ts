@@ -68,6 +68,7 @@ export function prepareSessionConfig(config: SessionConfig | ResumeSessionConfig
     enableFileChangeTracking: config.enableFileChangeTracking,
     worktreeIsolation: config.worktreeIsolation,
     reportIntent: config.reportIntent,
+    sandbox: config.sandbox,
     commands: toCommandRegistrations(config.commands),
   } satisfies WithoutSessionId<SessionCreatePayload>;
   return { handlers, wire };

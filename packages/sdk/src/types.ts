@@ -8,6 +8,8 @@ import type {
   ProviderConfig as ProviderConfigSchema,
   ReasoningEffort as ReasoningEffortSchema,
   ResultOf,
+  SandboxConfig as SandboxConfigSchema,
+  SandboxEnforcementStatus as SandboxEnforcementStatusSchema,
   SessionContext as SessionContextSchema,
   SessionEvent,
   SessionEventOf,
@@ -25,6 +27,11 @@ import type { Tool } from "./tools.js";
 import type { ElicitationHandler, ExitPlanModeHandler } from "./plan-and-forms.js";
 
 export type { SessionEvent, SessionEventType, SessionLifecycleEvent };
+
+/** A session's OS sandbox (`sandbox` of a session config; the official 1.0.x `SandboxConfig`). */
+export type SandboxConfig = z.input<typeof SandboxConfigSchema>;
+/** What `session.rpc.sandbox.getEnforcementStatus()` answers: whether commands really run sandboxed, and why not. */
+export type SandboxEnforcementStatus = z.infer<typeof SandboxEnforcementStatusSchema>;
 
 /**
  * A model the runtime offers, as `models.list` reports it.
@@ -266,6 +273,16 @@ export interface SessionConfig {
    * this SDK (it is a 1.0.x-generation client, like the official SDK 1.0.x).
    */
   reportIntent?: boolean;
+  /**
+   * Run the session's bash commands and stdio MCP servers in an OS sandbox (bubblewrap, Linux):
+   * read-only system, the working directory and `readwritePaths` writable, `deniedPaths` hidden, no
+   * network but `allowedHosts` through the runtime's proxy. Where it cannot start, commands are
+   * refused. Unset: the runtime's `--sandbox` default. See `session.rpc.sandbox.getEnforcementStatus`.
+   *
+   * @example
+   * { enabled: true, userPolicy: { network: { allowedHosts: ["registry.npmjs.org"] } } }
+   */
+  sandbox?: SandboxConfig;
   /**
    * Slash commands this application runs (1.0.x `commands`): the user runs one as `/name args`, as
    * a message or through `session.commands.invoke`, and its `handler` runs here.

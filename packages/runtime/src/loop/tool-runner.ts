@@ -201,6 +201,7 @@ function emitComplete(host: ToolRunnerHost, call: ModelToolCall, outcome: ToolOu
     },
     ...(succeeded ? {} : { error: { message: outcome.errorMessage ?? outcome.textForModel, code: outcome.resultType } }),
     ...(outcome.telemetry ? { toolTelemetry: outcome.telemetry } : {}),
+    ...(outcome.sandboxed !== undefined ? { sandboxed: outcome.sandboxed } : {}),
   });
 }
 

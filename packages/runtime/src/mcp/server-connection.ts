@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult, ElicitRequest, ElicitResult, Progress, Tool as SdkTool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "@tandem/protocol";
@@ -233,7 +234,9 @@ export class McpServerConnection {
     let authState: McpHostAuth | undefined;
     try {
       const auth = this.hostAuth();
-      const created = createTransport(sdk, this.name, this.config, host, this.deps.envValueMode?.() ?? "direct", process.env, auth?.fetch);
+      const config = await this.launchedConfig();
+      if (generation !== this.generation) return undefined;
+      const created = createTransport(sdk, this.name, config, host, this.deps.envValueMode?.() ?? "direct", process.env, auth?.fetch);
       authState = auth;
       stderrTail = created.stderrTail;
       this.stderrTail = created.stderrTail;
@@ -248,6 +251,18 @@ export class McpServerConnection {
       if (authState?.needsAuth) throw new NeedsAuth(`MCP server "${this.name}" needs authorization: the application gave no token (${errorMessage(error)})`);
       throw new Error(withStderr(errorMessage(error), stderrTail()));
     }
+  }
+
+  /**
+   * A local server's config with the command line the session's launcher gives (its sandbox, unless
+   * `sandboxMcpServers: false`); throws when the sandbox is required and cannot start.
+   */
+  private async launchedConfig(): Promise<McpServerConfig> {
+    const { launcher, workingDirectory } = this.deps.host;
+    if (!launcher || isRemoteConfig(this.config)) return this.config;
+    const cwd = this.config.cwd ? resolve(workingDirectory, this.config.cwd) : workingDirectory;
+    const plan = await launcher.plan(this.config.command, this.config.args ?? [], { cwd, mcpServer: true });
+    return { ...this.config, command: plan.command, args: plan.args };
   }
 
   /** The token-asking fetch of a remote server, when the session can ask the application. */

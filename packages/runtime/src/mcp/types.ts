@@ -1,6 +1,7 @@
 import type { ElicitationResult } from "@tandem/protocol";
 import type { Logger } from "../log.js";
 import type { EventEmitterPort } from "../ports/events.js";
+import type { ProcessLauncher } from "../sandbox/launcher.js";
 
 /** The status of one configured MCP server, as `session.mcp.list` reports it. */
 export type McpServerStatus = "connected" | "failed" | "pending" | "disabled" | "not_configured" | "needs-auth";
@@ -95,6 +96,8 @@ export interface McpHost {
   beforeToolCall?(call: McpToolCallHookInput, signal: AbortSignal): Promise<McpMetaDecision>;
   /** Asks the application for a remote server's token (see {@link McpHostAuth}); without it, challenges go unanswered. */
   requestToken?: McpTokenRequester;
+  /** How local (stdio) servers are started: the session's sandbox; without it, as they are. */
+  readonly launcher?: ProcessLauncher;
 }
 
 /** Tunables of an {@link McpManager}; the defaults suit production, tests shorten them. */

@@ -18,6 +18,7 @@ import {
   permissionPolicyRequests,
   pluginRequests,
   remoteControlRequests,
+  sandboxRequests,
   serverMiscRequests,
   sessionApiRequests,
   sessionExtrasRequests,
@@ -102,6 +103,7 @@ export class Dispatcher extends LazyMethodTable {
     this.area(permissionPolicyRequests, async (table) => (await import("./handlers/permission-policy.js")).registerPermissionPolicyMethods(table, (sessionId) => runtime.sessions.get(sessionId)));
     this.area([SessionFsSetProvider], async (table) => (await import("./handlers/session-fs.js")).registerSessionFsMethods(table, runtime.sessionFs));
     this.area(factoryRequests, async (table) => (await import("./handlers/factory.js")).registerFactoryMethods(table, runtime));
+    this.area(sandboxRequests, async (table) => (await import("./handlers/sandbox.js")).registerSandboxMethods(table, runtime));
   }
 
   private pluginStore(runtime: RuntimeServices): Promise<PluginStore> {

@@ -10,6 +10,7 @@ import type { LargeOutputSpill } from "../tools/large-output.js";
 import type { SqlDatabase } from "../tools/builtin/sql/session-database.js";
 import type { BuiltinToolOptions } from "../tools/registry.js";
 import type { FolderTrust } from "../trust/folder-consent.js";
+import type { SandboxEnvironment } from "../sandbox/session-sandbox.js";
 import type { SessionEmitter } from "./emitter.js";
 import type { Session } from "./session.js";
 
@@ -28,6 +29,8 @@ export interface SessionManagerOptions {
   clientReaskMs?: number;
   /** `--report-intent on|off`: whether sessions offer `report_intent` when they do not say (unset: per client generation). */
   reportIntent?: boolean;
+  /** `--sandbox` / `TANDEM_SANDBOX` and `TANDEM_BWRAP`: every session's sandbox default and the bubblewrap binary. */
+  sandbox?: SandboxEnvironment;
   /** Settings of every session's built-in tools (the `sql` tool's time limit). */
   builtinTools?: BuiltinToolOptions;
   /** The `sql` tool's database of a session its store keeps itself (a client's file system); undefined: its `session.db`. */

@@ -174,6 +174,7 @@ export class SessionOpener {
       hookTimeoutMs: this.options.hookTimeoutMs,
       ...(this.options.clientReaskMs !== undefined ? { clientReaskMs: this.options.clientReaskMs } : {}),
       reportIntent: this.options.reportIntent,
+      sandbox: this.options.sandbox ?? { bwrapPath: "bwrap", platform: process.platform },
       ...this.builtinToolsFor(sessionId),
       compaction: this.options.compaction,
       ...(this.options.folderTrust ? { folderTrust: this.options.folderTrust } : {}),

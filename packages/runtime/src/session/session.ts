@@ -48,6 +48,7 @@ import { defaultReaskWaitMs } from "../ports/client-asks.js";
 import { untrusting, type FolderTrust } from "../trust/folder-consent.js";
 import type { BuiltinToolOptions } from "../tools/registry.js";
 import type { ProviderError } from "../providers/errors.js";
+import type { SandboxEnvironment } from "../sandbox/session-sandbox.js";
 import { AutoModeSwitch } from "./auto-mode-switch.js";
 
 /** Services a session borrows from the runtime. */
@@ -82,6 +83,8 @@ export interface SessionServices {
   readonly folderTrust?: FolderTrust;
   /** The runtime's `--report-intent` setting, if it was given. */
   readonly reportIntent?: boolean;
+  /** The runtime's sandbox default (`--sandbox`) and bubblewrap binary. */
+  readonly sandbox: SandboxEnvironment;
 }
 
 /** Everything a session starts with. */
@@ -259,13 +262,17 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
   get mcp(): McpManager {
     return this.toolset.mcp;
   }
+  /** The runtime's sandbox default and bubblewrap binary (the toolset reads them). */
+  get sandboxEnvironment(): SandboxEnvironment {
+    return this.services.sandbox;
+  }
   /** The runtime's `--report-intent` setting (the toolset reads it). */
   get reportIntentSetting(): boolean | undefined {
     return this.services.reportIntent;
   }
   /** MCP servers for a custom agent's own `mcpServers`. */
   createMcpManager(configs: Record<string, McpServerConfig>, emitter: EventEmitterPort): McpManager {
-    return new McpManager(configs, { emitter, logger: this.logger, workingDirectory: this.workingDirectory, ...this.mcpHost });
+    return new McpManager(configs, { emitter, logger: this.logger, workingDirectory: this.workingDirectory, launcher: this.toolset.sandbox, ...this.mcpHost });
   }
 
   /** What MCP servers need from the session: forms for the user. */

@@ -8,6 +8,7 @@ import { createExitPlanModeTool, type ExitPlanHost } from "../plan/plan-mode.js"
 import { SessionSkills, type SkillsHost } from "../skills/session-skills.js";
 import { buildSessionTools, createBuiltinServices, listBuiltinTools, type BuiltinServices, type BuiltinToolOptions } from "../tools/registry.js";
 import { ToolFilter } from "../tools/tool-filter.js";
+import { SessionSandbox, type SandboxEnvironment } from "../sandbox/session-sandbox.js";
 import type { Tool } from "../tools/types.js";
 import type { ToolSpec } from "../loop/messages.js";
 
@@ -25,6 +26,9 @@ export interface ToolsetHost extends AgentsHost, SkillsHost, ExitPlanHost {
   readonly profile: CompatProfile;
   /** The runtime's `--report-intent` setting, if it was given. */
   readonly reportIntentSetting: boolean | undefined;
+  /** The runtime's sandbox default and bubblewrap binary. */
+  readonly sandboxEnvironment: SandboxEnvironment;
+  readonly workingDirectory: string;
 }
 
 let builtinNameSet: ReadonlySet<string> | undefined;
@@ -57,6 +61,8 @@ const orderIndex = new Map(builtinOrder.map((name, index) => [name, index]));
  */
 export class SessionToolset {
   readonly services: BuiltinServices;
+  /** The OS sandbox the session's shells and stdio MCP servers start in. */
+  readonly sandbox: SessionSandbox;
   readonly agents: SessionAgents;
   readonly skills: SessionSkills;
   private mcpServers: McpManager;
@@ -77,7 +83,8 @@ export class SessionToolset {
     private readonly builtinMcpServers: (config: SessionCreateParams) => Record<string, McpServerConfig> = () => ({}),
   ) {
     const { config } = host;
-    this.services = createBuiltinServices({ logger: host.logger, sessionFolder: host.workspacePath, options: builtinOptions });
+    this.sandbox = new SessionSandbox(config.sandbox, host.workingDirectory, host.sandboxEnvironment);
+    this.services = createBuiltinServices({ logger: host.logger, sessionFolder: host.workspacePath, options: builtinOptions, shells: { launcher: this.sandbox } });
     this.stopListening = this.services.shells.onBackgroundComplete((completion) => {
       host.emitter.emit("session.background_tasks_changed", {});
       host.onBackgroundShellDone(completion.notice);
@@ -126,11 +133,12 @@ export class SessionToolset {
     const configured: Record<string, McpServerConfig> = { ...plugins, ...(config.mcpServers ?? {}) };
     const servers: Record<string, McpServerConfig> = { ...builtins, ...configured };
     const builtinServers = Object.keys(builtins).filter((name) => !(name in configured));
-    return new McpManager(servers, { emitter: host.emitter, logger: host.logger, workingDirectory: host.workingDirectory, ...host.mcpHost }, { disabledServers: stringList(config.disabledMcpServers), builtinServers });
+    return new McpManager(servers, { emitter: host.emitter, logger: host.logger, workingDirectory: host.workingDirectory, launcher: this.sandbox, ...host.mcpHost }, { disabledServers: stringList(config.disabledMcpServers), builtinServers });
   }
 
   /** Rebuilds the built-in and custom tools after the configuration or the clients' tools changed. */
   rebuild(config: SessionCreateParams): void {
+    this.sandbox.reconfigure(config.sandbox);
     this.registryTools = buildSessionTools(this.withReportIntent(config), this.services);
   }
 
@@ -191,6 +199,7 @@ export class SessionToolset {
     this.stopListening();
     this.agents.background.cancelAll();
     await Promise.all([this.services.shells.dispose(), this.services.database.close(), this.mcp.dispose(), this.agents.dispose()]);
+    await this.sandbox.dispose();
   }
 
   private filter(tools: readonly Tool[]): Tool[] {

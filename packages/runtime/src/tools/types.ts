@@ -80,6 +80,8 @@ export interface ToolOutcome {
   endsTurn?: boolean;
   /** Structured blocks for `tool.execution_complete.result.contents` (a shell command's exit, an MCP server's content). */
   contents?: unknown[];
+  /** Whether the tool's process ran in the session's OS sandbox (`tool.execution_complete.sandboxed`; `bash` always says). */
+  sandboxed?: boolean;
 }
 
 /** A block of `tool.execution_complete.result.contents` (1.0.x): how a shell command ended. */

@@ -6,7 +6,8 @@ import { ShellCommandParser } from "./shell/bash-parser.js";
 import { analyzeShellCommand, shellRequestFrom } from "./shell/command-parse.js";
 import { MAX_DETAILED_OUTPUT_CHARS, MAX_MODEL_OUTPUT_CHARS, truncateMiddle } from "../output-limits.js";
 import { PartialOutputStream } from "./shell/partial-output.js";
-import type { CommandRecord, ShellManager } from "./shell/shell-manager.js";
+import type { CommandRecord, RunResult, ShellManager } from "./shell/shell-manager.js";
+import { SandboxUnavailableError } from "../../sandbox/errors.js";
 import { inChangedShell, NamedShellStates } from "./shell/shell-states.js";
 
 /** Limits of the shell tools. */
@@ -54,6 +55,20 @@ const bashSchema = z.object({
     .describe("With mode \"sync\": seconds to wait for the command before it is stopped (default 120, at most 600)."),
 });
 
+/** Offered to the model only when the session's sandbox allows bypass. */
+const bypassFields = {
+  requestSandboxBypass: z
+    .boolean()
+    .optional()
+    .describe(
+      "Ask to run this one command outside the OS sandbox (only when the sandbox blocks something the task really needs). " +
+        "The user must approve it; it runs in a fresh shell (no shellId, sync only).",
+    ),
+  requestSandboxBypassReason: z.string().optional().describe("With requestSandboxBypass: why the command cannot run in the sandbox."),
+};
+const bashSchemaWithBypass = bashSchema.extend(bypassFields);
+type BashArgs = z.infer<typeof bashSchemaWithBypass>;
+
 /**
  * The `bash` tool: runs a command line in bash (a fresh shell, or a named session that keeps its
  * state), streaming output as `tool.execution_partial_result`, after a `shell` permission. In a
@@ -61,7 +76,9 @@ const bashSchema = z.object({
  * {@link inChangedShell} says and earlier session approvals do not cover it ({@link NamedShellStates}).
  * Streamed output is coalesced and capped per call ({@link PartialOutputStream}); the command's
  * output is kept as head + tail ({@link OutputLog}), and the result is cut for the model and for
- * `detailedContent`.
+ * `detailedContent`. In a session with a sandbox, commands run in it (the permission request says
+ * so in `sandboxed`, and so does `tool.execution_complete` on every call); with `allowBypass` the
+ * model may ask to run one command outside it, which only the application's approval grants.
  *
  * @example
  * const bash = bashTool(new ShellManager());
@@ -82,20 +99,36 @@ export function bashTool(
       "state (cd, export) across calls. Use mode \"async\" for servers and long builds, then read_bash to collect output.",
       "Prefer the view, grep and glob tools over cat, grep and find for reading and searching files.",
     ].join(" "),
-    schema: bashSchema,
+    schema: shells.launcher?.bypassAllowed ? bashSchemaWithBypass : bashSchema,
     dispose: () => {
       parser.dispose();
       return shells.dispose();
     },
-    async execute(args, context) {
+    async execute(rawArgs, context) {
+      const args: BashArgs = rawArgs;
+      const launcher = shells.launcher;
+      const bypass = args.requestSandboxBypass === true;
+      const planned = bypass ? false : args.shellId !== undefined ? (shells.sandboxedShell(args.shellId) ?? launcher?.sandboxing === true) : launcher?.sandboxing === true;
+      const refuse = (text: string, error: string): ToolOutcome => ({ resultType: "failure", textForModel: text, errorMessage: error, sandboxed: false });
+      if (bypass && launcher?.bypassAllowed !== true) return refuse("This session's sandbox does not allow running commands outside it. Run the command without requestSandboxBypass.", "Sandbox bypass not allowed");
+      if (bypass && (args.shellId !== undefined || args.mode === "async")) {
+        return refuse("A sandbox bypass runs one sync command in a fresh shell: leave out shellId and mode \"async\".", "Sandbox bypass needs a one-off sync command");
+      }
       const analysis = await analyzeShellCommand(args.command, parser);
-      const request = await shellRequestFrom(analysis, args.command, args.description, context.workingDirectory);
+      // Said whenever the session has a sandbox on (or a bypass is asked); without one, the request keeps its usual shape.
+      const sandboxFields = {
+        ...(launcher?.sandboxing || bypass ? { sandboxed: planned } : {}),
+        ...(bypass ? { requestSandboxBypass: true, canOfferSessionApproval: false, ...(args.requestSandboxBypassReason ? { requestSandboxBypassReason: args.requestSandboxBypassReason } : {}) } : {}),
+      };
+      const request = { ...(await shellRequestFrom(analysis, args.command, args.description, context.workingDirectory)), ...sandboxFields };
       const changedAt = args.shellId === undefined ? undefined : shellStates.changedAt(args.shellId);
-      const denied =
-        changedAt === undefined
+      // A bypass is granted by the application alone, each time: no session approval, hook or skill covers it.
+      const denied = bypass
+        ? await askPermission(context, request, { sessionApprovalsAfter: Number.POSITIVE_INFINITY, newTarget: true })
+        : changedAt === undefined
           ? await askPermission(context, request)
           : await askPermission(context, inChangedShell(request), { sessionApprovalsAfter: changedAt });
-      if (denied) return denied;
+      if (denied) return { ...denied, sandboxed: false };
       // Marked before it runs, and after its own approval was remembered: that approval is not carried over either.
       // In a shell already changed, any word may be a function that changes it again.
       if (args.shellId !== undefined && (analysis.changesShellState || changedAt !== undefined)) shellStates.markChanged(args.shellId);
@@ -112,23 +145,32 @@ export function bashTool(
       // and ends, as the reference signals them (an async command signals once it is started).
       const announce = () => context.emitter.emit("session.background_tasks_changed", {});
       if (mode === "sync") announce();
-      const result = await shells.run({
-        command: args.command,
-        description: args.description,
-        ...(args.shellId !== undefined ? { shellId: args.shellId } : {}),
-        mode,
-        detach: args.detach === true,
-        timeoutMs,
-        cwd: context.workingDirectory,
-        signal: context.signal,
-        onOutput: (text) => partials.write(text),
-        onOutputEnd: () => partials.close(),
-      });
+      let result: RunResult;
+      try {
+        result = await shells.run({
+          command: args.command,
+          description: args.description,
+          ...(args.shellId !== undefined ? { shellId: args.shellId } : {}),
+          mode,
+          detach: args.detach === true,
+          timeoutMs,
+          cwd: context.workingDirectory,
+          signal: context.signal,
+          onOutput: (text) => partials.write(text),
+          onOutputEnd: () => partials.close(),
+          ...(bypass ? { unsandboxed: true } : {}),
+        });
+      } catch (error) {
+        if (!(error instanceof SandboxUnavailableError)) throw error;
+        partials.close();
+        if (mode === "sync") announce();
+        return refuse(error.message, "Sandbox unavailable");
+      }
       if (mode === "sync") announce();
       switch (result.kind) {
         case "started":
           announce();
-          return { resultType: "success", textForModel: `<command started in background with shellId: ${result.shellId}>`, telemetry };
+          return { resultType: "success", textForModel: `<command started in background with shellId: ${result.shellId}>`, telemetry, sandboxed: shells.sandboxedShell(result.shellId) ?? planned };
         case "busy":
           return {
             resultType: "failure",
@@ -136,22 +178,23 @@ export function bashTool(
               `Shell ${result.shellId} is still running a command (${result.record.command}). Use read_bash or write_bash with ` +
               `shellId "${result.shellId}" to interact with it, stop_bash to stop it, or use another shellId.`,
             errorMessage: "Shell is busy",
+            sandboxed: false,
           };
         case "interrupted":
-          return { resultType: "failure", textForModel: interruptedText, errorMessage: "Interrupted" };
+          return { resultType: "failure", textForModel: interruptedText, errorMessage: "Interrupted", sandboxed: planned };
         case "timed-out": {
           const seconds = formatSeconds(timeoutMs);
           const marker =
             `<command timed out after ${seconds} seconds and was stopped. Run long commands with mode "async" ` +
             `(then read_bash), or give a larger initial_wait.>`;
-          return { ...withOutput(result.record.output.textFrom(0), marker, maxOutputChars), resultType: "failure", errorMessage: "Command timed out", telemetry };
+          return { ...withOutput(result.record.output.textFrom(0), marker, maxOutputChars), resultType: "failure", errorMessage: "Command timed out", telemetry, sandboxed: result.record.sandboxed };
         }
         case "completed": {
           const output = result.record.output.textFrom(0);
           const { exitCode } = result.record;
           const contents: ShellExitContent[] =
             exitCode === null ? [] : [{ type: "shell_exit", shellId: result.shellId ?? "", exitCode, cwd: context.workingDirectory, outputPreview: output.slice(0, OUTPUT_PREVIEW_CHARS) }];
-          return { ...withOutput(output, exitMarker(result.record), maxOutputChars), resultType: "success", telemetry, ...(contents.length > 0 ? { contents } : {}) };
+          return { ...withOutput(output, exitMarker(result.record), maxOutputChars), resultType: "success", telemetry, sandboxed: result.record.sandboxed, ...(contents.length > 0 ? { contents } : {}) };
         }
       }
     },

@@ -2,7 +2,8 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { OutputLog } from "./output.js";
-import { ShellProcess } from "./shell-process.js";
+import type { LaunchPlan, ProcessLauncher } from "../../../sandbox/launcher.js";
+import { SHELL_ARGS, ShellProcess } from "./shell-process.js";
 
 /** What the manager is configured with. */
 export interface ShellManagerOptions {
@@ -12,6 +13,8 @@ export interface ShellManagerOptions {
   env?: NodeJS.ProcessEnv;
   /** Called when an `async` command ends on its own (not when stopped). See {@link BackgroundCompletion}. */
   onBackgroundComplete?: (completion: BackgroundCompletion) => void;
+  /** How shells are started (the session's sandbox); default: as they are. */
+  launcher?: ProcessLauncher;
 }
 
 /**
@@ -42,6 +45,8 @@ export interface CommandRecord {
   /** The shell exited during the command (`exit 3`). */
   shellExited: boolean;
   readonly output: OutputLog;
+  /** The command ran in the session's OS sandbox. */
+  readonly sandboxed: boolean;
   /** Offset up to which `read_bash` / `write_bash` have returned the output. */
   readOffset: number;
   readonly done: Promise<void>;
@@ -72,6 +77,8 @@ export interface RunRequest {
   onOutput?: (text: string) => void;
   /** Called once when the command has ended (also for `async` commands, long after `run` returned). */
   onOutputEnd?: () => void;
+  /** Run it in a fresh shell outside the sandbox (an approved bypass; refused by the launcher unless allowed). */
+  unsandboxed?: boolean;
 }
 
 /** How `run` went. */
@@ -112,10 +119,13 @@ export class ShellManager {
   private exitHookInstalled = false;
   private readonly shellPath: string;
   private readonly env: NodeJS.ProcessEnv;
+  /** How shells are started (the session's sandbox), if not as they are. */
+  readonly launcher: ProcessLauncher | undefined;
 
   constructor(options: ShellManagerOptions = {}) {
     this.shellPath = options.shellPath ?? "bash";
     this.env = options.env ?? shellEnvironment(process.env);
+    this.launcher = options.launcher;
     if (options.onBackgroundComplete) this.listeners.add(options.onBackgroundComplete);
   }
 
@@ -128,9 +138,9 @@ export class ShellManager {
   async run(request: RunRequest): Promise<RunResult> {
     if (this.disposed) throw new Error("The session's shells have been shut down.");
     if (request.mode === "async") return this.runInBackground(request);
-    const entry = request.shellId === undefined ? undefined : this.namedShell(request.shellId, request.cwd, false);
+    const entry = request.shellId === undefined || request.unsandboxed ? undefined : await this.namedShell(request.shellId, request.cwd, false);
     if (entry?.last?.status === "running") return { kind: "busy", shellId: entry.id, record: entry.last };
-    const shell = entry?.process ?? this.anonymousShell(request.cwd);
+    const shell = entry?.process ?? (await this.anonymousShell(request.cwd, request.unsandboxed === true));
     const record = this.start(shell, request, entry);
     const settled = await settle(record.done, request.timeoutMs, request.signal);
     if (settled !== "done") {
@@ -185,6 +195,12 @@ export class ShellManager {
     await entry.last?.done;
   }
 
+  /** Whether the named shell runs sandboxed; undefined when no such shell is alive. */
+  sandboxedShell(shellId: string): boolean | undefined {
+    const entry = this.shells.get(shellId);
+    return entry?.process.alive ? entry.process.sandboxed : undefined;
+  }
+
   /** The shells the model can address, oldest first. */
   list(): ShellSummary[] {
     return [...this.shells.values()].map((entry) => ({ shellId: entry.id, pid: entry.process.pid, commands: entry.commands, last: entry.last }));
@@ -213,9 +229,9 @@ export class ShellManager {
     await Promise.all(pending);
   }
 
-  private runInBackground(request: RunRequest): RunResult {
+  private async runInBackground(request: RunRequest): Promise<RunResult> {
     const shellId = request.shellId ?? this.newShellId();
-    const entry = this.namedShell(shellId, request.cwd, request.detach === true);
+    const entry = await this.namedShell(shellId, request.cwd, request.detach === true);
     if (entry.last?.status === "running") return { kind: "busy", shellId, record: entry.last };
     const record = this.start(entry.process, request, entry);
     void record.done.then(() => {
@@ -271,6 +287,7 @@ export class ShellManager {
       exitCode: null,
       shellExited: false,
       output,
+      sandboxed: shell.sandboxed,
       readOffset: 0,
       done,
     };
@@ -282,24 +299,37 @@ export class ShellManager {
     return record;
   }
 
-  private namedShell(shellId: string, cwd: string, detached: boolean): ShellEntry {
+  private async namedShell(shellId: string, cwd: string, detached: boolean): Promise<ShellEntry> {
     const existing = this.shells.get(shellId);
     if (existing?.process.alive) return existing;
+    const plan = await this.plan(cwd, detached, false);
+    // Another call may have started this shell while the sandbox was being prepared.
+    const raced = this.shells.get(shellId);
+    if (raced?.process.alive) return raced;
     const logFile = detached ? join(mkdtempSync(join(tmpdir(), "tandem-shell-")), "output.log") : undefined;
-    const entry: ShellEntry = { id: shellId, process: this.spawn(cwd, logFile, detached), commands: 0, last: undefined, detached };
+    const entry: ShellEntry = { id: shellId, process: this.spawn(cwd, logFile, detached, plan), commands: 0, last: undefined, detached };
     this.shells.set(shellId, entry);
     return entry;
   }
 
-  private anonymousShell(cwd: string): ShellProcess {
-    const shell = this.spawn(cwd, undefined, false);
+  private async anonymousShell(cwd: string, unsandboxed: boolean): Promise<ShellProcess> {
+    const plan = await this.plan(cwd, false, unsandboxed);
+    const shell = this.spawn(cwd, undefined, false, plan);
     this.anonymous.add(shell);
     return shell;
   }
 
-  private spawn(cwd: string, logFile: string | undefined, detached: boolean): ShellProcess {
+  /** How the shell is started: through the launcher (which throws when a required sandbox cannot start). */
+  private async plan(cwd: string, detached: boolean, unsandboxed: boolean): Promise<LaunchPlan> {
+    if (!this.launcher) return { command: this.shellPath, args: [...SHELL_ARGS], sandboxed: false };
+    const plan = await this.launcher.plan(this.shellPath, SHELL_ARGS, { cwd, ...(detached ? { outlivesRuntime: true } : {}), ...(unsandboxed ? { unsandboxed: true } : {}) });
+    if (this.disposed) throw new Error("The session's shells have been shut down.");
+    return plan;
+  }
+
+  private spawn(cwd: string, logFile: string | undefined, detached: boolean, plan: LaunchPlan): ShellProcess {
     this.installExitHook();
-    return new ShellProcess({ shellPath: this.shellPath, cwd, env: this.env, outlivesRuntime: detached, ...(logFile ? { logFile } : {}) });
+    return new ShellProcess({ shellPath: this.shellPath, cwd, env: this.env, outlivesRuntime: detached, launch: plan, ...(logFile ? { logFile } : {}) });
   }
 
   private newShellId(): string {

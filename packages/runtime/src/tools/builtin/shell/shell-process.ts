@@ -4,7 +4,11 @@ import { closeSync, openSync, readSync } from "node:fs";
 import type { Socket } from "node:net";
 import type { Writable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
+import type { LaunchPlan } from "../../../sandbox/launcher.js";
 import { LIFELINE_FD, lifelineCommand } from "./lifeline.js";
+
+/** The arguments every shell starts with (no profile, no rc file: the same shell every time). */
+export const SHELL_ARGS: readonly string[] = ["--noprofile", "--norc"];
 
 /** How to start a shell. */
 export interface ShellProcessOptions {
@@ -21,6 +25,8 @@ export interface ShellProcessOptions {
    * the group kills it when the runtime dies, even by SIGKILL (see lifeline.ts).
    */
   outlivesRuntime?: boolean;
+  /** The command line that starts the shell (the session's sandbox wraps it); default `shellPath` with {@link SHELL_ARGS}. */
+  launch?: LaunchPlan;
 }
 
 /** How a command ended: its exit code (null when killed by a signal) and whether the shell exited too. */
@@ -64,6 +70,8 @@ const POLL_INTERVAL_MS = 25;
  */
 export class ShellProcess {
   readonly pid: number | undefined;
+  /** The shell runs in the session's OS sandbox. */
+  readonly sandboxed: boolean;
   private readonly child: ChildProcess;
   /** The commands' input channel (see INPUT_FD). */
   private readonly input: Writable | null;
@@ -77,9 +85,10 @@ export class ShellProcess {
 
   constructor(options: ShellProcessOptions) {
     const output = options.logFile ? openSync(options.logFile, "a") : "pipe";
-    const shellArgs = ["--noprofile", "--norc"];
+    const program = options.launch ?? { command: options.shellPath, args: [...SHELL_ARGS], sandboxed: false };
+    this.sandboxed = program.sandboxed;
     const tethered = options.outlivesRuntime !== true;
-    const launch = tethered ? lifelineCommand(options.shellPath, shellArgs) : { command: options.shellPath, args: shellArgs };
+    const launch = tethered ? lifelineCommand(program.command, program.args) : { command: program.command, args: program.args };
     this.child = spawn(launch.command, launch.args, {
       cwd: options.cwd,
       env: options.env,
