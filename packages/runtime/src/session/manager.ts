@@ -159,8 +159,8 @@ export class SessionManager {
         resumeTime: new Date().toISOString(),
         eventCount: session.emitter.persistedCount,
         selectedModel: session.model,
-        // Said only when asked: false and absent mean the same (1.0.102 leaves it out).
-        ...(continuePendingWork ? { continuePendingWork } : {}),
+        // Echoed as the client gave it (the 1.0.x SDK reads an explicit false back); absent when not given.
+        ...(params.continuePendingWork !== undefined ? { continuePendingWork } : {}),
         sessionWasActive,
         ...(session.reasoningEffort ? { reasoningEffort: session.reasoningEffort } : {}),
         context: { cwd: session.workingDirectory },
