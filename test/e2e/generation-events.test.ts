@@ -286,6 +286,18 @@ describe("sub-agents and model requests, per generation", () => {
     });
   });
 
+  it("a message sent with agentMode plan in an interactive session is recorded with its mode, and the model reads the prompt unchanged", async () => {
+    await forEachGeneration(["plain-reply"], async (open, legacy) => {
+      const { session, events } = await open(theWorld().env);
+      await session.sendAndWait({ prompt: "Say mode ok.", agentMode: "plan" } as { prompt: string }, 30_000);
+      const messages = (theWorld().model.requests[0]?.body as { messages: Array<{ role: string; content: unknown }> }).messages;
+      const prompt = (messages.filter((message) => message.role === "user").at(-1)?.content as string).replace(/^<current_datetime>[^<]+<\/current_datetime>\n\n/, "");
+      expect(prompt).toBe("Say mode ok.");
+      expect(events.some((event) => event.type === "session.mode_notice_delivered")).toBe(false);
+      if (!legacy) expect(events.find((event) => event.type === "user.message")?.data).toMatchObject({ agentMode: "plan" });
+    });
+  });
+
   it("plan mode offers task_complete to 1.0.x only; sql's database defaults to the session's; gpt-4.1 gets no thinking_budget", async () => {
     await forEachGeneration(["plain-reply"], async (open, legacy) => {
       const { session } = await open(theWorld().env);

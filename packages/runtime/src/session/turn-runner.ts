@@ -368,8 +368,10 @@ export class TurnRunner {
       if (typeof output?.additionalContext === "string") prompt = `${prompt}\n\n${output.additionalContext}`;
     }
     const prepared = await prepareAttachments(attachments, host.workingDirectory, () => modelAcceptsImages(() => host.modelClient().listModels(), host.model), host.acceptsDocuments);
-    // The user's own messages say the mode they are answered in (plan mode's mark and notice).
-    const modeText = source === undefined ? this.modeNotices.forMessage(agentMode ?? host.mode) : { prefix: "" };
+    // The user's own messages say the session's mode to the model (plan mode's mark and notice). A
+    // message's own `agentMode` is recorded with it but tells the model nothing: the official 1.0.x
+    // SDK's recordings of a send with `agentMode` show the prompt unchanged.
+    const modeText = source === undefined ? this.modeNotices.forMessage(host.mode) : { prefix: "" };
     const modelPrompt = modeText.prefix + prompt;
     // A long prompt the hook left alone is stored once: the model's text is rebuilt from it.
     const storeTransformed = modelPrompt !== params.prompt || prompt.length <= MAX_STORED_TRANSFORMED_CHARS || prepared.prefix !== "";
