@@ -11,7 +11,12 @@
  * instructions per tool turn = (loop20 − loop2) / 18; `turn1` / `turn11` (+ 1 / 11 sessions with one
  * one-line turn each, scenario 3's work) give the instructions per new session and turn. Compare two builds with
  * `BENCH_TANDEM_DIR=<checkout>/packages/runtime`; run some workloads only with
- * `BENCH_CALLGRIND=loop2,loop20`. Output files: `bench/results/profiles/callgrind/`.
+ * `BENCH_CALLGRIND=loop2,loop20`. `BENCH_CALLGRIND_NODE_OPTIONS="--single-threaded --hash-seed=1
+ * --random-seed=1"` runs the runtime with those Node flags: the counts then repeat to the last digit
+ * (V8's background compiles and GC threads, and its random hash seed, otherwise moved one build's
+ * create between 460 and 478 M on the busy machine), for an A/B of a change smaller than that; they
+ * are not comparable with counts taken without the flags.
+ * Output files: `bench/results/profiles/callgrind/`.
  * @module
  */
 import { execFileSync } from "node:child_process";
@@ -27,6 +32,7 @@ const outDir = join(resultsDir, "profiles", "callgrind");
 rmSync(outDir, { recursive: true, force: true });
 mkdirSync(outDir, { recursive: true });
 const tandem = snapshotTandem();
+const nodeOptions = process.env.BENCH_CALLGRIND_NODE_OPTIONS?.trim() ?? "";
 
 /** @type {Record<string, (runtime: RuntimeHandle) => Promise<void>>} */
 const workloads = {
@@ -59,7 +65,7 @@ try {
     const wrapper = join(outDir, `${name}.sh`);
     writeFileSync(
       wrapper,
-      `#!/bin/sh\nexec valgrind --tool=callgrind --smc-check=all-non-file --callgrind-out-file='${outFile}' '${process.execPath}' '${tandem.cliPath}' "$@" 2>/dev/null\n`,
+      `#!/bin/sh\nexec valgrind --tool=callgrind --smc-check=all-non-file --callgrind-out-file='${outFile}' '${process.execPath}' ${nodeOptions} '${tandem.cliPath}' "$@" 2>/dev/null\n`,
     );
     chmodSync(wrapper, 0o755);
     const runtime = await RuntimeHandle.launch({ id: "tandem", label: "Tandem", cliPath: wrapper }, model.url, { timeoutMs: 300_000 });
@@ -76,7 +82,7 @@ try {
 }
 const line = (label, value) => (Number.isFinite(value) ? `${label}${formatIr(value)}\n` : "");
 process.stdout.write(
-  `\nTandem ${tandem.version} (${tandem.revision})\n` +
+  `\nTandem ${tandem.version} (${tandem.revision})${nodeOptions ? ` with ${nodeOptions}` : ""}\n` +
     line("start (spawn → ping → exit): ", totals.start) +
     line("one session.create:           ", totals.create - totals.start) +
     line("per tool turn:                ", (totals.loop20 - totals.loop2) / 18) +

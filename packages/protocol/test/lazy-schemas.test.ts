@@ -4,14 +4,21 @@ import {
   clientToServerRequests,
   DiscoveredAgent,
   eventDataSchemas,
+  FactoryMeta,
+  FactoryRunDetail,
+  FactoryRunSummary,
   InstalledPluginInfo,
   LocalSessionEntry,
   McpToolInfo,
+  PermissionPolicyRule,
+  SandboxEnforcementStatus,
   ScheduleEntry,
   serverNotifications,
   serverToClientRequests,
   sessionEventTypes,
   SessionEventSchema,
+  SessionFsError,
+  SessionFsSqliteResult,
   TaskAgentInfo,
   WorkspaceSummary,
 } from "../src/index.js";
@@ -44,11 +51,32 @@ describe("protocol schemas are built on first use", () => {
   });
 
   it("loads without building the shapes the method areas share: each is a lazy schema, built when first parsed", () => {
-    const shapes = { CanvasDeclaration, DiscoveredAgent, InstalledPluginInfo, LocalSessionEntry, McpToolInfo, ScheduleEntry, TaskAgentInfo, WorkspaceSummary };
+    const shapes = {
+      CanvasDeclaration,
+      DiscoveredAgent,
+      FactoryMeta,
+      FactoryRunDetail,
+      FactoryRunSummary,
+      InstalledPluginInfo,
+      LocalSessionEntry,
+      McpToolInfo,
+      PermissionPolicyRule,
+      SandboxEnforcementStatus,
+      ScheduleEntry,
+      SessionFsError,
+      SessionFsSqliteResult,
+      TaskAgentInfo,
+      WorkspaceSummary,
+    };
     for (const [name, shape] of Object.entries(shapes)) expect(shape.def.type, name).toBe("lazy");
     expect(WorkspaceSummary.safeParse({ id: "w", cwd: "/work" }).success).toBe(true);
     expect(WorkspaceSummary.safeParse({ cwd: "/work" }).success).toBe(false);
     expect(CanvasDeclaration.array().safeParse([{ id: 1 }]).success).toBe(false);
+    expect(SessionFsError.safeParse({ code: "ENOENT" }).success).toBe(true);
+    expect(SessionFsError.safeParse({ code: "EPERM" }).success).toBe(false);
+    const detail = FactoryRunDetail.safeParse({ runId: "r" });
+    expect(detail.success).toBe(false);
+    expect(detail.error?.issues.map((issue) => issue.path[0])).toContain("phases");
   });
 
   it("builds a token's schema once, on the first read", () => {

@@ -80,6 +80,10 @@ describe("the runtime's entry bundle", () => {
     { library: "turndown", marker: /function TurndownService\(/ },
     { library: "ignore", marker: /path should be a/ },
     { library: "picomatch", marker: /picomatch\.makeRe\s*=/ },
+    // The first session.create does not parse the shell analysis; the first bash permission request loads it.
+    { library: "the shell command analysis", marker: /function analyzeCommandLine\(/ },
+    // Sessions on chat completions (the default) never load the AI SDK path of Anthropic, Azure and OpenAI responses providers.
+    { library: "the AI SDK model client", marker: /AiSdkModelClient=class\b/ },
   ])("bundles $library in its own chunk, reached only through a dynamic import (replaced pieces load lazily)", ({ marker }) => {
     // Worker threads' entries (built apart, loaded by their thread only) carry their own copies.
     const chunks = readdirSync(bundleDir).filter((name) => name.endsWith(".js") && !name.endsWith("-worker.js"));

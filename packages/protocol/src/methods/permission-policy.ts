@@ -9,11 +9,11 @@ import { defineRequest } from "../method.js";
  */
 
 const sessionScoped = { sessionId: SessionId };
-const Success = z.looseObject({ success: z.boolean() });
-const AbsolutePath = z.string().min(1);
+const Success = z.lazy(() => z.looseObject({ success: z.boolean() }));
+const AbsolutePath = z.lazy(() => z.string().min(1));
 
 /** A permission rule: its kind (`read`, `write`, `shell`, `url`, …) and what it matches, or null for every request of the kind. */
-export const PermissionPolicyRule = z.looseObject({ kind: z.string().min(1), argument: z.string().nullable() });
+export const PermissionPolicyRule = z.lazy(() => z.looseObject({ kind: z.string().min(1), argument: z.string().nullable() }));
 
 /** `session.permissions.setRequired`: whether the calling client answers this session's permission requests. */
 export const SessionPermissionsSetRequired = defineRequest(

@@ -47,7 +47,7 @@ export const SandboxConfig = z.looseObject({
 export type SandboxConfig = z.infer<typeof SandboxConfig>;
 
 /** What the runtime enforces for a session right now. */
-export const SandboxEnforcementStatus = z.looseObject({
+export const SandboxEnforcementStatus = z.lazy(() => z.looseObject({
   /** The session asked for a sandbox (its config, else the runtime's default). */
   enabled: z.boolean(),
   /** Commands really run in an OS sandbox now. */
@@ -60,7 +60,7 @@ export const SandboxEnforcementStatus = z.looseObject({
   allowBypass: z.boolean(),
   disabledForSession: z.boolean(),
   network: z.looseObject({ allowOutbound: z.boolean(), allowLocalNetwork: z.boolean(), allowedHosts: z.array(z.string()), blockedHosts: z.array(z.string()) }),
-});
+}));
 export type SandboxEnforcementStatus = z.infer<typeof SandboxEnforcementStatus>;
 
 /** `session.sandbox.getEnforcementStatus`: whether the session's processes run sandboxed, and why not. */

@@ -15,49 +15,49 @@ import { defineRequest } from "../method.js";
  */
 
 /** A failure the client's file system reports. */
-export const SessionFsError = z.looseObject({
+export const SessionFsError = z.lazy(() => z.looseObject({
   code: z.enum(["ENOENT", "UNKNOWN"]),
   message: z.string().optional(),
-});
+}));
 export type SessionFsError = z.infer<typeof SessionFsError>;
 
 /** What an operation without a value answers: nothing on success, else the failure. */
-const VoidOrError = z.union([z.null(), z.undefined(), SessionFsError]);
+const VoidOrError = z.lazy(() => z.union([z.null(), z.undefined(), SessionFsError]));
 
-const PathParams = z.looseObject({ sessionId: z.string(), path: z.string() });
+const pathParams = () => z.looseObject({ sessionId: z.string(), path: z.string() });
 
 /** `sessionFs.readFile`: a file's whole text (UTF-8). */
 export const SessionFsReadFile = defineRequest(
   "sessionFs.readFile",
-  () => PathParams,
+  () => pathParams(),
   () => z.looseObject({ content: z.string(), error: SessionFsError.optional() }),
 );
 
 /** `sessionFs.writeFile`: replaces a file's text. */
 export const SessionFsWriteFile = defineRequest(
   "sessionFs.writeFile",
-  () => PathParams.extend({ content: z.string(), mode: z.number().optional() }),
+  () => pathParams().extend({ content: z.string(), mode: z.number().optional() }),
   () => VoidOrError,
 );
 
 /** `sessionFs.appendFile`: adds text at the end of a file (creating it). */
 export const SessionFsAppendFile = defineRequest(
   "sessionFs.appendFile",
-  () => PathParams.extend({ content: z.string(), mode: z.number().optional() }),
+  () => pathParams().extend({ content: z.string(), mode: z.number().optional() }),
   () => VoidOrError,
 );
 
 /** `sessionFs.exists`: whether a path exists. */
 export const SessionFsExists = defineRequest(
   "sessionFs.exists",
-  () => PathParams,
+  () => pathParams(),
   () => z.looseObject({ exists: z.boolean() }),
 );
 
 /** `sessionFs.stat`: what a path is, its size and times. */
 export const SessionFsStat = defineRequest(
   "sessionFs.stat",
-  () => PathParams,
+  () => pathParams(),
   () =>
     z.looseObject({
       isFile: z.boolean(),
@@ -72,21 +72,21 @@ export const SessionFsStat = defineRequest(
 /** `sessionFs.mkdir`: creates a folder (and its parents when `recursive`). */
 export const SessionFsMkdir = defineRequest(
   "sessionFs.mkdir",
-  () => PathParams.extend({ recursive: z.boolean().optional(), mode: z.number().optional() }),
+  () => pathParams().extend({ recursive: z.boolean().optional(), mode: z.number().optional() }),
   () => VoidOrError,
 );
 
 /** `sessionFs.readdir`: the names in a folder. */
 export const SessionFsReaddir = defineRequest(
   "sessionFs.readdir",
-  () => PathParams,
+  () => pathParams(),
   () => z.looseObject({ entries: z.array(z.string()), error: SessionFsError.optional() }),
 );
 
 /** `sessionFs.readdirWithTypes`: the names in a folder, each a file or a folder. */
 export const SessionFsReaddirWithTypes = defineRequest(
   "sessionFs.readdirWithTypes",
-  () => PathParams,
+  () => pathParams(),
   () =>
     z.looseObject({
       entries: z.array(z.looseObject({ name: z.string(), type: z.enum(["file", "directory"]) })),
@@ -97,7 +97,7 @@ export const SessionFsReaddirWithTypes = defineRequest(
 /** `sessionFs.rm`: removes a path (`force`: a missing one is no failure). */
 export const SessionFsRm = defineRequest(
   "sessionFs.rm",
-  () => PathParams.extend({ recursive: z.boolean().optional(), force: z.boolean().optional() }),
+  () => pathParams().extend({ recursive: z.boolean().optional(), force: z.boolean().optional() }),
   () => VoidOrError,
 );
 
@@ -109,20 +109,20 @@ export const SessionFsRename = defineRequest(
 );
 
 /** How the client runs a statement: `exec` (schema, scripts; no rows), `query` (rows), `run` (changes). */
-export const SessionFsSqliteQueryType = z.enum(["exec", "query", "run"]);
+export const SessionFsSqliteQueryType = z.lazy(() => z.enum(["exec", "query", "run"]));
 export type SessionFsSqliteQueryType = z.infer<typeof SessionFsSqliteQueryType>;
 
 /** Named bind parameters of a statement. */
-const BindParams = z.record(z.string(), z.union([z.string(), z.number(), z.null()]));
+const BindParams = z.lazy(() => z.record(z.string(), z.union([z.string(), z.number(), z.null()])));
 
 /** What a statement did in the client's database. */
-export const SessionFsSqliteResult = z.looseObject({
+export const SessionFsSqliteResult = z.lazy(() => z.looseObject({
   rows: z.array(z.record(z.string(), z.unknown())),
   columns: z.array(z.string()),
   rowsAffected: z.number(),
   lastInsertRowid: z.number().optional(),
   error: SessionFsError.optional(),
-});
+}));
 export type SessionFsSqliteResult = z.infer<typeof SessionFsSqliteResult>;
 
 /** `sessionFs.sqliteQuery`: one statement against the session's database in the client. */

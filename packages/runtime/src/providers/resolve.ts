@@ -2,13 +2,10 @@ import type { ProviderConfig } from "@tandem/protocol";
 import { ErrorCodes } from "@tandem/protocol/errors";
 import { TandemError } from "../errors.js";
 import { runtimeVersion } from "../version.js";
-import { AiSdkModelClient } from "./ai-sdk-client.js";
-import { anthropicAdapter } from "./anthropic.js";
-import { azureAdapter } from "./azure.js";
 import { ChatCompletionsClient } from "./chat-completions/client.js";
 import type { ConnectionPool } from "./chat-completions/connections.js";
 import type { HttpSender } from "./chat-completions/http.js";
-import { openAIResponsesAdapter } from "./openai-responses.js";
+import { DeferredModelClient } from "./deferred-client.js";
 import { responseLimitsFromEnv, type ResponseLimits } from "./response-limits.js";
 import { providerTimeoutsFromEnv, type ProviderTimeouts } from "./timeouts.js";
 import type { ModelClient, RequestOrigin } from "./types.js";
@@ -152,15 +149,23 @@ function byokClient(provider: ProviderConfig, timeouts: ProviderTimeouts, limits
   const { apiKey, bearerToken } = provider.hasBearerTokenProvider ? { apiKey: undefined, bearerToken: undefined } : provider;
   switch (provider.type ?? "openai") {
     case "anthropic":
-      return new AiSdkModelClient(anthropicAdapter({ baseUrl, apiKey, bearerToken, headers }), timeouts, limits, relayFetch(options));
-    case "azure": {
-      const adapter = azureAdapter({ baseUrl, apiKey, bearerToken, headers, wireApi: provider.wireApi, apiVersion: provider.azure?.apiVersion, deployment: options.model });
-      return new AiSdkModelClient(adapter, timeouts, limits, relayFetch(options));
-    }
+      return aiSdkClient("anthropic", (ai) => new ai.AiSdkModelClient(ai.anthropicAdapter({ baseUrl, apiKey, bearerToken, headers }), timeouts, limits, relayFetch(options)));
+    case "azure":
+      return aiSdkClient("azure", (ai) => {
+        const adapter = ai.azureAdapter({ baseUrl, apiKey, bearerToken, headers, wireApi: provider.wireApi, apiVersion: provider.azure?.apiVersion, deployment: options.model });
+        return new ai.AiSdkModelClient(adapter, timeouts, limits, relayFetch(options));
+      });
     case "openai":
-      if (provider.wireApi === "responses") return new AiSdkModelClient(openAIResponsesAdapter({ baseUrl, bearerToken: bearerToken ?? apiKey, headers }), timeouts, limits, relayFetch(options));
+      if (provider.wireApi === "responses") {
+        return aiSdkClient("openai", (ai) => new ai.AiSdkModelClient(ai.openAIResponsesAdapter({ baseUrl, bearerToken: bearerToken ?? apiKey, headers }), timeouts, limits, relayFetch(options)));
+      }
       return new ChatCompletionsClient({ name: "openai", baseUrl, bearerToken: bearerToken ?? apiKey, headers, ...userAgentOf(options) }, timeouts, options.relay?.sender ?? options.connections, limits);
   }
+}
+
+/** A client on the AI SDK path, whose code (`ai-sdk-providers.ts`) loads on its first call. */
+function aiSdkClient(name: string, build: (ai: typeof import("./ai-sdk-providers.js")) => ModelClient): ModelClient {
+  return new DeferredModelClient(name, async () => build(await import("./ai-sdk-providers.js")));
 }
 
 /** A client whose requests name `wireModel` to the provider, whatever the session calls the model. */

@@ -1,6 +1,6 @@
 import { resolveToolPath } from "../paths.js";
 import type { ShellCommandParser } from "./bash-parser.js";
-import { analyzeCommandLine, type CommandLineAnalysis, type ShellCommandEntry } from "./command-analysis.js";
+import type { CommandLineAnalysis, ShellCommandEntry } from "./command-analysis.js";
 
 /** A `shell` permission request (the 1.0.x shape), as the bash tool asks it. */
 // A type, not an interface: it must fit the protocol's loose (index-signature) object type.
@@ -59,7 +59,8 @@ export async function shellPermissionRequest(
  */
 export async function analyzeShellCommand(command: string, parser: ShellCommandParser): Promise<CommandLineAnalysis> {
   const syntax = await parser.syntax();
-  if (syntax) return analyzeCommandLine(command, syntax);
+  // The analysis (~25 KB with its tables of programs and options) loads with the first command, not with the runtime.
+  if (syntax) return (await import("./command-analysis.js")).analyzeCommandLine(command, syntax);
   // Nothing is known without the parser; any `>` might write a file.
   return { commands: [{ identifier: command.trim(), readOnly: false }], pathCandidates: [], writesFile: command.includes(">"), hazards: [], changesShellState: true };
 }
