@@ -292,6 +292,13 @@ export const allowRules = [
     reason: "The notice of entering plan mode is the runtime's own prompt text (see `own-prompt`): Tandem writes a `<mode_changed_notice>` with a `<plan_mode>` block in its own words, where 1.0.102 writes its own; the blocks, their place and the `[[PLAN]]` mark are compared.",
   },
   {
+    id: "bundled-skills-at-resume",
+    references: ["sdk-bundled"],
+    scenarios: ["resume"],
+    key: /^event\.only-tandem:session\.skills_loaded$/,
+    reason: "The bundled runtime (1.0.85) announces the skill set when a session opens and, in some of its runs, not again at resume; 1.0.102 and Tandem announce it at resume.",
+  },
+  {
     id: "bundled-skills-at-start",
     references: ["sdk-bundled"],
     key: /^event\.only-ref:session\.skills_loaded$/,
