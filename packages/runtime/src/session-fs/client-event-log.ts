@@ -1,14 +1,10 @@
 import type { TandemError } from "../errors.js";
 import type { Logger } from "../log.js";
 import { endOfLog } from "../store/event-log-pages.js";
-import { LogFailures } from "../store/log-failures.js";
+import { BatchedAppends } from "../store/batched-appends.js";
 import { persistenceFailed } from "../store/persistence-error.js";
-import type { EventLogObserver, LogPage, LogPosition, LogRange, LogScan, SessionEventLog } from "../store/types.js";
+import type { LogPage, LogPosition, LogRange, LogScan, SessionEventLog } from "../store/types.js";
 import type { ClientFileSystem } from "./client-file-system.js";
-
-/** How long appended events may wait before they are sent (sooner when many). */
-const flushDelayMs = 5;
-const maxBatchEvents = 500;
 
 /**
  * A session's `events.jsonl` in the file system a client provides. Positions count entries (the
@@ -22,22 +18,17 @@ const maxBatchEvents = 500;
  * log.append(JSON.stringify(event));
  * await log.flush();
  */
-export class ClientEventLog implements SessionEventLog {
-  private pending: string[] = [];
-  private timer: NodeJS.Timeout | undefined;
+export class ClientEventLog extends BatchedAppends implements SessionEventLog {
   /** Entries this writer knows the log holds (undefined until read or written). */
   private written: number | undefined;
-  private readonly failures: LogFailures;
-  private writing: Promise<void> = Promise.resolve();
-  private closed = false;
   private readonly path: string;
 
   constructor(
     private readonly fs: ClientFileSystem,
     private readonly sessionId: string,
-    private readonly logger: Logger,
+    logger: Logger,
   ) {
-    this.failures = new LogFailures(logger, "event-log");
+    super(logger);
     this.path = fs.statePath("events.jsonl");
   }
 
@@ -45,50 +36,8 @@ export class ClientEventLog implements SessionEventLog {
     return this.fs.describe(this.path);
   }
 
-  get failure(): TandemError | undefined {
-    return this.failures.failure;
-  }
-
-  get heldLines(): number {
-    return this.pending.length;
-  }
-
-  watch(observer: EventLogObserver): () => void {
-    return this.failures.watch(observer);
-  }
-
-  append(line: string): void {
-    if (this.closed) return;
-    this.pending.push(line);
-    if (this.failures.failure) return;
-    if (this.pending.length >= maxBatchEvents) {
-      void this.flush();
-      return;
-    }
-    this.timer ??= setTimeout(() => void this.flush(), flushDelayMs);
-  }
-
-  /** Sends what is queued; how durable the client's file system is, is the client's matter. */
-  flush(_options: { durable?: boolean } = {}): Promise<void> {
-    if (this.timer) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
-    }
-    if (this.closed || (this.pending.length === 0 && !this.failures.failure)) return this.writing;
-    this.writing = this.writing.then(() => this.attempt());
-    return this.writing;
-  }
-
-  async close(): Promise<void> {
-    await this.flush();
-    this.closed = true;
-    if (this.failures.failure && this.pending.length > 0) {
-      this.logger.error(`${this.pending.length} event(s) of ${this.location} were never written and are lost: ${this.failures.failure.message}`);
-    }
-  }
-
   position(): Promise<{ endOffset: number | undefined; pending: readonly string[] }> {
-    return this.writing.then(() => ({ endOffset: this.written, pending: [...this.pending] }));
+    return this.settled().then(() => ({ endOffset: this.written, pending: [...this.pending] }));
   }
 
   async scan(start: number, onLine: (line: string, range: LogRange) => boolean | void): Promise<LogScan> {
@@ -156,25 +105,16 @@ export class ClientEventLog implements SessionEventLog {
     return { lines: parts, tornBytes: Buffer.byteLength(torn) };
   }
 
-  /** One write of what is pending (run inside the `writing` chain, never concurrently). */
-  private async attempt(): Promise<void> {
-    try {
-      if (this.written === undefined) this.written = (await this.entries()).lines.length;
-      while (this.pending.length > 0) {
-        const batch = this.pending.slice(0, maxBatchEvents);
-        await this.fs.append(this.sessionId, this.path, `${batch.join("\n")}\n`);
-        this.written += batch.length;
-        this.pending = this.pending.slice(batch.length);
-      }
-    } catch (error) {
-      if (this.timer) {
-        clearTimeout(this.timer);
-        this.timer = undefined;
-      }
-      this.failures.report(persistenceFailed(this.location, error), this.pending.length);
-      return;
-    }
-    if (!this.failures.recovered()) return;
-    if (this.pending.length > 0) this.timer ??= setTimeout(() => void this.flush(), flushDelayMs);
+  protected async prepare(): Promise<void> {
+    if (this.written === undefined) this.written = (await this.entries()).lines.length;
+  }
+
+  protected async writeBatch(batch: string[]): Promise<void> {
+    await this.fs.append(this.sessionId, this.path, `${batch.join("\n")}\n`);
+    this.written = (this.written ?? 0) + batch.length;
+  }
+
+  protected describeFailure(error: unknown): TandemError {
+    return persistenceFailed(this.location, error);
   }
 }

@@ -2,17 +2,14 @@ import type { Pool } from "pg";
 import { ErrorCodes, errorMessage, TandemError } from "../../errors.js";
 import type { Logger } from "../../log.js";
 import { endOfLog } from "../event-log-pages.js";
-import { LogFailures } from "../log-failures.js";
+import { BatchedAppends } from "../batched-appends.js";
 import { persistenceFailed, type PersistenceOperation } from "../persistence-error.js";
-import type { AppendFence, EventLogObserver, LogPage, LogPosition, LogRange, LogScan, SessionEventLog } from "../types.js";
+import type { AppendFence, LogPage, LogPosition, LogRange, LogScan, SessionEventLog } from "../types.js";
 import { batchFields } from "./event-fields.js";
 import { sequenceConflictState } from "./migrations.js";
 import { leaseLostState } from "../../cluster/schema.js";
 import { leaseLost } from "../../cluster/leases.js";
 
-/** How long appended events may wait before they are written (sooner when many). */
-const flushDelayMs = 5;
-const maxBatchEvents = 500;
 /** Rows read per query when scanning or paging. */
 const readChunkRows = 2000;
 
@@ -47,75 +44,28 @@ export class EventSequenceConflict extends TandemError {
  * log.append(JSON.stringify(event));
  * await log.flush();
  */
-export class PgEventLog implements SessionEventLog {
-  private pending: string[] = [];
-  private timer: NodeJS.Timeout | undefined;
+export class PgEventLog extends BatchedAppends implements SessionEventLog {
   /** The last sequence number this writer knows the log ends at (undefined until read or written). */
   private lastSeq: number | undefined;
-  private readonly failures: LogFailures;
-  private writing: Promise<void> = Promise.resolve();
-  private closed = false;
 
   constructor(
     private readonly pool: Pool,
     readonly sessionId: string,
     /** The database, for messages (no password). */
     private readonly database: string,
-    private readonly logger: Logger,
+    logger: Logger,
     /** Cluster: appends run only while this node holds the session's lease. */
     private readonly fence?: AppendFence,
   ) {
-    this.failures = new LogFailures(logger, "event-log");
+    super(logger);
   }
 
   get location(): string {
     return `${this.database} session ${this.sessionId} events`;
   }
 
-  get failure(): TandemError | undefined {
-    return this.failures.failure;
-  }
-
-  get heldLines(): number {
-    return this.pending.length;
-  }
-
-  watch(observer: EventLogObserver): () => void {
-    return this.failures.watch(observer);
-  }
-
-  append(line: string): void {
-    if (this.closed) return;
-    this.pending.push(line);
-    if (this.failures.failure) return;
-    if (this.pending.length >= maxBatchEvents) {
-      void this.flush();
-      return;
-    }
-    this.timer ??= setTimeout(() => void this.flush(), flushDelayMs);
-  }
-
-  /** Writes what is queued; a committed transaction is durable, so `durable` asks nothing more. */
-  flush(_options: { durable?: boolean } = {}): Promise<void> {
-    if (this.timer) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
-    }
-    if (this.closed || (this.pending.length === 0 && !this.failures.failure)) return this.writing;
-    this.writing = this.writing.then(() => this.attempt());
-    return this.writing;
-  }
-
-  async close(): Promise<void> {
-    await this.flush();
-    this.closed = true;
-    if (this.failures.failure && this.pending.length > 0) {
-      this.logger.error(`${this.pending.length} event(s) of ${this.location} were never written and are lost: ${this.failures.failure.message}`);
-    }
-  }
-
   position(): Promise<{ endOffset: number | undefined; pending: readonly string[] }> {
-    return this.writing.then(() => ({ endOffset: this.lastSeq, pending: [...this.pending] }));
+    return this.settled().then(() => ({ endOffset: this.lastSeq, pending: [...this.pending] }));
   }
 
   async scan(start: number, onLine: (line: string, range: LogRange) => boolean | void): Promise<LogScan> {
@@ -206,34 +156,28 @@ export class PgEventLog implements SessionEventLog {
     }
   }
 
-  /** One write of what is pending, in batches (run inside the `writing` chain, never concurrently). */
-  private async attempt(): Promise<void> {
-    let operation: PersistenceOperation = "read";
-    try {
-      if (this.lastSeq === undefined) this.lastSeq = await this.lastStoredSeq();
-      operation = "write";
-      while (this.pending.length > 0) {
-        const batch = this.pending.slice(0, maxBatchEvents);
-        const expected: number = this.lastSeq;
-        const result = await this.appendBatch(expected, batch);
-        this.lastSeq = Number(result.rows[0]?.last);
-        this.pending = this.pending.slice(batch.length);
-      }
-    } catch (error) {
-      const failure = this.describe(error, operation);
-      this.fail(failure);
-      if (this.fence?.refused && (failure.code === ErrorCodes.LeaseLost || failure instanceof EventSequenceConflict)) {
-        void this.fence.refused(this.sessionId).then(
-          (ours) => {
-            if (ours) void this.flush();
-          },
-          () => undefined,
-        );
-      }
-      return;
-    }
-    if (!this.failures.recovered()) return;
-    if (this.pending.length > 0) this.timer ??= setTimeout(() => void this.flush(), flushDelayMs);
+  protected async prepare(): Promise<void> {
+    if (this.lastSeq === undefined) this.lastSeq = await this.lastStoredSeq();
+  }
+
+  protected async writeBatch(batch: string[]): Promise<void> {
+    const result = await this.appendBatch(this.lastSeq ?? 0, batch);
+    this.lastSeq = Number(result.rows[0]?.last);
+  }
+
+  protected describeFailure(error: unknown, operation: PersistenceOperation): TandemError {
+    return this.describe(error, operation);
+  }
+
+  /** A write the lease refused: once the node has the session back (or learns it has not), retry or stop. */
+  protected override failed(failure: TandemError): void {
+    if (!this.fence?.refused || !(failure.code === ErrorCodes.LeaseLost || failure instanceof EventSequenceConflict)) return;
+    void this.fence.refused(this.sessionId).then(
+      (ours) => {
+        if (ours) void this.flush();
+      },
+      () => undefined,
+    );
   }
 
   private async appendBatch(expected: number, batch: string[]): Promise<{ rows: Array<{ last: string }> }> {
@@ -263,13 +207,5 @@ export class PgEventLog implements SessionEventLog {
       return new EventSequenceConflict(this.sessionId, this.lastSeq ?? 0, Number.isSafeInteger(detail) ? detail : undefined, `Could not append to ${this.location}: ${errorMessage(error)} (another writer appended to this session)`);
     }
     return persistenceFailed(this.location, error, operation);
-  }
-
-  private fail(error: TandemError): void {
-    if (this.timer) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
-    }
-    this.failures.report(error, this.pending.length);
   }
 }
