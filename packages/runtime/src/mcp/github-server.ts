@@ -47,14 +47,26 @@ function endpointUrl(baseUrl: string): string {
 }
 
 /**
+ * The name under which an application's own server stands in for the runtime's GitHub MCP server
+ * (besides {@link gitHubMcpServerName} itself, which replaces it as any configured name does).
+ */
+export const applicationGitHubServerName = "github";
+
+/**
  * The MCP servers the runtime adds to a session: the GitHub MCP server when the session talks to the
  * Copilot API with a GitHub token (`access`), none for a session with its own `provider` or a runtime
  * whose default provider is another one. Tandem is provider-neutral: no other provider gets it.
+ * None either when the application configured its own `github` server: that one is the session's
+ * GitHub server, and two would offer the model the same tools twice.
  *
  * @example
  * builtinMcpServers(config, copilotApiAccess(environment)); // {} or { "github-mcp-server": {...} }
  */
-export function builtinMcpServers(config: { provider?: unknown; githubMcpToolConfig?: GitHubMcpToolConfig }, access: CopilotApiAccess | undefined): Record<string, McpServerConfig> {
+export function builtinMcpServers(
+  config: { provider?: unknown; githubMcpToolConfig?: GitHubMcpToolConfig; mcpServers?: Record<string, unknown> },
+  access: CopilotApiAccess | undefined,
+): Record<string, McpServerConfig> {
   if (config.provider || !access) return {};
+  if (config.mcpServers && Object.hasOwn(config.mcpServers, applicationGitHubServerName)) return {};
   return { [gitHubMcpServerName]: gitHubMcpServerConfig(access, config.githubMcpToolConfig) };
 }

@@ -24,6 +24,8 @@ import type { McpEnvValueMode, McpHost, McpManagerOptions, McpServerSummary } fr
 export class McpManager {
   private connections: McpServerConnection[];
   private readonly builtinServers: ReadonlySet<string>;
+  /** Built-in servers that join the session when its MCP host starts (see `builtinsJoinAtStart`). */
+  private waitingBuiltins: McpServerConnection[] = [];
   private sdk: Promise<McpSdk> | undefined;
   private started: Promise<void> | undefined;
   private disposed = false;
@@ -46,22 +48,37 @@ export class McpManager {
     const deps = { loadSdk: () => this.loadSdk(), host, options, listener, envValueMode: () => this.envMode };
     const disabled = new Set(options.disabledServers ?? []);
     this.builtinServers = new Set(options.builtinServers ?? []);
-    this.connections = Object.entries(configs).map(([name, config]) => new McpServerConnection(name, config, deps, disabled.has(name) ? "disabled" : "pending"));
+    const connections = Object.entries(configs).map(([name, config]) => new McpServerConnection(name, config, deps, disabled.has(name) ? "disabled" : "pending"));
+    if (!options.builtinsJoinAtStart) {
+      this.connections = connections;
+      return;
+    }
+    this.waitingBuiltins = connections.filter((connection) => this.builtinServers.has(connection.name));
+    this.connections = connections.filter((connection) => !this.builtinServers.has(connection.name));
   }
 
-  /** Whether any server is configured. */
+  /** Whether the session's MCP host has any server (built-in servers count once they joined). */
   get hasServers(): boolean {
     return this.connections.length > 0;
+  }
+
+  /** Whether `start()` was called: the host is up, and the built-in servers have joined. */
+  get hasStarted(): boolean {
+    return this.started !== undefined;
   }
 
   /**
    * Connects every server not yet connected or disabled, in parallel (each within the connect
    * timeout). Emits one `session.mcp_server_status_changed` per server, a `session.warning` per
    * failure, then one `session.mcp_servers_loaded`. Sessions call it lazily: at their first turn, or
-   * when a client lists the servers. Never throws; calling it again returns the same promise.
+   * when a client lists the servers. Built-in servers held back until the start join first, before
+   * it returns (so a listing right after it names them). Never throws; calling it again returns
+   * the same promise.
    */
   start(): Promise<void> {
-    this.started ??= this.batch(async () => {
+    if (this.started) return this.started;
+    this.joinWaitingBuiltins();
+    this.started = this.batch(async () => {
       await Promise.all(this.connections.filter((connection) => connection.status === "pending").map((connection) => connection.connect("start")));
       this.emitLoaded();
     });
@@ -203,8 +220,18 @@ export class McpManager {
     return this.connections.find((candidate) => candidate.name === serverName)?.config;
   }
 
+  private joinWaitingBuiltins(): void {
+    if (this.waitingBuiltins.length === 0 || this.disposed) return;
+    this.connections = [...this.waitingBuiltins, ...this.connections];
+    this.waitingBuiltins = [];
+  }
+
   private requireHost(): void {
-    if (!this.hasServers) throw new TandemError(ErrorCodes.NotAvailable, "No MCP host initialized: this session has no MCP servers configured (mcpServers at create or resume)");
+    if (this.hasServers) return;
+    const waiting = this.waitingBuiltins.map((connection) => connection.name);
+    const base = "No MCP host initialized: this session has no MCP servers configured (mcpServers at create or resume)";
+    if (waiting.length === 0) throw new TandemError(ErrorCodes.NotAvailable, base);
+    throw new TandemError(ErrorCodes.NotAvailable, `${base}; the runtime's own (${waiting.join(", ")}) join at the session's first message or when its servers are listed`, { waitingServers: waiting });
   }
 
   private connection(serverName: string): McpServerConnection {

@@ -112,4 +112,10 @@ export interface McpManagerOptions {
   disabledServers?: readonly string[];
   /** Servers the runtime added (not the application): listed with `source: "builtin"`, removable with `removeBuiltin`. */
   builtinServers?: readonly string[];
+  /**
+   * Whether the built-in servers join only when the host starts (`start()`: the session's first
+   * turn, or the first listing of its servers). Until then they are not listed, not removable and
+   * do not count as servers. Default: they are there from construction.
+   */
+  builtinsJoinAtStart?: boolean;
 }

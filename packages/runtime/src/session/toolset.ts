@@ -15,6 +15,12 @@ import type { ToolSpec } from "../loop/messages.js";
 /** What the toolset needs from its session. */
 export interface ToolsetHost extends AgentsHost, SkillsHost, ExitPlanHost {
   readonly config: SessionCreateParams;
+  /**
+   * Set once the session's first message was accepted. Until then the runtime's own MCP servers
+   * (GitHub's) are not part of the session: they join at its first turn, or when its servers are
+   * listed; a session resumed after its first message has them from the resume.
+   */
+  readonly summary: string | undefined;
   readonly mode: string;
   /** The session folder (the `sql` tool's `session.db` lives there). */
   readonly workspacePath: string;
@@ -107,7 +113,7 @@ export class SessionToolset {
    */
   async replaceMcpServers(config: SessionCreateParams): Promise<void> {
     const previous = this.mcpServers;
-    this.mcpServers = this.createMcp(config);
+    this.mcpServers = this.createMcp(config, previous.hasStarted);
     await previous.dispose();
   }
 
@@ -123,9 +129,11 @@ export class SessionToolset {
 
   /**
    * The runtime's built-in servers, the plugin folders' servers and the configured ones (a later
-   * source wins a name), minus `disabledMcpServers` (listed as disabled, never started).
+   * source wins a name), minus `disabledMcpServers` (listed as disabled, never started). The
+   * built-in ones join when the MCP host starts, unless the session already had its first message
+   * or its previous host had started (`hostWasStarted`).
    */
-  private createMcp(config: SessionCreateParams): McpManager {
+  private createMcp(config: SessionCreateParams, hostWasStarted = false): McpManager {
     const { host } = this;
     const { pluginDirectories } = config as { pluginDirectories?: unknown };
     const builtins = Object.fromEntries(Object.entries(this.builtinMcpServers(config)).filter(([name]) => !this.removedBuiltinMcp.has(name)));
@@ -133,7 +141,12 @@ export class SessionToolset {
     const configured: Record<string, McpServerConfig> = { ...plugins, ...(config.mcpServers ?? {}) };
     const servers: Record<string, McpServerConfig> = { ...builtins, ...configured };
     const builtinServers = Object.keys(builtins).filter((name) => !(name in configured));
-    return new McpManager(servers, { emitter: host.emitter, logger: host.logger, workingDirectory: host.workingDirectory, launcher: this.sandbox, ...host.mcpHost }, { disabledServers: stringList(config.disabledMcpServers), builtinServers });
+    const builtinsJoinAtStart = host.summary === undefined && !hostWasStarted;
+    return new McpManager(
+      servers,
+      { emitter: host.emitter, logger: host.logger, workingDirectory: host.workingDirectory, launcher: this.sandbox, ...host.mcpHost },
+      { disabledServers: stringList(config.disabledMcpServers), builtinServers, builtinsJoinAtStart },
+    );
   }
 
   /** Rebuilds the built-in and custom tools after the configuration or the clients' tools changed. */

@@ -95,8 +95,10 @@ export function registerMcpMethods(table: MethodTable, host: McpMethodsHost): vo
     mcp.envValueMode = mode;
     return { mode: mcp.envValueMode };
   });
-  // Only the server the runtime added in Copilot API mode: one the application configured under that
-  // name is the application's, and a session of another provider has none.
+  // Only the server the runtime added in Copilot API mode, once it joined the session (its first
+  // message, or a listing of its servers): before that there is nothing to remove. One the
+  // application configured under that name (or as `github`) is the application's, and a session of
+  // another provider has none.
   table.on(SessionMcpRemoveGitHub, async ({ sessionId }) => ({ removed: await host.session(sessionId).toolset.removeBuiltinMcpServer(gitHubMcpServerName) }));
 
   table.on(SessionMcpExecuteSampling, ({ sessionId, requestId, serverName, request }) => {
