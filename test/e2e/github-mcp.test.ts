@@ -3,11 +3,15 @@
  * the real `tandem` and the testkit's Copilot API (which serves `/mcp`): added only when the
  * session's provider is the Copilot API with a GitHub token, sent that token and the session's
  * `githubMcpToolConfig` as headers, contacted first at the first turn or `session.mcp.list`, kept
- * silent by `disabledMcpServers`, and removable with `session.mcp.removeGitHub`.
+ * silent by `disabledMcpServers`, and removable with `session.mcp.removeGitHub`. It joins the
+ * session at that first turn or listing (before it the session's MCP host does not have it), or at
+ * a resume once the session had its first message; an application's own `github` server stands in
+ * for it.
  */
 import { join } from "node:path";
 import { CopilotClient, RuntimeConnection, approveAll, type CopilotSession, type SessionEvent } from "copilot-sdk-v1";
 import { afterEach, describe, expect, it } from "vitest";
+import { ErrorCodes } from "@tandem/protocol/errors";
 import { scriptsDir, startWorld, tandemBin, type TestWorld } from "../helpers/harness.js";
 
 let world: TestWorld | undefined;
@@ -145,6 +149,82 @@ describe("the GitHub MCP server in Copilot API mode", () => {
     expect((await openai.sendAndWait({ prompt: "hello" }, 30_000))?.data.content).toBe("Hello from the scripted model.");
     expect(await openai.rpc.mcp.list()).toEqual({ servers: [] });
     expect(mcpRequests()).toHaveLength(copilotRequests);
+  });
+});
+
+async function rpcError(call: Promise<unknown>): Promise<{ code: number; message: string }> {
+  try {
+    await call;
+  } catch (error) {
+    return { code: (error as { code: number }).code, message: (error as Error).message };
+  }
+  throw new Error("the call succeeded");
+}
+
+function newClient(): CopilotClient {
+  client = new CopilotClient({ connection: RuntimeConnection.forStdio({ path: tandemBin }), env: world!.env, logLevel: "error" });
+  return client;
+}
+
+describe("when the GitHub MCP server joins a session", () => {
+  it("at the first message: before it the session's MCP host has no server, so removeGitHub answers false and enable says there is no host", async () => {
+    const runtime = await setUp();
+    const session = await runtime.createSession({ onPermissionRequest: approveAll });
+    expect(await session.rpc.mcp.removeGitHub()).toEqual({ removed: false });
+    const noHost = await rpcError(session.rpc.mcp.enable({ serverName: "github-mcp-server" }));
+    expect(noHost).toEqual({ code: ErrorCodes.NotAvailable, message: expect.stringContaining("No MCP host initialized") });
+    expect(noHost.message).toContain("github-mcp-server");
+    expect(noHost.message).toContain("first message");
+    expect((await rpcError(session.rpc.mcp.disable({ serverName: "missing-server" }))).message).toContain("No MCP host initialized");
+    expect(await session.rpc.mcp.isServerRunning({ serverName: "github-mcp-server" })).toEqual({ running: false });
+    expect(mcpRequests()).toEqual([]);
+
+    // The answer "nothing to remove" does not keep it out: it joins at the first message.
+    expect((await session.sendAndWait({ prompt: "hello" }, 30_000))?.data.content).toBe("Hello from the scripted model.");
+    expect(mcpRequests().length).toBeGreaterThan(0);
+    expect(await session.rpc.mcp.isServerRunning({ serverName: "github-mcp-server" })).toEqual({ running: true });
+    expect((await rpcError(session.rpc.mcp.enable({ serverName: "missing-server" }))).code).toBe(ErrorCodes.InvalidParams);
+    expect(await session.rpc.mcp.removeGitHub()).toEqual({ removed: true });
+    expect(await session.rpc.mcp.list()).toEqual({ servers: [] });
+    await session.disconnect();
+  });
+
+  it("at a resume once the session had its first message; a session resumed before its first message still waits for it", async () => {
+    const runtime = await setUp();
+    const used = await runtime.createSession({ onPermissionRequest: approveAll });
+    expect((await used.sendAndWait({ prompt: "hello" }, 30_000))?.data.content).toBe("Hello from the scripted model.");
+    const unused = await runtime.createSession({ onPermissionRequest: approveAll });
+    const [usedId, unusedId] = [used.sessionId, unused.sessionId];
+    await runtime.stop();
+
+    const resumer = newClient();
+    const resumedUnused = await resumer.resumeSession(unusedId, { onPermissionRequest: approveAll });
+    expect(await resumedUnused.rpc.mcp.removeGitHub()).toEqual({ removed: false });
+    expect((await rpcError(resumedUnused.rpc.mcp.stopServer({ serverName: "github-mcp-server" }))).message).toContain("No MCP host initialized");
+    const resumedUsed = await resumer.resumeSession(usedId, { onPermissionRequest: approveAll });
+    const requestsBefore = mcpRequests().length;
+    // Part of the session from the resume: removable without a listing or a turn, and never contacted.
+    expect(await resumedUsed.rpc.mcp.removeGitHub()).toEqual({ removed: true });
+    expect(await resumedUsed.rpc.mcp.list()).toEqual({ servers: [] });
+    expect(mcpRequests()).toHaveLength(requestsBefore);
+  });
+
+  it("never when the application configured its own github server: that one is the session's GitHub server", async () => {
+    const runtime = await setUp();
+    const session = await runtime.createSession({
+      onPermissionRequest: approveAll,
+      mcpServers: { github: { type: "http", url: `${world!.modelUrl}/mcp`, headers: { "X-App": "mine" }, tools: ["*"] } },
+    });
+    expect((await session.sendAndWait({ prompt: "hello" }, 30_000))?.data.content).toBe("Hello from the scripted model.");
+    expect(await session.rpc.mcp.list()).toEqual({ servers: [{ name: "github", status: "connected" }] });
+    expect(await session.rpc.mcp.removeGitHub()).toEqual({ removed: false });
+    expect(await session.rpc.mcp.list()).toEqual({ servers: [{ name: "github", status: "connected" }] });
+    const offered = (world!.model.requests[0]?.body as { tools?: Array<{ function: { name: string } }> }).tools?.map((tool) => tool.function.name) ?? [];
+    expect(offered).toContain("github-get_me");
+    expect(offered.filter((name) => name.startsWith("github-mcp-server-"))).toEqual([]);
+    expect(mcpRequests().length).toBeGreaterThan(0);
+    for (const request of mcpRequests()) expect(request.headers).toMatchObject({ "x-app": "mine" });
+    await session.disconnect();
   });
 });
 
