@@ -189,7 +189,12 @@ describe("session state", () => {
 
   it("what only a hosted service could offer is answered honestly", async () => {
     const { session } = await open();
-    // The session's one server is the GitHub MCP server (Copilot API mode), a remote one: Tandem runs no OAuth flow for it.
+    // The session's one server is the GitHub MCP server (Copilot API mode), a remote one: it joins
+    // when the servers are first listed (or at the first message), and Tandem runs no OAuth flow for it.
+    const beforeJoining = await rejection(session.rpc.mcp.oauth.login({ serverName: "github-mcp-server" }));
+    expect(beforeJoining.code).toBe(-32005);
+    expect(beforeJoining.message).toMatch(/^MCP host is not available: .*the runtime's own \(github-mcp-server\) join at the session's first message/);
+    expect((await session.rpc.mcp.list()).servers.map((server) => server.name)).toEqual(["github-mcp-server"]);
     const oauth = await rejection(session.rpc.mcp.oauth.login({ serverName: "github-mcp-server" }));
     expect(oauth.code).toBe(-32005);
     expect(oauth.message).toMatch(/MCP OAuth login is not available for "github-mcp-server"/);

@@ -68,6 +68,22 @@ export class McpManager {
   }
 
   /**
+   * Throws the typed "not available" error when the session's MCP host has no server: `lead` says
+   * what is missing, the rest why (none configured; the runtime's own join at the first message or
+   * listing, when they are waiting for that).
+   *
+   * @example
+   * mcp.requireHost("MCP host is not available"); // before an OAuth login
+   */
+  requireHost(lead = "No MCP host initialized"): void {
+    if (this.hasServers) return;
+    const waiting = this.waitingBuiltins.map((connection) => connection.name);
+    const reason = `${lead}: this session has no MCP servers configured (mcpServers at create or resume)`;
+    if (waiting.length === 0) throw new TandemError(ErrorCodes.NotAvailable, reason);
+    throw new TandemError(ErrorCodes.NotAvailable, `${reason}; the runtime's own (${waiting.join(", ")}) join at the session's first message or when its servers are listed`, { waitingServers: waiting });
+  }
+
+  /**
    * Connects every server not yet connected or disabled, in parallel (each within the connect
    * timeout). Emits one `session.mcp_server_status_changed` per server, a `session.warning` per
    * failure, then one `session.mcp_servers_loaded`. Sessions call it lazily: at their first turn, or
@@ -199,7 +215,7 @@ export class McpManager {
 
   /** Restarts every enabled server (crashed and failed ones included), then emits `session.mcp_servers_loaded`. */
   async reload(): Promise<void> {
-    if (!this.hasServers) throw new TandemError(ErrorCodes.NotAvailable, "MCP config reload not available: this session has no MCP servers configured (mcpServers at create or resume)");
+    this.requireHost("MCP config reload not available");
     if (this.disposed) return;
     const enabled = this.connections.filter((connection) => connection.status !== "disabled");
     await this.batch(async () => {
@@ -224,14 +240,6 @@ export class McpManager {
     if (this.waitingBuiltins.length === 0 || this.disposed) return;
     this.connections = [...this.waitingBuiltins, ...this.connections];
     this.waitingBuiltins = [];
-  }
-
-  private requireHost(): void {
-    if (this.hasServers) return;
-    const waiting = this.waitingBuiltins.map((connection) => connection.name);
-    const base = "No MCP host initialized: this session has no MCP servers configured (mcpServers at create or resume)";
-    if (waiting.length === 0) throw new TandemError(ErrorCodes.NotAvailable, base);
-    throw new TandemError(ErrorCodes.NotAvailable, `${base}; the runtime's own (${waiting.join(", ")}) join at the session's first message or when its servers are listed`, { waitingServers: waiting });
   }
 
   private connection(serverName: string): McpServerConnection {

@@ -110,7 +110,7 @@ export function registerMcpMethods(table: MethodTable, host: McpMethodsHost): vo
 
   table.on(SessionMcpOauthLogin, ({ sessionId, serverName }) => {
     const { mcp } = host.session(sessionId);
-    if (!mcp.hasServers) throw new TandemError(ErrorCodes.NotAvailable, "MCP host is not available: this session has no MCP servers configured (mcpServers at create or resume)");
+    mcp.requireHost("MCP host is not available");
     const config = mcp.configOf(serverName);
     if (!config) throw invalidParams(`MCP server "${serverName}" is not configured in this session`, { serverName });
     if (!isRemoteConfig(config)) throw invalidParams(`MCP server "${serverName}" is not a remote server: OAuth login applies to HTTP and SSE servers only`, { serverName });
