@@ -56,7 +56,7 @@ export const allowRules = [
     references: today,
     key: /^event\.field:session\.mcp_(server_status_changed(\.status)?|servers_loaded\.servers\.status)$/,
     when: (divergence) => /ref "(pending|failed)" \| tandem "connected"|only ref has error/.test(divergence.text),
-    reason: "Both runtimes add GitHub's MCP server to a Copilot API session. The testkit serves it where Tandem reaches it (`<Copilot API>/mcp`), so Tandem's connects; the reference's attempt fails against the fake API (pending, then failed with an error). The harness decides the status, not a difference in behaviour.",
+    reason: "Both runtimes add GitHub's MCP server to a Copilot API session, at its first message (or when its servers are listed), not at create: the status events of both come with the first turn. The testkit serves it where Tandem reaches it (`<Copilot API>/mcp`), so Tandem's connects; the reference's attempt fails against the fake API (pending, then failed with an error). The harness decides the status, not a difference in behaviour.",
   },
   {
     id: "older-era-github-mcp-status",
