@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { McpServerConfig } from "@tandem/protocol";
 import { McpManager } from "../../src/mcp/manager.js";
+import { ErrorCodes } from "../../src/errors.js";
 import type { McpToolOutcome } from "../../src/mcp/results.js";
 import { fixtureTools, pixelPng } from "../../../../test/fixtures/mcp/fixture-server.mjs";
 import { FakeHost, FixtureLog, processAlive, stdioConfig, toolContext, waitFor } from "./helpers.js";
@@ -311,4 +312,48 @@ describe("McpManager over stdio", () => {
     expect(outcome.resultType).toBe("failure");
     expect(outcome.textForModel).toContain("not available");
   });
+});
+
+describe("McpManager's built-in servers", () => {
+  it("join when the host starts when told to: absent before (not listed, not removable, no host), first in the list after", async () => {
+    const builtinLog = newLog();
+    const configuredLog = newLog();
+    const host = new FakeHost(builtinLog.dir);
+    const configs = { runtime: stdioConfig(builtinLog), app: stdioConfig(configuredLog) };
+    const manager = new McpManager(configs, host, { connectTimeoutMs: 10_000, builtinServers: ["runtime"], builtinsJoinAtStart: true });
+    cleanups.push(() => manager.dispose());
+
+    expect(manager.list()).toEqual([{ name: "app", status: "pending" }]);
+    expect(manager.hasStarted).toBe(false);
+    expect(await manager.removeBuiltin("runtime")).toBe(false);
+    await expect(manager.enable("runtime")).rejects.toThrow("MCP server not found: runtime");
+
+    const started = manager.start();
+    // Joined as the start begins, before any server is connected.
+    expect(manager.list().map((server) => server.name)).toEqual(["runtime", "app"]);
+    await started;
+    expect(manager.hasStarted).toBe(true);
+    expect(manager.list()).toEqual([{ name: "runtime", status: "connected", source: "builtin" }, { name: "app", status: "connected" }]);
+    expect(builtinLog.of("start")).toHaveLength(1);
+    expect(await manager.removeBuiltin("runtime")).toBe(true);
+    expect(manager.list()).toEqual([{ name: "app", status: "connected" }]);
+  });
+
+  it("without configured servers, the host is missing until the start, and the error says the built-in ones wait for it", async () => {
+    const log = newLog();
+    const manager = new McpManager({ runtime: stdioConfig(log) }, new FakeHost(log.dir), { connectTimeoutMs: 10_000, builtinServers: ["runtime"], builtinsJoinAtStart: true });
+    cleanups.push(() => manager.dispose());
+    expect(manager.hasServers).toBe(false);
+    await expect(manager.disable("runtime")).rejects.toMatchObject({ code: ErrorCodes.NotAvailable, message: expect.stringMatching(/^No MCP host initialized: .*the runtime's own \(runtime\) join at the session's first message/), data: { waitingServers: ["runtime"] } });
+    await expect(manager.reload()).rejects.toThrow(/^MCP config reload not available: /);
+    expect(() => manager.requireHost("MCP host is not available")).toThrow(/^MCP host is not available: /);
+    expect(log.of("start")).toEqual([]);
+
+    await manager.start();
+    expect(manager.hasServers).toBe(true);
+    expect(() => manager.requireHost()).not.toThrow();
+    await manager.disable("runtime");
+    expect(manager.list()).toEqual([{ name: "runtime", status: "disabled", source: "builtin" }]);
+  });
+
 });
