@@ -355,5 +355,4 @@ describe("McpManager's built-in servers", () => {
     await manager.disable("runtime");
     expect(manager.list()).toEqual([{ name: "runtime", status: "disabled", source: "builtin" }]);
   });
-
 });
