@@ -2,6 +2,7 @@ import type { TandemError } from "../errors.js";
 import type { Logger } from "../log.js";
 import { endOfLog } from "../store/event-log-pages.js";
 import { LogFailures } from "../store/log-failures.js";
+import { LogProgress } from "../store/log-progress.js";
 import { persistenceFailed } from "../store/persistence-error.js";
 import type { EventLogObserver, LogPage, LogPosition, LogRange, LogScan, SessionEventLog } from "../store/types.js";
 import type { ClientFileSystem } from "./client-file-system.js";
@@ -24,6 +25,8 @@ const maxBatchEvents = 500;
  */
 export class ClientEventLog implements SessionEventLog {
   private pending: string[] = [];
+  readonly progress = new LogProgress();
+  readonly showsHeldEvents = true;
   private timer: NodeJS.Timeout | undefined;
   /** Entries this writer knows the log holds (undefined until read or written). */
   private written: number | undefined;
@@ -60,6 +63,7 @@ export class ClientEventLog implements SessionEventLog {
   append(line: string): void {
     if (this.closed) return;
     this.pending.push(line);
+    this.progress.appended();
     if (this.failures.failure) return;
     if (this.pending.length >= maxBatchEvents) {
       void this.flush();
@@ -165,6 +169,7 @@ export class ClientEventLog implements SessionEventLog {
         await this.fs.append(this.sessionId, this.path, `${batch.join("\n")}\n`);
         this.written += batch.length;
         this.pending = this.pending.slice(batch.length);
+        this.progress.written(batch.length);
       }
     } catch (error) {
       if (this.timer) {

@@ -19,6 +19,13 @@ export interface RestoredEvents {
   excluded: readonly LogRange[];
 }
 
+/** An event waiting to be sent: sent once the log has written `after` entries. */
+interface UndeliveredEvent {
+  json: string;
+  type: string;
+  after: number;
+}
+
 /** A listener inside the runtime (sub-systems and tests), called synchronously. */
 export type EventListener = (event: SessionEvent) => void;
 
@@ -64,6 +71,12 @@ export class ScopedEmitter implements EventEmitterPort {
  * ephemeral events, appends persisted ones to the events log and fans out to every sink.
  * Each event is serialised exactly once; the same JSON text goes to disk and to the wire.
  *
+ * A client never sees an event the log does not hold: a persisted event reaches the sinks once the
+ * log has written it (committed in PostgreSQL; handed to the kernel by the file log, so it survives
+ * the process), and an ephemeral event once every persisted event before it has, so the order is
+ * the emission order. In-process listeners are called at once (the loop depends on them). After a
+ * failed write of a local log, its held events are shown (`SessionEventLog.showsHeldEvents`).
+ *
  * @example
  * const emitter = new SessionEmitter(sessionId, eventLog, null);
  * emitter.emit("session.idle", {});
@@ -79,6 +92,9 @@ export class SessionEmitter implements EventEmitterPort {
   private restored: RestoredEvents = { count: 0, end: 0, excluded: [] };
   /** Puts each event in the form the session's clients expect (see {@link shapeEventsWith}). */
   private shapeEvent: EventShaper | undefined;
+  /** Events waiting for the log to write what precedes them before they go to the sinks, oldest first. */
+  private readonly undelivered: UndeliveredEvent[] = [];
+  private readonly stopWatchingProgress: () => void;
 
   constructor(
     readonly sessionId: string,
@@ -88,7 +104,14 @@ export class SessionEmitter implements EventEmitterPort {
     private readonly onPersisted: () => void = () => undefined,
     /** Applied to each event's JSON text before it is persisted or sent (secrets kept out). */
     private readonly redact: (json: string) => string = (json) => json,
-  ) {}
+  ) {
+    const stopProgress = log.progress.onWritten((written) => this.deliverWritten(written));
+    const stopFailures = log.watch({ failed: () => this.deliverHeldAfterFailure() });
+    this.stopWatchingProgress = () => {
+      stopProgress();
+      stopFailures();
+    };
+  }
 
   /** Adds a sink (a connected client); returns a function that removes it. */
   addSink(sink: EventSink): () => void {
@@ -161,7 +184,8 @@ export class SessionEmitter implements EventEmitterPort {
       this.emittedCount++;
       this.log.append(json);
     }
-    for (const sink of this.sinks) sink.deliverSessionEvent(this.sessionId, json, type);
+    const progress = this.log.progress;
+    this.deliverOnceWritten({ json, type, after: progress.appendedTotal });
     for (const listener of this.listeners) {
       try {
         listener(event as SessionEvent);
@@ -172,6 +196,47 @@ export class SessionEmitter implements EventEmitterPort {
     this.observe(event as SessionEvent);
     if (!ephemeral) this.onPersisted();
     return event;
+  }
+
+  /** Sends the event to the sinks now when the log holds everything up to it, else queues it. */
+  private deliverOnceWritten(entry: UndeliveredEvent): void {
+    if (this.showingHeld()) this.deliverHeldAfterFailure();
+    if (this.showingHeld() || (this.undelivered.length === 0 && this.log.progress.writtenTotal >= entry.after)) {
+      this.deliver(entry);
+      return;
+    }
+    this.undelivered.push(entry);
+  }
+
+  /** The log wrote up to `written` entries: sends the queued events now covered, in order. */
+  private deliverWritten(written: number): void {
+    while (this.undelivered.length > 0 && this.undelivered[0]!.after <= written) this.deliver(this.undelivered.shift()!);
+  }
+
+  /** The log failed and its clients may see what it holds (see `SessionEventLog.showsHeldEvents`). */
+  private showingHeld(): boolean {
+    return this.log.failure !== undefined && this.log.showsHeldEvents;
+  }
+
+  private deliverHeldAfterFailure(): void {
+    if (!this.showingHeld()) return;
+    for (let entry = this.undelivered.shift(); entry; entry = this.undelivered.shift()) this.deliver(entry);
+  }
+
+  private deliver(entry: UndeliveredEvent): void {
+    for (const sink of this.sinks) sink.deliverSessionEvent(this.sessionId, entry.json, entry.type);
+  }
+
+  /**
+   * Writes everything emitted so far and waits until it is durable (a datasync for the file log,
+   * a commit for PostgreSQL); rejects with the log's failure when it could not be written. A
+   * `session.send` is answered after this, so an acknowledged message is never lost.
+   */
+  async committed(): Promise<void> {
+    const needed = this.log.progress.appendedTotal;
+    await this.log.flush({ durable: true });
+    if (this.log.progress.writtenTotal >= needed && !this.log.failure) return;
+    throw this.log.failure ?? persistenceFailed(this.log.location, new Error("the events were not written"), "write");
   }
 
   private observe(event: SessionEvent): void {
@@ -207,8 +272,9 @@ export class SessionEmitter implements EventEmitterPort {
   }
 
   /** Makes everything emitted so far durable and releases the events file (session closed). */
-  close(): Promise<void> {
-    return this.log.close();
+  async close(): Promise<void> {
+    await this.log.close();
+    this.stopWatchingProgress();
   }
 
   /** Makes everything emitted so far durable (called when a run ends). */

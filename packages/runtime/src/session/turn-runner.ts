@@ -10,6 +10,7 @@ import { dropAll, MessageQueueView, type QueuedCommand, type QueuedMessage } fro
 import { MAX_STORED_TRANSFORMED_CHARS, summaryOf, userConversationMessage, wrapPrompt } from "./user-message.js";
 import { modelAcceptsImages, prepareAttachments } from "./attachments.js";
 import { TurnEvents } from "./turn-events.js";
+import { checkIdempotencyKey, SendKeys } from "./send-keys.js";
 import { continuationFromStopHook, maxConsecutiveStopBlocks } from "../hooks/agent-stop.js";
 
 /** How many times autopilot nudges the model to finish before it gives up for this message. */
@@ -77,6 +78,8 @@ export class TurnRunner {
     hasFirstPrompt: boolean,
     /** The first recorded user message gives the session its summary. */
     private readonly onFirstPrompt: (summary: string) => void,
+    /** The idempotency keys of the session's sends. */
+    private readonly sendKeys: SendKeys = new SendKeys(),
   ) {
     this.pendingMessages = new MessageQueueView(this.queue, this.steering, host.emitter, () => this.host.mode);
     this.turnEvents = new TurnEvents(host.emitter, hasFirstPrompt, () => host.profile.runEnd);
@@ -96,19 +99,45 @@ export class TurnRunner {
    * Queues a user message and returns its id; the loop runs in the background. After a failed
    * write, first writes what is held and refuses the message (`PersistenceFailed`) if it cannot.
    * `placement: "next"` puts it before the messages waiting (a slash command's own task).
+   *
+   * A message the idle session records at once is answered only once its `user.message` is
+   * durable (committed, or written and synced), so an acknowledged send survives the node; when
+   * that write fails (the disk, the database, or a lost lease) the send is refused with that
+   * error. A message queued behind a running turn is answered when queued. A send carrying an
+   * `idempotencyKey` already seen is answered with the original message id and not run again.
    */
-  async send(params: SessionSendParams, placement: "last" | "next" = "last"): Promise<string> {
+  send(params: SessionSendParams, placement: "last" | "next" = "last"): Promise<string> {
+    const key = params.idempotencyKey;
+    if (key === undefined) return this.accept(params, placement);
+    checkIdempotencyKey(key);
+    const earlier = this.sendKeys.find(key);
+    if (earlier) return earlier;
+    const answer = this.accept(params, placement);
+    this.sendKeys.remember(key, answer);
+    return answer;
+  }
+
+  private async accept(params: SessionSendParams, placement: "last" | "next"): Promise<string> {
     const { host } = this;
     if (host.persistence.failed) await host.persistence.ensureWritable();
     const messageId = randomUUID();
     const agentMode = params.agentMode ?? host.mode;
-    if (params.mode === "immediate" && this.running) this.steering.push({ messageId, params, agentMode });
-    else if (placement === "next") this.queue.unshift({ messageId, params, agentMode });
-    else this.queue.push({ messageId, params, agentMode });
+    const recordedNow = this.running === undefined && placement === "last";
+    let recorded: Promise<void> | undefined;
+    const entry: QueuedMessage = { messageId, params, agentMode };
+    if (recordedNow) {
+      recorded = new Promise<void>((resolve, reject) => {
+        entry.recorded = (commit) => commit.then(resolve, reject);
+      });
+    }
+    if (params.mode === "immediate" && this.running) this.steering.push(entry);
+    else if (placement === "next") this.queue.unshift(entry);
+    else this.queue.push(entry);
     this.pendingMessages.changed();
     this.waitingForBackground?.abort();
     this.running ??= this.drainQueue();
     this.turnEvents.accepted(params.prompt, host.name);
+    if (recorded) await recorded;
     return messageId;
   }
 
@@ -263,7 +292,15 @@ export class TurnRunner {
     for (let notice = this.deferredNotices.shift(); notice; notice = this.deferredNotices.shift()) {
       await this.recordUserMessage({ sessionId: host.sessionId, prompt: notice }, interactionId, "system");
     }
-    if (!(await this.recordUserMessage(queued.params, interactionId, queued.recordAs, queued.messageId, queued.params.agentMode))) {
+    let recorded: boolean;
+    try {
+      recorded = await this.recordUserMessage(queued.params, interactionId, queued.recordAs, queued.messageId, queued.params.agentMode);
+    } catch (error) {
+      queued.recorded?.(Promise.reject(error));
+      throw error;
+    }
+    queued.recorded?.(recorded ? host.emitter.committed() : Promise.resolve());
+    if (!recorded) {
       this.currentRun = undefined;
       return undefined;
     }
@@ -349,6 +386,7 @@ export class TurnRunner {
       interactionId,
       ...(messageId ? { messageId } : {}),
       ...(source ? { source } : {}),
+      ...(params.idempotencyKey !== undefined ? { idempotencyKey: params.idempotencyKey } : {}),
     });
     host.messages.push(userConversationMessage(event.data, event.timestamp));
     if (host.summary !== undefined) return true;

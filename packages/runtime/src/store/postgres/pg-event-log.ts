@@ -3,6 +3,7 @@ import { ErrorCodes, errorMessage, TandemError } from "../../errors.js";
 import type { Logger } from "../../log.js";
 import { endOfLog } from "../event-log-pages.js";
 import { LogFailures } from "../log-failures.js";
+import { LogProgress } from "../log-progress.js";
 import { persistenceFailed, type PersistenceOperation } from "../persistence-error.js";
 import type { EventLogObserver, LogPage, LogPosition, LogRange, LogScan, SessionEventLog } from "../types.js";
 import { batchFields } from "./event-fields.js";
@@ -56,6 +57,8 @@ export class EventSequenceConflict extends TandemError {
  */
 export class PgEventLog implements SessionEventLog {
   private pending: string[] = [];
+  readonly progress = new LogProgress();
+  readonly showsHeldEvents = false;
   private timer: NodeJS.Timeout | undefined;
   /** The last sequence number this writer knows the log ends at (undefined until read or written). */
   private lastSeq: number | undefined;
@@ -94,6 +97,7 @@ export class PgEventLog implements SessionEventLog {
   append(line: string): void {
     if (this.closed) return;
     this.pending.push(line);
+    this.progress.appended();
     if (this.failures.failure) return;
     if (this.pending.length >= maxBatchEvents) {
       void this.flush();
@@ -225,6 +229,7 @@ export class PgEventLog implements SessionEventLog {
         const result = await this.appendBatch(expected, batch);
         this.lastSeq = Number(result.rows[0]?.last);
         this.pending = this.pending.slice(batch.length);
+        this.progress.written(batch.length);
       }
     } catch (error) {
       this.fail(this.describe(error, operation));
