@@ -198,6 +198,21 @@ export class SessionEmitter implements EventEmitterPort {
     return event;
   }
 
+  /**
+   * Sends the clients an unstored copy of an event at once (marked `ephemeral`, its own id), ahead
+   * of what waits to be written: how a log that cannot write and does not show its held events
+   * (`SessionEventLog.showsHeldEvents`) still reports the failure. The stored event is emitted as
+   * usual and reaches the clients once written.
+   */
+  notifyClients<T extends SessionEventType>(type: T, emitted: SessionEventData<T>): void {
+    const shaped = this.shapeEvent?.(type, emitted as Record<string, unknown>);
+    if (shaped === "omit") return;
+    const data = shaped ? shaped.data : emitted;
+    const event = { type, data, id: randomUUID(), timestamp: new Date().toISOString(), parentId: this.lastEventId, ephemeral: true };
+    if (shaped?.agentId !== undefined) Object.assign(event, { agentId: shaped.agentId });
+    this.deliver({ json: this.redact(JSON.stringify(event)), type, after: 0 });
+  }
+
   /** Sends the event to the sinks now when the log holds everything up to it, else queues it. */
   private deliverOnceWritten(entry: UndeliveredEvent): void {
     if (this.showingHeld()) this.deliverHeldAfterFailure();

@@ -1,4 +1,4 @@
-import { invalidParams } from "../errors.js";
+import { ErrorCodes, errorMessage, invalidParams, TandemError } from "../errors.js";
 
 /** The longest idempotency key `session.send` takes, in characters. */
 export const MAX_IDEMPOTENCY_KEY_CHARS = 200;
@@ -29,10 +29,28 @@ export class SendKeys {
   /** Remembers the send carrying `key`; forgets it again when that send fails. */
   remember(key: string, answer: Promise<string>): void {
     this.byKey.set(key, answer);
-    answer.catch(() => {
-      if (this.byKey.get(key) === answer) this.byKey.delete(key);
+    answer.catch((error: unknown) => {
+      if (this.byKey.get(key) !== answer) return;
+      // A message held in memory is written first once the store is back: a retry must not run it again.
+      const held = error instanceof TandemError ? error.data?.heldMessageId : undefined;
+      if (typeof held === "string") this.byKey.set(key, Promise.resolve(held));
+      else this.byKey.delete(key);
     });
   }
+}
+
+/**
+ * The answer of a send (`PersistenceFailed`, or the lease's loss) whose `user.message` was emitted but could not be made
+ * durable: it names the message, held in memory and written first when the store is writable
+ * again (lost if this node dies first, or already lost when the node lost the session's lease).
+ */
+export function heldMessage(cause: unknown, messageId: string): TandemError {
+  const data = cause instanceof TandemError ? cause.data : undefined;
+  return new TandemError(
+    cause instanceof TandemError ? cause.code : ErrorCodes.PersistenceFailed,
+    `The message was not stored: ${errorMessage(cause)}. Message ${messageId} is held in memory by this node and written first when the session's store can be written again.`,
+    { ...data, heldMessageId: messageId },
+  );
 }
 
 /**

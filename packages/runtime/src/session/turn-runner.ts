@@ -10,7 +10,7 @@ import { dropAll, MessageQueueView, type QueuedCommand, type QueuedMessage } fro
 import { MAX_STORED_TRANSFORMED_CHARS, summaryOf, userConversationMessage, wrapPrompt } from "./user-message.js";
 import { modelAcceptsImages, prepareAttachments } from "./attachments.js";
 import { TurnEvents } from "./turn-events.js";
-import { checkIdempotencyKey, SendKeys } from "./send-keys.js";
+import { checkIdempotencyKey, heldMessage, SendKeys } from "./send-keys.js";
 import { continuationFromStopHook, maxConsecutiveStopBlocks } from "../hooks/agent-stop.js";
 
 /** How many times autopilot nudges the model to finish before it gives up for this message. */
@@ -299,7 +299,7 @@ export class TurnRunner {
       queued.recorded?.(Promise.reject(error));
       throw error;
     }
-    queued.recorded?.(recorded ? host.emitter.committed() : Promise.resolve());
+    queued.recorded?.(recorded ? host.emitter.committed().catch((error: unknown) => Promise.reject(heldMessage(error, queued.messageId))) : Promise.resolve());
     if (!recorded) {
       this.currentRun = undefined;
       return undefined;
