@@ -24,6 +24,11 @@ interface UndeliveredEvent {
   json: string;
   type: string;
   after: number;
+  /**
+   * The sinks attached when it was emitted (those still attached get it): a client that attaches
+   * later reads it with the history instead (`persistedArrayBytes` includes what is not yet written).
+   */
+  sinks?: readonly EventSink[];
 }
 
 /** A listener inside the runtime (sub-systems and tests), called synchronously. */
@@ -184,8 +189,7 @@ export class SessionEmitter implements EventEmitterPort {
       this.emittedCount++;
       this.log.append(json);
     }
-    const progress = this.log.progress;
-    this.deliverOnceWritten({ json, type, after: progress.appendedTotal });
+    this.deliverOnceWritten({ json, type, after: this.log.progress.appendedTotal });
     for (const listener of this.listeners) {
       try {
         listener(event as SessionEvent);
@@ -220,7 +224,7 @@ export class SessionEmitter implements EventEmitterPort {
       this.deliver(entry);
       return;
     }
-    this.undelivered.push(entry);
+    this.undelivered.push({ ...entry, sinks: [...this.sinks] });
   }
 
   /** The log wrote up to `written` entries: sends the queued events now covered, in order. */
@@ -239,6 +243,10 @@ export class SessionEmitter implements EventEmitterPort {
   }
 
   private deliver(entry: UndeliveredEvent): void {
+    if (entry.sinks) {
+      for (const sink of entry.sinks) if (this.sinks.has(sink)) sink.deliverSessionEvent(this.sessionId, entry.json, entry.type);
+      return;
+    }
     for (const sink of this.sinks) sink.deliverSessionEvent(this.sessionId, entry.json, entry.type);
   }
 
