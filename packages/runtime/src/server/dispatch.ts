@@ -58,8 +58,11 @@ export interface MethodTable {
  */
 export class Dispatcher implements MethodTable {
   private readonly handlers = new Map<string, { token: AnyToken; handle: (params: unknown, client: RequestingClient) => unknown }>();
+  /** Resolves once the events of a live session emitted so far have reached its clients. */
+  private readonly eventsDelivered: (sessionId: string) => Promise<void> | undefined;
 
   constructor(runtime: Runtime) {
+    this.eventsDelivered = (sessionId) => runtime.sessions.find(sessionId)?.emitter.delivered();
     registerServerMethods(this, runtime);
     registerSessionLifecycleMethods(this, runtime);
     registerPendingAnswerMethods(this, runtime);
@@ -112,7 +115,11 @@ export class Dispatcher implements MethodTable {
     if (!entry) throw new TandemError(ErrorCodes.MethodNotFound, `Unhandled method ${method}`);
     const parsed = entry.token.params.safeParse(params ?? undefined);
     if (!parsed.success) throw invalidParams(`Invalid params for ${method}: ${z.prettifyError(parsed.error)}`, { issues: parsed.error.issues });
-    return entry.handle(parsed.data, client);
+    const result = await entry.handle(parsed.data, client);
+    // The events a request caused reach the clients before its answer (they wait for the log's write).
+    const sessionId = (parsed.data as { sessionId?: unknown } | undefined)?.sessionId;
+    if (typeof sessionId === "string") await this.eventsDelivered(sessionId);
+    return result;
   }
 
   /** Registers the handler of one method. */

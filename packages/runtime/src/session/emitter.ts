@@ -99,6 +99,11 @@ export class SessionEmitter implements EventEmitterPort {
   private shapeEvent: EventShaper | undefined;
   /** Events waiting for the log to write what precedes them before they go to the sinks, oldest first. */
   private readonly undelivered: UndeliveredEvent[] = [];
+  /** How many events went through `undelivered` so far, and how many of them were sent. */
+  private queuedCount = 0;
+  private sentFromQueue = 0;
+  /** Waiting for {@link delivered}: each resolved once `sentFromQueue` reaches its count. */
+  private deliveryWaiters: Array<{ count: number; resolve: () => void }> = [];
   private readonly stopWatchingProgress: () => void;
 
   constructor(
@@ -111,7 +116,12 @@ export class SessionEmitter implements EventEmitterPort {
     private readonly redact: (json: string) => string = (json) => json,
   ) {
     const stopProgress = log.progress.onWritten((written) => this.deliverWritten(written));
-    const stopFailures = log.watch({ failed: () => this.deliverHeldAfterFailure() });
+    const stopFailures = log.watch({
+      failed: () => {
+        this.deliverHeldAfterFailure();
+        this.releaseWaiters(true);
+      },
+    });
     this.stopWatchingProgress = () => {
       stopProgress();
       stopFailures();
@@ -225,11 +235,37 @@ export class SessionEmitter implements EventEmitterPort {
       return;
     }
     this.undelivered.push({ ...entry, sinks: [...this.sinks] });
+    this.queuedCount++;
+  }
+
+  /**
+   * Resolves once every event emitted so far has gone to the clients, writing what waits at once; a
+   * request handler's answer waits for it, so the events a request caused arrive before its answer.
+   * Resolves as well when the log fails (the events then wait for the retry; the answer does not).
+   */
+  delivered(): Promise<void> {
+    if (this.undelivered.length === 0) return Promise.resolve();
+    const count = this.queuedCount;
+    void this.log.flush();
+    return new Promise((resolve) => this.deliveryWaiters.push({ count, resolve }));
+  }
+
+  private releaseWaiters(all = false): void {
+    if (this.deliveryWaiters.length === 0) return;
+    const waiting = this.deliveryWaiters;
+    this.deliveryWaiters = all ? [] : waiting.filter((waiter) => waiter.count > this.sentFromQueue);
+    for (const waiter of waiting) if (all || waiter.count <= this.sentFromQueue) waiter.resolve();
   }
 
   /** The log wrote up to `written` entries: sends the queued events now covered, in order. */
   private deliverWritten(written: number): void {
-    while (this.undelivered.length > 0 && this.undelivered[0]!.after <= written) this.deliver(this.undelivered.shift()!);
+    while (this.undelivered.length > 0 && this.undelivered[0]!.after <= written) this.deliverQueued(this.undelivered.shift()!);
+    this.releaseWaiters();
+  }
+
+  private deliverQueued(entry: UndeliveredEvent): void {
+    this.sentFromQueue++;
+    this.deliver(entry);
   }
 
   /** The log failed and its clients may see what it holds (see `SessionEventLog.showsHeldEvents`). */
@@ -239,7 +275,8 @@ export class SessionEmitter implements EventEmitterPort {
 
   private deliverHeldAfterFailure(): void {
     if (!this.showingHeld()) return;
-    for (let entry = this.undelivered.shift(); entry; entry = this.undelivered.shift()) this.deliver(entry);
+    for (let entry = this.undelivered.shift(); entry; entry = this.undelivered.shift()) this.deliverQueued(entry);
+    this.releaseWaiters();
   }
 
   private deliver(entry: UndeliveredEvent): void {
@@ -298,6 +335,7 @@ export class SessionEmitter implements EventEmitterPort {
   async close(): Promise<void> {
     await this.log.close();
     this.stopWatchingProgress();
+    this.releaseWaiters(true);
   }
 
   /** Makes everything emitted so far durable (called when a run ends). */
