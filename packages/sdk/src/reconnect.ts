@@ -59,6 +59,9 @@ async function resumeSession(session: RecoverableSession, connection: MessageCon
 /**
  * Whether a request failed because its connection went away (its answer was lost), rather than
  * being answered with an error: such a request may be retried on the next connection.
+ *
+ * @example
+ * if (lostWithConnection(error) && (await backend.awaitReconnect())) retry();
  */
 export function lostWithConnection(error: unknown): boolean {
   if (error instanceof ResponseError) return error.code === RpcErrorCodes.PendingResponseRejected || error.code === RpcErrorCodes.ConnectionInactive;

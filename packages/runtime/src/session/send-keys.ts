@@ -43,6 +43,9 @@ export class SendKeys {
  * The answer of a send (`PersistenceFailed`, or the lease's loss) whose `user.message` was emitted but could not be made
  * durable: it names the message, held in memory and written first when the store is writable
  * again (lost if this node dies first, or already lost when the node lost the session's lease).
+ *
+ * @example
+ * throw heldMessage(log.failure, messageId); // data.heldMessageId === messageId
  */
 export function heldMessage(cause: unknown, messageId: string): TandemError {
   const data = cause instanceof TandemError ? cause.data : undefined;
@@ -56,6 +59,10 @@ export function heldMessage(cause: unknown, messageId: string): TandemError {
 /**
  * Checks a send's idempotency key: a non-empty string of at most {@link MAX_IDEMPOTENCY_KEY_CHARS}
  * characters; throws `-32602` otherwise.
+ *
+ * @example
+ * checkIdempotencyKey(randomUUID()); // passes
+ * checkIdempotencyKey(""); // throws -32602
  */
 export function checkIdempotencyKey(key: string): void {
   if (key.length > 0 && key.length <= MAX_IDEMPOTENCY_KEY_CHARS) return;
