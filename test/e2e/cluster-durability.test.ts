@@ -170,6 +170,22 @@ describe.skipIf(!started.server)("cluster durability", () => {
     expect(rows.filter((row) => row.message_id === messageId).map((row) => row.content)).toEqual(["acknowledged before the kill"]);
   });
 
+  it("a send accepted by a node that has lost the session's lease is refused, not acknowledged and lost", { timeout: 90_000 }, async () => {
+    const [node] = await cluster(["many-replies"], ["node-a"]);
+    const client = await connectTo(node!);
+    const { sessionId } = (await client.request("session.create", {})).result as { sessionId: string };
+    await client.request("session.send", { sessionId, prompt: "first" });
+    await client.waitFor(isIdle(sessionId), 30_000);
+    // Another node took the session over (a new epoch) while node-a still believes it holds it.
+    await query("UPDATE session_leases SET node_id = 'node-z', epoch = epoch + 1, expires_at = clock_timestamp() + interval '1 hour' WHERE session_id = $1", [sessionId]);
+    const answer = await client.request("session.send", { sessionId, prompt: "into the void" });
+    expect(answer.result).toBeUndefined();
+    expect(answer.error?.code).toBe(-32012);
+    expect((answer.error?.data as { heldMessageId?: unknown } | undefined)?.heldMessageId).toEqual(expect.any(String));
+    const stored = await query<{ content: string }>("SELECT body->'data'->>'content' AS content FROM events WHERE session_id = $1 AND type = 'user.message'", [sessionId]);
+    expect(stored.map((row) => row.content)).toEqual(["first"]);
+  });
+
   it("a send retried with the same idempotency key runs once and gets the original answer, also on another node", { timeout: 90_000 }, async () => {
     const [nodeA, nodeB] = await cluster(["many-replies"], ["node-a", "node-b"]);
     const onA = await connectTo(nodeA!);
