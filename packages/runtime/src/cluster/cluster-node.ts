@@ -37,8 +37,6 @@ export interface ClusterHost {
   lostSession(sessionId: string): Promise<void>;
   /** Sends a notification to every client connected to this node (one another node shared). */
   notifyClientsHere(method: string, params: unknown): void;
-  /** Before a send runs here: resolves, given the send's message id, once that message is stored. */
-  watchSendStored(sessionId: string): (messageId: string | undefined) => Promise<void>;
   /** The database is reachable again: sessions holding unwritten events try to write them now. */
   retryHeldWrites(): void;
   /** Sessions open here whose last write failed (reported by the health check). */

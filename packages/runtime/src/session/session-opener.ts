@@ -28,6 +28,7 @@ interface RestoredSession {
   selectedAgent?: string;
   approveAll?: boolean;
   messages: Session["messages"];
+  sendKeys?: Record<string, string>;
 }
 
 /** What {@link SessionOpener} needs from the session manager. */
@@ -125,6 +126,7 @@ export class SessionOpener {
       mode: rebuilt.mode,
       selectedAgent: rebuilt.selectedAgent,
       messages: rebuilt.messages,
+      ...(rebuilt.sendKeys ? { sendKeys: rebuilt.sendKeys } : {}),
     });
     if (rebuilt.context) this.lastContexts.set(session, rebuilt.context);
     return session;
@@ -150,6 +152,7 @@ export class SessionOpener {
       emitter,
       services: this.sessionServices(sessionId),
       messages: restored?.messages,
+      ...(restored?.sendKeys ? { sendKeys: restored.sendKeys } : {}),
       startTime: restored?.startTime ?? new Date(),
       summary: restored?.summary,
       name: restored?.name,

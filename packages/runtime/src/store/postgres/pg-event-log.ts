@@ -45,6 +45,8 @@ export class EventSequenceConflict extends TandemError {
  * await log.flush();
  */
 export class PgEventLog extends BatchedAppends implements SessionEventLog {
+  /** Another node may hold the session once a write fails: only committed events are shown. */
+  readonly showsHeldEvents = false;
   /** The last sequence number this writer knows the log ends at (undefined until read or written). */
   private lastSeq: number | undefined;
 
