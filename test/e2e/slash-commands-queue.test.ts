@@ -184,6 +184,29 @@ describe("1.0.x's stopProcessingQueue", () => {
   });
 });
 
+describe("a send to an idle session whose queue pauses again", () => {
+  it("is answered once the queue pauses in front of it, and its message waits for the next send", async () => {
+    const variant = clientVariants.find((candidate) => candidate.make === officialV1Client)!;
+    const { client, session, events, release } = await openHeld(variant, { commands: [{ name: "pause", handler: () => new Promise(() => undefined) }] });
+    const rpc = (session as unknown as V1Session).rpc;
+    await session.send({ prompt: "/pause" });
+    await session.send({ prompt: "/pause" });
+    release();
+    await waitFor(() => typed(events, "command.execute").length === 1, "the first /pause to run in the application");
+    const [first, second] = typed(events, "command.queued").map((event) => event.data.requestId as string);
+    await rpc.commands.respondToQueuedCommand({ requestId: first!, result: { handled: true, stopProcessingQueue: true } });
+    await idleAfter(events, 0);
+
+    // The session is idle with the second /pause waiting; a message sent now runs behind it.
+    const sent = session.send({ prompt: "after the pauses" });
+    await waitFor(() => typed(events, "command.execute").length === 2, "the second /pause to run in the application");
+    await rpc.commands.respondToQueuedCommand({ requestId: second!, result: { handled: true, stopProcessingQueue: true } });
+    expect(await sent).toEqual(expect.any(String));
+    expect((await queueOf(client, session).pendingItems()).map((item) => item.displayText)).toEqual(["after the pauses"]);
+    expect(eventsOf(events, "user.message").map((event) => event.data.content)).toEqual(["start the job"]);
+  });
+});
+
 describe("a queued /plan with a task (@tandem/sdk)", () => {
   it("plans the task before the messages queued after it", async () => {
     const variant = clientVariants.find((candidate) => candidate.sdk === "@tandem/sdk")!;
