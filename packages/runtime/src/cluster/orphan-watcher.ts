@@ -1,7 +1,7 @@
 import { ErrorCodes, TandemError } from "../errors.js";
 import type { Logger } from "../log.js";
-import { nodeAliveSql } from "./liveness.js";
-import type { Queryable } from "./sql.js";
+import { nodeAliveSql } from "../store/postgres/lease-sql.js";
+import type { Queryable } from "../store/postgres/queryable.js";
 
 /** What {@link OrphanWatcher} is built with. */
 export interface OrphanWatcherOptions {

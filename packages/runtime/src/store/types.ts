@@ -154,7 +154,7 @@ export interface SessionFiles {
 
 /**
  * Cluster fencing, the optional part of a store that several nodes share: the lease a node's
- * appends to a session must carry (see `cluster/leases.ts`).
+ * appends to a session must carry (see `cluster/leases.ts`; the SQL is `postgres/lease-sql.ts`).
  */
 export interface AppendFence {
   /** This node's lease of the session; undefined when it holds none (its appends are refused). */
