@@ -112,10 +112,11 @@ export class TurnRunner {
    * write, first writes what is held and refuses the message (`PersistenceFailed`) if it cannot.
    * `placement: "next"` puts it before the messages waiting (a slash command's own task).
    *
-   * A message the idle session records at once is answered only once its `user.message` is
-   * durable (committed, or written and synced), so an acknowledged send survives the node; when
-   * that write fails (the disk, the database, or a lost lease) the send is refused with that
-   * error. A message queued behind a running turn is answered when queued. A send carrying an
+   * A message the idle session records at once (nothing waits ahead of it) is answered only once
+   * its `user.message` is durable (committed, or written and synced), so an acknowledged send
+   * survives the node; when that write fails (the disk, the database, or a lost lease) the send is
+   * refused with that error. A message queued behind a running turn, or behind what a paused queue
+   * kept, is answered when queued. A send carrying an
    * `idempotencyKey` already seen is answered with the original message id and not run again.
    */
   send(params: SessionSendParams, placement: "last" | "next" = "last"): Promise<string> {
@@ -134,7 +135,7 @@ export class TurnRunner {
     if (host.persistence.failed) await host.persistence.ensureWritable();
     const messageId = randomUUID();
     const agentMode = params.agentMode ?? host.mode;
-    const recordedNow = this.running === undefined && placement === "last";
+    const recordedNow = this.running === undefined && placement === "last" && this.queue.length === 0;
     let recorded: Promise<void> | undefined;
     const entry: QueuedMessage = { messageId, params, agentMode };
     if (recordedNow) {
@@ -256,7 +257,7 @@ export class TurnRunner {
         if (ended !== "done" || !(await this.awaitBackgroundAgents())) break;
       }
     } finally {
-      // What a paused queue keeps (or a failed drain leaves) waits in memory: its sends are answered now.
+      // What a failed drain leaves waits in memory: its sends are answered now.
       for (const waiting of [...this.queue, ...this.steering]) waiting.recorded?.(Promise.resolve());
       this.running = undefined;
       this.turnEvents.idle(this.host.mode, aborted);
