@@ -7,11 +7,12 @@
 import { connect, type Socket } from "node:net";
 import { frame, FrameDecoder, type WireMessage } from "../helpers/frames.js";
 
-/** An event a client was sent: which session, its id and type. */
+/** An event a client was sent: which session, its id and type, and whether it came marked `ephemeral` (never stored). */
 export interface SeenEvent {
   sessionId: string;
   id: string;
   type: string;
+  ephemeral: boolean;
 }
 
 /** A JSON-RPC error answer, as an Error with its code. */
@@ -119,8 +120,8 @@ export class ChaosClient {
       return;
     }
     if (message.method !== "session.event") return;
-    const params = message.params as { sessionId: string; event: { id: string; type: string } };
-    this.seen.push({ sessionId: params.sessionId, id: params.event.id, type: params.event.type });
+    const params = message.params as { sessionId: string; event: { id: string; type: string; ephemeral?: boolean } };
+    this.seen.push({ sessionId: params.sessionId, id: params.event.id, type: params.event.type, ephemeral: params.event.ephemeral === true });
     if (params.event.type === "session.idle") for (const listener of this.idleListeners) listener(params.sessionId);
   }
 

@@ -44,7 +44,7 @@ export interface ChaosReport {
   badToolResults: string[];
   /** `abort` events with a user's reason although nobody aborted. */
   userAborts: string[];
-  /** Persisted-type events a client was sent that the database does not hold. */
+  /** Events a client was sent as stored (not marked `ephemeral`) that the database does not hold. */
   seenNotStored: string[];
   /** Milliseconds from a node's kill or stop to each `session.turn_interrupted` it caused. */
   takeoverMs: number[];
@@ -357,7 +357,7 @@ async function checkInvariants(
     }
   }
   const lostSends = acknowledged.filter(({ sessionId, prompt }) => !prompts.has(`${sessionId}\u0000${prompt}`)).map(({ sessionId, prompt }) => `${sessionId}: ${prompt}`);
-  const seenNotStored = [...new Set(seen.filter((event) => sessionIds.includes(event.sessionId) && !ephemeralEventTypes.has(event.type as SessionEventType) && !storedIds.has(event.id)).map((event) => `${event.sessionId} ${event.type} ${event.id}`))];
+  const seenNotStored = [...new Set(seen.filter((event) => sessionIds.includes(event.sessionId) && !event.ephemeral && !ephemeralEventTypes.has(event.type as SessionEventType) && !storedIds.has(event.id)).map((event) => `${event.sessionId} ${event.type} ${event.id}`))];
   return { lostSends, seqBroken, badToolResults, userAborts, seenNotStored, takeoverMs: takeoverMs.sort((a, b) => a - b) };
 }
 

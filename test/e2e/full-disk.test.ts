@@ -47,7 +47,13 @@ it("reports a full disk at once, refuses messages until space returns, then keep
   fillDisk(filler);
   const beforeFull = events.length;
   // Larger than the free rest of the events file's last page, so its first line cannot fit.
-  await session.send({ prompt: `prompt 3 ${"x".repeat(6000)}` });
+  // Its user.message cannot be stored, so the send is refused; the message is held and written first when space returns.
+  const unstored = await session.send({ prompt: `prompt 3 ${"x".repeat(6000)}` }).then(
+    () => undefined,
+    (rejection: { code?: number; message?: string }) => rejection,
+  );
+  expect(unstored?.code).toBe(ErrorCodes.PersistenceFailed);
+  expect(unstored?.message).toContain("is held in memory");
   await waitFor(() => events.slice(beforeFull).some((event) => event.type === "session.idle"), "the stopped turn to go idle");
   const fullTurn = events.slice(beforeFull);
   const error = fullTurn.find((event) => event.type === "session.error");

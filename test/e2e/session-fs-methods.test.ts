@@ -250,7 +250,8 @@ describe("sessionFs.setProvider", () => {
     });
     const events: SessionEvent[] = [];
     session.on((event) => events.push(event));
-    await session.send({ prompt: "Store this, please." });
+    // Its user.message could not be stored, so the send is not acknowledged.
+    await expect(session.send({ prompt: "Store this, please." })).rejects.toMatchObject({ code: ErrorCodes.PersistenceFailed });
     await waitFor(() => events.some((event) => event.type === "session.error"), "the persistence error", 30_000);
     const error = events.find((event) => event.type === "session.error");
     expect(error?.data).toMatchObject({ errorType: "persistence" });

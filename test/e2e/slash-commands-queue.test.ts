@@ -184,6 +184,31 @@ describe("1.0.x's stopProcessingQueue", () => {
   });
 });
 
+describe("a send to an idle session whose queue pauses again", () => {
+  it("is answered when queued behind what the paused queue kept, not when that work is done", async () => {
+    const variant = clientVariants.find((candidate) => candidate.make === officialV1Client)!;
+    const { client, session, events, release } = await openHeld(variant, { commands: [{ name: "pause", handler: () => new Promise(() => undefined) }] });
+    const rpc = (session as unknown as V1Session).rpc;
+    await session.send({ prompt: "/pause" });
+    await session.send({ prompt: "/pause" });
+    release();
+    await waitFor(() => typed(events, "command.execute").length === 1, "the first /pause to run in the application");
+    const [first, second] = typed(events, "command.queued").map((event) => event.data.requestId as string);
+    await rpc.commands.respondToQueuedCommand({ requestId: first!, result: { handled: true, stopProcessingQueue: true } });
+    await idleAfter(events, 0);
+
+    // The session is idle with the second /pause waiting; a message sent now waits behind it and
+    // is answered at once, while the application has not answered that /pause.
+    const messageId = await session.send({ prompt: "after the pauses" });
+    expect(messageId).toEqual(expect.any(String));
+    await waitFor(() => typed(events, "command.execute").length === 2, "the second /pause to run in the application");
+    await rpc.commands.respondToQueuedCommand({ requestId: second!, result: { handled: true, stopProcessingQueue: true } });
+    await idleAfter(events, 1);
+    expect((await queueOf(client, session).pendingItems()).map((item) => item.displayText)).toEqual(["after the pauses"]);
+    expect(eventsOf(events, "user.message").map((event) => event.data.content)).toEqual(["start the job"]);
+  });
+});
+
 describe("a queued /plan with a task (@tandem/sdk)", () => {
   it("plans the task before the messages queued after it", async () => {
     const variant = clientVariants.find((candidate) => candidate.sdk === "@tandem/sdk")!;

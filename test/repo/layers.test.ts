@@ -92,8 +92,6 @@ const knownUpwardImports: Readonly<Record<string, number>> = {
   "permissions -> tools": 1,
   // The plan file reads the emitter's persisted size (SessionEmitter, not the port).
   "plan -> session": 1,
-  // The PostgreSQL store creates the cluster's tables and fences appends with its leases.
-  "store -> cluster": 3,
   // bash reports an interrupted command in the loop's words (interruptedText).
   "tools -> loop": 1,
 };

@@ -244,6 +244,12 @@ export const SessionSendParams = z.looseObject({
   agentMode: z.enum(["interactive", "plan", "autopilot", "shell"]).optional(),
   /** Extra HTTP headers for the model requests of this message's turn (SDK 1.0.x). */
   requestHeaders: z.record(z.string(), z.string()).optional(),
+  /**
+   * Tandem: a key unique to this message (a UUID). A send retried with the same key (after a lost
+   * connection or a node failover) is answered with the original `messageId` and runs once. The
+   * key is stored with the message's `user.message` event.
+   */
+  idempotencyKey: z.string().optional(),
 });
 export type SessionSendParams = z.infer<typeof SessionSendParams>;
 /** `session.send`: queue a user message; returns at once with its id. */

@@ -50,7 +50,6 @@ import { ModelWindows } from "./compaction/model-windows.js";
 import { ToolTokenCache } from "./compaction/tokens.js";
 import { configuredLimit, promptLimitOf } from "./compaction/window.js";
 import type { ClusterConfig, ClusterNode } from "./cluster/cluster-node.js";
-import { continueAfterTakeover } from "./cluster/takeover.js";
 import { AccountStore } from "./accounts/account-store.js";
 import { GitHubUsers, gitHubApiUrlFromEnv } from "./accounts/github-users.js";
 
@@ -196,12 +195,6 @@ export class Runtime implements RuntimeServices {
       broadcastLifecycle: (event) => this.broadcastLifecycle(event),
       folderTrust: folderConsent,
       redact: (json) => this.secrets.redact(json),
-      claim: async (sessionId) => (this.clusterNode ? this.clusterNode.claim(sessionId) : {}),
-      released: (sessionId) => this.clusterNode?.release(sessionId),
-      tookOver: async (session, fromNode) => {
-        const nodeId = this.clusterNode?.nodeId ?? "";
-        if (continueAfterTakeover(session, fromNode, nodeId)) logger.info(`session ${session.sessionId}: taken over from node ${fromNode} mid-turn; the turn continues here`);
-      },
       observeSession: (sessionId: string, emitter: SessionEmitter) => {
         telemetry?.observeSession(sessionId, emitter);
         this.store.watchSession?.(sessionId, emitter, (error) => logger.warn(`session ${sessionId}: could not store what it keeps beside its events`, error));
@@ -283,7 +276,11 @@ export class Runtime implements RuntimeServices {
    * (appends then carry this node's lease), the node bus and the health endpoint.
    */
   async joinCluster(config: ClusterConfig): Promise<ClusterNode> {
-    const [{ ClusterNode }, { clusterHostFor }] = await Promise.all([import("./cluster/cluster-node.js"), import("./cluster/node-host.js")]);
+    const [{ ClusterNode }, { clusterHostFor }, { LeaseOwnership }] = await Promise.all([
+      import("./cluster/cluster-node.js"),
+      import("./cluster/node-host.js"),
+      import("./cluster/session-ownership.js"),
+    ]);
     const node = await ClusterNode.start(
       config,
       clusterHostFor({
@@ -297,6 +294,7 @@ export class Runtime implements RuntimeServices {
       this.options.logger,
     );
     this.store.useLeases?.(node.leases);
+    this.sessions.ownedBy(new LeaseOwnership(node, this.options.logger));
     this.clusterNode = node;
     return node;
   }

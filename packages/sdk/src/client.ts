@@ -26,6 +26,7 @@ import { CopilotSession, disconnectWithRetries } from "./session.js";
 import { SessionBackend } from "./session-backend.js";
 import { buildCreatePayload, buildResumePayload, prepareSessionConfig, type PreparedSessionConfig } from "./session-config.js";
 import { getTraceContext, type TraceContextProvider } from "./telemetry.js";
+import { reconnect } from "./reconnect.js";
 import type {
   ConnectionState,
   CopilotClientOptions,
@@ -45,6 +46,8 @@ import type {
 interface SessionEntry {
   session: CopilotSession;
   backend: SessionBackend;
+  /** Resumes the session on a new connection after a reconnect. */
+  reopen(connection: MessageConnection): Promise<void>;
 }
 
 /**
@@ -69,6 +72,10 @@ export class CopilotClient {
   #state: ConnectionState = "disconnected";
   #rpc: ServerRpc | null = null;
   #starting: Promise<void> | null = null;
+  /** Set while reconnecting: resolves true once connected again, false when the client gave up. */
+  #reconnecting: Promise<boolean> | null = null;
+  /** Counts stops, so a reconnect under way when the client is stopped gives up. */
+  #generation = 0;
 
   /**
    * Validates the options and applies the defaults; nothing is started until {@link start} (or the
@@ -79,7 +86,7 @@ export class CopilotClient {
    * const remote = new CopilotClient({ cliUrl: "localhost:4321" });
    */
   constructor(options: CopilotClientOptions = {}) {
-    const { resolved, endpoint } = resolveClientOptions(options);
+    const { resolved, endpoint, endpoints } = resolveClientOptions(options);
     this.#options = resolved;
     this.#link = new RuntimeLink(resolved, endpoint, {
       setup: (connection) =>
@@ -88,7 +95,7 @@ export class CopilotClient {
           onLifecycleEvent: (event) => this.#lifecycle.emit(event),
         }),
       onUnexpectedClose: () => this.#onConnectionLost(),
-    });
+    }, endpoints);
     this.#onListModels = options.onListModels;
     this.#onGetTraceContext = options.onGetTraceContext;
   }
@@ -146,6 +153,10 @@ export class CopilotClient {
 
   #onConnectionLost(): void {
     const wasConnected = this.#state === "connected";
+    if (wasConnected && this.#options.reconnect) {
+      this.#recover(this.#options.reconnect);
+      return;
+    }
     this.#state = "disconnected";
     if (!wasConnected || !this.#options.autoRestart) {
       // Disposing rejects the requests still waiting for an answer instead of leaving them hanging.
@@ -155,6 +166,41 @@ export class CopilotClient {
     this.#teardown([]);
     // On failure start() leaves the state at "error"; the next start() or createSession() retries.
     this.start().catch(() => {});
+  }
+
+  /** Reconnects (another node), resumes every session and catches it up (see `reconnect.ts`). */
+  #recover(options: NonNullable<ResolvedClientOptions["reconnect"]>): void {
+    this.#state = "connecting";
+    this.#rpc = null;
+    this.#models.clear();
+    this.#link.close([]);
+    this.#link.moveToNextEndpoint();
+    const generation = this.#generation;
+    const host = {
+      cancelled: () => generation !== this.#generation,
+      open: async () => {
+        await this.#link.open();
+        return this.#requireConnection();
+      },
+      sessions: () => [...this.#sessions.values()],
+    };
+    this.#reconnecting = reconnect(host, options).then(
+      () => {
+        if (generation !== this.#generation) return false;
+        this.#state = "connected";
+        return true;
+      },
+      () => {
+        if (generation === this.#generation) this.#state = "error";
+        return false;
+      },
+    );
+    void this.#reconnecting.finally(() => (this.#reconnecting = null));
+  }
+
+  /** Waits for a reconnect under way; true once connected again, false when there is none or it failed. */
+  #awaitReconnect(): Promise<boolean> {
+    return this.#reconnecting ?? Promise.resolve(false);
   }
 
   /**
@@ -189,6 +235,7 @@ export class CopilotClient {
 
   /** Drops sessions, models cache and the link; collects the errors of a graceful stop. */
   #teardown(errors: Error[], signal: NodeJS.Signals = "SIGTERM"): void {
+    this.#generation++;
     this.#sessions.clear();
     this.#models.clear();
     this.#rpc = null;
@@ -227,7 +274,10 @@ export class CopilotClient {
     const connection = await this.#ensureConnected();
     const sessionId = config.sessionId ?? randomUUID();
     const prepared = prepareSessionConfig(config);
-    return this.#openSession(connection, sessionId, prepared, async () => {
+    const reopen = async (next: MessageConnection) => {
+      await next.sendRequest(SessionResume.method, buildResumePayload(sessionId, prepared, await getTraceContext(this.#onGetTraceContext), undefined));
+    };
+    return this.#openSession(connection, sessionId, prepared, reopen, async () => {
       const payload = buildCreatePayload(sessionId, prepared, await getTraceContext(this.#onGetTraceContext));
       const response: ResultOf<typeof SessionCreate> = await connection.sendRequest(SessionCreate.method, payload);
       return response.workspacePath;
@@ -249,7 +299,10 @@ export class CopilotClient {
     }
     const connection = await this.#ensureConnected();
     const prepared = prepareSessionConfig(config);
-    return this.#openSession(connection, sessionId, prepared, async () => {
+    const reopen = async (next: MessageConnection) => {
+      await next.sendRequest(SessionResume.method, buildResumePayload(sessionId, prepared, await getTraceContext(this.#onGetTraceContext), undefined));
+    };
+    return this.#openSession(connection, sessionId, prepared, reopen, async () => {
       const trace = await getTraceContext(this.#onGetTraceContext);
       const payload = buildResumePayload(sessionId, prepared, trace, config.disableResume);
       const response: ResultOf<typeof SessionResume> = await connection.sendRequest(SessionResume.method, payload);
@@ -272,13 +325,21 @@ export class CopilotClient {
     connection: MessageConnection,
     sessionId: string,
     prepared: PreparedSessionConfig,
+    reopen: (connection: MessageConnection) => Promise<void>,
     open: () => Promise<string | undefined>,
   ): Promise<CopilotSession> {
-    const backend = new SessionBackend(sessionId, connection, prepared.handlers, this.#onGetTraceContext, () => {
-      if (this.#sessions.get(sessionId)?.backend === backend) this.#sessions.delete(sessionId);
-    });
+    const backend = new SessionBackend(
+      sessionId,
+      connection,
+      prepared.handlers,
+      this.#onGetTraceContext,
+      () => {
+        if (this.#sessions.get(sessionId)?.backend === backend) this.#sessions.delete(sessionId);
+      },
+      () => this.#awaitReconnect(),
+    );
     const session = new CopilotSession(backend);
-    this.#sessions.set(sessionId, { session, backend });
+    this.#sessions.set(sessionId, { session, backend, reopen });
     try {
       backend.workspacePath = await open();
     } catch (error) {

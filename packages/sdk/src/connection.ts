@@ -10,6 +10,9 @@ import {
 } from "vscode-jsonrpc/node.js";
 import type { Endpoint } from "./options.js";
 
+/** Idle time before the first TCP keepalive probe (the runtime's listener uses the same). */
+export const TCP_KEEPALIVE_MS = 30_000;
+
 /** Called when a message could not be written: the stream is unusable and the connection should go. */
 export type WriteFailureHandler = (error: unknown) => void;
 
@@ -71,6 +74,8 @@ export function connectOverTcp(
       // vscode-jsonrpc writes header and body separately; with Nagle's algorithm each message would
       // wait for a delayed ACK (~40 ms per direction on loopback).
       socket.setNoDelay(true);
+      // Probes find a runtime that vanished without closing; keep this below load balancers' idle timeouts.
+      socket.setKeepAlive(true, TCP_KEEPALIVE_MS);
       resolve({ connection: connectStreams(socket, socket, onWriteFailure), socket });
     });
   });

@@ -71,6 +71,7 @@ export type {
   AssistantMessageEvent,
   ConnectionState,
   CopilotClientOptions,
+  ReconnectOptions,
   CustomAgentConfig,
   ForegroundSessionInfo,
   GetAuthStatusResponse,

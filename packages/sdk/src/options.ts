@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import type { TelemetryConfig } from "./telemetry.js";
-import type { CopilotClientOptions } from "./types.js";
+import type { CopilotClientOptions, ReconnectOptions } from "./types.js";
 
 /** Client options with the defaults applied. */
 export interface ResolvedClientOptions {
@@ -13,6 +13,8 @@ export interface ResolvedClientOptions {
   useStdio: boolean;
   isChildProcess: boolean;
   cliUrl: string | undefined;
+  /** Reconnection after a lost TCP connection to a running runtime, or undefined when off. */
+  reconnect: Required<ReconnectOptions> | undefined;
   /** Sent in `connect`; set for TCP (generated when the SDK spawns the runtime and none was given). */
   connectionToken: string | undefined;
   logLevel: NonNullable<CopilotClientOptions["logLevel"]>;
@@ -61,7 +63,10 @@ export function parseCliUrl(url: string): Endpoint {
 }
 
 /** Checks option combinations and applies the defaults (the official SDK's rules). */
-export function resolveClientOptions(options: CopilotClientOptions): { resolved: ResolvedClientOptions; endpoint?: Endpoint } {
+export function resolveClientOptions(given: CopilotClientOptions): { resolved: ResolvedClientOptions; endpoint?: Endpoint; endpoints: Endpoint[] } {
+  if (given.cliUrls !== undefined && given.cliUrl !== undefined) throw new Error("cliUrls and cliUrl are mutually exclusive");
+  if (given.cliUrls !== undefined && (!Array.isArray(given.cliUrls) || given.cliUrls.length === 0)) throw new Error("cliUrls must list at least one URL");
+  const options: CopilotClientOptions = given.cliUrls ? { ...given, cliUrl: given.cliUrls[0] } : given;
   if (options.cliUrl && (options.useStdio === true || options.cliPath)) {
     throw new Error("cliUrl is mutually exclusive with useStdio and cliPath");
   }
@@ -74,7 +79,9 @@ export function resolveClientOptions(options: CopilotClientOptions): { resolved:
   if (options.connectionToken !== undefined && (typeof options.connectionToken !== "string" || options.connectionToken.length === 0)) {
     throw new Error("connectionToken must be a non-empty string");
   }
-  const endpoint = options.cliUrl ? parseCliUrl(options.cliUrl) : undefined;
+  const endpoints = given.cliUrls ? given.cliUrls.map(parseCliUrl) : options.cliUrl ? [parseCliUrl(options.cliUrl)] : [];
+  const endpoint = endpoints[0];
+  const reconnectGiven = given.reconnect ?? (given.cliUrls ? {} : false);
   const useStdio = options.cliUrl ? false : (options.useStdio ?? true);
   const resolved: ResolvedClientOptions = {
     cliPath: options.cliUrl ? undefined : options.cliPath || defaultCliPath(),
@@ -84,6 +91,10 @@ export function resolveClientOptions(options: CopilotClientOptions): { resolved:
     useStdio,
     isChildProcess: options.isChildProcess ?? false,
     cliUrl: options.cliUrl,
+    reconnect:
+      reconnectGiven === false || endpoint === undefined
+        ? undefined
+        : { initialDelayMs: reconnectGiven.initialDelayMs ?? 100, maxDelayMs: reconnectGiven.maxDelayMs ?? 5000, giveUpAfterMs: reconnectGiven.giveUpAfterMs ?? 120_000 },
     connectionToken: useStdio ? undefined : (options.connectionToken ?? (options.cliUrl ? undefined : randomUUID())),
     logLevel: options.logLevel || "debug",
     autoStart: options.autoStart ?? true,
@@ -93,5 +104,5 @@ export function resolveClientOptions(options: CopilotClientOptions): { resolved:
     useLoggedInUser: options.useLoggedInUser ?? !options.githubToken,
     telemetry: options.telemetry,
   };
-  return { resolved, endpoint };
+  return { resolved, endpoint, endpoints };
 }

@@ -43,12 +43,21 @@ export class RuntimeLink {
   #socket: Socket | null = null;
   #process: CliProcess | null = null;
   #protocolVersion: number | null = null;
+  /** The endpoint tried first by the next open (moves on after a lost or failed connection). */
+  #nextEndpoint = 0;
 
   constructor(
     private readonly options: ResolvedClientOptions,
     private readonly endpoint: Endpoint | undefined,
     private readonly hooks: RuntimeLinkHooks,
+    /** Every endpoint of an external runtime (several nodes), tried in turn. */
+    private readonly endpoints: readonly Endpoint[] = endpoint ? [endpoint] : [],
   ) {}
+
+  /** Makes the next open start with the endpoint after the current one (its node was lost). */
+  moveToNextEndpoint(): void {
+    if (this.endpoints.length > 0) this.#nextEndpoint = (this.#nextEndpoint + 1) % this.endpoints.length;
+  }
 
   /** The open connection, or null. */
   get connection(): MessageConnection | null {
@@ -87,7 +96,7 @@ export class RuntimeLink {
       const port = this.#process?.port;
       const endpoint = this.endpoint ?? (port ? { host: "localhost", port } : undefined);
       if (!endpoint) throw new Error("Server port not available");
-      const tcp = await connectOverTcp(endpoint, lost);
+      const tcp = this.endpoints.length > 1 ? await this.#connectToAny(lost) : await connectOverTcp(endpoint, lost);
       this.#socket = tcp.socket;
       connection = tcp.connection;
     }
@@ -95,6 +104,22 @@ export class RuntimeLink {
     connection.onClose(lost);
     this.#connection = connection;
     connection.listen();
+  }
+
+  /** Connects to the first of the endpoints that accepts, from {@link moveToNextEndpoint}'s place on. */
+  async #connectToAny(lost: () => void): ReturnType<typeof connectOverTcp> {
+    let lastError: unknown;
+    for (let attempt = 0; attempt < this.endpoints.length; attempt++) {
+      const index = (this.#nextEndpoint + attempt) % this.endpoints.length;
+      try {
+        const connected = await connectOverTcp(this.endpoints[index]!, lost);
+        this.#nextEndpoint = index;
+        return connected;
+      } catch (error) {
+        lastError = error;
+      }
+    }
+    throw lastError instanceof Error ? lastError : new Error(String(lastError));
   }
 
   async #verifyProtocolVersion(): Promise<void> {

@@ -70,14 +70,21 @@ export class SessionBackend {
   #exitPlanModeHandler: ExitPlanModeHandler | undefined;
   #elicitationHandler: ElicitationHandler | undefined;
   #rpc: SessionRpc | undefined;
+  #connection: MessageConnection;
+  /** Ids of the stored events handed out, to resume after a reconnect without gap or duplicate. */
+  readonly #seen = new SeenEvents();
+  /** Set while the session catches up after a reconnect: live events wait here. */
+  #caughtUpLater: SessionEvent[] | undefined;
 
   constructor(
     readonly sessionId: string,
-    readonly connection: MessageConnection,
+    connection: MessageConnection,
     handlers: SessionHandlers,
     readonly traceContextProvider: TraceContextProvider | undefined,
     /** Called once the session is disconnected, so the client stops routing to it. */
     readonly onDisconnected: () => void = () => {},
+    /** Waits for the client's reconnect under way: true once connected again, false when there is none. */
+    readonly awaitReconnect: () => Promise<boolean> = async () => false,
   ) {
     for (const tool of handlers.tools ?? []) this.#toolHandlers.set(tool.name, tool.handler);
     for (const command of handlers.commands ?? []) this.#commandHandlers.set(command.name, command.handler);
@@ -88,6 +95,35 @@ export class SessionBackend {
     this.#exitPlanModeHandler = handlers.onExitPlanModeRequest;
     this.#elicitationHandler = handlers.onElicitationRequest;
     if (handlers.onEvent) this.events.add(handlers.onEvent);
+    this.#connection = connection;
+  }
+
+  /** The connection the session's requests go over (replaced when the client reconnects). */
+  get connection(): MessageConnection {
+    return this.#connection;
+  }
+
+  /**
+   * Moves the session to a new connection after a reconnect; the live events that arrive until
+   * {@link finishCatchUp} wait, so the stored events missed meanwhile go first.
+   */
+  rebind(connection: MessageConnection): void {
+    this.#connection = connection;
+    this.#rpc = undefined;
+    this.#caughtUpLater ??= [];
+  }
+
+  /**
+   * Hands out the stored events (the session's history, in order) after the last one this session
+   * saw, then the live events that arrived meanwhile; each event once.
+   */
+  finishCatchUp(stored: readonly SessionEvent[]): void {
+    const waiting = this.#caughtUpLater ?? [];
+    this.#caughtUpLater = undefined;
+    const last = this.#seen.last;
+    const from = last === undefined ? 0 : stored.findIndex((event) => event.id === last) + 1;
+    for (const event of stored.slice(from)) this.dispatch(event);
+    for (const event of waiting) this.dispatch(event);
   }
 
   /** Session-scoped typed RPC (created on first use). */
@@ -110,8 +146,13 @@ export class SessionBackend {
     this.onDisconnected();
   }
 
-  /** Handles broadcast requests, then hands the event to the subscribers. */
+  /** Handles broadcast requests, then hands the event to the subscribers (each stored event once). */
   dispatch(event: SessionEvent): void {
+    if (this.#caughtUpLater) {
+      this.#caughtUpLater.push(event);
+      return;
+    }
+    if (event.ephemeral !== true && !this.#seen.add(event.id)) return;
     if (event.type === "external_tool.requested") this.#onToolRequested(event);
     if (event.type === "permission.requested") this.#onPermissionRequested(event);
     // Sent to the registering client alone: an unknown name is answered as an error (as 1.0.x does).
@@ -265,4 +306,27 @@ export class SessionBackend {
 function stringField(data: object, key: string): string | undefined {
   const value = (data as Record<string, unknown>)[key];
   return typeof value === "string" ? value : undefined;
+}
+
+/** How many ids of handed-out stored events are remembered to drop a repeat after a reconnect. */
+const SEEN_EVENTS_KEPT = 10_000;
+
+/** The ids of the stored events a session handed out, the most recent {@link SEEN_EVENTS_KEPT}. */
+class SeenEvents {
+  readonly #ids = new Set<string>();
+  #last: string | undefined;
+
+  /** The id of the last stored event handed out. */
+  get last(): string | undefined {
+    return this.#last;
+  }
+
+  /** Records `id`; false when it was handed out already. */
+  add(id: string): boolean {
+    if (this.#ids.has(id)) return false;
+    this.#ids.add(id);
+    this.#last = id;
+    if (this.#ids.size > SEEN_EVENTS_KEPT) this.#ids.delete(this.#ids.values().next().value as string);
+    return true;
+  }
 }

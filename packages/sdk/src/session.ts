@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import {
   SessionAbort,
   SessionDestroy,
@@ -11,6 +12,7 @@ import type { SessionRpc } from "./rpc.js";
 import type { SessionBackend } from "./session-backend.js";
 import { getTraceContext } from "./telemetry.js";
 import { errorMessage } from "./tools.js";
+import { lostWithConnection } from "./reconnect.js";
 import type { AssistantMessageEvent, MessageOptions, ReasoningEffort, SessionEventHandler, TypedSessionEventHandler } from "./types.js";
 
 const DEFAULT_SEND_AND_WAIT_TIMEOUT_MS = 60_000;
@@ -68,15 +70,24 @@ export class CopilotSession {
    */
   async send(options: MessageOptions): Promise<string> {
     const trace = await getTraceContext(this.#backend.traceContextProvider);
-    const response: ResultOf<typeof SessionSend> = await this.#backend.connection.sendRequest(SessionSend.method, {
+    // The same key on every attempt: a send whose answer was lost with its connection runs once.
+    const params = {
       ...trace,
       sessionId: this.sessionId,
       prompt: options.prompt,
       attachments: options.attachments,
       mode: options.mode,
       requestHeaders: options.requestHeaders,
-    });
-    return response.messageId;
+      idempotencyKey: randomUUID(),
+    };
+    for (;;) {
+      try {
+        const response: ResultOf<typeof SessionSend> = await this.#backend.connection.sendRequest(SessionSend.method, params);
+        return response.messageId;
+      } catch (error) {
+        if (!lostWithConnection(error) || !(await this.#backend.awaitReconnect())) throw error;
+      }
+    }
   }
 
   /**

@@ -71,6 +71,16 @@ export type ModelBilling = NonNullable<ModelInfo["billing"]>;
  * @example
  * const options: CopilotClientOptions = { logLevel: "info", githubToken: process.env.GH_TOKEN };
  */
+/** How {@link CopilotClientOptions.reconnect} retries. */
+export interface ReconnectOptions {
+  /** The first wait after a lost connection, doubled per failed attempt. Default 100 ms. */
+  initialDelayMs?: number;
+  /** The longest wait between attempts. Default 5000 ms. */
+  maxDelayMs?: number;
+  /** How long to keep trying before the client gives up (state `"error"`). Default 120000 ms. */
+  giveUpAfterMs?: number;
+}
+
 export interface CopilotClientOptions {
   /** The runtime to spawn (a `.js` file runs with the current Node). Default: the `tandem` bin of `@tandem/runtime`. */
   cliPath?: string;
@@ -86,6 +96,20 @@ export interface CopilotClientOptions {
   isChildProcess?: boolean;
   /** A running runtime to connect to over TCP: `"port"`, `"host:port"` or `"http(s)://host:port"`. Nothing is spawned. */
   cliUrl?: string;
+  /**
+   * Tandem: several nodes of a Tandem cluster (or one load balancer), each like `cliUrl`; the
+   * client connects to the first that answers and, when its connection is lost, reconnects to the
+   * next (see {@link CopilotClientOptions.reconnect}). Exclusive with `cliUrl`.
+   */
+  cliUrls?: string[];
+  /**
+   * Tandem: what to do when the TCP connection to a running runtime is lost. With `cliUrls` it is on
+   * by default: the client reconnects with exponential backoff (to the next URL each attempt),
+   * resumes each of its sessions and hands them the stored events they missed, from the last one
+   * they saw, each once; a `send` whose answer was lost is retried with its idempotency key, so it
+   * runs once. `false` turns it off; with `cliUrl` it is off unless given.
+   */
+  reconnect?: ReconnectOptions | false;
   /**
    * TCP connection token (the official SDK 1.0's `connectionToken`), sent as `connect { token }`.
    * With `cliUrl`: the token the running runtime was started with (its `COPILOT_CONNECTION_TOKEN`).

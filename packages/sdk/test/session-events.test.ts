@@ -88,6 +88,8 @@ describe("sendAndWait", () => {
       prompt: "hi",
       attachments: [{ type: "file", path: "/a.txt" }],
       mode: "immediate",
+      // A fresh key per send, repeated only when the send is retried after a lost connection.
+      idempotencyKey: expect.stringMatching(/^[0-9a-f-]{36}$/),
     });
   });
 

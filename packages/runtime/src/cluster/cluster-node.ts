@@ -3,7 +3,8 @@ import { errorMessage } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { RequestingClient } from "../ports/clients.js";
 import { HealthCheck, HealthServer, type HealthReport } from "./health.js";
-import { leaseLost, SessionLeases, type Lease } from "./leases.js";
+import { leaseLost } from "../store/postgres/lease-sql.js";
+import { SessionLeases, type Lease } from "./leases.js";
 import { NodeBus, type ListenConnection } from "./node-bus.js";
 import { NodeRegistry } from "./node-registry.js";
 import { clusterMethods, RemoteClients, type RemoteClient } from "./remote-client.js";
@@ -37,8 +38,6 @@ export interface ClusterHost {
   lostSession(sessionId: string): Promise<void>;
   /** Sends a notification to every client connected to this node (one another node shared). */
   notifyClientsHere(method: string, params: unknown): void;
-  /** Before a send runs here: resolves, given the send's message id, once that message is stored. */
-  watchSendStored(sessionId: string): (messageId: string | undefined) => Promise<void>;
   /** The database is reachable again: sessions holding unwritten events try to write them now. */
   retryHeldWrites(): void;
   /** Sessions open here whose last write failed (reported by the health check). */

@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { ClusterHealthReport } from "@tandem/protocol";
 import { errorMessage } from "../errors.js";
-import type { Queryable } from "./sql.js";
+import type { Queryable } from "../store/postgres/queryable.js";
 
 /** What a health probe answers (`GET /healthz`, and the `cluster.health` JSON-RPC method). */
 export type HealthReport = ClusterHealthReport;

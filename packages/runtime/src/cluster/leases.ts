@@ -1,6 +1,15 @@
-import { ErrorCodes, TandemError } from "../errors.js";
-import { nodeAliveSql } from "./liveness.js";
-import type { Queryable } from "./sql.js";
+import {
+  acquireLeaseSql,
+  expireNodeLeasesSql,
+  leaseFenceSql,
+  leaseHolderSql,
+  leaseKeeperSql,
+  leaseLost,
+  reclaimLeaseSql,
+  releaseLeaseSql,
+  renewLeasesSql,
+} from "../store/postgres/lease-sql.js";
+import type { Queryable } from "../store/postgres/queryable.js";
 
 /** A lease this node holds: the session runs its loop here, and appends carry `epoch`. */
 export interface Lease {
@@ -29,60 +38,6 @@ export interface SessionLeasesOptions {
   judging?(): boolean;
   /** Called when a renewal round failed (the database is unreachable). */
   onRenewError?(error: unknown): void;
-}
-
-/**
- * Lease time is the database's clock, so nodes with skewed clocks still agree. A lease is taken
- * when it is free (released), ours, or expired while its node is dead — an expired lease of a node
- * that still beats (or any node's, while this node's own grace after an outage runs: `$4` false,
- * see `liveness.ts`) stays its node's, which reclaims it.
- */
-const acquireSql = `
-  WITH previous AS (SELECT node_id, expires_at FROM session_leases WHERE session_id = $1)
-  INSERT INTO session_leases (session_id, node_id, expires_at, epoch)
-  VALUES ($1, $2, clock_timestamp() + $3 * interval '1 millisecond', 1)
-  ON CONFLICT (session_id) DO UPDATE
-    SET node_id = EXCLUDED.node_id,
-        expires_at = EXCLUDED.expires_at,
-        epoch = CASE WHEN session_leases.node_id = EXCLUDED.node_id AND session_leases.expires_at > clock_timestamp()
-                     THEN session_leases.epoch ELSE session_leases.epoch + 1 END
-    WHERE session_leases.node_id = EXCLUDED.node_id OR session_leases.expires_at = '-infinity'
-       OR (session_leases.expires_at <= clock_timestamp() AND $4::boolean AND NOT ${nodeAliveSql("session_leases.node_id", "$3")})
-  RETURNING epoch,
-    (SELECT node_id FROM previous WHERE previous.expires_at <> '-infinity' AND previous.expires_at <= clock_timestamp()) AS expired_node`;
-
-const renewSql = `
-  UPDATE session_leases AS lease
-     SET expires_at = clock_timestamp() + $2 * interval '1 millisecond'
-    FROM unnest($3::text[], $4::bigint[]) AS held (session_id, epoch)
-   WHERE lease.session_id = held.session_id AND lease.epoch = held.epoch
-     AND lease.node_id = $1 AND lease.expires_at > clock_timestamp()
-  RETURNING lease.session_id`;
-
-/**
- * A lease that expired while this node held it (a pause, a database outage) is taken again only
- * while its row is exactly as this node left it: same node, same epoch. Any other node that took
- * the session meanwhile — even one that released it again — raised the epoch, and so may have
- * appended: this node's view of the log is stale, and it must step down instead.
- */
-const reclaimSql = `
-  UPDATE session_leases SET expires_at = clock_timestamp() + $4 * interval '1 millisecond'
-   WHERE session_id = $1 AND node_id = $2 AND epoch = $3
-  RETURNING epoch`;
-
-/**
- * The check an append runs inside its transaction: the row lock (`FOR SHARE`) makes a takeover
- * (an `UPDATE` of the row) wait until the append committed, so once a takeover returns, no append
- * of the old epoch can commit any more.
- */
-export const leaseFenceSql = `
-  SELECT 1 FROM session_leases
-   WHERE session_id = $1 AND node_id = $2 AND epoch = $3 AND expires_at > clock_timestamp()
-   FOR SHARE`;
-
-/** The typed error of a refused write: this node no longer holds the session's lease. */
-export function leaseLost(sessionId: string, nodeId: string, detail = "its lease expired or another node took the session over"): TandemError {
-  return new TandemError(ErrorCodes.LeaseLost, `Node ${nodeId} no longer owns session ${sessionId}: ${detail}`, { sessionId, nodeId });
 }
 
 /**
@@ -150,7 +105,7 @@ export class SessionLeases {
   async acquire(sessionId: string): Promise<AcquireResult> {
     const { db, nodeId, ttlMs } = this.options;
     const judging = this.options.judging?.() ?? true;
-    const { rows } = await db.query<{ epoch: string; expired_node: string | null }>(acquireSql, [sessionId, nodeId, ttlMs, judging]);
+    const { rows } = await db.query<{ epoch: string; expired_node: string | null }>(acquireLeaseSql, [sessionId, nodeId, ttlMs, judging]);
     const row = rows[0];
     if (row) {
       const lease: Lease = { sessionId, nodeId, epoch: Number(row.epoch) };
@@ -161,7 +116,7 @@ export class SessionLeases {
     }
     this.held.delete(sessionId);
     // Live, or expired under a node that counts as alive: that node holds it.
-    const { rows: held } = await db.query<{ node_id: string; expires_at: Date }>("SELECT node_id, expires_at FROM session_leases WHERE session_id = $1 AND expires_at > '-infinity'", [sessionId]);
+    const { rows: held } = await db.query<{ node_id: string; expires_at: Date }>(leaseKeeperSql, [sessionId]);
     const holder = held[0];
     // Released between the two statements: try once more.
     if (!holder) return this.acquire(sessionId);
@@ -170,10 +125,7 @@ export class SessionLeases {
 
   /** Who holds a live lease on the session (undefined when nobody does). */
   async holder(sessionId: string): Promise<{ nodeId: string; expiresAt: Date } | undefined> {
-    const { rows } = await this.options.db.query<{ node_id: string; expires_at: Date }>(
-      "SELECT node_id, expires_at FROM session_leases WHERE session_id = $1 AND expires_at > clock_timestamp()",
-      [sessionId],
-    );
+    const { rows } = await this.options.db.query<{ node_id: string; expires_at: Date }>(leaseHolderSql, [sessionId]);
     const row = rows[0];
     return row ? { nodeId: row.node_id, expiresAt: new Date(row.expires_at) } : undefined;
   }
@@ -184,10 +136,7 @@ export class SessionLeases {
    * takeover (new epoch, fenced) instead of a silent reuse.
    */
   async expirePreviousIncarnation(): Promise<number> {
-    const { rowCount } = await this.options.db.query(
-      "UPDATE session_leases SET expires_at = clock_timestamp() WHERE node_id = $1 AND expires_at > clock_timestamp()",
-      [this.options.nodeId],
-    );
+    const { rowCount } = await this.options.db.query(expireNodeLeasesSql, [this.options.nodeId]);
     return rowCount ?? 0;
   }
 
@@ -196,11 +145,7 @@ export class SessionLeases {
     const lease = this.held.get(sessionId);
     if (!lease) return;
     this.held.delete(sessionId);
-    await this.options.db.query("UPDATE session_leases SET expires_at = '-infinity' WHERE session_id = $1 AND node_id = $2 AND epoch = $3", [
-      sessionId,
-      lease.nodeId,
-      lease.epoch,
-    ]);
+    await this.options.db.query(releaseLeaseSql, [sessionId, lease.nodeId, lease.epoch]);
   }
 
   /** Forgets a lease without touching the database (it was lost). */
@@ -222,7 +167,7 @@ export class SessionLeases {
     if (leases.length === 0) return;
     let renewed: Set<string>;
     try {
-      const { rows } = await db.query<{ session_id: string }>(renewSql, [nodeId, ttlMs, leases.map((lease) => lease.sessionId), leases.map((lease) => lease.epoch)]);
+      const { rows } = await db.query<{ session_id: string }>(renewLeasesSql, [nodeId, ttlMs, leases.map((lease) => lease.sessionId), leases.map((lease) => lease.epoch)]);
       renewed = new Set(rows.map((row) => row.session_id));
     } catch (error) {
       // The database is unreachable: nothing can be appended meanwhile (appends go to it), so the
@@ -248,9 +193,9 @@ export class SessionLeases {
     const lease = this.held.get(sessionId);
     if (!lease) return false;
     const { db, nodeId, ttlMs } = this.options;
-    const { rows } = await db.query(renewSql, [nodeId, ttlMs, [sessionId], [lease.epoch]]);
+    const { rows } = await db.query(renewLeasesSql, [nodeId, ttlMs, [sessionId], [lease.epoch]]);
     if (rows.length > 0) return true;
-    const { rows: reclaimed } = await db.query(reclaimSql, [sessionId, nodeId, lease.epoch, ttlMs]);
+    const { rows: reclaimed } = await db.query(reclaimLeaseSql, [sessionId, nodeId, lease.epoch, ttlMs]);
     if (reclaimed.length > 0) return true;
     if (this.held.get(sessionId) === lease) this.lost(sessionId);
     return false;
@@ -276,12 +221,12 @@ export class SessionLeases {
 
   /**
    * A lease that expired before its renewal (a slow database, a long pause, an outage) is taken
-   * again under the same epoch when no other node took the session meanwhile (see `reclaimSql`);
+   * again under the same epoch when no other node took the session meanwhile (see `reclaimLeaseSql`);
    * false when one did; undefined when the database could not say (tried again next round).
    */
   private async reclaim(lease: Lease): Promise<boolean | undefined> {
     try {
-      const { rows } = await this.options.db.query(reclaimSql, [lease.sessionId, lease.nodeId, lease.epoch, this.options.ttlMs]);
+      const { rows } = await this.options.db.query(reclaimLeaseSql, [lease.sessionId, lease.nodeId, lease.epoch, this.options.ttlMs]);
       return rows.length > 0;
     } catch {
       return undefined;

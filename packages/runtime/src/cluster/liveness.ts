@@ -6,16 +6,9 @@
  * (the database stopped, restarted, crashed — which also empties the unlogged `cluster_nodes` — or
  * the network path broke) judges nobody dead until it has reached the database again for one TTL,
  * in which every living node beats again (nodes beat every TTL/3, so any outage longer than that
- * fails a beat of every node). After that, liveness is judged from fresh heartbeats again.
+ * fails a beat of every node). After that, liveness is judged from fresh heartbeats again. The SQL
+ * test of a fresh heartbeat is `nodeAliveSql` (`store/postgres/lease-sql.ts`).
  */
-
-/**
- * SQL that is true while node `nodeColumn` beat within the TTL (`ttlParam` is the TTL in
- * milliseconds, as a placeholder such as `$2`).
- */
-export function nodeAliveSql(nodeColumn: string, ttlParam: string): string {
-  return `EXISTS (SELECT 1 FROM cluster_nodes AS beat WHERE beat.node_id = ${nodeColumn} AND beat.heartbeat_at > clock_timestamp() - ${ttlParam} * interval '1 millisecond')`;
-}
 
 /**
  * A node's own view of the database's reachability: after a failed heartbeat, it judges no other

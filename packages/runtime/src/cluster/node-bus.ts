@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from "node:crypto";
 import { ErrorCodes, errorMessage, TandemError } from "../errors.js";
-import type { Queryable } from "./sql.js";
+import type { Queryable } from "../store/postgres/queryable.js";
 
 /** A connection that receives `LISTEN` notifications (a dedicated `pg.Client`). */
 export interface ListenConnection extends Queryable {

@@ -4,7 +4,6 @@ import { resumeParamsOf } from "../session/clients.js";
 import type { SessionManager } from "../session/manager.js";
 import type { ClusterHost } from "./cluster-node.js";
 import type { RemoteClient } from "./remote-client.js";
-import { watchSendStored } from "./send-stored.js";
 import { keepTurnRunning, resumeUnattended } from "./unattended.js";
 
 /** What a node's {@link ClusterHost} is made of: this process's sessions and client connections. */
@@ -23,7 +22,7 @@ export interface NodeHostParts {
 /**
  * The runtime as a cluster node sees it: which sessions run here, its clients, and what the node
  * does to them when a lease is lost (step down), a client's node dies (its turns go on
- * unattended), the database comes back (held writes are retried) or a send must be stored.
+ * unattended), or the database comes back (held writes are retried).
  */
 export function clusterHostFor(parts: NodeHostParts): ClusterHost {
   const { sessions, logger } = parts;
@@ -82,7 +81,6 @@ export function clusterHostFor(parts: NodeHostParts): ClusterHost {
         if (session.emitter.log.failure) void session.persistence.ensureWritable().catch(() => undefined);
       }
     },
-    watchSendStored: (sessionId) => watchSendStored(sessions.find(sessionId)),
     stuckSessions: () =>
       sessions.liveSessions().flatMap((session) => {
         const failure = session.emitter.log.failure;

@@ -1,5 +1,6 @@
-import { nodeAliveSql, ReachabilityGrace } from "./liveness.js";
-import type { Queryable } from "./sql.js";
+import { nodeAliveSql } from "../store/postgres/lease-sql.js";
+import { ReachabilityGrace } from "./liveness.js";
+import type { Queryable } from "../store/postgres/queryable.js";
 
 /** What {@link NodeRegistry} is built with. */
 export interface NodeRegistryOptions {

@@ -15,8 +15,6 @@ export interface RouterHost {
   findClient(clientId: number): RequestingClient | undefined;
   /** Runs a request here, without routing. */
   runLocal(method: string, params: unknown, client: RequestingClient): Promise<unknown>;
-  /** Before a send runs here: the returned function resolves once the message it acknowledged is stored (see `send-stored.ts`). */
-  watchSendStored(sessionId: string): (messageId: string | undefined) => Promise<void>;
   /** This node lost the session's lease: resolves once it stepped down (its clients attached again wherever the session runs). */
   lostSession(sessionId: string): Promise<void>;
 }
@@ -73,6 +71,19 @@ export function ownedElsewhere(sessionId: string, ownerNode: string): TandemErro
   return new TandemError(ErrorCodes.SessionBusy, `Session ${sessionId} runs on node ${ownerNode}`, { sessionId, ownerNode });
 }
 
+/**
+ * The refusal of a request that found this node had lost the session's lease to a node that does
+ * not answer: the request did not run (nothing of it is stored); sent again, it goes to wherever
+ * the session runs then.
+ */
+export function lostTo(sessionId: string, nodeId: string, ownerNode: string, method: string): TandemError {
+  return new TandemError(
+    ErrorCodes.LeaseLost,
+    `Node ${nodeId} no longer owns session ${sessionId}: node ${ownerNode} took it over and does not answer (no recent heartbeat); ${method} was not run, send it again once the session runs on a live node`,
+    { sessionId, nodeId, ownerNode, method },
+  );
+}
+
 /** Methods that open a session for the calling client. */
 const openingMethods: ReadonlySet<string> = new Set(["session.resume"]);
 /** Methods acknowledged only after this node confirmed it still holds the session's lease (what they accept must be stored). */
@@ -119,11 +130,14 @@ export class ClusterRouter {
     if (sessionId === undefined || method === "session.create") return this.options.host.runLocal(method, params, client);
     // The node that refused us the lease (its expired lease stays its own while it counts as alive).
     let refusedBy: string | undefined;
+    // This node found it lost the session's lease while running the request: it goes to the new owner or is refused.
+    let lostLease = false;
     for (let attempt = 0; ; attempt++) {
       await this.takingOver.get(sessionId);
       if (this.options.host.isLive(sessionId)) {
         const outcome = await this.runOwned(sessionId, method, params, client);
         if (outcome.ran) return outcome.result;
+        lostLease = true;
         continue;
       }
       const holder = refusedBy !== undefined ? { nodeId: refusedBy } : await this.options.leases.holder(sessionId);
@@ -148,8 +162,10 @@ export class ClusterRouter {
         return unwrapResult(result);
       } catch (error) {
         if (!isNodeGone(error) || attempt >= 3) throw error;
+        if (lostLease) throw lostTo(sessionId, this.options.nodeId, holder.nodeId, method);
         this.options.logger.info(`session ${sessionId}: node ${holder.nodeId} is gone; waiting for its lease to expire`);
-        await this.waitForLease(sessionId, holder.nodeId);
+        // A lease its dead holder still keeps past its TTL (it was renewed without a heartbeat): nobody can run the session now.
+        if (!(await this.waitForLease(sessionId, holder.nodeId))) throw error;
       }
     }
   }
@@ -170,10 +186,8 @@ export class ClusterRouter {
       await host.lostSession(sessionId);
       return { ran: false };
     }
-    const stored = host.watchSendStored(sessionId);
-    const result = await host.runLocal(method, params, client);
-    await stored((result as { messageId?: string } | undefined)?.messageId);
-    return { ran: true, result };
+    // The send itself is answered once its message is stored (see `TurnRunner.send`).
+    return { ran: true, result: await host.runLocal(method, params, client) };
   }
 
   /** Bus messages for our clients from the nodes that run their sessions. */
@@ -284,14 +298,15 @@ export class ClusterRouter {
     });
   }
 
-  /** Waits until `deadNode`'s lease on the session expired (or another node holds it). */
-  private async waitForLease(sessionId: string, deadNode: string): Promise<void> {
+  /** Waits until `deadNode`'s lease on the session expired (or another node holds it); false when it still held it at the deadline. */
+  private async waitForLease(sessionId: string, deadNode: string): Promise<boolean> {
     const deadline = Date.now() + this.options.ttlMs + 5000;
     while (Date.now() < deadline) {
       const holder = await this.options.leases.holder(sessionId);
-      if (!holder || holder.nodeId !== deadNode) return;
+      if (!holder || holder.nodeId !== deadNode) return true;
       await new Promise((resolve) => setTimeout(resolve, Math.min(250, Math.max(20, holder.expiresAt.getTime() - Date.now()))));
     }
+    return false;
   }
 
   /** The session's owner died: our attached clients follow it to wherever it runs next (here when free). */

@@ -40,6 +40,7 @@ import {
 } from "@tandem/protocol";
 import type { PluginStore } from "../plugins/plugin-store.js";
 import type { RuntimeServices } from "./runtime-services.js";
+import type { RequestingClient } from "./requesting-client.js";
 import { LazyMethodTable } from "./method-areas.js";
 import { registerClusterMethods } from "./handlers/cluster.js";
 import { registerCompactionMethods } from "./handlers/compaction.js";
@@ -61,9 +62,12 @@ export type { AnyToken, Handler, MethodTable } from "./method-table.js";
 export class Dispatcher extends LazyMethodTable {
   /** The plugin store shared by `plugins.*` and `session.plugins.list`, made on first use. */
   private plugins: Promise<PluginStore> | undefined;
+  /** Resolves once the events of a live session emitted so far have reached its clients. */
+  private readonly eventsDelivered: (sessionId: string) => Promise<void> | undefined;
 
   constructor(runtime: RuntimeServices) {
     super();
+    this.eventsDelivered = (sessionId) => runtime.sessions.find(sessionId)?.emitter.delivered();
     registerServerMethods(this, runtime);
     registerSessionLifecycleMethods(this, runtime);
     registerPendingAnswerMethods(this, runtime);
@@ -109,5 +113,17 @@ export class Dispatcher extends LazyMethodTable {
   private pluginStore(runtime: RuntimeServices): Promise<PluginStore> {
     this.plugins ??= import("../plugins/plugin-store.js").then(({ PluginStore }) => new PluginStore(runtime.store.home));
     return this.plugins;
+  }
+
+  /**
+   * Runs the method (see {@link LazyMethodTable.dispatch}); a request naming a session is answered
+   * only once the events it caused have reached that session's clients, which get an event only
+   * once the log holds it: events come before the answer that follows them.
+   */
+  override async dispatch(method: string, params: unknown, client: RequestingClient): Promise<unknown> {
+    const result = await super.dispatch(method, params, client);
+    const sessionId = (params as { sessionId?: unknown } | null | undefined)?.sessionId;
+    if (typeof sessionId === "string") await this.eventsDelivered(sessionId);
+    return result;
   }
 }

@@ -4,6 +4,9 @@ import type { Logger } from "../log.js";
 import { checkTcpStartup, TcpAccessGate, type TcpStartupCheck } from "./access.js";
 import { admissionLimitsFromEnv } from "./admission/limits.js";
 import { connectResult } from "./connect.js";
+
+/** Idle time before a connection's first TCP keepalive probe (the SDK uses the same). */
+export const tcpKeepAliveMs = 30_000;
 import { shouldExitWithParent, watchParent } from "./parent-watch.js";
 
 /**
@@ -48,7 +51,9 @@ export function listenTcp(options: TcpListenerOptions): void {
     uid: process.getuid?.(),
     limits: admissionLimitsFromEnv(process.env),
   });
-  const server = createServer((socket: Socket) => {
+  // Keepalive probes find a peer that vanished (a dead node, a load balancer that dropped the
+  // flow) and keep idle connections alive through middleboxes with idle timeouts over ~30 s.
+  const server = createServer({ keepAlive: true, keepAliveInitialDelay: tcpKeepAliveMs }, (socket: Socket) => {
     gate.admit(socket, (admitted, openedWithConnect) => {
       admitted.setNoDelay(true);
       options.serve(admitted, openedWithConnect);

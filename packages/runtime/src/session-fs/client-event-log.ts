@@ -19,6 +19,8 @@ import type { ClientFileSystem } from "./client-file-system.js";
  * await log.flush();
  */
 export class ClientEventLog extends BatchedAppends implements SessionEventLog {
+  /** A client's file system is this node's own store: held events are shown after a failed write. */
+  readonly showsHeldEvents = true;
   /** Entries this writer knows the log holds (undefined until read or written). */
   private written: number | undefined;
   private readonly path: string;

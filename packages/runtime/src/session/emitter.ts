@@ -18,6 +18,18 @@ export interface RestoredEvents {
   excluded: readonly LogRange[];
 }
 
+/** An event waiting to be sent: sent once the log has written `after` entries. */
+interface UndeliveredEvent {
+  json: string;
+  type: string;
+  after: number;
+  /**
+   * The sinks attached when it was emitted (those still attached get it): a client that attaches
+   * later reads it with the history instead (`persistedArrayBytes` includes what is not yet written).
+   */
+  sinks?: readonly EventSink[];
+}
+
 /**
  * Gives an event's data (and envelope `agentId`) for the session's clients, undefined to send it as
  * emitted, or `"omit"` when the session's clients do not get that event at all.
@@ -28,6 +40,12 @@ export type EventShaper = (type: string, data: Record<string, unknown>) => Shape
  * The single emitter of a session's events: assigns `id`, `timestamp` and `parentId`, marks
  * ephemeral events, appends persisted ones to the events log and fans out to every sink.
  * Each event is serialised exactly once; the same JSON text goes to disk and to the wire.
+ *
+ * A client never sees an event the log does not hold: a persisted event reaches the sinks once the
+ * log has written it (committed in PostgreSQL; handed to the kernel by the file log, so it survives
+ * the process), and an ephemeral event once every persisted event before it has, so the order is
+ * the emission order. In-process listeners are called at once (the loop depends on them). After a
+ * failed write of a local log, its held events are shown (`SessionEventLog.showsHeldEvents`).
  *
  * @example
  * const emitter = new SessionEmitter(sessionId, eventLog, null);
@@ -44,6 +62,14 @@ export class SessionEmitter implements EventEmitterPort {
   private restored: RestoredEvents = { count: 0, end: 0, excluded: [] };
   /** Puts each event in the form the session's clients expect (see {@link shapeEventsWith}). */
   private shapeEvent: EventShaper | undefined;
+  /** Events waiting for the log to write what precedes them before they go to the sinks, oldest first. */
+  private readonly undelivered: UndeliveredEvent[] = [];
+  /** How many events went through `undelivered` so far, and how many of them were sent. */
+  private queuedCount = 0;
+  private sentFromQueue = 0;
+  /** Waiting for {@link delivered}: each resolved once `sentFromQueue` reaches its count. */
+  private deliveryWaiters: Array<{ count: number; resolve: () => void }> = [];
+  private readonly stopWatchingProgress: () => void;
 
   constructor(
     readonly sessionId: string,
@@ -53,7 +79,19 @@ export class SessionEmitter implements EventEmitterPort {
     private readonly onPersisted: () => void = () => undefined,
     /** Applied to each event's JSON text before it is persisted or sent (secrets kept out). */
     private readonly redact: (json: string) => string = (json) => json,
-  ) {}
+  ) {
+    const stopProgress = log.progress.onWritten((written) => this.deliverWritten(written));
+    const stopFailures = log.watch({
+      failed: () => {
+        this.deliverHeldAfterFailure();
+        this.releaseWaiters(true);
+      },
+    });
+    this.stopWatchingProgress = () => {
+      stopProgress();
+      stopFailures();
+    };
+  }
 
   /** Adds a sink (a connected client); returns a function that removes it. */
   addSink(sink: EventSink): () => void {
@@ -126,7 +164,7 @@ export class SessionEmitter implements EventEmitterPort {
       this.emittedCount++;
       this.log.append(json);
     }
-    for (const sink of this.sinks) sink.deliverSessionEvent(this.sessionId, json, type);
+    this.deliverOnceWritten({ json, type, after: this.log.progress.appendedTotal });
     for (const listener of this.listeners) {
       try {
         listener(event as SessionEvent);
@@ -137,6 +175,93 @@ export class SessionEmitter implements EventEmitterPort {
     this.observe(event as SessionEvent);
     if (!ephemeral) this.onPersisted();
     return event;
+  }
+
+  /**
+   * Sends the clients an unstored copy of an event at once (marked `ephemeral`, its own id), ahead
+   * of what waits to be written: how a log that cannot write and does not show its held events
+   * (`SessionEventLog.showsHeldEvents`) still reports the failure. The stored event is emitted as
+   * usual and reaches the clients once written.
+   */
+  notifyClients<T extends SessionEventType>(type: T, emitted: SessionEventData<T>): void {
+    const shaped = this.shapeEvent?.(type, emitted as Record<string, unknown>);
+    if (shaped === "omit") return;
+    const data = shaped ? shaped.data : emitted;
+    const event = { type, data, id: randomUUID(), timestamp: new Date().toISOString(), parentId: this.lastEventId, ephemeral: true };
+    if (shaped?.agentId !== undefined) Object.assign(event, { agentId: shaped.agentId });
+    this.deliver({ json: this.redact(JSON.stringify(event)), type, after: 0 });
+  }
+
+  /** Sends the event to the sinks now when the log holds everything up to it, else queues it. */
+  private deliverOnceWritten(entry: UndeliveredEvent): void {
+    if (this.showingHeld()) this.deliverHeldAfterFailure();
+    if (this.showingHeld() || (this.undelivered.length === 0 && this.log.progress.writtenTotal >= entry.after)) {
+      this.deliver(entry);
+      return;
+    }
+    this.undelivered.push({ ...entry, sinks: [...this.sinks] });
+    this.queuedCount++;
+  }
+
+  /**
+   * Resolves once every event emitted so far has gone to the clients, writing what waits at once; a
+   * request handler's answer waits for it, so the events a request caused arrive before its answer.
+   * Resolves as well when the log fails (the events then wait for the retry; the answer does not).
+   */
+  delivered(): Promise<void> {
+    if (this.undelivered.length === 0) return Promise.resolve();
+    const count = this.queuedCount;
+    void this.log.flush();
+    return new Promise((resolve) => this.deliveryWaiters.push({ count, resolve }));
+  }
+
+  private releaseWaiters(all = false): void {
+    if (this.deliveryWaiters.length === 0) return;
+    const waiting = this.deliveryWaiters;
+    this.deliveryWaiters = all ? [] : waiting.filter((waiter) => waiter.count > this.sentFromQueue);
+    for (const waiter of waiting) if (all || waiter.count <= this.sentFromQueue) waiter.resolve();
+  }
+
+  /** The log wrote up to `written` entries: sends the queued events now covered, in order. */
+  private deliverWritten(written: number): void {
+    while (this.undelivered.length > 0 && this.undelivered[0]!.after <= written) this.deliverQueued(this.undelivered.shift()!);
+    this.releaseWaiters();
+  }
+
+  private deliverQueued(entry: UndeliveredEvent): void {
+    this.sentFromQueue++;
+    this.deliver(entry);
+  }
+
+  /** The log failed and its clients may see what it holds (see `SessionEventLog.showsHeldEvents`). */
+  private showingHeld(): boolean {
+    return this.log.failure !== undefined && this.log.showsHeldEvents;
+  }
+
+  private deliverHeldAfterFailure(): void {
+    if (!this.showingHeld()) return;
+    for (let entry = this.undelivered.shift(); entry; entry = this.undelivered.shift()) this.deliverQueued(entry);
+    this.releaseWaiters();
+  }
+
+  private deliver(entry: UndeliveredEvent): void {
+    if (entry.sinks) {
+      for (const sink of entry.sinks) if (this.sinks.has(sink)) sink.deliverSessionEvent(this.sessionId, entry.json, entry.type);
+      return;
+    }
+    for (const sink of this.sinks) sink.deliverSessionEvent(this.sessionId, entry.json, entry.type);
+  }
+
+  /**
+   * Writes everything emitted so far and waits until it is durable (a datasync for the file log,
+   * a commit for PostgreSQL); rejects with the log's failure when it could not be written. A
+   * `session.send` is answered after this, so an acknowledged message is never lost.
+   */
+  async committed(): Promise<void> {
+    const needed = this.log.progress.appendedTotal;
+    await this.log.flush({ durable: true });
+    if (this.log.progress.writtenTotal >= needed && !this.log.failure) return;
+    throw this.log.failure ?? persistenceFailed(this.log.location, new Error("the events were not written"), "write");
   }
 
   private observe(event: SessionEvent): void {
@@ -172,8 +297,10 @@ export class SessionEmitter implements EventEmitterPort {
   }
 
   /** Makes everything emitted so far durable and releases the events file (session closed). */
-  close(): Promise<void> {
-    return this.log.close();
+  async close(): Promise<void> {
+    await this.log.close();
+    this.stopWatchingProgress();
+    this.releaseWaiters(true);
   }
 
   /** Makes everything emitted so far durable (called when a run ends). */

@@ -27,6 +27,8 @@ export interface RebuiltSession {
   cwd?: string;
   /** The context last announced (`session.start`, then `session.context_changed`). */
   context?: SessionContext;
+  /** The message id of each idempotency key a recorded `user.message` carries (see `send-keys.ts`). */
+  sendKeys?: Record<string, string>;
 }
 
 /** A {@link HistoryRebuilder}'s state as plain data (see `snapshot`). */
@@ -135,6 +137,8 @@ export class HistoryRebuilder {
           live.turn = { userMessage: event.data.content, timestamp: event.timestamp, ...(event.data.source ? { source: event.data.source } : {}) };
         }
         if (rebuilt.firstPrompt === undefined && event.data.content !== undefined) rebuilt.firstPrompt = summaryOf(event.data.content);
+        const { idempotencyKey, messageId } = event.data as { idempotencyKey?: unknown; messageId?: unknown };
+        if (typeof idempotencyKey === "string" && typeof messageId === "string") rebuilt.sendKeys = { ...rebuilt.sendKeys, [idempotencyKey]: messageId };
         messages.push(userConversationMessage(event.data, event.timestamp));
         break;
       }

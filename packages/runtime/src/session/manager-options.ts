@@ -12,7 +12,6 @@ import type { BuiltinToolOptions } from "../tools/registry.js";
 import type { FolderTrust } from "../trust/folder-consent.js";
 import type { SandboxEnvironment } from "../sandbox/session-sandbox.js";
 import type { SessionEmitter } from "./emitter.js";
-import type { Session } from "./session.js";
 
 /** What the session manager (and the opener it hands them to) needs from the runtime. */
 export interface SessionManagerOptions {
@@ -47,15 +46,6 @@ export interface SessionManagerOptions {
   broadcastLifecycle(event: SessionLifecycleEvent): void;
   /** Called with each session's emitter when the session opens (telemetry listens to its events). */
   observeSession?(sessionId: string, emitter: SessionEmitter): void;
-  /**
-   * Cluster: takes the session's lease before it opens here (throws when another node runs it);
-   * `takenOverFrom` names the node that ran it and died.
-   */
-  claim?(sessionId: string): Promise<{ takenOverFrom?: string }>;
-  /** Cluster: the session is no longer open here (its lease can go). */
-  released?(sessionId: string): void;
-  /** Cluster: a session taken over from a node that died was opened and its clients attached. */
-  tookOver?(session: Session, fromNode: string): Promise<void>;
   /** Reads the sessions' git contexts (shared between sessions of one folder). */
   gitContexts?: GitContextReader;
   /** The user's trust in working folders (`--allow-all`, `trustedFolders`); without it no folder is trusted. */

@@ -17,6 +17,7 @@ import { GitContextReader } from "../context/git-context-reader.js";
 import { sameContext } from "../context/git-context.js";
 import { lifecycleMetadata, listedSessions, openedResult, startData, workspaceInfo, type SessionListFilter, type SessionOpened } from "./session-metadata.js";
 import { sessionExists, SessionOpener } from "./session-opener.js";
+import { SingleNodeOwnership, type SessionOwnership } from "./ownership.js";
 
 export type { SessionOpened } from "./session-metadata.js";
 export type { SessionManagerOptions } from "./manager-options.js";
@@ -42,6 +43,8 @@ export class SessionManager {
   private readonly opener: SessionOpener;
   /** Sessions left by their clients while their turn waits on a client's answer. */
   private readonly held: HeldWork;
+  /** Which process may run a session (this one alone until a cluster is joined). */
+  private ownership: SessionOwnership = new SingleNodeOwnership();
 
   constructor(private readonly options: SessionManagerOptions) {
     this.gitContexts = options.gitContexts ?? new GitContextReader();
@@ -51,7 +54,16 @@ export class SessionManager {
       trackResumePoints: (sessionId, recorder) => this.resumePoints.set(sessionId, recorder),
       opened: (session) => this.live.set(session.sessionId, session),
       scheduleUpdated: (sessionId) => this.scheduleUpdated(sessionId),
+      claim: (sessionId) => this.ownership.claim(sessionId),
     });
+  }
+
+  /**
+   * Cluster: from now on a session is claimed through `ownership` before it opens here, given
+   * back when it leaves memory, and handed over when it was taken over from a node that died.
+   */
+  ownedBy(ownership: SessionOwnership): void {
+    this.ownership = ownership;
   }
 
   /** A live session, or a "Session not found" error. */
@@ -98,7 +110,7 @@ export class SessionManager {
       if (session.logger.enabled("info")) session.logger.info("session created", { model: session.model });
       return openedResult(session, false);
     } catch (error) {
-      if (!this.live.has(sessionId)) this.options.released?.(sessionId);
+      if (!this.live.has(sessionId)) this.ownership.released(sessionId);
       throw error;
     } finally {
       this.opening.delete(sessionId);
@@ -142,7 +154,7 @@ export class SessionManager {
       try {
         session = await pending;
       } catch (error) {
-        if (!this.live.has(sessionId)) this.options.released?.(sessionId);
+        if (!this.live.has(sessionId)) this.ownership.released(sessionId);
         throw error;
       } finally {
         this.opening.delete(sessionId);
@@ -179,7 +191,7 @@ export class SessionManager {
     await session.runStartHook("resume");
     session.reportContextUsageSoon();
     const takenOverFrom = this.opener.takeOverOrigin(sessionId);
-    if (takenOverFrom !== undefined) await this.options.tookOver?.(session, takenOverFrom);
+    if (takenOverFrom !== undefined) await this.ownership.tookOver(session, takenOverFrom);
     if (session.logger.enabled("info")) session.logger.info("session resumed", { model: session.model, from: sessionWasLive ? "memory" : "store" });
     return openedResult(session, true);
   }
@@ -210,7 +222,7 @@ export class SessionManager {
     if (!session) return;
     this.live.delete(sessionId);
     this.held.release(sessionId);
-    await session.shutdown(ending).finally(() => this.options.released?.(sessionId));
+    await session.shutdown(ending).finally(() => this.ownership.released(sessionId));
     if (session.logger.enabled("info")) session.logger.info("session shut down");
     await this.resumePoints.get(sessionId)?.settled();
     this.resumePoints.delete(sessionId);
@@ -289,7 +301,7 @@ export class SessionManager {
       // The last checkpoint is written before its ref can be removed.
       await session.history.settled();
     }
-    if (session) this.options.released?.(sessionId);
+    if (session) this.ownership.released(sessionId);
     if (!options.keepGitState) await removeGitStateOfSession(this.options.store, session?.logger ?? this.options.logger.child(() => ({ sessionId })), sessionId, session?.workingDirectory);
     const deleted = await this.options.store.delete(sessionId);
     if (!deleted && !session) return { success: false, error: `Session not found: ${sessionId}` };

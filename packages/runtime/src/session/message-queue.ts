@@ -16,6 +16,8 @@ export interface QueuedMessage {
   agentMode?: AgentMode | "shell";
   /** Set for a slash command: run in its turn instead of being sent to the model. */
   command?: QueuedCommand;
+  /** Told once its `user.message` is emitted (with the commit to wait for) or it leaves the queue unanswered. */
+  recorded?: (commit: Promise<void>) => void;
 }
 
 /** A slash command waiting in the queue (built by `commands/slash-commands.ts`). */
@@ -71,7 +73,7 @@ export class MessageQueueView {
     for (const list of [this.queue, this.steering]) {
       const index = list.findIndex((message) => isUsers(message) && message.messageId === id);
       if (index === -1) continue;
-      list.splice(index, 1)[0]!.command?.cancel();
+      cancelCommand(list.splice(index, 1)[0]!);
       this.changed();
       return true;
     }
@@ -83,7 +85,7 @@ export class MessageQueueView {
     for (const list of [this.steering, this.queue]) {
       const index = findLastIndex(list, isUsers);
       if (index === -1) continue;
-      list.splice(index, 1)[0]!.command?.cancel();
+      cancelCommand(list.splice(index, 1)[0]!);
       this.changed();
       return true;
     }
@@ -111,8 +113,10 @@ export function dropAll(list: QueuedMessage[]): number {
   return dropped.length;
 }
 
+/** A message leaves the queue unanswered: its command is cancelled and its send answered. */
 function cancelCommand(message: QueuedMessage): void {
   message.command?.cancel();
+  message.recorded?.(Promise.resolve());
 }
 
 function isUsers(message: QueuedMessage): boolean {

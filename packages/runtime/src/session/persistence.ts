@@ -66,10 +66,13 @@ export class SessionPersistence {
     const dropped = this.host.haltForPersistence();
     const droppedText = dropped > 0 ? ` ${dropped} queued message(s) were dropped.` : "";
     this.host.logger.error(`session ${this.host.sessionId}: ${error.message}`);
-    this.host.emitter.emit("session.error", {
+    const notice = {
       errorType: persistenceErrorType,
       message: `${error.message}. The running turn was stopped and the session accepts no messages until its files can be written again; events not yet written are held in memory and written first.${droppedText}`,
-    });
+    };
+    // Clients of a log that shows only written events hear of the failure at once all the same.
+    if (!this.log.showsHeldEvents) this.host.emitter.notifyClients("session.error", notice);
+    this.host.emitter.emit("session.error", notice);
   }
 
   /**

@@ -13,6 +13,7 @@ import type { Session, SessionInit, SessionServices } from "./session.js";
 import { compactionSettings } from "../compaction/config.js";
 import type { SessionManagerOptions } from "./manager-options.js";
 import { workspaceInfo } from "./session-metadata.js";
+import type { SessionClaim } from "./ownership.js";
 
 /** What a restored session starts with besides its config (read from its log and `workspace.yaml`). */
 interface RestoredSession {
@@ -28,6 +29,7 @@ interface RestoredSession {
   selectedAgent?: string;
   approveAll?: boolean;
   messages: Session["messages"];
+  sendKeys?: Record<string, string>;
 }
 
 /** What {@link SessionOpener} needs from the session manager. */
@@ -40,6 +42,8 @@ export interface OpenerHost {
   opened(session: Session): void;
   /** An event of the session was emitted (throttled `session.updated`). */
   scheduleUpdated(sessionId: string): void;
+  /** Takes the session for this process before it opens (see `SessionOwnership.claim`). */
+  claim(sessionId: string): Promise<SessionClaim>;
 }
 
 /**
@@ -77,7 +81,7 @@ export class SessionOpener {
   /** Checks a new session's config and opens it (the id must not be on disk yet) for a client of `generation`. */
   async openNew(sessionId: string, params: SessionCreateParams, generation: ClientGeneration): Promise<Session> {
     if (await this.options.store.exists(sessionId)) throw sessionExists(sessionId);
-    await this.options.claim?.(sessionId);
+    await this.host.claim(sessionId);
     const requestedDirectory = await checkDirectory(params.workingDirectory);
     validateToolConfig(params);
     compactionSettings(params);
@@ -100,8 +104,8 @@ export class SessionOpener {
     const logger = this.options.logger.child(() => ({ sessionId }));
     if (!(await store.exists(sessionId))) throw sessionNotFound(sessionId);
     // The lease first: once it is ours, the previous owner can append nothing more to the log we read.
-    const claim = await this.options.claim?.(sessionId);
-    if (claim?.takenOverFrom !== undefined) this.takenOver.set(sessionId, claim.takenOverFrom);
+    const claim = await this.host.claim(sessionId);
+    if (claim.takenOverFrom !== undefined) this.takenOver.set(sessionId, claim.takenOverFrom);
     const log = store.openEventLog(sessionId);
     const replay = await replaySession(log, store.files(sessionId), logger);
     const { count, skippedLines, approveAll, excluded, end } = replay;
@@ -125,6 +129,7 @@ export class SessionOpener {
       mode: rebuilt.mode,
       selectedAgent: rebuilt.selectedAgent,
       messages: rebuilt.messages,
+      ...(rebuilt.sendKeys ? { sendKeys: rebuilt.sendKeys } : {}),
     });
     if (rebuilt.context) this.lastContexts.set(session, rebuilt.context);
     return session;
@@ -150,6 +155,7 @@ export class SessionOpener {
       emitter,
       services: this.sessionServices(sessionId),
       messages: restored?.messages,
+      ...(restored?.sendKeys ? { sendKeys: restored.sendKeys } : {}),
       startTime: restored?.startTime ?? new Date(),
       summary: restored?.summary,
       name: restored?.name,

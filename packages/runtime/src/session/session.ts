@@ -1,4 +1,5 @@
 import type { LargeOutputSpill } from "../tools/large-output.js";
+import { SendKeys } from "./send-keys.js";
 import type { AgentMode, SessionCreateParams, SessionSendParams } from "@tandem/protocol";
 import type { CompatProfile } from "../compat/profile.js";
 import { SessionCanvases } from "../canvas/session-canvases.js";
@@ -99,6 +100,8 @@ export interface SessionInit {
   emitter: SessionEmitter;
   services: SessionServices;
   messages?: ConversationMessage[];
+  /** The idempotency keys of the recorded sends and their message ids (see `send-keys.ts`). */
+  sendKeys?: Record<string, string>;
   startTime: Date;
   summary?: string;
   /** The name the user gave the session (`session.name.set`). */
@@ -206,7 +209,7 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
     this.runner = new TurnRunner(this, init.summary !== undefined, (summary) => {
       this.summary = summary;
       this.services.onSummary(this, summary);
-    });
+    }, new SendKeys(init.sendKeys));
     this.pendingMessages = this.runner.pendingMessages;
     this.prompt = new SessionPrompt(this);
     this.membership = new ClientMembership(this, () => this.applyClients(this.config));

@@ -10,6 +10,7 @@ import { dropAll, MessageQueueView, type QueuedCommand, type QueuedMessage } fro
 import { failoverWarningType, failoverNoticeMessage, MAX_STORED_TRANSFORMED_CHARS, summaryOf, userConversationMessage, wrapPrompt } from "./user-message.js";
 import { modelAcceptsImages, prepareAttachments } from "./attachments.js";
 import { TurnEvents } from "./turn-events.js";
+import { checkIdempotencyKey, heldMessage, SendKeys } from "./send-keys.js";
 import { continuationFromStopHook, maxConsecutiveStopBlocks } from "../hooks/agent-stop.js";
 import { ModeNotices } from "../plan/mode-notice.js";
 
@@ -83,6 +84,8 @@ export class TurnRunner {
     hasFirstPrompt: boolean,
     /** The first recorded user message gives the session its summary. */
     private readonly onFirstPrompt: (summary: string) => void,
+    /** The idempotency keys of the session's sends. */
+    private readonly sendKeys: SendKeys = new SendKeys(),
   ) {
     this.pendingMessages = new MessageQueueView(this.queue, this.steering, host.emitter, () => this.host.mode);
     this.turnEvents = new TurnEvents(host.emitter, hasFirstPrompt, () => host.profile.runEnd);
@@ -108,19 +111,50 @@ export class TurnRunner {
    * Queues a user message and returns its id; the loop runs in the background. After a failed
    * write, first writes what is held and refuses the message (`PersistenceFailed`) if it cannot.
    * `placement: "next"` puts it before the messages waiting (a slash command's own task).
+   *
+   * A message the idle session records at once (nothing waits ahead of it) is answered only once
+   * its `user.message` is durable (committed, or written and synced), so an acknowledged send
+   * survives the node; when that write fails (the disk, the database, or a lost lease) the send is
+   * refused with that error. A message queued behind a running turn, or behind what a paused queue
+   * kept, is answered when queued. A send carrying an
+   * `idempotencyKey` already seen is answered with the original message id and not run again.
    */
-  async send(params: SessionSendParams, placement: "last" | "next" = "last"): Promise<string> {
+  send(params: SessionSendParams, placement: "last" | "next" = "last"): Promise<string> {
+    const key = params.idempotencyKey;
+    if (key === undefined) return this.accept(params, placement);
+    checkIdempotencyKey(key);
+    const earlier = this.sendKeys.find(key);
+    if (earlier) return earlier;
+    const answer = this.accept(params, placement);
+    this.sendKeys.remember(key, answer);
+    return answer;
+  }
+
+  private async accept(params: SessionSendParams, placement: "last" | "next"): Promise<string> {
     const { host } = this;
     if (host.persistence.failed) await host.persistence.ensureWritable();
     const messageId = randomUUID();
     const agentMode = params.agentMode ?? host.mode;
-    if (params.mode === "immediate" && this.running) this.steering.push({ messageId, params, agentMode });
-    else if (placement === "next") this.queue.unshift({ messageId, params, agentMode });
-    else this.queue.push({ messageId, params, agentMode });
+    const recordedNow = this.running === undefined && placement === "last" && this.queue.length === 0;
+    let recorded: Promise<void> | undefined;
+    const entry: QueuedMessage = { messageId, params, agentMode };
+    if (recordedNow) {
+      recorded = new Promise<void>((resolve, reject) => {
+        // Told once: when recorded, or when it leaves the queue unanswered (whichever comes first).
+        entry.recorded = (commit) => {
+          entry.recorded = undefined;
+          commit.then(resolve, reject);
+        };
+      });
+    }
+    if (params.mode === "immediate" && this.running) this.steering.push(entry);
+    else if (placement === "next") this.queue.unshift(entry);
+    else this.queue.push(entry);
     this.pendingMessages.changed();
     this.waitingForBackground?.abort();
     this.running ??= this.drainQueue();
     this.turnEvents.accepted(params.prompt, host.name);
+    if (recorded) await recorded;
     return messageId;
   }
 
@@ -223,6 +257,8 @@ export class TurnRunner {
         if (ended !== "done" || !(await this.awaitBackgroundAgents())) break;
       }
     } finally {
+      // What a failed drain leaves waits in memory: its sends are answered now.
+      for (const waiting of [...this.queue, ...this.steering]) waiting.recorded?.(Promise.resolve());
       this.running = undefined;
       this.turnEvents.idle(this.host.mode, aborted);
       if (this.host.logger.enabled("info")) this.host.logger.info("session idle", { aborted });
@@ -258,11 +294,40 @@ export class TurnRunner {
         // 1.0.x `stopProcessingQueue`: what still waits runs with the next send.
         if (outcome === "pause") return "paused";
       }
-      aborted = next.command ? false : (await this.answer(next)) === "aborted";
+      aborted = next.command ? false : (await this.answerTelling(next)) === "aborted";
       // Steering that arrived after the last model call of that run is answered next.
       this.queue.unshift(...this.steering.splice(0));
     }
     return aborted ? "aborted" : "done";
+  }
+
+  /** Answers one message; a send waiting for it is refused when the turn failed before its message was recorded. */
+  private async answerTelling(queued: QueuedMessage): Promise<"aborted" | undefined> {
+    try {
+      return await this.answer(queued);
+    } catch (error) {
+      queued.recorded?.(Promise.reject(error));
+      throw error;
+    } finally {
+      queued.recorded?.(Promise.resolve());
+    }
+  }
+
+  /**
+   * Records a queued message's `user.message` and tells its send (when it waits, see `accept`)
+   * the commit to wait for: the send is answered once the message is durable, refused when it is
+   * not (naming the message held in memory).
+   */
+  private async recordQueued(queued: QueuedMessage, interactionId: string): Promise<boolean> {
+    let recorded: boolean;
+    try {
+      recorded = await this.recordUserMessage(queued.params, interactionId, undefined, queued.messageId, queued.params.agentMode);
+    } catch (error) {
+      queued.recorded?.(Promise.reject(error));
+      throw error;
+    }
+    queued.recorded?.(recorded ? this.host.emitter.committed().catch((error: unknown) => Promise.reject(heldMessage(error, queued.messageId))) : Promise.resolve());
+    return recorded;
   }
 
   private async answer(queued: QueuedMessage): Promise<"aborted" | undefined> {
@@ -278,7 +343,7 @@ export class TurnRunner {
       await this.recordUserMessage({ sessionId: host.sessionId, prompt: notice }, interactionId, "system");
     }
     if (queued.continuation) this.recordFailoverNotice(queued.continuation.notice);
-    else if (!(await this.recordUserMessage(queued.params, interactionId, undefined, queued.messageId, queued.params.agentMode))) {
+    else if (!(await this.recordQueued(queued, interactionId))) {
       this.currentRun = undefined;
       this.currentInteractionId = undefined;
       return undefined;
@@ -390,6 +455,7 @@ export class TurnRunner {
       interactionId,
       ...(messageId ? { messageId } : {}),
       ...(source ? { source } : {}),
+      ...(params.idempotencyKey !== undefined ? { idempotencyKey: params.idempotencyKey } : {}),
     });
     if (modeText.noticed) host.emitter.emit("session.mode_notice_delivered", { mode: modeText.noticed });
     host.messages.push(userConversationMessage(event.data, event.timestamp));

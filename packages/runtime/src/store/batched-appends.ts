@@ -1,6 +1,7 @@
 import type { TandemError } from "../errors.js";
 import type { Logger } from "../log.js";
 import { LogFailures } from "./log-failures.js";
+import { LogProgress } from "./log-progress.js";
 import type { EventLogObserver } from "./types.js";
 
 /** How long appended events may wait before they are written (sooner when many). */
@@ -26,6 +27,8 @@ const maxBatchEvents = 500;
 export abstract class BatchedAppends {
   /** Lines appended and not yet written, oldest first. */
   protected pending: string[] = [];
+  /** Lines appended and lines written (see `log-progress.ts`). */
+  readonly progress = new LogProgress();
   protected readonly failures: LogFailures;
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
@@ -65,6 +68,7 @@ export abstract class BatchedAppends {
   append(line: string): void {
     if (this.closed) return;
     this.pending.push(line);
+    this.progress.appended();
     if (this.failures.failure) return;
     if (this.pending.length >= maxBatchEvents) {
       void this.flush();
@@ -107,6 +111,7 @@ export abstract class BatchedAppends {
         const batch = this.pending.slice(0, maxBatchEvents);
         await this.writeBatch(batch);
         this.pending = this.pending.slice(batch.length);
+        this.progress.written(batch.length);
       }
     } catch (error) {
       if (this.timer) {

@@ -4,6 +4,7 @@ import type { Logger } from "../log.js";
 import { eventsArrayBytes, forEachLine } from "./event-lines.js";
 import { readLogPage, tailPosition } from "./event-log-pages.js";
 import { LogFailures } from "./log-failures.js";
+import { LogProgress } from "./log-progress.js";
 import { persistenceFailed, type PersistenceOperation } from "./persistence-error.js";
 import type { EventLogObserver, LogPage, LogPosition, LogRange, LogScan, SessionEventLog } from "./types.js";
 
@@ -46,6 +47,9 @@ const tailChunkBytes = 64 * 1024;
 export class EventLog implements SessionEventLog {
   /** Lines not yet on disk, oldest first (including those a failed write gave back). */
   private pending: string[] = [];
+  /** Lines appended and lines handed to the kernel (a completed `write`: they survive the process, not yet a power loss). */
+  readonly progress = new LogProgress();
+  readonly showsHeldEvents = true;
   private pendingBytes = 0;
   private timer: NodeJS.Timeout | undefined;
   private handle: FileHandle | undefined;
@@ -132,6 +136,7 @@ export class EventLog implements SessionEventLog {
   append(line: string): void {
     if (this.closed) return;
     this.pending.push(line);
+    this.progress.appended();
     this.pendingBytes += line.length;
     // While failed, lines wait for the owner's next flush (see the class comment).
     if (this.failures.failure) return;
@@ -206,6 +211,7 @@ export class EventLog implements SessionEventLog {
         }
         this.mustTruncate = false;
         this.endOffset += bytes.length;
+        this.progress.written(lines.length);
       }
       if (durable || this.mustSync) {
         operation = "datasync";
@@ -237,6 +243,7 @@ export class EventLog implements SessionEventLog {
       complete++;
     }
     this.endOffset += bytes;
+    this.progress.written(complete);
     return lines.slice(complete);
   }
 

@@ -14,6 +14,7 @@
  * of line starts in the file store, sequence numbers in PostgreSQL. A position is "between two
  * entries"; 0 is the start. An entry occupies a {@link LogRange} `[start, end)` of positions.
  */
+import type { LogProgress } from "./log-progress.js";
 import type { TandemError } from "../errors.js";
 
 /** A session's workspace info (`workspace.yaml` in the file store). */
@@ -92,6 +93,16 @@ export interface SessionEventLog {
   readonly heldLines: number;
   /** Adds an observer of write failures; returns a function that removes it. */
   watch(observer: EventLogObserver): () => void;
+  /** How many entries were appended and how many of them are written (see `log-progress.ts`). */
+  readonly progress: LogProgress;
+  /**
+   * Whether the session's clients get the events this log holds in memory after a failed write.
+   * True for the local file log (a full disk is reported at once; the held events are written
+   * first when space returns, by this same process); false for a shared database, where a node
+   * that cannot write may also have lost the session to another node, so its clients only ever
+   * see committed events.
+   */
+  readonly showsHeldEvents: boolean;
   /** Queues one event's JSON text (no newline). */
   append(line: string): void;
   /** Writes what is queued (and retries what a failure held back); never rejects — check `failure`. */
@@ -143,7 +154,7 @@ export interface SessionFiles {
 
 /**
  * Cluster fencing, the optional part of a store that several nodes share: the lease a node's
- * appends to a session must carry (see `cluster/leases.ts`).
+ * appends to a session must carry (see `cluster/leases.ts`; the SQL is `postgres/lease-sql.ts`).
  */
 export interface AppendFence {
   /** This node's lease of the session; undefined when it holds none (its appends are refused). */

@@ -2,7 +2,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ErrorCodes, TandemError } from "../../src/errors.js";
 import { assertLeaseCurrent, SessionLeases, type Lease } from "../../src/cluster/leases.js";
-import { ensureClusterSchema } from "../../src/cluster/schema.js";
+import { ensureClusterSchema } from "../../src/store/postgres/cluster-schema.js";
 import { startPostgres, type PostgresServer } from "../../../../test/helpers/postgres.js";
 
 const started = await startPostgres();

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ErrorCodes, TandemError } from "../../src/errors.js";
 import { NodeBus } from "../../src/cluster/node-bus.js";
 import { NodeRegistry } from "../../src/cluster/node-registry.js";
-import { ensureClusterSchema } from "../../src/cluster/schema.js";
+import { ensureClusterSchema } from "../../src/store/postgres/cluster-schema.js";
 import { startPostgres, type PostgresServer } from "../../../../test/helpers/postgres.js";
 
 const started = await startPostgres();

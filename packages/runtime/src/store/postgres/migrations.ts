@@ -1,6 +1,6 @@
 import type { PoolClient } from "pg";
 import { ErrorCodes, TandemError } from "../../errors.js";
-import { clusterSchemaStatements, fencedAppendFunction } from "../../cluster/schema.js";
+import { clusterSchemaStatements, fencedAppendFunction } from "./cluster-schema.js";
 
 /** One schema change, applied once, in order of `version`, inside the start-up transaction. */
 export interface Migration {

@@ -7,8 +7,8 @@ import { persistenceFailed, type PersistenceOperation } from "../persistence-err
 import type { AppendFence, LogPage, LogPosition, LogRange, LogScan, SessionEventLog } from "../types.js";
 import { batchFields } from "./event-fields.js";
 import { sequenceConflictState } from "./migrations.js";
-import { leaseLostState } from "../../cluster/schema.js";
-import { leaseLost } from "../../cluster/leases.js";
+import { leaseLostState } from "./cluster-schema.js";
+import { leaseLost } from "./lease-sql.js";
 
 /** Rows read per query when scanning or paging. */
 const readChunkRows = 2000;
@@ -45,6 +45,8 @@ export class EventSequenceConflict extends TandemError {
  * await log.flush();
  */
 export class PgEventLog extends BatchedAppends implements SessionEventLog {
+  /** Another node may hold the session once a write fails: only committed events are shown. */
+  readonly showsHeldEvents = false;
   /** The last sequence number this writer knows the log ends at (undefined until read or written). */
   private lastSeq: number | undefined;
 

@@ -1,4 +1,4 @@
-import type { Queryable } from "./sql.js";
+import type { Queryable } from "./queryable.js";
 
 /**
  * The cluster's tables: who owns which session (`session_leases`), which nodes are alive
