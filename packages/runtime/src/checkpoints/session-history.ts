@@ -1,10 +1,9 @@
 import { access } from "node:fs/promises";
 import { subAgentRunOf } from "../compat/profile.js";
 import { join } from "node:path";
-import type { SessionCreateParams, SessionEvent } from "@tandem/protocol";
+import type { SessionEvent } from "@tandem/protocol";
 import { ErrorCodes, errorMessage, invalidParams, TandemError } from "../errors.js";
-import type { Logger } from "../log.js";
-import type { ConversationMessage } from "../ports/conversation.js";
+import type { SessionScopePort } from "../ports/session-scope.js";
 import type { SessionEmitter } from "../session/emitter.js";
 import { HistoryRebuilder, type LiveEvent } from "../session/history.js";
 import { GitCheckpoints, type Checkpoint, type FileChange } from "./git-checkpoints.js";
@@ -12,17 +11,8 @@ import { FileBackups, type ToolFileChange } from "./file-backups.js";
 import { SessionWrites } from "./session-writes.js";
 import { readWorktreeInfo } from "./worktree.js";
 
-/** What {@link SessionHistory} reads of its session's scope. */
-export interface HistoryHost {
-  readonly sessionId: string;
-  readonly workingDirectory: string;
-  readonly workspacePath: string;
-  readonly emitter: SessionEmitter;
-  /** The conversation the model sees (replaced in place by a rewind). */
-  readonly messages: ConversationMessage[];
-  readonly logger: Logger;
-  readonly config: SessionCreateParams;
-}
+/** What {@link SessionHistory} reads of its session's scope (the emitter with its persisted log). */
+export type HistoryHost = Pick<SessionScopePort, "sessionId" | "workingDirectory" | "workspacePath" | "messages" | "logger" | "config"> & { readonly emitter: SessionEmitter };
 
 /** A rewind point (`HistoryRewindPoint` of the official SDK 1.0). */
 export type RewindPoint = {

@@ -5,6 +5,7 @@ import type { FolderTrust } from "./folder-trust.js";
 import type { AbleClients } from "./client-asks.js";
 import type { ClientPort } from "./clients.js";
 import type { EventEmitterPort } from "./events.js";
+import type { ConversationMessage } from "./conversation.js";
 import type { PendingRequests } from "./pending.js";
 
 /** The attached clients as a session's subsystems ask them: who answers a need, whose hooks run. */
@@ -25,8 +26,12 @@ export interface ScopeClients extends AbleClients {
  */
 export interface SessionScopePort {
   readonly sessionId: string;
+  /** The session's folder (`session.db`, `workspace.yaml` and file backups live there). */
+  readonly workspacePath: string;
   /** Where the session works (moved by `session.metadata.setWorkingDirectory`). */
   readonly workingDirectory: string;
+  /** The conversation the model sees (compaction and rewinds rewrite it in place). */
+  readonly messages: ConversationMessage[];
   readonly emitter: EventEmitterPort;
   /** The runtime's logger with the session's id (and the running message's interaction id) on every line. */
   readonly logger: Logger;

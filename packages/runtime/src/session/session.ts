@@ -1,7 +1,6 @@
 import type { LargeOutputSpill } from "../tools/large-output.js";
 import type { AgentMode, SessionCreateParams, SessionSendParams } from "@tandem/protocol";
 import type { CompatProfile } from "../compat/profile.js";
-import { SessionCanvases } from "../canvas/session-canvases.js";
 import type { Logger } from "../log.js";
 import type { ConversationMessage } from "../loop/messages.js";
 import type { ClientPort } from "./client-port.js";
@@ -96,8 +95,6 @@ export class Session {
   readonly metrics: SessionMetrics;
   /** The plan file and workspace files. */
   readonly workspace: SessionWorkspace;
-  /** The canvases the session's clients declared and the instances open from them. */
-  readonly canvases: SessionCanvases;
   /** Built-in, custom, skill, agent, plan and MCP tools. */
   readonly toolset: SessionToolset;
   /** Custom agents, sub-agents and background agents. */
@@ -140,7 +137,6 @@ export class Session {
     this.metrics = new SessionMetrics(scope.startTime);
     this.hooks = new HookRunner(scope, init.services.hookTimeoutMs);
     this.workspace = new SessionWorkspace(scope.files, scope.emitter);
-    this.canvases = new SessionCanvases({ sessionId: scope.sessionId, declaredCanvases: () => scope.clients.declaredCanvases() });
     this.prompt = new SessionPrompt(scope);
     this.models = new ModelSelection(scope, () => this.turns.turnHeaders);
     this.persistence = new SessionPersistence(scope, () => this.haltForPersistence());

@@ -216,7 +216,7 @@ function defaultAgentExclusions(config: SessionCreateParams): ReadonlySet<string
  * twice on each attach was ~0.1 ms of every session's create.
  *
  * @example
- * if (!sameToolSpecs(session.toolSpecs(), before)) emitter.emit("session.tools_updated", { model });
+ * if (!sameToolSpecs(loop.toolSpecs(), before)) emitter.emit("session.tools_updated", { model });
  */
 export function sameToolSpecs(a: readonly ToolSpec[], b: readonly ToolSpec[]): boolean {
   if (a.length !== b.length) return false;
