@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { SessionEvent } from "@tandem/protocol";
 import { ErrorCodes, errorMessage, invalidParams, TandemError } from "../errors.js";
 import type { SessionScopePort } from "../ports/session-scope.js";
-import type { SessionEmitter } from "../session/emitter.js";
+import type { PersistedEventsPort } from "../ports/events.js";
 import { HistoryRebuilder, type LiveEvent } from "../session/history.js";
 import { GitCheckpoints, type Checkpoint, type FileChange } from "./git-checkpoints.js";
 import { FileBackups, type ToolFileChange } from "./file-backups.js";
@@ -12,7 +12,7 @@ import { SessionWrites } from "./session-writes.js";
 import { readWorktreeInfo } from "./worktree.js";
 
 /** What {@link SessionHistory} reads of its session's scope (the emitter with its persisted log). */
-export type HistoryHost = Pick<SessionScopePort, "sessionId" | "workingDirectory" | "workspacePath" | "messages" | "logger" | "config"> & { readonly emitter: SessionEmitter };
+export type HistoryHost = Pick<SessionScopePort, "sessionId" | "workingDirectory" | "workspacePath" | "messages" | "logger" | "config"> & { readonly emitter: PersistedEventsPort };
 
 /** A rewind point (`HistoryRewindPoint` of the official SDK 1.0). */
 export type RewindPoint = {

@@ -1,4 +1,4 @@
-import type { SessionEmitter } from "./emitter.js";
+import type { PersistedEventsPort } from "../ports/events.js";
 
 /** The marker a rewind or truncation leaves in the events (`session.snapshot_rewind`). */
 const rewindMarker = Buffer.from('"type":"session.snapshot_rewind"');
@@ -36,6 +36,6 @@ export function withoutRewoundEvents(answer: Buffer): Buffer {
  * @example
  * const bytes = await persistedEventsJson(session.emitter);
  */
-export async function persistedEventsJson(emitter: Pick<SessionEmitter, "persistedArrayBytes">): Promise<Buffer> {
+export async function persistedEventsJson(emitter: Pick<PersistedEventsPort, "persistedArrayBytes">): Promise<Buffer> {
   return withoutRewoundEvents(await emitter.persistedArrayBytes(`{"events":[`, "]}"));
 }
