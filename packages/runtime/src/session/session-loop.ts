@@ -1,6 +1,5 @@
 import type { McpServerConfig } from "@tandem/protocol";
-import type { AgentsHost } from "../agents/session-agents.js";
-import type { SessionAgents } from "../agents/session-agents.js";
+import type { AgentsHost, SessionAgents } from "../agents/session-agents.js";
 import type { SessionHistory } from "../checkpoints/session-history.js";
 import type { ToolFileChange } from "../checkpoints/file-backups.js";
 import type { CompactionHost, SessionCompactor } from "../compaction/compactor.js";
