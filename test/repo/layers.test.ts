@@ -78,9 +78,9 @@ const layers: readonly string[] = [
  * import goes away (the check fails until the list matches, so it never hides a new one).
  */
 const knownUpwardImports: Readonly<Record<string, number>> = {
-  // session-history.ts rebuilds a session's history from its events (HistoryRebuilder) and reads
-  // the emitter's persisted size: it belongs with the session more than with git checkpoints.
-  "checkpoints -> session": 2,
+  // session-history.ts rebuilds a session's history from its events (HistoryRebuilder): it belongs
+  // with the session more than with git checkpoints.
+  "checkpoints -> session": 1,
   // Remote and unattended clients extend the server's ClientBase; the router forwards results as
   // the writer's PreSerializedJson. Both would move down with the client base class.
   "cluster -> server": 3,
@@ -90,8 +90,6 @@ const knownUpwardImports: Readonly<Record<string, number>> = {
   "compaction -> loop": 1,
   // A permission outcome is reported as a tool outcome (ToolOutcome); tools also import permissions.
   "permissions -> tools": 1,
-  // The plan file reads the emitter's persisted size (SessionEmitter, not the port).
-  "plan -> session": 1,
   // bash reports an interrupted command in the loop's words (interruptedText).
   "tools -> loop": 1,
 };

@@ -217,11 +217,11 @@ export class Runtime implements RuntimeServices {
           extensionsWanted: (session.config as { requestExtensions?: unknown }).requestExtensions !== false,
           ...extensionSdkPathOf(session.config),
           consent: {
-            approvesWithoutAsking: (request) => session.approvals.covers(request) === "approve-all",
-            ask: (request, signal) => new PermissionBroker(session).request(request, signal),
+            approvesWithoutAsking: (request) => session.permissions.approvals.covers(request) === "approve-all",
+            ask: (request, signal) => new PermissionBroker(session.scope).request(request, signal),
             confirm: async (request, signal) => {
               if (!session.clients.anyAnswersElicitation) return undefined;
-              return approvedByForm(await requestElicitation(session, consentForm(request), signal));
+              return approvedByForm(await requestElicitation(session.scope, consentForm(request), signal));
             },
           },
         };

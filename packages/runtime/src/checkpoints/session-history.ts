@@ -1,29 +1,18 @@
 import { access } from "node:fs/promises";
 import { subAgentRunOf } from "../compat/profile.js";
 import { join } from "node:path";
-import type { SessionCreateParams, SessionEvent } from "@tandem/protocol";
+import type { SessionEvent } from "@tandem/protocol";
 import { ErrorCodes, errorMessage, invalidParams, TandemError } from "../errors.js";
-import type { Logger } from "../log.js";
-import type { ConversationMessage } from "../ports/conversation.js";
-import type { SessionEmitter } from "../session/emitter.js";
+import type { SessionScopePort } from "../ports/session-scope.js";
+import type { PersistedEventsPort } from "../ports/events.js";
 import { HistoryRebuilder, type LiveEvent } from "../session/history.js";
 import { GitCheckpoints, type Checkpoint, type FileChange } from "./git-checkpoints.js";
 import { FileBackups, type ToolFileChange } from "./file-backups.js";
 import { SessionWrites } from "./session-writes.js";
 import { readWorktreeInfo } from "./worktree.js";
 
-/** What {@link SessionHistory} needs from its session. */
-export interface HistoryHost {
-  readonly sessionId: string;
-  readonly workingDirectory: string;
-  readonly workspacePath: string;
-  readonly emitter: SessionEmitter;
-  /** The conversation the model sees (replaced in place by a rewind). */
-  readonly messages: ConversationMessage[];
-  readonly busy: boolean;
-  readonly logger: Logger;
-  readonly config: SessionCreateParams;
-}
+/** What {@link SessionHistory} reads of its session's scope (the emitter with its persisted log). */
+export type HistoryHost = Pick<SessionScopePort, "sessionId" | "workingDirectory" | "workspacePath" | "messages" | "logger" | "config"> & { readonly emitter: PersistedEventsPort };
 
 /** A rewind point (`HistoryRewindPoint` of the official SDK 1.0). */
 export type RewindPoint = {
@@ -73,7 +62,7 @@ export type RewindPreview = {
  * in `conversation-and-files` mode, the files go back to that turn's start checkpoint.
  *
  * @example
- * const history = new SessionHistory(session);
+ * const history = new SessionHistory(scope, () => turns.busy);
  * const { points } = await history.listRewindPoints();
  * await history.rewind(points[1].eventId, "conversation-and-files");
  */
@@ -91,7 +80,11 @@ export class SessionHistory {
   /** Outside a git work tree: what the file tools' writes replaced, per turn. */
   private readonly backups: FileBackups;
 
-  constructor(private readonly host: HistoryHost) {
+  /** @param isBusy whether the session is running a turn (a busy session lists no rewind points and does not rewind). */
+  constructor(
+    private readonly host: HistoryHost,
+    private readonly isBusy: () => boolean,
+  ) {
     this.backups = new FileBackups(join(host.workspacePath, "file-backups.jsonl"));
     host.emitter.addListener((event) => this.onEvent(event));
   }
@@ -186,7 +179,7 @@ export class SessionHistory {
   /** The root user turns still in the conversation, with what their rewind would restore. */
   async listRewindPoints(): Promise<{ fileChangeTrackingEnabled: boolean; unavailableReason?: UnavailableReason; points: RewindPoint[] }> {
     const fileChangeTrackingEnabled = await this.tracking();
-    if (this.host.busy) return { fileChangeTrackingEnabled, unavailableReason: "session-busy", points: [] };
+    if (this.isBusy()) return { fileChangeTrackingEnabled, unavailableReason: "session-busy", points: [] };
     await this.work;
     const store = fileChangeTrackingEnabled ? await this.checkpoints() : undefined;
     const turns = (await this.timeline()).live.filter((entry) => entry.turn);
@@ -202,7 +195,7 @@ export class SessionHistory {
   async previewRewind(eventId: string): Promise<RewindPreview> {
     const timeline = await this.timeline();
     this.liveTurn(timeline, eventId);
-    if (this.host.busy) return { available: false, reason: "session-busy", fileCount: 0, files: [] };
+    if (this.isBusy()) return { available: false, reason: "session-busy", fileCount: 0, files: [] };
     await this.work;
     if ((await this.tracking()) && !(await this.gitTracking())) {
       const files = await this.backups.changesOf(turnsFrom(timeline, eventId));
@@ -217,10 +210,10 @@ export class SessionHistory {
   /** Rewinds the conversation to before `eventId`; in `conversation-and-files` mode also restores the files. */
   async rewind(eventId: string, mode: "conversation" | "conversation-and-files"): Promise<RewindResult> {
     const unchanged = { restoredFiles: [], skippedFiles: [] };
-    if (this.host.busy) return { outcome: "session-busy", ...unchanged };
+    if (this.isBusy()) return { outcome: "session-busy", ...unchanged };
     await this.work;
     // A message may have arrived while the checkpoints settled.
-    if (this.host.busy) return { outcome: "session-busy", ...unchanged };
+    if (this.isBusy()) return { outcome: "session-busy", ...unchanged };
     const timeline = await this.timeline();
     this.liveTurn(timeline, eventId);
     let restoredFiles: string[] = [];
@@ -244,7 +237,7 @@ export class SessionHistory {
 
   /** Removes `eventId` and every later event from the conversation; files are not touched. */
   async truncate(eventId: string): Promise<{ eventsRemoved: number }> {
-    if (this.host.busy) throw new TandemError(ErrorCodes.SessionBusy, `Session ${this.host.sessionId} is busy: truncate its history once it is idle.`, { sessionId: this.host.sessionId });
+    if (this.isBusy()) throw new TandemError(ErrorCodes.SessionBusy, `Session ${this.host.sessionId} is busy: truncate its history once it is idle.`, { sessionId: this.host.sessionId });
     await this.work;
     const timeline = await this.timeline();
     if (!timeline.live.some((entry) => entry.id === eventId)) throw notInConversation(eventId, "event");

@@ -1,16 +1,17 @@
 import type { AgentMode, SlashCommandInvocationResult } from "@tandem/protocol";
 import { invalidParams } from "../errors.js";
+import { fleetPrompt } from "./fleet.js";
 
 /** What the built-in commands act on: the session's own operations. */
 export interface CommandSession {
   readonly model: string;
-  readonly mode: AgentMode;
   readonly busy: boolean;
-  switchModel(modelId: string): void;
-  setMode(mode: AgentMode): void;
+  /** The agent mode (`/plan` switches to plan mode; the switch emits `session.mode_changed`). */
+  readonly scope: { setMode(mode: AgentMode): void };
+  /** Model switches (`/model`; a switch emits `session.model_change`). */
+  readonly models: { switchTo(modelId: string): void };
   /** `placement: "next"` puts the message before the others waiting (a command's own follow-up). */
   send(params: { sessionId: string; prompt: string }, placement?: "last" | "next"): Promise<string>;
-  startFleet(prompt: string | undefined, placement?: "last" | "next"): Promise<string>;
   readonly sessionId: string;
   readonly context: { compactNow(): Promise<{ success: boolean; messagesRemoved: number; tokensRemoved: number }> };
   readonly agents: { readonly selected: { name: string } | undefined; customAgents(): Array<{ name: string }>; select(name: string): unknown; deselect(): void };
@@ -43,7 +44,7 @@ export const builtinCommands: readonly BuiltinCommand[] = [
     description: "Switch to plan mode (and plan the given task)",
     allowDuringAgentExecution: false,
     async run(session, args) {
-      session.setMode("plan");
+      session.scope.setMode("plan");
       if (!args) return done("Plan mode.");
       await session.send({ sessionId: session.sessionId, prompt: args }, "next");
       return done("Plan mode; planning the task.");
@@ -54,7 +55,7 @@ export const builtinCommands: readonly BuiltinCommand[] = [
     description: "Split the task into parts run by parallel sub-agents",
     allowDuringAgentExecution: false,
     async run(session, args) {
-      await session.startFleet(args || undefined, "next");
+      await session.send({ sessionId: session.sessionId, prompt: fleetPrompt(args || undefined) }, "next");
       return done("Fleet started.");
     },
   },
@@ -64,7 +65,7 @@ export const builtinCommands: readonly BuiltinCommand[] = [
     allowDuringAgentExecution: true,
     async run(session, args) {
       if (!args) return { kind: "text", text: `Current model: ${session.model}` };
-      session.switchModel(args);
+      session.models.switchTo(args);
       return done(`Model: ${args}`);
     },
   },

@@ -11,13 +11,14 @@ import { builtinCommands, findBuiltin, normalizeName, parseSlashCommand, unknown
 export interface CommandHost extends CommandSession {
   readonly emitter: EventEmitterPort;
   readonly pending: PendingRequests;
-  clientFor(need: ClientNeed): ClientPort | undefined;
-  /** The commands the attached clients registered. */
-  readonly clients: { commands(): Array<{ name: string; description?: string }> };
-  /** Queues a command behind the waiting messages; the session runs it in its turn. */
-  enqueueCommand(requestId: string, command: QueuedCommand): void;
-  /** `session.queue.*`: a command answered before its turn leaves the queue. */
-  readonly pendingMessages: { removeAt(id: string): boolean };
+  /** The commands the attached clients registered, and the client that runs one. */
+  readonly clients: { commands(): Array<{ name: string; description?: string }>; clientFor(need: ClientNeed): ClientPort | undefined };
+  readonly turns: {
+    /** Queues a command behind the waiting messages; the session runs it in its turn. */
+    enqueueCommand(requestId: string, command: QueuedCommand): void;
+    /** `session.queue.*`: a command answered before its turn leaves the queue. */
+    readonly pendingMessages: { removeAt(id: string): boolean };
+  };
 }
 
 /** How a client answered a command it was handed (`handlePendingCommand` or `respondToQueuedCommand`). */
@@ -126,7 +127,7 @@ export class SlashCommands {
   private resolve(session: CommandHost, commandName: string): CommandTarget | undefined {
     const builtin = findBuiltin(commandName);
     if (builtin) return { builtin };
-    const owner = session.clientFor({ kind: "command", name: commandName });
+    const owner = session.clients.clientFor({ kind: "command", name: commandName });
     return owner ? { owner } : undefined;
   }
 
@@ -191,14 +192,14 @@ export class SlashCommands {
         if (state !== "waiting") return;
         // Answered before its turn: the application ran it (or declined it) itself.
         state = "done";
-        session.pendingMessages.removeAt(requestId);
+        session.turns.pendingMessages.removeAt(requestId);
         finish(early.error ? { error: new TandemError(ErrorCodes.InternalError, `/${commandName} failed: ${early.error}`, { commandName }) } : { result: { kind: "completed" } });
       },
       () => undefined,
     );
     session.emitter.emit("command.queued", { requestId, command: text });
     onQueued(requestId);
-    session.enqueueCommand(requestId, command);
+    session.turns.enqueueCommand(requestId, command);
     return result;
   }
 

@@ -34,7 +34,7 @@ export function compactionTimeoutFromEnv(env: NodeJS.ProcessEnv): number {
  *
  * @example
  * const compaction = new SessionCompaction(config, store.files(sessionId), services, logger);
- * const compactor = compaction.create(session);
+ * const compactor = compaction.create(loop);
  */
 export class SessionCompaction {
   private readonly checkpoints: CheckpointStore;

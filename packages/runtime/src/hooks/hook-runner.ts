@@ -1,8 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { errorMessage } from "../errors.js";
-import type { Logger } from "../log.js";
-import type { ClientNeed, ClientPort } from "../ports/clients.js";
-import type { EventEmitterPort } from "../ports/events.js";
+import type { ClientPort } from "../ports/clients.js";
+import type { SessionScopePort } from "../ports/session-scope.js";
 
 /**
  * The hook points: around tool calls, around a user's prompt (as sent, and as the model will see
@@ -10,22 +9,11 @@ import type { EventEmitterPort } from "../ports/events.js";
  */
 export type HookType = "preToolUse" | "postToolUse" | "userPromptSubmitted" | "userPromptTransformed" | "sessionStart" | "sessionEnd" | "errorOccurred" | "agentStop" | "preMcpToolCall";
 
-/** What the runner needs from its session. */
-export interface HookHost {
-  readonly sessionId: string;
-  readonly emitter: EventEmitterPort;
-  readonly logger: Logger;
-  readonly workingDirectory: string;
-  /** Whether the application registered hooks (`hooks: true` in session.create). */
-  readonly hooksEnabled: boolean;
-  /** A connected client able to answer `need` (here: one that registered hooks). */
-  clientFor(need: ClientNeed): ClientPort | undefined;
-  /**
-   * Every client whose hooks run, in order: the application's (the most recent one with hooks),
-   * then the extensions'. Without it, only `clientFor({ kind: "hooks" })` is asked.
-   */
-  hookClients?(): ClientPort[];
-}
+/**
+ * What the runner reads of its session's scope: the `hooks` flag of its configuration (the
+ * application registered hooks), the clients whose hooks run, and where hook events go.
+ */
+export type HookHost = Pick<SessionScopePort, "sessionId" | "emitter" | "logger" | "workingDirectory" | "config" | "clients">;
 
 /** How long a hook may take before it is given up on. */
 export function hookTimeoutFromEnv(env: NodeJS.ProcessEnv): number {
@@ -58,9 +46,14 @@ export class HookRunner {
     return new HookRunner(this.host, this.timeoutMs, agentId);
   }
 
+  /** Whether the application registered hooks (`hooks: true` in session.create). */
+  private get enabled(): boolean {
+    return this.host.config.hooks === true;
+  }
+
   /** Whether calling a hook could have any effect. */
   get active(): boolean {
-    return this.host.hooksEnabled && this.host.clientFor({ kind: "hooks" }) !== undefined;
+    return this.enabled && this.host.clients.clientFor({ kind: "hooks" }) !== undefined;
   }
 
   /**
@@ -68,9 +61,8 @@ export class HookRunner {
    * extension's) and merges their outputs (see {@link mergeHookOutputs}); undefined when there is none.
    */
   async run(hookType: HookType, fields: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown> | undefined> {
-    if (!this.host.hooksEnabled) return undefined;
-    const fallback = this.host.clientFor({ kind: "hooks" });
-    const owners = this.host.hookClients?.() ?? (fallback ? [fallback] : []);
+    if (!this.enabled) return undefined;
+    const owners = this.host.clients.hookClients();
     let merged: Record<string, unknown> | undefined;
     for (const owner of owners) merged = mergeHookOutputs(merged, await this.runIn(owner, hookType, fields, signal));
     return merged;

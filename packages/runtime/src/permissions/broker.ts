@@ -1,27 +1,15 @@
 import type { PermissionRequest, PermissionResult } from "@tandem/protocol";
-import type { Logger } from "../log.js";
-import type { ClientNeed, ClientPort } from "../ports/clients.js";
-import type { EventEmitterPort } from "../ports/events.js";
-import { PendingAbandoned, type PendingRequests } from "../ports/pending.js";
+import { PendingAbandoned } from "../ports/pending.js";
+import type { SessionScopePort } from "../ports/session-scope.js";
 import { couldNotAsk, readDecision } from "./decision.js";
-import { askAbleClient, NoClientToAsk, type AbleClients } from "../ports/client-asks.js";
+import { askAbleClient, NoClientToAsk } from "../ports/client-asks.js";
 
-/** What the broker needs from its session. */
-export interface PermissionHost {
-  readonly sessionId: string;
-  readonly emitter: EventEmitterPort;
-  readonly pending: PendingRequests;
-  readonly protocolVersion: 2 | 3;
-  /** Whether the application asked to be consulted (`requestPermission`). */
-  readonly requestPermission: boolean;
-  /** A connected client able to answer `need` (v2: the one asked for permission). */
-  clientFor(need: ClientNeed): ClientPort | undefined;
-  /** The attached clients (v2: a request whose client went away is asked of another, see `askAbleClient`). */
-  readonly clients: AbleClients;
-  /** How long such a request waits for an able client to attach before it counts as "could not ask". */
-  readonly clientReaskMs: number;
-  readonly logger: Logger;
-}
+/**
+ * What the broker reads of its session's scope: the `requestPermission` flag of its configuration
+ * (the application asked to be consulted), the protocol version, the clients to ask and how long
+ * to wait for one that went away to be replaced.
+ */
+export type PermissionHost = Pick<SessionScopePort, "sessionId" | "emitter" | "pending" | "protocolVersion" | "config" | "clients" | "clientReaskMs" | "logger">;
 
 /**
  * Asks the application for permission before a side effect. Protocol v3: a `permission.requested`
@@ -36,7 +24,7 @@ export class PermissionBroker {
   constructor(private readonly host: PermissionHost) {}
 
   async request(permissionRequest: PermissionRequest, signal: AbortSignal): Promise<PermissionResult> {
-    if (!this.host.requestPermission) return couldNotAsk;
+    if (this.host.config.requestPermission === false) return couldNotAsk;
     if (this.host.protocolVersion === 2) return this.requestV2(permissionRequest, signal);
     return this.requestV3(permissionRequest, signal);
   }

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { invalidParams } from "../errors.js";
-import type { SessionEmitter } from "../session/emitter.js";
+import type { EventEmitterPort } from "../ports/events.js";
 import type { SessionFiles } from "../store/types.js";
 
 const planName = "plan.md";
@@ -19,7 +19,7 @@ const filesFolder = "files";
 export class SessionWorkspace {
   constructor(
     private readonly files: SessionFiles,
-    private readonly emitter: SessionEmitter,
+    private readonly emitter: EventEmitterPort,
   ) {}
 
   /** Where the plan is (a path in the file store). */

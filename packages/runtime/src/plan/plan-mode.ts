@@ -3,11 +3,9 @@ import type { PermissionRequest, PermissionResult } from "@tandem/protocol";
 import { z } from "zod";
 import { defineBuiltinTool } from "../tools/builtin/define.js";
 import { failure, success, type Tool, type ToolContext, type ToolOutcome } from "../tools/types.js";
-import type { EventEmitterPort } from "../ports/events.js";
-import { PendingAbandoned, type PendingRequests } from "../ports/pending.js";
-import type { AgentMode } from "@tandem/protocol";
+import { PendingAbandoned } from "../ports/pending.js";
+import type { SessionScopePort } from "../ports/session-scope.js";
 import type { SessionWorkspace } from "./plan-file.js";
-import type { ClientPort } from "../ports/clients.js";
 
 /** The rule name plan mode denies with. */
 export const planModeRule = "plan_mode";
@@ -34,16 +32,8 @@ type ExitPlanAction = (typeof exitPlanActions)[number];
 /** The action recommended to the client. */
 const recommendedAction: ExitPlanAction = "autopilot";
 
-/** What the exit_plan_mode tool needs from its session. */
-export interface ExitPlanHost {
-  readonly sessionId: string;
-  readonly emitter: EventEmitterPort;
-  readonly pending: PendingRequests;
-  readonly workspace: SessionWorkspace;
-  setMode(mode: AgentMode): void;
-  /** The client that registered an `exitPlanMode.request` handler, if one is connected. */
-  clientFor(need: { kind: "exitPlanMode" }): ClientPort | undefined;
-}
+/** What the exit_plan_mode tool reads and changes in its session's scope: who reviews the plan, and the mode. */
+export type ExitPlanHost = Pick<SessionScopePort, "sessionId" | "emitter" | "pending" | "clients" | "setMode">;
 
 /**
  * A client's answer, in either form: the official 1.0.x one (`{approved, selectedAction?,
@@ -72,7 +62,7 @@ interface ExitPlanDecision {
  * frame the question. Approved: `interactive` / `autopilot` / `autopilot_fleet` switch the mode
  * and implement; `exit_only` stops. Not approved (with feedback): stay in plan mode and revise.
  */
-export function createExitPlanModeTool(host: ExitPlanHost): Tool {
+export function createExitPlanModeTool(host: ExitPlanHost, workspace: SessionWorkspace): Tool {
   return defineBuiltinTool({
     name: "exit_plan_mode",
     description:
@@ -82,11 +72,11 @@ export function createExitPlanModeTool(host: ExitPlanHost): Tool {
       plan: z.string().optional().describe("The full plan in markdown (saved as the session's plan file)"),
     }),
     async execute({ summary, plan }, context: ToolContext): Promise<ToolOutcome> {
-      if (plan?.trim()) await host.workspace.updatePlan(plan);
-      const planContent = (await host.workspace.readPlan()).content ?? "";
+      if (plan?.trim()) await workspace.updatePlan(plan);
+      const planContent = (await workspace.readPlan()).content ?? "";
       if (host.emitter.sinkCount === 0) return failure("No client is connected to review the plan; stay in plan mode.", "No client");
       const question = { summary, planContent, actions: [...exitPlanActions], recommendedAction };
-      const handler = host.clientFor({ kind: "exitPlanMode" });
+      const handler = host.clients.clientFor({ kind: "exitPlanMode" });
       let requestId: string;
       let answered: Promise<ExitPlanAnswer>;
       if (handler) {

@@ -25,6 +25,18 @@ export interface EventEmitterPort {
 }
 
 /**
+ * An emitter whose events are persisted, read back as they are stored: the session emitter
+ * (`session/emitter.ts`).
+ *
+ * @example
+ * const bytes = await emitter.persistedArrayBytes(`{"events":[`, "]}");
+ */
+export interface PersistedEventsPort extends EventEmitterPort {
+  /** The persisted events as one JSON array (between `prefix` and `suffix`), as UTF-8 bytes. */
+  persistedArrayBytes(prefix?: string, suffix?: string): Promise<Buffer>;
+}
+
+/**
  * A view of an emitter that adds fixed fields to every event's data — used so that every event a
  * sub-agent produces carries `parentToolCallId`.
  *

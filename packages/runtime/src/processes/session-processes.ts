@@ -1,15 +1,12 @@
 import { randomUUID } from "node:crypto";
-import type { EventEmitterPort } from "../ports/events.js";
+import type { SessionScopePort } from "../ports/session-scope.js";
 import { GroupProcess } from "./group-process.js";
 
 /** Output kept for a user-requested command's result (the end of it when longer). */
 const MAX_USER_OUTPUT_CHARS = 256 * 1024;
 
 /** Where a session's processes report: its events, and the client that started an `exec`. */
-export interface ProcessesHost {
-  readonly workingDirectory: string;
-  readonly emitter: EventEmitterPort;
-}
+export type ProcessesHost = Pick<SessionScopePort, "workingDirectory" | "emitter">;
 
 /** What `exec` tells its caller as the process runs. */
 export interface ExecListener {

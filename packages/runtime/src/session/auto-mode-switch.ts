@@ -1,9 +1,7 @@
 import { randomUUID } from "node:crypto";
-import type { Logger } from "../log.js";
 import type { ProviderError } from "../providers/errors.js";
-import type { ClientNeed, ClientPort } from "./client-port.js";
-import type { EventEmitterPort } from "./emitter.js";
-import { PendingAbandoned, type PendingRequests } from "./pending.js";
+import type { SessionScopePort } from "../ports/session-scope.js";
+import { PendingAbandoned } from "./pending.js";
 
 /** The model a rate-limited session switches to when the user agrees: the provider picks one. */
 export const autoModel = "auto";
@@ -11,16 +9,8 @@ export const autoModel = "auto";
 /** The answers a client gives (1.0.x `AutoModeSwitchResponse`). */
 export type AutoModeSwitchResponse = "yes" | "yes_always" | "no";
 
-/** What the switch needs from its session. */
-export interface AutoModeSwitchHost {
-  readonly sessionId: string;
-  readonly model: string;
-  readonly emitter: EventEmitterPort;
-  readonly pending: PendingRequests;
-  readonly logger: Logger;
-  clientFor(need: ClientNeed): ClientPort | undefined;
-  switchModel(modelId: string, reasoningEffort?: undefined, options?: { cause?: string }): void;
-}
+/** What the switch reads of its session's scope: the current model, who to ask and where the offer is announced. */
+export type AutoModeSwitchHost = Pick<SessionScopePort, "sessionId" | "model" | "emitter" | "pending" | "logger" | "clients">;
 
 /**
  * Offers the user the `auto` model when the provider rate-limits the session's model for the user
@@ -34,14 +24,18 @@ export interface AutoModeSwitchHost {
  * abort: no switch.
  *
  * @example
- * if (await session.autoModeSwitch.offer(error, signal)) response = await callModel();
+ * if (await autoModeSwitch.offer(error, signal)) response = await callModel();
  */
 export class AutoModeSwitch {
   private readonly directHandlers = new Set<string>();
   /** The user answered `yes_always`: later rate limits switch without asking. */
   private always = false;
 
-  constructor(private readonly host: AutoModeSwitchHost) {}
+  /** @param switchModel switches the session to another model (and announces it) when the user agreed. */
+  constructor(
+    private readonly host: AutoModeSwitchHost,
+    private readonly switchModel: (modelId: string, reasoningEffort: undefined, options: { cause: string }) => void,
+  ) {}
 
   /** Registers an in-process handler; the handle undoes it. */
   registerDirectHandler(): string {
@@ -69,7 +63,7 @@ export class AutoModeSwitch {
   async offer(error: ProviderError, signal: AbortSignal): Promise<boolean> {
     if (!this.applies(error)) return false;
     if (this.always) return this.switch();
-    const client = this.directHandlers.size > 0 ? undefined : this.host.clientFor({ kind: "autoModeSwitch" });
+    const client = this.directHandlers.size > 0 ? undefined : this.host.clients.clientFor({ kind: "autoModeSwitch" });
     if (!client && this.directHandlers.size === 0) return false;
     const { emitter, pending, sessionId } = this.host;
     const retryAfterSeconds = error.retryAfterMs === undefined ? undefined : Math.round(error.retryAfterMs / 1000);
@@ -98,7 +92,7 @@ export class AutoModeSwitch {
   }
 
   private switch(): boolean {
-    this.host.switchModel(autoModel, undefined, { cause: "rate_limit_auto_switch" });
+    this.switchModel(autoModel, undefined, { cause: "rate_limit_auto_switch" });
     return true;
   }
 }

@@ -1,17 +1,12 @@
 import type { ClientPort } from "./client-port.js";
 import type { ClientRegistration, SessionClients } from "./clients.js";
-import type { SessionEmitter } from "./emitter.js";
-import type { PendingRequests } from "./pending.js";
+import type { SessionScope } from "./scope.js";
 
-/** What {@link ClientMembership} needs from its session. */
-export interface MembershipHost {
-  /** Each attached client is one of its sinks. */
-  readonly emitter: SessionEmitter;
-  /** What each attached client registered. */
-  readonly clients: SessionClients;
-  /** Requests waiting for a client's answer. */
-  readonly pending: PendingRequests;
-}
+/**
+ * What {@link ClientMembership} changes in its session's scope: the emitter (each attached client
+ * is one of its sinks), what each client registered, and the requests waiting for a client.
+ */
+export type MembershipHost = Pick<SessionScope, "emitter" | "clients" | "pending">;
 
 /**
  * Which clients are attached to a session: attaching adds a client as an event sink with its
@@ -19,7 +14,7 @@ export interface MembershipHost {
  * either announces a change of who answers elicitations (`capabilities.changed`).
  *
  * @example
- * const membership = new ClientMembership(session, () => rebuildTools());
+ * const membership = new ClientMembership(scope, () => rebuildTools());
  * membership.attach(port, registrationOf(params));
  */
 export class ClientMembership {

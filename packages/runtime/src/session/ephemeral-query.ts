@@ -1,14 +1,7 @@
-import type { ModelClient, ModelResponse } from "../providers/types.js";
+import type { LoopHost } from "../loop/agent-loop.js";
 
-/** What a one-off question needs of a session. */
-export interface EphemeralQueryHost {
-  readonly model: string;
-  readonly reasoningEffort: string | undefined;
-  modelClient(): ModelClient;
-  /** The session's system prompt (the question is asked as the session's agent). */
-  systemPrompt(): Promise<string>;
-  recordModelCall(model: string, response: ModelResponse, durationMs: number): void;
-}
+/** What a one-off question needs of a session's loop port: its model, client, system prompt and usage totals. */
+export type EphemeralQueryHost = Pick<LoopHost, "model" | "reasoningEffort" | "modelClient" | "systemPrompt" | "recordModelCall">;
 
 /** How long a one-off question may take. */
 export const ephemeralQueryTimeoutMs = 120_000;
@@ -19,7 +12,7 @@ export const ephemeralQueryTimeoutMs = 120_000;
  * emitted; the call counts in the session's usage. Answers the model's text.
  *
  * @example
- * const answer = await askOnce(session, "In one word, what colour is the sky?");
+ * const answer = await askOnce(session.loop, "In one word, what colour is the sky?");
  */
 export async function askOnce(host: EphemeralQueryHost, question: string): Promise<string> {
   const started = performance.now();

@@ -1,12 +1,12 @@
 import type { ReasoningEffort, SessionCreateParams } from "@tandem/protocol";
-import type { ModelSwitchOptions } from "./session.js";
+import type { ModelSwitchOptions } from "./model-selection.js";
 import type { SessionProviders } from "../providers/session-providers.js";
 
 /** What switching models needs of a session. */
 export interface ModelSwitchHost {
   readonly model: string;
   readonly config: SessionCreateParams;
-  switchModel(modelId: string, reasoningEffort?: ReasoningEffort, options?: ModelSwitchOptions): void;
+  readonly models: { switchTo(modelId: string, reasoningEffort?: ReasoningEffort, options?: ModelSwitchOptions): void };
   reconfigure(config: SessionCreateParams, model: string): void;
 }
 
@@ -27,7 +27,7 @@ export function switchModel(
 ): void {
   const providers = added.peek(session);
   const leavingAdded = providers?.has(session.model) === true;
-  session.switchModel(modelId, reasoningEffort, modelCapabilities ? { modelCapabilities } : {});
+  session.models.switchTo(modelId, reasoningEffort, modelCapabilities ? { modelCapabilities } : {});
   if (!providers) return;
   const { provider: current, ...rest } = session.config;
   if (providers.has(modelId)) {

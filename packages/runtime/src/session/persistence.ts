@@ -1,22 +1,12 @@
 import { ErrorCodes, TandemError } from "../errors.js";
-import type { Logger } from "../log.js";
 import type { SessionEventLog } from "../store/types.js";
-import type { SessionEmitter } from "./emitter.js";
+import type { SessionScope } from "./scope.js";
 
 /** The `errorType` of the `session.error` a failed write produces. */
 export const persistenceErrorType = "persistence";
 
-/** What {@link SessionPersistence} needs from its session. */
-export interface PersistenceHost {
-  readonly sessionId: string;
-  readonly emitter: SessionEmitter;
-  readonly logger: Logger;
-  /**
-   * Stops the running turn and background agents (no further model calls) and drops queued
-   * messages; returns how many queued messages were dropped.
-   */
-  haltForPersistence(): number;
-}
+/** What {@link SessionPersistence} reads of its session's scope: the id, the emitter (and its log) and the logger. */
+export type PersistenceHost = Pick<SessionScope, "sessionId" | "emitter" | "logger">;
 
 /**
  * What a session does when its state cannot be written (events file, `workspace.yaml`).
@@ -35,7 +25,7 @@ export interface PersistenceHost {
  * answer.
  *
  * @example
- * const persistence = new SessionPersistence(session);
+ * const persistence = new SessionPersistence(scope, () => turns.halt());
  * await persistence.ensureWritable(); // before accepting a message; throws PersistenceFailed
  */
 export class SessionPersistence {
@@ -45,7 +35,14 @@ export class SessionPersistence {
   private readonly rewrites = new Map<string, () => Promise<void>>();
   private recovering: Promise<void> | undefined;
 
-  constructor(private readonly host: PersistenceHost) {
+  /**
+   * @param halt stops the running turn and background agents (no further model calls) and drops
+   *   queued messages; returns how many queued messages were dropped.
+   */
+  constructor(
+    private readonly host: PersistenceHost,
+    private readonly halt: () => number,
+  ) {
     host.emitter.log.watch({ failed: (error) => this.fail(error) });
   }
 
@@ -63,7 +60,7 @@ export class SessionPersistence {
     if (rewrite) this.rewrites.set(path, rewrite);
     if (this.failure) return;
     this.failure = error;
-    const dropped = this.host.haltForPersistence();
+    const dropped = this.halt();
     const droppedText = dropped > 0 ? ` ${dropped} queued message(s) were dropped.` : "";
     this.host.logger.error(`session ${this.host.sessionId}: ${error.message}`);
     const notice = {

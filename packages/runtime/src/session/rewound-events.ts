@@ -1,3 +1,5 @@
+import type { PersistedEventsPort } from "../ports/events.js";
+
 /** The marker a rewind or truncation leaves in the events (`session.snapshot_rewind`). */
 const rewindMarker = Buffer.from('"type":"session.snapshot_rewind"');
 
@@ -25,4 +27,15 @@ export function withoutRewoundEvents(answer: Buffer): Buffer {
     kept.push(event);
   }
   return Buffer.from(JSON.stringify({ ...parsed, events: kept }), "utf8");
+}
+
+/**
+ * The `session.getMessages` result as JSON (UTF-8 bytes): the persisted events, never
+ * re-serialised unless a rewind removed some (see {@link withoutRewoundEvents}).
+ *
+ * @example
+ * const bytes = await persistedEventsJson(session.emitter);
+ */
+export async function persistedEventsJson(emitter: Pick<PersistedEventsPort, "persistedArrayBytes">): Promise<Buffer> {
+  return withoutRewoundEvents(await emitter.persistedArrayBytes(`{"events":[`, "]}"));
 }

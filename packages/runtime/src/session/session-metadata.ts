@@ -24,7 +24,7 @@ export function startData(session: Session, runtimeVersion: string, alreadyInUse
     version: 1,
     producer: "tandem",
     copilotVersion: runtimeVersion,
-    startTime: session.startTime.toISOString(),
+    startTime: session.scope.startTime.toISOString(),
     selectedModel: session.model,
     ...(session.reasoningEffort ? { reasoningEffort: session.reasoningEffort } : {}),
     context: { cwd: session.workingDirectory },
@@ -43,7 +43,7 @@ export function workspaceInfo(session: Session): WorkspaceInfo {
     id: session.sessionId,
     cwd: session.workingDirectory,
     summary_count: 0,
-    created_at: session.startTime.toISOString(),
+    created_at: session.scope.startTime.toISOString(),
     updated_at: new Date().toISOString(),
     summary: session.summary,
     model: session.model,
@@ -60,7 +60,7 @@ export function workspaceInfo(session: Session): WorkspaceInfo {
  */
 export function lifecycleMetadata(session: Session) {
   return {
-    startTime: session.startTime.toISOString(),
+    startTime: session.scope.startTime.toISOString(),
     modifiedTime: new Date().toISOString(),
     ...(session.summary ? { summary: session.summary } : {}),
   };
@@ -73,7 +73,7 @@ export function lifecycleMetadata(session: Session) {
  * return openedResult(session, true);
  */
 export function openedResult(session: Session, resumed: boolean): SessionOpened {
-  return { sessionId: session.sessionId, workspacePath: session.workspacePath, capabilities: { ui: { elicitation: resumed || session.clients.anyAnswersElicitation } } };
+  return { sessionId: session.sessionId, workspacePath: session.scope.workspacePath, capabilities: { ui: { elicitation: resumed || session.clients.anyAnswersElicitation } } };
 }
 
 /**

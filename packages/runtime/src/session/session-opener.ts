@@ -163,7 +163,7 @@ export class SessionOpener {
       profile,
       largeOutputs: this.options.largeOutputSpillFor?.(sessionId, files),
     });
-    if (restored?.approveAll) session.approvals.setApproveAll(true);
+    if (restored?.approveAll) session.permissions.approvals.setApproveAll(true);
     if (restored?.selectedAgent) session.agents.restoreSelection(restored.selectedAgent);
     this.host.opened(session);
     return session;

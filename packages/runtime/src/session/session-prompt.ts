@@ -1,19 +1,13 @@
-import type { SessionCreateParams } from "@tandem/protocol";
-import type { Logger } from "../log.js";
 import { buildSystemPrompt, type PromptFacts } from "../loop/system-prompt.js";
 import { loadCustomInstructions } from "../loop/custom-instructions.js";
-import type { ClientNeed, ClientPort } from "./client-port.js";
+import type { SessionScopePort } from "../ports/session-scope.js";
 
-/** What {@link SessionPrompt} needs from its session. */
-export interface PromptHost {
-  readonly sessionId: string;
-  readonly workingDirectory: string;
-  /** Read on each build: a reconfigured session builds from its new config. */
-  readonly config: SessionCreateParams;
-  readonly logger: Logger;
-  /** A connected client able to answer `need` (the system message's owner transforms sections). */
-  clientFor(need: ClientNeed): ClientPort | undefined;
-}
+/**
+ * What {@link SessionPrompt} reads of its session's scope, at each build (a reconfigured session
+ * builds from its new config): the system message, the working folder and the client that owns the
+ * system message's `transform` sections.
+ */
+export type PromptHost = Pick<SessionScopePort, "sessionId" | "workingDirectory" | "config" | "logger" | "clients">;
 
 /**
  * A session's base system prompt: built once per configuration from the config's system message
@@ -21,7 +15,7 @@ export interface PromptHost {
  * hook supplied appended.
  *
  * @example
- * const prompt = new SessionPrompt(session);
+ * const prompt = new SessionPrompt(scope);
  * prompt.prefetchFacts();
  * const system = await prompt.base();
  */
@@ -71,7 +65,7 @@ export class SessionPrompt {
 
   private async transformSections(sections: Record<string, { content: string }>): Promise<Record<string, { content: string }>> {
     // The client that sent the system message holds its transform callbacks.
-    const owner = this.host.clientFor({ kind: "systemMessage" });
+    const owner = this.host.clients.clientFor({ kind: "systemMessage" });
     if (!owner) return sections;
     try {
       const response = await owner.sendRequest<{ sections?: Record<string, { content: string }> }>("systemMessage.transform", {

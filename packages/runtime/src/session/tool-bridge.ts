@@ -1,20 +1,10 @@
 import type { ClientToolReply } from "../tools/types.js";
 import { errorMessage } from "../errors.js";
-import type { ClientNeed, ClientPort } from "./client-port.js";
-import type { EventEmitterPort } from "./emitter.js";
-import { PendingAbandoned, type PendingRequests } from "./pending.js";
+import type { SessionScopePort } from "../ports/session-scope.js";
+import { PendingAbandoned } from "./pending.js";
 
-/** What the bridge needs from its session. */
-export interface ToolBridgeHost {
-  readonly sessionId: string;
-  readonly emitter: EventEmitterPort;
-  readonly pending: PendingRequests;
-  readonly protocolVersion: 2 | 3;
-  /** The session's working directory (told to the client with each call). */
-  readonly workingDirectory?: string;
-  /** A connected client able to answer `need` (here: one that registered the tool). */
-  clientFor(need: ClientNeed): ClientPort | undefined;
-}
+/** What the bridge reads of its session's scope: the clients that provide tools and the protocol version. */
+export type ToolBridgeHost = Pick<SessionScopePort, "sessionId" | "emitter" | "pending" | "protocolVersion" | "workingDirectory" | "clients">;
 
 /**
  * Runs application-defined tools in a client that registered them. Protocol v3: broadcast
@@ -27,7 +17,7 @@ export class ToolBridge {
   constructor(private readonly host: ToolBridgeHost) {}
 
   async call(toolCallId: string, toolName: string, args: unknown, signal: AbortSignal): Promise<ClientToolReply> {
-    if (!this.host.clientFor({ kind: "tool", toolName })) return { error: `No connected client provides the tool "${toolName}".`, errorFromRuntime: true };
+    if (!this.host.clients.clientFor({ kind: "tool", toolName })) return { error: `No connected client provides the tool "${toolName}".`, errorFromRuntime: true };
     if (this.host.protocolVersion === 2) return this.callV2(toolCallId, toolName, args, signal);
     return this.callV3(toolCallId, toolName, args, signal);
   }
@@ -50,7 +40,7 @@ export class ToolBridge {
   }
 
   private async callV2(toolCallId: string, toolName: string, args: unknown, signal: AbortSignal): Promise<ClientToolReply> {
-    const client = this.host.clientFor({ kind: "tool", toolName });
+    const client = this.host.clients.clientFor({ kind: "tool", toolName });
     if (!client) return { error: `No connected client provides the tool "${toolName}".`, errorFromRuntime: true };
     try {
       const response = await client.sendRequest<{ result?: unknown }>("tool.call", { sessionId: this.host.sessionId, toolCallId, toolName, arguments: args }, signal);

@@ -1,40 +1,32 @@
 import type { McpServerConfig, SessionCreateParams } from "@tandem/protocol";
-import type { CompatProfile } from "../compat/profile.js";
-import { SessionAgents, type AgentsHost } from "../agents/session-agents.js";
+import type { SessionAgents } from "../agents/session-agents.js";
 import { McpManager } from "../mcp/manager.js";
 import { pluginMcpServers } from "../mcp/plugin-servers.js";
 import type { McpHost } from "../mcp/types.js";
-import { createExitPlanModeTool, type ExitPlanHost } from "../plan/plan-mode.js";
-import { SessionSkills, type SkillsHost } from "../skills/session-skills.js";
-import { buildSessionTools, createBuiltinServices, listBuiltinTools, type BuiltinServices, type BuiltinToolOptions } from "../tools/registry.js";
+import type { SessionSkills } from "../skills/session-skills.js";
+import { buildSessionTools, createBuiltinServices, listBuiltinTools, type BuiltinServices } from "../tools/registry.js";
 import { ToolFilter } from "../tools/tool-filter.js";
-import { SessionSandbox, type SandboxEnvironment } from "../sandbox/session-sandbox.js";
+import { SessionSandbox } from "../sandbox/session-sandbox.js";
 import type { Tool } from "../tools/types.js";
 import type { ToolSpec } from "../loop/messages.js";
+import type { SessionScope } from "./scope.js";
 
-/** What the toolset needs from its session. */
-export interface ToolsetHost extends AgentsHost, SkillsHost, ExitPlanHost {
-  readonly config: SessionCreateParams;
-  /**
-   * Set once the session's first message was accepted. Until then the runtime's own MCP servers
-   * (GitHub's) are not part of the session: they join at its first turn, or when its servers are
-   * listed; a session resumed after its first message has them from the resume.
-   */
-  readonly summary: string | undefined;
-  readonly mode: string;
-  /** The session folder (the `sql` tool's `session.db` lives there). */
-  readonly workspacePath: string;
-  /** Elicitation and tool-list changes for the MCP servers. */
+/** The subsystems whose tools the toolset offers, built before it. */
+export interface ToolsetParts {
+  readonly agents: SessionAgents;
+  readonly skills: SessionSkills;
+  /** The `exit_plan_mode` tool (offered in plan mode). */
+  readonly exitPlanMode: Tool;
+  /** Elicitation, the preMcpToolCall hook and tokens for the MCP servers. */
   readonly mcpHost: Omit<McpHost, "emitter" | "logger" | "workingDirectory">;
   /** A background shell command finished: `notice` is the message for the model. */
   onBackgroundShellDone(notice: string): void;
-  /** The profile of the client generation that opened the session (it decides whether `report_intent` is offered by default). */
-  readonly profile: CompatProfile;
-  /** The runtime's `--report-intent` setting, if it was given. */
-  readonly reportIntentSetting: boolean | undefined;
-  /** The runtime's sandbox default and bubblewrap binary. */
-  readonly sandboxEnvironment: SandboxEnvironment;
-  readonly workingDirectory: string;
+  /**
+   * Whether the session's first message was accepted. Until then the runtime's own MCP servers
+   * (GitHub's) are not part of the session: they join at its first turn, or when its servers are
+   * listed; a session resumed after its first message has them from the resume.
+   */
+  firstMessageAccepted(): boolean;
 }
 
 let builtinNameSet: ReadonlySet<string> | undefined;
@@ -62,7 +54,7 @@ const orderIndex = new Map(builtinOrder.map((name, index) => [name, index]));
  * allow-list applies on top.
  *
  * @example
- * const toolset = new SessionToolset(session);
+ * const toolset = new SessionToolset(scope, { agents, skills, exitPlanMode, mcpHost, onBackgroundShellDone });
  * toolset.offered().map((tool) => tool.name);
  */
 export class SessionToolset {
@@ -80,25 +72,24 @@ export class SessionToolset {
   private readonly removedBuiltinMcp = new Set<string>();
 
   /**
-   * @param builtinOptions settings of the built-in tools (the `sql` tool's time limit).
-   * @param builtinMcpServers the MCP servers the runtime adds to a session with a given config.
+   * Reads the scope's configuration, mode and client generation at each use, and the runtime's
+   * settings of the built-in tools, sandbox, `--report-intent` and built-in MCP servers from its services.
    */
   constructor(
-    private readonly host: ToolsetHost,
-    builtinOptions: BuiltinToolOptions = {},
-    private readonly builtinMcpServers: (config: SessionCreateParams) => Record<string, McpServerConfig> = () => ({}),
+    private readonly host: SessionScope,
+    private readonly parts: ToolsetParts,
   ) {
-    const { config } = host;
-    this.sandbox = new SessionSandbox(config.sandbox, host.workingDirectory, host.sandboxEnvironment);
-    this.services = createBuiltinServices({ logger: host.logger, sessionFolder: host.workspacePath, options: builtinOptions, shells: { launcher: this.sandbox } });
+    const { config, services } = host;
+    this.sandbox = new SessionSandbox(config.sandbox, host.workingDirectory, services.sandbox);
+    this.services = createBuiltinServices({ logger: host.logger, sessionFolder: host.workspacePath, options: services.builtinTools ?? {}, shells: { launcher: this.sandbox } });
     this.stopListening = this.services.shells.onBackgroundComplete((completion) => {
       host.emitter.emit("session.background_tasks_changed", {});
-      host.onBackgroundShellDone(completion.notice);
+      parts.onBackgroundShellDone(completion.notice);
     });
     this.registryTools = buildSessionTools(this.withReportIntent(config), this.services);
-    this.agents = new SessionAgents(config.customAgents, host);
-    this.skills = new SessionSkills(config.skillDirectories ?? [], config.disabledSkills ?? [], host);
-    this.exitPlanModeTool = createExitPlanModeTool(host);
+    this.agents = parts.agents;
+    this.skills = parts.skills;
+    this.exitPlanModeTool = parts.exitPlanMode;
     this.mcpServers = this.createMcp(config);
   }
 
@@ -136,15 +127,15 @@ export class SessionToolset {
   private createMcp(config: SessionCreateParams, hostWasStarted = false): McpManager {
     const { host } = this;
     const { pluginDirectories } = config as { pluginDirectories?: unknown };
-    const builtins = Object.fromEntries(Object.entries(this.builtinMcpServers(config)).filter(([name]) => !this.removedBuiltinMcp.has(name)));
+    const builtins = Object.fromEntries(Object.entries(host.services.builtinMcpServers?.(config) ?? {}).filter(([name]) => !this.removedBuiltinMcp.has(name)));
     const plugins = pluginMcpServers(stringList(pluginDirectories), host.logger);
     const configured: Record<string, McpServerConfig> = { ...plugins, ...(config.mcpServers ?? {}) };
     const servers: Record<string, McpServerConfig> = { ...builtins, ...configured };
     const builtinServers = Object.keys(builtins).filter((name) => !(name in configured));
-    const builtinsJoinAtStart = host.summary === undefined && !hostWasStarted;
+    const builtinsJoinAtStart = !this.parts.firstMessageAccepted() && !hostWasStarted;
     return new McpManager(
       servers,
-      { emitter: host.emitter, logger: host.logger, workingDirectory: host.workingDirectory, launcher: this.sandbox, ...host.mcpHost },
+      { emitter: host.emitter, logger: host.logger, workingDirectory: host.workingDirectory, launcher: this.sandbox, ...this.parts.mcpHost },
       { disabledServers: stringList(config.disabledMcpServers), builtinServers, builtinsJoinAtStart },
     );
   }
@@ -160,7 +151,7 @@ export class SessionToolset {
    * `--report-intent`, else the default of the client generation that opened the session.
    */
   offersReportIntent(config: SessionCreateParams = this.host.config): boolean {
-    return config.reportIntent ?? this.host.reportIntentSetting ?? this.host.profile.offersReportIntent;
+    return config.reportIntent ?? this.host.services.reportIntent ?? this.host.profile.offersReportIntent;
   }
 
   private withReportIntent(config: SessionCreateParams): SessionCreateParams {
@@ -238,7 +229,7 @@ function defaultAgentExclusions(config: SessionCreateParams): ReadonlySet<string
  * twice on each attach was ~0.1 ms of every session's create.
  *
  * @example
- * if (!sameToolSpecs(session.toolSpecs(), before)) emitter.emit("session.tools_updated", { model });
+ * if (!sameToolSpecs(loop.toolSpecs(), before)) emitter.emit("session.tools_updated", { model });
  */
 export function sameToolSpecs(a: readonly ToolSpec[], b: readonly ToolSpec[]): boolean {
   if (a.length !== b.length) return false;

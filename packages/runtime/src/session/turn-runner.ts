@@ -51,7 +51,7 @@ export interface TurnHost extends LoopHost {
  * each message (with autopilot's nudges), and abort / halt. The session owns one and delegates.
  *
  * @example
- * const runner = new TurnRunner(session, false, (summary) => saveSummary(summary));
+ * const runner = new TurnRunner(loop, false, (summary) => saveSummary(summary));
  * const messageId = await runner.send({ sessionId, prompt: "hello" });
  */
 export class TurnRunner {

@@ -1,27 +1,17 @@
-import type { Logger } from "../log.js";
-import type { ClientNeed, ClientPort } from "./client-port.js";
-import type { EventEmitterPort } from "./emitter.js";
+import type { SessionScopePort } from "../ports/session-scope.js";
 import { randomUUID } from "node:crypto";
 import { UserInputUnavailable, type UserInputAnswer, type UserInputQuestion } from "../ports/user-input.js";
-import { askAbleClient, type AbleClients } from "../ports/client-asks.js";
+import { askAbleClient } from "../ports/client-asks.js";
 
 export { UserInputUnavailable } from "../ports/user-input.js";
 export type { UserInputAnswer, UserInputQuestion } from "../ports/user-input.js";
 
-/** What the broker needs from its session. */
-export interface UserInputHost {
-  readonly sessionId: string;
-  readonly emitter: EventEmitterPort;
-  readonly logger: Logger;
-  /** Whether the application registered a user-input handler (`requestUserInput`). */
-  readonly canAskUser: boolean;
-  /** A connected client able to answer `need` (here: one that registered a user-input handler). */
-  clientFor(need: ClientNeed): ClientPort | undefined;
-  /** The attached clients: a question whose client went away is asked of another (see `askAbleClient`). */
-  readonly clients: AbleClients;
-  /** How long such a question waits for an able client to attach. */
-  readonly clientReaskMs: number;
-}
+/**
+ * What the broker reads of its session's scope: the `requestUserInput` flag of its configuration
+ * (the application registered a user-input handler), the clients to ask and how long to wait for
+ * one that went away to be replaced.
+ */
+export type UserInputHost = Pick<SessionScopePort, "sessionId" | "emitter" | "logger" | "config" | "clients" | "clientReaskMs">;
 
 /**
  * Asks the user a question through `userInput.request` on a client that registered a user-input
@@ -32,8 +22,8 @@ export class UserInputBroker {
   constructor(private readonly host: UserInputHost) {}
 
   async ask(toolCallId: string, question: UserInputQuestion, signal: AbortSignal): Promise<UserInputAnswer> {
-    const owner = this.host.clientFor({ kind: "userInput" });
-    if (!this.host.canAskUser) throw new UserInputUnavailable("The application did not register a user input handler.");
+    const owner = this.host.clients.clientFor({ kind: "userInput" });
+    if (this.host.config.requestUserInput !== true) throw new UserInputUnavailable("The application did not register a user input handler.");
     if (!owner) throw new UserInputUnavailable("No client is connected to answer.");
     const requestId = randomUUID();
     const allowFreeform = question.allowFreeform ?? true;

@@ -2,13 +2,10 @@ import { stat } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import type { SessionContext } from "@tandem/protocol";
 import { invalidParams } from "../errors.js";
-import type { EventEmitterPort } from "./emitter.js";
+import type { SessionScope } from "./scope.js";
 
-/** What moving a session needs: its folder (changed in place), its events, and a way to persist it. */
-export interface WorkingDirectoryHost {
-  workingDirectory: string;
-  readonly emitter: EventEmitterPort;
-}
+/** What moving a session needs of its scope: its folder (changed in place) and its events. */
+export type WorkingDirectoryHost = Pick<SessionScope, "workingDirectory" | "emitter">;
 
 /**
  * `session.metadata.setWorkingDirectory` (and `session.options.update`'s `workingDirectory`): moves
@@ -18,7 +15,7 @@ export interface WorkingDirectoryHost {
  * turn. `persist` writes `workspace.yaml`, so a resume opens the session in its new folder.
  *
  * @example
- * await moveWorkingDirectory(session, "/repo/packages/app", () => sessions.writeWorkspaceNow(session));
+ * await moveWorkingDirectory(session.scope, "/repo/packages/app", () => sessions.writeWorkspaceNow(session));
  */
 export async function moveWorkingDirectory(host: WorkingDirectoryHost, target: string, persist: () => Promise<void>): Promise<string> {
   if (!isAbsolute(target)) throw invalidParams(`The working directory must be an absolute path: ${JSON.stringify(target)}`, { workingDirectory: target });
@@ -37,7 +34,7 @@ export async function moveWorkingDirectory(host: WorkingDirectoryHost, target: s
  * authoritative: a report for another folder is ignored (false) and emits nothing.
  *
  * @example
- * recordContextChange(session, { cwd: session.workingDirectory, branch: "main" }); // true
+ * recordContextChange(session.scope, { cwd: session.workingDirectory, branch: "main" }); // true
  */
 export function recordContextChange(host: WorkingDirectoryHost, context: SessionContext & Record<string, unknown>): boolean {
   if (resolve(context.cwd) !== resolve(host.workingDirectory)) return false;

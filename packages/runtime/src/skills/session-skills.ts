@@ -1,23 +1,13 @@
 import { invalidParams } from "../errors.js";
-import type { Logger } from "../log.js";
-import type { EventEmitterPort } from "../ports/events.js";
+import type { SessionScopePort } from "../ports/session-scope.js";
 import { z } from "zod";
 import { defineBuiltinTool } from "../tools/builtin/define.js";
 import { failure, success, type Tool, type ToolOutcome } from "../tools/types.js";
 import { folderContains } from "../trust/trusted-folders.js";
-import type { FolderTrust } from "../trust/folder-consent.js";
 import { loadSkills, skillContextMessage, type SkillDefinition } from "./loader.js";
 
-/** What skills need from the session. */
-export interface SkillsHost {
-  readonly emitter: EventEmitterPort;
-  readonly logger: Logger;
-  readonly workingDirectory: string;
-  /** Auto-approves these tools for the rest of the session (a skill's `allowed-tools`). */
-  autoApprove(toolNames: readonly string[]): void;
-  /** Whether the user trusts what the working folder brings (a folder skill's `allowed-tools` count only then). */
-  readonly folderTrust: FolderTrust;
-}
+/** What skills read of their session's scope: the working folder and whether the user trusts it. */
+export type SkillsHost = Pick<SessionScopePort, "emitter" | "logger" | "workingDirectory" | "folderTrust">;
 
 /** A skill the model loaded, and in which turn (the count of user messages so far). */
 export type InvokedSkill = {
@@ -48,6 +38,8 @@ export class SessionSkills {
     private directories: readonly string[],
     disabledSkills: readonly string[],
     private readonly host: SkillsHost,
+    /** Approves tools without asking for the rest of the session (a skill's `allowed-tools`). */
+    private readonly autoApprove: (toolNames: readonly string[]) => void,
   ) {
     this.disabled = new Set(disabledSkills);
     host.emitter.addListener((event) => {
@@ -163,7 +155,7 @@ export class SessionSkills {
   private async approveAllowedTools(skill: SkillDefinition, toolNames: string[]): Promise<void> {
     const { host } = this;
     if (!(await folderContains(host.workingDirectory, skill.baseDir)) || (await host.folderTrust.trusts(host.workingDirectory))) {
-      host.autoApprove(toolNames);
+      this.autoApprove(toolNames);
       return;
     }
     const message =

@@ -31,13 +31,9 @@ export interface ConsentSession {
   confirm?(request: PermissionRequest, signal: AbortSignal): Promise<boolean | undefined>;
 }
 
-/** The user's standing trust in folders, as the parts of a session that cannot ask see it. */
-export interface FolderTrust {
-  /** Whether the user trusts code `folder` brings: `--allow-all` / `--yolo`, or `trustedFolders`. */
-  trusts(folder: string): Promise<boolean>;
-  /** How the user can trust `folder`, in words. */
-  howToTrust(folder: string): string;
-}
+import type { FolderTrust } from "../ports/folder-trust.js";
+
+export type { FolderTrust };
 
 /** Trusts no folder: what a session sees when the runtime was given no {@link FolderTrust}. */
 export const untrusting: FolderTrust = {

@@ -33,5 +33,5 @@ export function registerCommandMethods(table: MethodTable, runtime: RuntimeServi
   });
   table.on(SessionCommandsRespondToQueuedCommand, respond);
   table.on(SessionRespondToQueuedCommand, respond);
-  table.on(SessionToolsExecute, ({ sessionId, name, arguments: args, toolCallId }) => runUserRequestedTool(sessions.get(sessionId), name, args, toolCallId));
+  table.on(SessionToolsExecute, ({ sessionId, name, arguments: args, toolCallId }) => runUserRequestedTool(sessions.get(sessionId).loop, name, args, toolCallId));
 }

@@ -20,5 +20,5 @@ export function registerCompactionControlMethods(table: MethodTable, runtime: Ru
   table.on(SessionHistoryCancelBackgroundCompaction, ({ sessionId }) => ({ cancelled: control(sessionId).cancel("background") }));
   table.on(SessionHistoryAbortManualCompaction, ({ sessionId }) => ({ aborted: control(sessionId).cancel("manual") }));
   table.on(SessionHistorySummarizeForHandoff, async ({ sessionId }) => ({ summary: await control(sessionId).handoffSummary() }));
-  table.on(SessionHistoryClearContext, ({ sessionId, prompt }) => ({ messagesCleared: runtime.sessions.get(sessionId).clearContext(prompt) }));
+  table.on(SessionHistoryClearContext, ({ sessionId, prompt }) => ({ messagesCleared: runtime.sessions.get(sessionId).turns.clearContext(prompt) }));
 }

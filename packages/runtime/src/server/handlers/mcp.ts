@@ -23,8 +23,8 @@ import type { z } from "zod";
 import type { McpAppsHostContext } from "@tandem/protocol";
 import { ErrorCodes, errorMessage, invalidParams, TandemError } from "../../errors.js";
 import { isRemoteConfig } from "../../mcp/config.js";
-import type { McpManager } from "../../mcp/manager.js";
 import { McpSampling, type SamplingPort } from "../../mcp/sampling.js";
+import type { ModelClient } from "../../providers/types.js";
 import type { EventInterests } from "../../session/event-interests.js";
 import type { PendingRequests } from "../../session/pending.js";
 import type { SessionToolset } from "../../session/toolset.js";
@@ -32,15 +32,16 @@ import { gitHubMcpServerName } from "../../mcp/github-server.js";
 import type { MethodTable } from "../method-table.js";
 
 /** What these handlers need of a session: its MCP servers, and its model for sampling. */
-export interface McpSessionView extends SamplingPort {
-  readonly mcp: McpManager;
+export interface McpSessionView {
   /** The session's settings (`enableMcpApps` gives it the mcp-apps capability). */
   readonly config: object;
   /** Where `mcp.oauth_required` requests wait for their answer. */
   readonly pending: Pick<PendingRequests, "settle">;
-  readonly eventInterests: EventInterests;
-  /** Removes the GitHub MCP server the runtime added (`session.mcp.removeGitHub`). */
-  readonly toolset: Pick<SessionToolset, "removeBuiltinMcpServer">;
+  readonly scope: { readonly eventInterests: EventInterests; readonly model: string };
+  /** The session's MCP servers; removes the GitHub MCP server the runtime added (`session.mcp.removeGitHub`). */
+  readonly toolset: Pick<SessionToolset, "mcp" | "removeBuiltinMcpServer">;
+  /** The model client sampling requests go to. */
+  readonly models: { client(): ModelClient };
 }
 
 /** What these handlers need of the runtime. */
@@ -68,30 +69,30 @@ export function registerMcpMethods(table: MethodTable, host: McpMethodsHost): vo
   const stateOf = (session: McpSessionView): McpSessionState => {
     let state = states.get(session);
     if (!state) {
-      state = { sampling: new McpSampling(session), hostContext: {} };
+      state = { sampling: new McpSampling(samplingPort(session)), hostContext: {} };
       states.set(session, state);
     }
     return state;
   };
 
   table.on(SessionMcpListTools, ({ sessionId, serverName }) => ({
-    tools: host.session(sessionId).mcp.serverTools(serverName).map((tool) => ({ name: tool.name, ...(tool.description ? { description: tool.description } : {}) })),
+    tools: host.session(sessionId).toolset.mcp.serverTools(serverName).map((tool) => ({ name: tool.name, ...(tool.description ? { description: tool.description } : {}) })),
   }));
-  table.on(SessionMcpIsServerRunning, ({ sessionId, serverName }) => ({ running: host.session(sessionId).mcp.isRunning(serverName) }));
+  table.on(SessionMcpIsServerRunning, ({ sessionId, serverName }) => ({ running: host.session(sessionId).toolset.mcp.isRunning(serverName) }));
   table.on(SessionMcpStartServer, async ({ sessionId, serverName }) => {
-    await host.session(sessionId).mcp.enable(serverName);
+    await host.session(sessionId).toolset.mcp.enable(serverName);
     return {};
   });
   table.on(SessionMcpStopServer, async ({ sessionId, serverName }) => {
-    await host.session(sessionId).mcp.stop(serverName);
+    await host.session(sessionId).toolset.mcp.stop(serverName);
     return {};
   });
   table.on(SessionMcpRestartServer, async ({ sessionId, serverName }) => {
-    await host.session(sessionId).mcp.restart(serverName);
+    await host.session(sessionId).toolset.mcp.restart(serverName);
     return {};
   });
   table.on(SessionMcpSetEnvValueMode, ({ sessionId, mode }) => {
-    const { mcp } = host.session(sessionId);
+    const { mcp } = host.session(sessionId).toolset;
     mcp.envValueMode = mode;
     return { mode: mcp.envValueMode };
   });
@@ -103,13 +104,13 @@ export function registerMcpMethods(table: MethodTable, host: McpMethodsHost): vo
 
   table.on(SessionMcpExecuteSampling, ({ sessionId, requestId, serverName, request }) => {
     const session = host.session(sessionId);
-    if (!session.mcp.configOf(serverName)) throw invalidParams(`MCP server "${serverName}" is not configured in this session; sampling requests come from its servers`, { serverName });
+    if (!session.toolset.mcp.configOf(serverName)) throw invalidParams(`MCP server "${serverName}" is not configured in this session; sampling requests come from its servers`, { serverName });
     return stateOf(session).sampling.execute({ requestId, serverName, request });
   });
   table.on(SessionMcpCancelSamplingExecution, ({ sessionId, requestId }) => ({ cancelled: stateOf(host.session(sessionId)).sampling.cancel(requestId) }));
 
   table.on(SessionMcpOauthLogin, ({ sessionId, serverName }) => {
-    const { mcp } = host.session(sessionId);
+    const { mcp } = host.session(sessionId).toolset;
     mcp.requireHost("MCP host is not available");
     const config = mcp.configOf(serverName);
     if (!config) throw invalidParams(`MCP server "${serverName}" is not configured in this session`, { serverName });
@@ -124,14 +125,14 @@ export function registerMcpMethods(table: MethodTable, host: McpMethodsHost): vo
   table.on(SessionMcpOauthHandlePendingRequest, ({ sessionId, requestId, result }) => ({ success: host.session(sessionId).pending.settle(requestId, "mcpOauth", result) }));
   table.on(SessionEventLogRegisterInterest, ({ sessionId, eventType }, client) => {
     try {
-      return { handle: host.session(sessionId).eventInterests.register(eventType, client) };
+      return { handle: host.session(sessionId).scope.eventInterests.register(eventType, client) };
     } catch (error) {
       if (!(error instanceof RangeError)) throw error;
       throw new TandemError(ErrorCodes.InvalidParams, `Session ${sessionId}: ${error.message}`, { sessionId });
     }
   });
   table.on(SessionEventLogReleaseInterest, ({ sessionId, handle }) => {
-    host.session(sessionId).eventInterests.release(handle);
+    host.session(sessionId).scope.eventInterests.release(handle);
     return { success: true };
   });
 
@@ -142,7 +143,7 @@ export function registerMcpMethods(table: MethodTable, host: McpMethodsHost): vo
   table.on(SessionMcpAppsGetHostContext, ({ sessionId }) => ({ context: { ...stateOf(host.session(sessionId)).hostContext } }));
   table.on(SessionMcpAppsDiagnose, ({ sessionId, serverName }) => {
     const session = host.session(sessionId);
-    const { mcp } = session;
+    const { mcp } = session.toolset;
     if (!mcp.configOf(serverName)) throw invalidParams(`MCP server "${serverName}" is not configured in this session`, { serverName });
     const tools = mcp.isRunning(serverName) ? mcp.serverTools(serverName) : [];
     const withUi = tools.filter((tool) => hasUiMeta(tool._meta));
@@ -154,17 +155,17 @@ export function registerMcpMethods(table: MethodTable, host: McpMethodsHost): vo
   table.on(SessionMcpAppsListTools, ({ sessionId, serverName, originServerName }) => {
     const session = host.session(sessionId);
     checkAppCall(session.config, serverName, originServerName);
-    return { tools: session.mcp.serverTools(serverName).filter((tool) => appCallable(tool._meta)).map((tool) => ({ ...tool })) };
+    return { tools: session.toolset.mcp.serverTools(serverName).filter((tool) => appCallable(tool._meta)).map((tool) => ({ ...tool })) };
   });
   table.on(SessionMcpAppsCallTool, ({ sessionId, serverName, toolName, originServerName, arguments: args }) => {
     const session = host.session(sessionId);
     checkAppCall(session.config, serverName, originServerName);
-    const tool = session.mcp.serverTools(serverName).find((candidate) => candidate.name === toolName);
+    const tool = session.toolset.mcp.serverTools(serverName).find((candidate) => candidate.name === toolName);
     if (tool && !appCallable(tool._meta)) throw invalidParams(`The tool "${toolName}" of "${serverName}" is not visible to apps (its _meta.ui.visibility leaves out "app")`, { serverName, toolName });
-    return session.mcp.callServerTool(serverName, toolName, args ?? {});
+    return session.toolset.mcp.callServerTool(serverName, toolName, args ?? {});
   });
   table.on(SessionMcpAppsReadResource, async ({ sessionId, serverName, uri }) => {
-    const { mcp } = host.session(sessionId);
+    const { mcp } = host.session(sessionId).toolset;
     try {
       return await mcp.readResource(serverName, uri);
     } catch (error) {
@@ -211,4 +212,14 @@ function checkAppCall(config: object, serverName: string, originServerName: stri
   if (originServerName !== serverName) {
     throw new TandemError(ErrorCodes.InvalidParams, `An mcp-apps view of "${originServerName ?? "(no origin)"}" may only call tools of its own server, not of "${serverName}"`, { serverName, originServerName });
   }
+}
+
+/** The session's current model and its client, for sampling. */
+function samplingPort(session: McpSessionView): SamplingPort {
+  return {
+    get model() {
+      return session.scope.model;
+    },
+    modelClient: () => session.models.client(),
+  };
 }

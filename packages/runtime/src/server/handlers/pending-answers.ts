@@ -24,7 +24,7 @@ export function registerPendingAnswerMethods(table: MethodTable, runtime: Runtim
     const decision = readDecision(result);
     const approvedUrl = session.pending.subjectOf(requestId, "permission");
     const settled = session.pending.settle(requestId, "permission", decision.result);
-    if (settled && decision.valid) session.approvals.rememberAnswer(result, sessionId, approvedUrl);
+    if (settled && decision.valid) session.permissions.approvals.rememberAnswer(result, sessionId, approvedUrl);
     if (decision.valid) return settled ? { success: true } : { success: false, error: `No pending permission request with requestId ${requestId}` };
     // An answer the runtime cannot read still ends the wait (as a denial); the caller is told why.
     if (settled) session.logger.warn(`permission request ${requestId} answered with an invalid decision (${decision.reason}); denied`);

@@ -29,7 +29,7 @@ export function registerPermissionLocationMethods(table: MethodTable, runtime: R
     runtime.sessions.get(sessionId);
     return runtime.trustedFolders;
   };
-  const approvals = (sessionId: string): ApprovalsOf => runtime.sessions.get(sessionId).approvals;
+  const approvals = (sessionId: string): ApprovalsOf => runtime.sessions.get(sessionId).permissions.approvals;
 
   table.on(SessionPermissionsLocationsResolve, async ({ sessionId, workingDirectory }) => {
     runtime.sessions.get(sessionId);

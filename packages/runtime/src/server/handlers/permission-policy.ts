@@ -20,7 +20,7 @@ import type { MethodTable } from "../method-table.js";
 /** What these methods need of a session: its policy, its clients' registrations, its log. */
 export interface PolicySession {
   readonly sessionId: string;
-  readonly permissionPolicy: PermissionPolicy;
+  readonly permissions: { readonly policy: PermissionPolicy };
   readonly clients: { registrationOf(port: ClientPort): ClientRegistration | undefined };
   readonly logger: Logger;
   /** Replaces what a client registered (its tools and handler flags). */
@@ -48,7 +48,7 @@ export function registerPermissionPolicyMethods(table: MethodTable, sessionOf: (
     return { success: true };
   });
   table.on(SessionPermissionsModifyRules, ({ sessionId, scope, add, remove, removeAll }) => {
-    const { rules } = sessionOf(sessionId).permissionPolicy;
+    const { rules } = sessionOf(sessionId).permissions.policy;
     if (scope === "location") {
       throw new TandemError(ErrorCodes.NotAvailable, "session.permissions.modifyRules: location-scoped rules are not available in this version of Tandem (use session.permissions.locations.addToolApproval for commands); nothing was changed");
     }
@@ -56,25 +56,25 @@ export function registerPermissionPolicyMethods(table: MethodTable, sessionOf: (
     return { success: true };
   });
   table.on(SessionPermissionsUrlsSetUnrestrictedMode, ({ sessionId, enabled }) => {
-    sessionOf(sessionId).permissionPolicy.urls.unrestricted = enabled;
+    sessionOf(sessionId).permissions.policy.urls.unrestricted = enabled;
     return { success: true };
   });
   table.on(SessionPermissionsPathsList, ({ sessionId }) => {
-    const { paths } = sessionOf(sessionId).permissionPolicy;
+    const { paths } = sessionOf(sessionId).permissions.policy;
     return { primary: paths.primary, directories: paths.directories() };
   });
   table.on(SessionPermissionsPathsAdd, ({ sessionId, path }) => {
-    sessionOf(sessionId).permissionPolicy.paths.add(path);
+    sessionOf(sessionId).permissions.policy.paths.add(path);
     return { success: true };
   });
   table.on(SessionPermissionsPathsUpdatePrimary, ({ sessionId, path }) => {
-    sessionOf(sessionId).permissionPolicy.paths.updatePrimary(path);
+    sessionOf(sessionId).permissions.policy.paths.updatePrimary(path);
     return { success: true };
   });
   table.on(SessionPermissionsPathsIsPathWithinAllowedDirectories, ({ sessionId, path }) => ({
-    allowed: sessionOf(sessionId).permissionPolicy.paths.isWithinAllowed(path),
+    allowed: sessionOf(sessionId).permissions.policy.paths.isWithinAllowed(path),
   }));
   table.on(SessionPermissionsPathsIsPathWithinWorkspace, ({ sessionId, path }) => ({
-    allowed: sessionOf(sessionId).permissionPolicy.paths.isWithinWorkspace(path),
+    allowed: sessionOf(sessionId).permissions.policy.paths.isWithinWorkspace(path),
   }));
 }

@@ -21,8 +21,6 @@ import type { RuntimeServices } from "../runtime-services.js";
 import { eventLogTail, readEventLog } from "../../session/event-log-api.js";
 import { forkSession } from "../../session/fork.js";
 import { applyOptions } from "../../session/options-update.js";
-import type { Session } from "../../session/session.js";
-import { shortTitle } from "../../session/session.js";
 import type { MethodTable } from "../method-table.js";
 import { PreSerializedJson } from "../writer.js";
 
@@ -32,13 +30,11 @@ export function registerSessionApiMethods(table: MethodTable, runtime: RuntimeSe
 
   table.on(SessionNameGet, ({ sessionId }) => {
     const session = sessions.get(sessionId);
-    return { name: session.name ?? session.autoName ?? (session.summary !== undefined ? shortTitle(session.summary) : null) };
+    return { name: session.title.current() };
   });
   table.on(SessionNameSet, async ({ sessionId, name }) => {
     const session = sessions.get(sessionId);
-    session.name = name;
-    await sessions.writeWorkspaceNow(session);
-    session.emitter.emit("session.title_changed", { title: name });
+    await session.title.rename(name, () => sessions.writeWorkspaceNow(session));
     return {};
   });
 
@@ -52,16 +48,16 @@ export function registerSessionApiMethods(table: MethodTable, runtime: RuntimeSe
   table.on(SessionEventLogRead, async ({ sessionId, ...params }) => new PreSerializedJson(await readEventLog(sessions.get(sessionId).emitter, params)) as never);
   table.on(SessionEventLogTail, ({ sessionId }) => eventLogTail(sessions.get(sessionId).emitter));
 
-  table.on(SessionQueuePendingItems, ({ sessionId }) => sessions.get(sessionId).pendingMessages.pendingItems());
-  table.on(SessionQueueRemoveAt, ({ sessionId, id }) => ({ removed: sessions.get(sessionId).pendingMessages.removeAt(id) }));
-  table.on(SessionQueueRemoveMostRecent, ({ sessionId }) => ({ removed: sessions.get(sessionId).pendingMessages.removeMostRecent() }));
+  table.on(SessionQueuePendingItems, ({ sessionId }) => sessions.get(sessionId).turns.pendingMessages.pendingItems());
+  table.on(SessionQueueRemoveAt, ({ sessionId, id }) => ({ removed: sessions.get(sessionId).turns.pendingMessages.removeAt(id) }));
+  table.on(SessionQueueRemoveMostRecent, ({ sessionId }) => ({ removed: sessions.get(sessionId).turns.pendingMessages.removeMostRecent() }));
   table.on(SessionQueueClear, ({ sessionId }) => {
-    sessions.get(sessionId).pendingMessages.clear();
+    sessions.get(sessionId).turns.pendingMessages.clear();
     return {};
   });
 
   table.on(SessionPermissionsSetApproveAll, ({ sessionId, enabled }) => {
-    setApproveAll(sessions.get(sessionId), enabled);
+    sessions.get(sessionId).permissions.setApproveAll(enabled);
     return { success: true };
   });
   table.on(SessionPermissionsConfigure, ({ sessionId, approveAllToolPermissionRequests, approveAllReadPermissionRequests, rules, paths, urls, additionalContentExclusionPolicies }) => {
@@ -71,9 +67,9 @@ export function registerSessionApiMethods(table: MethodTable, runtime: RuntimeSe
       throw new TandemError(ErrorCodes.NotAvailable, "session.permissions.configure: additionalContentExclusionPolicies is not available in this version of Tandem; nothing was changed", { fields: ["additionalContentExclusionPolicies"] });
     }
     // Checked as a whole first (rule kinds, absolute paths): a refused patch changes nothing.
-    session.permissionPolicy.configure({ rules, paths, urls });
-    if (approveAllToolPermissionRequests !== undefined) setApproveAll(session, approveAllToolPermissionRequests);
-    if (approveAllReadPermissionRequests !== undefined) session.approvals.setApproveAllReads(approveAllReadPermissionRequests);
+    session.permissions.policy.configure({ rules, paths, urls });
+    if (approveAllToolPermissionRequests !== undefined) session.permissions.setApproveAll(approveAllToolPermissionRequests);
+    if (approveAllReadPermissionRequests !== undefined) session.permissions.approvals.setApproveAllReads(approveAllReadPermissionRequests);
     return { success: true };
   });
 
@@ -87,10 +83,4 @@ export function registerSessionApiMethods(table: MethodTable, runtime: RuntimeSe
   table.on(SessionsFork, (params) =>
     forkSession({ store: runtime.store, flushSource: async (sessionId) => sessions.find(sessionId)?.emitter.log.flush() }, params),
   );
-}
-
-/** Turns approve-all on or off; a change is recorded as `session.permissions_changed` (persisted, so it survives resume). */
-function setApproveAll(session: Session, enabled: boolean): void {
-  const { previousMode, mode } = session.approvals.setApproveAll(enabled);
-  if (previousMode !== mode) session.emitter.emit("session.permissions_changed", { previousMode, mode });
 }

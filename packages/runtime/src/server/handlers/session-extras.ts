@@ -59,7 +59,7 @@ export function registerSessionExtrasMethods(table: MethodTable, runtime: Runtim
   );
 
   table.on(SessionPermissionsGetAllowAll, ({ sessionId }) => {
-    const enabled = sessions.get(sessionId).approvals.mode === "allow-all";
+    const enabled = sessions.get(sessionId).permissions.approvals.mode === "allow-all";
     return { enabled, mode: enabled ? ("on" as const) : ("off" as const) };
   });
   table.on(SessionPermissionsSetAllowAll, ({ sessionId, enabled, mode }) => {
@@ -67,12 +67,11 @@ export function registerSessionExtrasMethods(table: MethodTable, runtime: Runtim
     const wanted = mode !== undefined ? mode === "on" : enabled;
     if (wanted === undefined) throw new TandemError(ErrorCodes.InvalidParams, "session.permissions.setAllowAll needs `enabled` or `mode`", {});
     const session = sessions.get(sessionId);
-    const { previousMode, mode: now } = session.approvals.setApproveAll(wanted);
-    if (previousMode !== now) session.emitter.emit("session.permissions_changed", { previousMode, mode: now });
+    session.permissions.setApproveAll(wanted);
     return { success: true, enabled: wanted, mode: wanted ? ("on" as const) : ("off" as const) };
   });
   table.on(SessionPermissionsResetSessionApprovals, ({ sessionId }) => {
-    sessions.get(sessionId).approvals.forgetRemembered();
+    sessions.get(sessionId).permissions.approvals.forgetRemembered();
     return { success: true };
   });
   table.on(SessionPermissionsPendingRequests, ({ sessionId }) => ({
@@ -101,14 +100,14 @@ export function registerSessionExtrasMethods(table: MethodTable, runtime: Runtim
   });
 
   table.on(SessionToolsInitializeAndValidate, ({ sessionId }) => {
-    sessions.get(sessionId).toolSpecs();
+    sessions.get(sessionId).loop.toolSpecs();
     return {};
   });
   table.on(SessionToolsGetCurrentMetadata, ({ sessionId }) => {
     const session = sessions.get(sessionId);
-    const mcpServers = new Map(session.mcp.tools().map((tool) => [tool.name, tool.startData?.mcpServerName]));
+    const mcpServers = new Map(session.toolset.mcp.tools().map((tool) => [tool.name, tool.startData?.mcpServerName]));
     return {
-      tools: session.toolSpecs().map((tool) => {
+      tools: session.loop.toolSpecs().map((tool) => {
         const serverName = mcpServers.get(tool.name);
         // The session's own MCP tools name their server.
         return { name: tool.name, description: tool.description, input_schema: tool.parameters, ...(typeof serverName === "string" ? { mcpServerName: serverName } : {}) };
@@ -124,7 +123,7 @@ export function registerSessionExtrasMethods(table: MethodTable, runtime: Runtim
     const session = sessions.get(sessionId);
     if (reloadCustomAgents !== false) session.agents.reload(session.config.customAgents);
     // A session without MCP servers has none to reload (session.mcp.reload says so; here nothing is asked of it).
-    if (reloadMcp !== false && session.mcp.hasServers) await session.mcp.reload();
+    if (reloadMcp !== false && session.toolset.mcp.hasServers) await session.toolset.mcp.reload();
     return null;
   });
 
@@ -148,7 +147,7 @@ export function registerSessionExtrasMethods(table: MethodTable, runtime: Runtim
 
   table.on(SessionCommandsEnqueue, ({ sessionId, command }) => {
     const session = sessions.get(sessionId);
-    runtime.commands.enqueue(session, command, session.eventInterests.has("command.queued"));
+    runtime.commands.enqueue(session, command, session.scope.eventInterests.has("command.queued"));
     return { queued: true };
   });
 
@@ -156,7 +155,7 @@ export function registerSessionExtrasMethods(table: MethodTable, runtime: Runtim
   table.on(SessionUiEphemeralQuery, async ({ sessionId, question }) => {
     const tooLong = promptTooLong(question);
     if (tooLong) throw tooLong;
-    return { answer: await askOnce(sessions.get(sessionId), question) };
+    return { answer: await askOnce(sessions.get(sessionId).loop, question) };
   });
 }
 

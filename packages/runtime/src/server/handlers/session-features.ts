@@ -2,6 +2,7 @@ import { SessionAgentDeselect, SessionAgentGetCurrent, SessionAgentList, Session
 import type { RuntimeServices } from "../runtime-services.js";
 import type { MethodTable } from "../method-table.js";
 import { switchModel } from "../../session/model-switch.js";
+import { fleetPrompt } from "../../commands/fleet.js";
 
 /** Per-session features: model, mode, plan and workspace files, agents, skills, MCP servers, fleet. */
 export function registerSessionFeatureMethods(table: MethodTable, runtime: RuntimeServices): void {
@@ -14,11 +15,11 @@ export function registerSessionFeatureMethods(table: MethodTable, runtime: Runti
     switchModel(sessions.get(sessionId), runtime.addedProviders, modelId, reasoningEffort, modelCapabilities);
     return { modelId };
   });
-  table.on(SessionModeGet, ({ sessionId }, client) => client.profile.modeGetResult(sessions.get(sessionId).mode));
+  table.on(SessionModeGet, ({ sessionId }, client) => client.profile.modeGetResult(sessions.get(sessionId).scope.mode));
   table.on(SessionModeSet, ({ sessionId, mode }, client) => {
     const session = sessions.get(sessionId);
-    session.setMode(mode);
-    return client.profile.modeSetResult(session.mode);
+    session.scope.setMode(mode);
+    return client.profile.modeSetResult(session.scope.mode);
   });
 
   table.on(SessionPlanRead, ({ sessionId }) => sessions.get(sessionId).workspace.readPlan());
@@ -74,25 +75,25 @@ export function registerSessionFeatureMethods(table: MethodTable, runtime: Runti
   });
 
   table.on(SessionMcpList, ({ sessionId }) => {
-    const { mcp } = sessions.get(sessionId);
+    const { mcp } = sessions.get(sessionId).toolset;
     // Listing is what a client does to watch servers: it starts connecting them (once) if no turn has yet.
     void mcp.start();
     return { servers: mcp.list() };
   });
   table.on(SessionMcpEnable, async ({ sessionId, serverName }) => {
-    await sessions.get(sessionId).mcp.enable(serverName);
+    await sessions.get(sessionId).toolset.mcp.enable(serverName);
     return {};
   });
   table.on(SessionMcpDisable, async ({ sessionId, serverName }) => {
-    await sessions.get(sessionId).mcp.disable(serverName);
+    await sessions.get(sessionId).toolset.mcp.disable(serverName);
     return {};
   });
   table.on(SessionMcpReload, async ({ sessionId }) => {
-    await sessions.get(sessionId).mcp.reload();
+    await sessions.get(sessionId).toolset.mcp.reload();
     return {};
   });
   table.on(SessionFleetStart, async ({ sessionId, prompt }) => {
-    await sessions.get(sessionId).startFleet(prompt);
+    await sessions.get(sessionId).send({ sessionId, prompt: fleetPrompt(prompt) });
     return { started: true };
   });
 }

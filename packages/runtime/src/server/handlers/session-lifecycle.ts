@@ -3,6 +3,7 @@ import { sessionNotFound } from "../../errors.js";
 import type { RuntimeServices } from "../runtime-services.js";
 import type { MethodTable } from "../method-table.js";
 import { PreSerializedJson } from "../writer.js";
+import { persistedEventsJson } from "../../session/rewound-events.js";
 import { promptTooLong } from "../../session/user-message.js";
 import { checkSessionToken } from "../../accounts/token-check.js";
 
@@ -40,7 +41,7 @@ export function registerSessionLifecycleMethods(table: MethodTable, runtime: Run
     return { success: true };
   });
   // The events are spliced in as stored JSON text (100k events would otherwise be re-serialised).
-  table.on(SessionGetMessages, async ({ sessionId }) => new PreSerializedJson(await sessions.get(sessionId).eventsJson()) as never);
+  table.on(SessionGetMessages, async ({ sessionId }) => new PreSerializedJson(await persistedEventsJson(sessions.get(sessionId).emitter)) as never);
   table.on(SessionDestroy, async ({ sessionId }, client) => {
     await sessions.release(sessionId, client);
     if (client.extensionId === undefined) runtime.extensions.applicationLeft();

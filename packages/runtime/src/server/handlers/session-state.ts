@@ -59,24 +59,24 @@ export function registerSessionStateMethods(table: MethodTable, runtime: Runtime
   table.on(SessionMetadataSnapshot, ({ sessionId }) => {
     const session = sessions.get(sessionId);
     const now = new Date().toISOString();
-    const name = session.name ?? session.autoName;
+    const name = session.name ?? session.title.autoName;
     return {
       sessionId,
-      startTime: session.startTime.toISOString(),
+      startTime: session.scope.startTime.toISOString(),
       modifiedTime: now,
       isRemote: false,
       alreadyInUse: false,
-      workspacePath: session.workspacePath,
+      workspacePath: session.scope.workspacePath,
       ...(session.summary !== undefined ? { summary: session.summary } : {}),
       workingDirectory: session.workingDirectory,
-      currentMode: session.mode,
+      currentMode: session.scope.mode,
       selectedModel: session.model,
       sessionLimits: null,
       workspace: {
         id: sessionId,
         cwd: session.workingDirectory,
         ...(name !== undefined ? { name, user_named: session.name !== undefined } : {}),
-        created_at: session.startTime.toISOString(),
+        created_at: session.scope.startTime.toISOString(),
         updated_at: now,
       },
     };
@@ -91,12 +91,12 @@ export function registerSessionStateMethods(table: MethodTable, runtime: Runtime
     {
       model: session.model,
       messages: session.messages,
-      tokenLimit: session.tokenLimit,
+      tokenLimit: session.context.tokenLimit,
       compactionSettings: session.compaction.settings(),
-      systemPrompt: () => session.systemPrompt(),
-      toolSpecs: () => session.toolSpecs(),
+      systemPrompt: () => session.loop.systemPrompt(),
+      toolSpecs: () => session.loop.toolSpecs(),
     },
-    new Set(session.mcp.tools().map((tool) => tool.name)),
+    new Set(session.toolset.mcp.tools().map((tool) => tool.name)),
   );
   table.on(SessionMetadataContextInfo, async ({ sessionId, promptTokenLimit, outputTokenLimit, selectedModel }) => ({
     contextInfo: await report(sessions.get(sessionId)).info({ promptTokenLimit, outputTokenLimit, ...(selectedModel !== undefined ? { selectedModel } : {}) }),
@@ -111,12 +111,12 @@ export function registerSessionStateMethods(table: MethodTable, runtime: Runtime
     return { totalTokens: systemTokens + conversationTokens, systemTokenCount: systemTokens, messagesTokenCount: conversationTokens };
   });
   table.on(SessionMetadataRecordContextChange, ({ sessionId, context }) => {
-    recordContextChange(sessions.get(sessionId), context);
+    recordContextChange(sessions.get(sessionId).scope, context);
     return {};
   });
   table.on(SessionMetadataSetWorkingDirectory, async ({ sessionId, workingDirectory }) => {
     const session = sessions.get(sessionId);
-    return { workingDirectory: await moveWorkingDirectory(session, workingDirectory, () => sessions.writeWorkspaceNow(session)) };
+    return { workingDirectory: await moveWorkingDirectory(session.scope, workingDirectory, () => sessions.writeWorkspaceNow(session)) };
   });
 
   table.on(SessionModelSetReasoningEffort, ({ sessionId, reasoningEffort }) => {
@@ -129,18 +129,13 @@ export function registerSessionStateMethods(table: MethodTable, runtime: Runtime
     const added = runtime.addedProviders.peek(session)?.list() ?? [];
     // A session on an added model lists the runtime's models too: it may switch back to them.
     const ownProvider = runtime.addedProviders.peek(session)?.has(session.model) ? runtime.addedProviders.peek(session)?.ownProvider : session.config.provider;
-    const own = ownProvider ? await session.modelClient().listModels() : await runtime.listModels();
+    const own = ownProvider ? await session.models.client().listModels() : await runtime.listModels();
     return { list: [...own, ...added] };
   });
 
   table.on(SessionNameSetAuto, ({ sessionId, summary }) => {
-    const session = sessions.get(sessionId);
-    const title = summary.trim().slice(0, maxNameLength);
     // A name the user gave wins over generated ones.
-    if (title === "" || session.name !== undefined) return { applied: false };
-    session.autoName = title;
-    session.emitter.emit("session.title_changed", { title });
-    return { applied: true };
+    return { applied: sessions.get(sessionId).title.setGenerated(summary.trim().slice(0, maxNameLength)) };
   });
 
   table.on(SessionUsageGetMetrics, ({ sessionId }) => {

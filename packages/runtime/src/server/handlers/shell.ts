@@ -17,7 +17,7 @@ export function registerShellMethods(table: MethodTable, runtime: RuntimeService
     const { SessionProcesses } = await import("../../processes/session-processes.js");
     const raced = bySession.get(session.sessionId);
     if (raced) return raced;
-    const created = new SessionProcesses(session);
+    const created = new SessionProcesses(session.scope);
     bySession.set(session.sessionId, created);
     const stopListening = session.emitter.addListener((event) => {
       if (event.type !== "session.shutdown") return;

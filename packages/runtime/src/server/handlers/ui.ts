@@ -42,7 +42,7 @@ export function registerUiMethods(table: MethodTable, runtime: RuntimeServices):
     return noPending("sampling request", requestId);
   });
   table.on(SessionUiHandlePendingAutoModeSwitch, ({ sessionId, requestId, response }) =>
-    sessions.get(sessionId).autoModeSwitch.answer(requestId, response) ? { success: true } : noPending("auto-mode switch", requestId),
+    sessions.get(sessionId).models.autoSwitch.answer(requestId, response) ? { success: true } : noPending("auto-mode switch", requestId),
   );
   table.on(SessionUiHandlePendingSessionLimitsExhausted, ({ sessionId, requestId }) => {
     sessions.get(sessionId);
@@ -52,6 +52,6 @@ export function registerUiMethods(table: MethodTable, runtime: RuntimeServices):
     sessions.get(sessionId);
     return noPending("MCP headers refresh", requestId);
   });
-  table.on(SessionUiRegisterDirectAutoModeSwitchHandler, ({ sessionId }) => ({ handle: sessions.get(sessionId).autoModeSwitch.registerDirectHandler() }));
-  table.on(SessionUiUnregisterDirectAutoModeSwitchHandler, ({ sessionId, handle }) => ({ unregistered: sessions.get(sessionId).autoModeSwitch.unregisterDirectHandler(handle) }));
+  table.on(SessionUiRegisterDirectAutoModeSwitchHandler, ({ sessionId }) => ({ handle: sessions.get(sessionId).models.autoSwitch.registerDirectHandler() }));
+  table.on(SessionUiUnregisterDirectAutoModeSwitchHandler, ({ sessionId, handle }) => ({ unregistered: sessions.get(sessionId).models.autoSwitch.unregisterDirectHandler(handle) }));
 }

@@ -106,7 +106,7 @@ type Settled = "done" | "timeout" | "aborted";
  * runtime dies, even by SIGKILL.
  *
  * @example
- * const shells = new ShellManager({ onBackgroundComplete: (done) => session.notify(done.notice) });
+ * const shells = new ShellManager({ onBackgroundComplete: (done) => turns.notify(done.notice) });
  * const result = await shells.run({ command: "ls", description: "List", mode: "sync", timeoutMs: 30_000, cwd, signal });
  * await shells.dispose();
  */
