@@ -266,6 +266,10 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
   get sandboxEnvironment(): SandboxEnvironment {
     return this.services.sandbox;
   }
+  /** The session moved to `folder` (see `session/working-directory.ts`): its sandbox follows (the new folder is the writable one). */
+  workingDirectoryMoved(folder: string): void {
+    this.toolset.sandbox.reconfigure(undefined, folder);
+  }
   /** The runtime's `--report-intent` setting (the toolset reads it). */
   get reportIntentSetting(): boolean | undefined {
     return this.services.reportIntent;

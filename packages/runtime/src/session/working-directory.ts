@@ -8,12 +8,14 @@ import type { EventEmitterPort } from "./emitter.js";
 export interface WorkingDirectoryHost {
   workingDirectory: string;
   readonly emitter: EventEmitterPort;
+  /** Told after the move (the session's sandbox follows it). */
+  workingDirectoryMoved?(folder: string): void;
 }
 
 /**
  * `session.metadata.setWorkingDirectory` (and `session.options.update`'s `workingDirectory`): moves
  * the session to `target`, an absolute path to an existing folder. Nothing changes when the check
- * fails (-32602). Tools, hooks and the git context read the new folder from their next use on; the
+ * fails (-32602). Tools, hooks, the sandbox and the git context follow the new folder from their next use on; the
  * git context tracker announces the new place (`session.context_changed`) at the end of the next
  * turn. `persist` writes `workspace.yaml`, so a resume opens the session in its new folder.
  *
@@ -27,6 +29,7 @@ export async function moveWorkingDirectory(host: WorkingDirectoryHost, target: s
   if (!info) throw invalidParams(`The working directory does not exist: ${folder}`, { workingDirectory: target });
   if (!info.isDirectory()) throw invalidParams(`The working directory is not a folder: ${folder}`, { workingDirectory: target });
   host.workingDirectory = folder;
+  host.workingDirectoryMoved?.(folder);
   await persist();
   return folder;
 }

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { OutputLog } from "./output.js";
 import type { LaunchPlan, ProcessLauncher } from "../../../sandbox/launcher.js";
 import { SHELL_ARGS, ShellProcess } from "./shell-process.js";
+import type { ShellPool } from "./shell-pool.js";
 
 /** What the manager is configured with. */
 export interface ShellManagerOptions {
@@ -121,12 +122,17 @@ export class ShellManager {
   private readonly env: NodeJS.ProcessEnv;
   /** How shells are started (the session's sandbox), if not as they are. */
   readonly launcher: ProcessLauncher | undefined;
+  /** Sandboxed shells started ahead of one-off commands; loaded with the first sandboxed one-off command. */
+  private pool: Promise<ShellPool> | undefined;
+  private readonly stopWatchingLauncher: () => void;
 
   constructor(options: ShellManagerOptions = {}) {
     this.shellPath = options.shellPath ?? "bash";
     this.env = options.env ?? shellEnvironment(process.env);
     this.launcher = options.launcher;
     if (options.onBackgroundComplete) this.listeners.add(options.onBackgroundComplete);
+    // Shells started ahead of time under a policy, folder or sandbox state that no longer holds are never used.
+    this.stopWatchingLauncher = this.launcher?.onChange?.(() => void this.pool?.then((pool) => pool.drain())) ?? (() => undefined);
   }
 
   /** Subscribes to background completions; returns the unsubscribe function. */
@@ -140,7 +146,8 @@ export class ShellManager {
     if (request.mode === "async") return this.runInBackground(request);
     const entry = request.shellId === undefined || request.unsandboxed ? undefined : await this.namedShell(request.shellId, request.cwd, false);
     if (entry?.last?.status === "running") return { kind: "busy", shellId: entry.id, record: entry.last };
-    const shell = entry?.process ?? (await this.anonymousShell(request.cwd, request.unsandboxed === true));
+    const oneOff = entry ? undefined : await this.anonymousShell(request.cwd, request.unsandboxed === true);
+    const shell = entry?.process ?? oneOff!.shell;
     const record = this.start(shell, request, entry);
     const settled = await settle(record.done, request.timeoutMs, request.signal);
     if (settled !== "done") {
@@ -152,6 +159,8 @@ export class ShellManager {
     if (!entry) {
       shell.kill();
       this.anonymous.delete(shell);
+      // The replacement starts once the command is over, so it does not compete with it.
+      if (!this.disposed) oneOff?.pool?.refill();
       this.removeExitHookWhenIdle();
     } else if (record.shellExited) {
       this.shells.delete(entry.id);
@@ -225,8 +234,20 @@ export class ShellManager {
     for (const shell of this.anonymous) shell.kill();
     this.shells.clear();
     this.anonymous.clear();
+    this.stopWatchingLauncher();
+    const pool = this.pool;
+    this.pool = undefined;
+    (await pool?.catch(() => undefined))?.dispose();
     this.removeExitHook();
     await Promise.all(pending);
+  }
+
+  /**
+   * Resolves once the shells kept ready for one-off sandboxed commands have started (or failed
+   * to); at once when there are none. For measurements and tests: calls never wait for this.
+   */
+  async warmShellsSettled(): Promise<void> {
+    await (await this.pool)?.whenSettled();
   }
 
   private async runInBackground(request: RunRequest): Promise<RunResult> {
@@ -312,11 +333,29 @@ export class ShellManager {
     return entry;
   }
 
-  private async anonymousShell(cwd: string, unsandboxed: boolean): Promise<ShellProcess> {
+  /** A one-off command's shell: a ready one of the pool when the sandbox has one for this plan, else a fresh one. */
+  private async anonymousShell(cwd: string, unsandboxed: boolean): Promise<{ shell: ShellProcess; pool: ShellPool | undefined }> {
     const plan = await this.plan(cwd, false, unsandboxed);
-    const shell = this.spawn(cwd, undefined, false, plan);
+    const pool = plan.sandboxed ? await this.warmShellPool() : undefined;
+    if (this.disposed) throw new Error("The session's shells have been shut down.");
+    const shell = pool?.take(plan, cwd) ?? this.spawn(cwd, undefined, false, plan);
     this.anonymous.add(shell);
-    return shell;
+    return { shell, pool };
+  }
+
+  /** The pool of ready sandboxed shells, loaded on first use; undefined when the launcher keeps none. */
+  private async warmShellPool(): Promise<ShellPool | undefined> {
+    const size = this.launcher?.warmShells ?? 0;
+    if (size <= 0 && !this.pool) return undefined;
+    this.pool ??= import("./shell-pool.js").then(({ ShellPool }) => {
+      this.loadedPool = new ShellPool({
+        size,
+        start: (plan, cwd) => this.spawn(cwd, undefined, false, plan),
+        onEmpty: () => this.removeExitHookWhenIdle(),
+      });
+      return this.loadedPool;
+    });
+    return this.pool;
   }
 
   /** How the shell is started: through the launcher (which throws when a required sandbox cannot start). */
@@ -342,7 +381,11 @@ export class ShellManager {
   private readonly killAllOnExit = () => {
     for (const entry of this.shells.values()) if (!entry.detached) entry.process.kill();
     for (const shell of this.anonymous) shell.kill();
+    this.loadedPool?.killAll();
   };
+
+  /** The pool once loaded (the exit hook must act synchronously). */
+  private loadedPool: ShellPool | undefined;
 
   private installExitHook(): void {
     if (this.exitHookInstalled) return;
@@ -351,7 +394,7 @@ export class ShellManager {
   }
 
   private removeExitHookWhenIdle(): void {
-    if (this.shells.size === 0 && this.anonymous.size === 0) this.removeExitHook();
+    if (this.shells.size === 0 && this.anonymous.size === 0 && (this.loadedPool?.count ?? 0) === 0) this.removeExitHook();
   }
 
   private removeExitHook(): void {
