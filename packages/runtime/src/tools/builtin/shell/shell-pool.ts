@@ -129,8 +129,10 @@ export class ShellPool {
       }
       // It could not start (or was killed): dropped, and replaced only at the next call.
       const index = this.warm.indexOf(entry);
-      if (index !== -1) this.warm.splice(index, 1);
       shell.kill();
+      if (index === -1) return;
+      this.warm.splice(index, 1);
+      if (this.warm.length === 0) this.options.onEmpty?.();
     });
     const entry: WarmShell = { shell, ready: false, settled };
     return entry;
