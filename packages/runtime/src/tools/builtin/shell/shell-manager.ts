@@ -160,7 +160,7 @@ export class ShellManager {
       shell.kill();
       this.anonymous.delete(shell);
       // The replacement starts once the command is over, so it does not compete with it.
-      if (!this.disposed) oneOff?.pool?.refill();
+      if (!this.disposed) oneOff?.pool?.refillSoon();
       this.removeExitHookWhenIdle();
     } else if (record.shellExited) {
       this.shells.delete(entry.id);

@@ -34,8 +34,9 @@ interface WarmShell {
  * - {@link take} hands out a ready shell of the same plan, or nothing (the caller starts a fresh
  *   one, as without a pool). A different plan stops every pooled shell first: a shell started
  *   under another policy or in another folder is never used.
- * - {@link refill} starts shells up to `size` for the last plan taken; the owner calls it after a
- *   command ended, so the replacement does not compete with the command.
+ * - {@link refill} starts shells up to `size` for the last plan taken; the owner calls it (through
+ *   {@link refillSoon}) after a command ended, so the replacement competes neither with the
+ *   command nor with the delivery of its result.
  * - A shell is ready once it answered an empty command; one that exits before (bubblewrap failed)
  *   is dropped and not replaced until the next call, so a failing sandbox costs one attempt per
  *   call, never a loop, and never a fallback: the call itself takes the path of a fresh shell.
@@ -48,12 +49,13 @@ interface WarmShell {
  * const shell = pool.take(plan, cwd) ?? new ShellProcess({ shellPath: "bash", cwd, env, launch: plan });
  * await shell.run("make test", print, { closedStdin: true });
  * shell.kill();
- * pool.refill();
+ * pool.refillSoon();
  */
 export class ShellPool {
   private readonly warm: WarmShell[] = [];
   private current: { key: string; plan: LaunchPlan; cwd: string } | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
+  private pendingRefill: Promise<void> | undefined;
   private disposed = false;
   private readonly idleMs: number;
 
@@ -85,6 +87,21 @@ export class ShellPool {
     return taken?.shell;
   }
 
+  /**
+   * {@link refill} on the next turn of the event loop: starting a process blocks the runtime's
+   * thread until it runs, which the call that just ended should not wait for.
+   */
+  refillSoon(): void {
+    if (this.disposed || this.pendingRefill) return;
+    this.pendingRefill = new Promise((resolve) =>
+      setImmediate(() => {
+        this.pendingRefill = undefined;
+        this.refill();
+        resolve();
+      }),
+    );
+  }
+
   /** Starts shells for the last plan taken until `size` are pooled, and restarts the idle timer. */
   refill(): void {
     const current = this.current;
@@ -96,6 +113,7 @@ export class ShellPool {
 
   /** Resolves once every shell the pool holds now has answered or exited. */
   async whenSettled(): Promise<void> {
+    await this.pendingRefill;
     await Promise.all(this.warm.map((entry) => entry.settled));
   }
 
