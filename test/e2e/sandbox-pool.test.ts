@@ -220,7 +220,7 @@ it("ready shells are stopped and never used once the sandbox is disabled for the
   expect(sandboxedShells()).toEqual([]);
 });
 
-it("a session's ready shells end with the session, and with the runtime killed by SIGKILL", { timeout: 180_000 }, async () => {
+it("a session's ready shells end with the session, with the runtime killed by SIGKILL, and with the runtime exiting", { timeout: 180_000 }, async () => {
   await open();
   const ending = await createSession(sandboxOn());
   await runBash(ending, { command: "echo cold" });
@@ -237,6 +237,15 @@ it("a session's ready shells end with the session, and with the runtime killed b
   expect(ofRuntime.length).toBeGreaterThanOrEqual(3);
   client!.child.kill("SIGKILL");
   await waitFor(() => ofRuntime.every(hasExited), "the killed runtime's shells to exit", 30_000);
+  await world!.dispose();
+
+  await open();
+  const exiting = await createSession(sandboxOn());
+  await runBash(exiting, { command: "echo cold" });
+  await readyShell();
+  const ofExitingRuntime = sandboxProcesses();
+  await client!.close();
+  await waitFor(() => ofExitingRuntime.every(hasExited), "the exited runtime's shells to exit", 30_000);
 });
 
 it("aborting a command that runs on a ready shell kills the shell and what the command started", { timeout: 180_000 }, async () => {

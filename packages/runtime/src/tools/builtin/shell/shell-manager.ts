@@ -338,7 +338,9 @@ export class ShellManager {
     const plan = await this.plan(cwd, false, unsandboxed);
     const pool = plan.sandboxed ? await this.warmShellPool() : undefined;
     if (this.disposed) throw new Error("The session's shells have been shut down.");
-    const shell = pool?.take(plan, cwd) ?? this.spawn(cwd, undefined, false, plan);
+    const ready = pool?.take(plan, cwd);
+    if (ready) this.installExitHook();
+    const shell = ready ?? this.spawn(cwd, undefined, false, plan);
     this.anonymous.add(shell);
     return { shell, pool };
   }
@@ -348,11 +350,9 @@ export class ShellManager {
     const size = this.launcher?.warmShells ?? 0;
     if (size <= 0 && !this.pool) return undefined;
     this.pool ??= import("./shell-pool.js").then(({ ShellPool }) => {
-      this.loadedPool = new ShellPool({
-        size,
-        start: (plan, cwd) => this.spawn(cwd, undefined, false, plan),
-        onEmpty: () => this.removeExitHookWhenIdle(),
-      });
+      // Ready shells hold no exit hook (a runtime with many sessions would pile up listeners): their
+      // lifeline ends them when the runtime exits, however it exits.
+      this.loadedPool = new ShellPool({ size, start: (plan, cwd) => new ShellProcess({ shellPath: this.shellPath, cwd, env: this.env, launch: plan }) });
       return this.loadedPool;
     });
     return this.pool;
@@ -394,7 +394,7 @@ export class ShellManager {
   }
 
   private removeExitHookWhenIdle(): void {
-    if (this.shells.size === 0 && this.anonymous.size === 0 && (this.loadedPool?.count ?? 0) === 0) this.removeExitHook();
+    if (this.shells.size === 0 && this.anonymous.size === 0) this.removeExitHook();
   }
 
   private removeExitHook(): void {

@@ -12,8 +12,6 @@ export interface ShellPoolOptions {
   idleMs?: number;
   /** Starts one shell as a one-off command's shell would start (same plan, same cwd, same environment, tied to the runtime). */
   start(plan: LaunchPlan, cwd: string): ShellProcess;
-  /** Called after the pool stopped its shells (its owner may drop its exit hook). */
-  onEmpty?(): void;
 }
 
 interface WarmShell {
@@ -122,9 +120,7 @@ export class ShellPool {
     this.current = undefined;
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = undefined;
-    const stopped = this.warm.splice(0);
-    for (const entry of stopped) entry.shell.kill();
-    if (stopped.length > 0) this.options.onEmpty?.();
+    for (const entry of this.warm.splice(0)) entry.shell.kill();
   }
 
   /** Kills every pooled shell synchronously (the process is exiting). */
@@ -147,10 +143,8 @@ export class ShellPool {
       }
       // It could not start (or was killed): dropped, and replaced only at the next call.
       const index = this.warm.indexOf(entry);
+      if (index !== -1) this.warm.splice(index, 1);
       shell.kill();
-      if (index === -1) return;
-      this.warm.splice(index, 1);
-      if (this.warm.length === 0) this.options.onEmpty?.();
     });
     const entry: WarmShell = { shell, ready: false, settled };
     return entry;
