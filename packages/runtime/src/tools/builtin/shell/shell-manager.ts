@@ -124,6 +124,8 @@ export class ShellManager {
   readonly launcher: ProcessLauncher | undefined;
   /** Sandboxed shells started ahead of one-off commands; loaded with the first sandboxed one-off command. */
   private pool: Promise<ShellPool> | undefined;
+  /** The pool once loaded (the exit hook and the launcher's changes act on it synchronously). */
+  private loadedPool: ShellPool | undefined;
   private readonly stopWatchingLauncher: () => void;
 
   constructor(options: ShellManagerOptions = {}) {
@@ -132,7 +134,7 @@ export class ShellManager {
     this.launcher = options.launcher;
     if (options.onBackgroundComplete) this.listeners.add(options.onBackgroundComplete);
     // Shells started ahead of time under a policy, folder or sandbox state that no longer holds are never used.
-    this.stopWatchingLauncher = this.launcher?.onChange?.(() => void this.pool?.then((pool) => pool.drain())) ?? (() => undefined);
+    this.stopWatchingLauncher = this.launcher?.onChange?.(() => this.loadedPool?.drain()) ?? (() => undefined);
   }
 
   /** Subscribes to background completions; returns the unsubscribe function. */
@@ -146,8 +148,7 @@ export class ShellManager {
     if (request.mode === "async") return this.runInBackground(request);
     const entry = request.shellId === undefined || request.unsandboxed ? undefined : await this.namedShell(request.shellId, request.cwd, false);
     if (entry?.last?.status === "running") return { kind: "busy", shellId: entry.id, record: entry.last };
-    const oneOff = entry ? undefined : await this.anonymousShell(request.cwd, request.unsandboxed === true);
-    const shell = entry?.process ?? oneOff!.shell;
+    const { shell, pool } = entry ? { shell: entry.process, pool: undefined } : await this.anonymousShell(request.cwd, request.unsandboxed === true);
     const record = this.start(shell, request, entry);
     const settled = await settle(record.done, request.timeoutMs, request.signal);
     if (settled !== "done") {
@@ -160,7 +161,7 @@ export class ShellManager {
       shell.kill();
       this.anonymous.delete(shell);
       // The replacement starts once the command is over, so it does not compete with it.
-      if (!this.disposed) oneOff?.pool?.refillSoon();
+      if (!this.disposed) pool?.refillSoon();
       this.removeExitHookWhenIdle();
     } else if (record.shellExited) {
       this.shells.delete(entry.id);
@@ -383,9 +384,6 @@ export class ShellManager {
     for (const shell of this.anonymous) shell.kill();
     this.loadedPool?.killAll();
   };
-
-  /** The pool once loaded (the exit hook must act synchronously). */
-  private loadedPool: ShellPool | undefined;
 
   private installExitHook(): void {
     if (this.exitHookInstalled) return;
