@@ -62,12 +62,13 @@ export class SessionSandbox implements ProcessLauncher {
    */
   reconfigure(config: SandboxConfig | undefined, workingDirectory = this.workingDirectory): void {
     if (config === undefined && workingDirectory === this.workingDirectory) return;
+    const moved = workingDirectory !== this.workingDirectory;
     this.config = config ?? this.config;
     this.workingDirectory = workingDirectory;
     const previous = this.policy;
     this.policy = resolveSandboxPolicy(this.config, this.environment.runtimeDefault, workingDirectory);
     if (JSON.stringify(previous.network) !== JSON.stringify(this.policy.network)) void this.stopProxy();
-    if (JSON.stringify(previous) !== JSON.stringify(this.policy)) this.changed();
+    if (moved || JSON.stringify(previous) !== JSON.stringify(this.policy)) this.changed();
   }
 
   get warmShells(): number {
