@@ -40,26 +40,20 @@ async function until(predicate: () => boolean, what: string): Promise<void> {
 }
 
 const oneOff = (command: string) => ({ command, description: "pool", mode: "sync" as const, timeoutMs: 30_000, cwd: workdir, signal: new AbortController().signal });
-/** Prints the start time of the command's shell (clock ticks since boot, the same inside the sandbox). */
-const shellStart = `cut -d' ' -f22 /proc/$$/stat`;
 
 it("concurrent one-off calls each get a shell of their own, ready or fresh, and all run sandboxed", { timeout: 60_000 }, async () => {
   const shells = new ShellManager({ launcher: new SessionSandbox({ enabled: true }, workdir, environment(2)) });
   try {
     await shells.run(oneOff("true"));
     await shells.warmShellsSettled();
-    const results = await Promise.all([1, 2, 3, 4].map((index) => shells.run(oneOff(`echo call-${index} > /tmp/mine; sleep 0.2; cat /tmp/mine; ${shellStart}`))));
-    const starts = new Set<string>();
+    // Each writes the same /tmp file and reads it back after the others wrote theirs: every shell has its own /tmp.
+    const results = await Promise.all([1, 2, 3, 4].map((index) => shells.run(oneOff(`echo call-${index} > /tmp/mine; sleep 0.2; cat /tmp/mine`))));
     for (const [index, result] of results.entries()) {
       expect(result.kind).toBe("completed");
       if (result.kind !== "completed") continue;
       expect(result.record.sandboxed).toBe(true);
-      const [own, start] = result.record.output.textFrom(0).trim().split("\n");
-      expect(own).toBe(`call-${index + 1}`);
-      starts.add(`${start}`);
+      expect(result.record.output.textFrom(0).trim()).toBe(`call-${index + 1}`);
     }
-    // Two ready shells and two fresh ones: four processes; a start time may repeat only within one clock tick.
-    expect(starts.size).toBeGreaterThanOrEqual(2);
   } finally {
     await shells.dispose();
   }
