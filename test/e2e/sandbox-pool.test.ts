@@ -15,18 +15,18 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseScript } from "@tandem/testkit";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { startWorld, waitFor, type TestWorld } from "../helpers/harness.js";
-import { descendants, hasExited, processName, processStat, startTicks } from "../helpers/proc.js";
-import { RawClient, type WireMessage } from "../helpers/raw-client.js";
+import { beingKilled, descendants, hasExited, processName, processStat, startTicks } from "../helpers/proc.js";
+import { RawClient } from "../helpers/raw-client.js";
+import { eventOf, isEvent, ScriptedBash, type BashRun } from "../helpers/scripted-bash.js";
 
 let world: TestWorld | undefined;
 let client: RawClient | undefined;
 let workdir: string;
 let outside: string;
 let server: Server | undefined;
-let calls = 0;
+let bash: ScriptedBash | undefined;
 
 beforeEach(() => {
   workdir = realpathSync(mkdtempSync(join(tmpdir(), "tandem-pool-work-")));
@@ -34,7 +34,6 @@ beforeEach(() => {
 });
 
 afterEach(async () => {
-  scripts.clear();
   await client?.close(true);
   client = undefined;
   await world?.dispose();
@@ -45,20 +44,11 @@ afterEach(async () => {
   rmSync(outside, { recursive: true, force: true });
 });
 
-type Event = { type: string; data: Record<string, unknown> };
-const eventOf = (message: WireMessage) => (message.params as { event: Event }).event;
-const isEvent = (type: string, callId: string) => (message: WireMessage) =>
-  message.method === "session.event" && eventOf(message).type === type && JSON.stringify(eventOf(message).data).includes(`"${callId}"`);
-
-interface BashRun {
-  complete: { success: boolean; sandboxed?: boolean; result?: { content: string }; error?: { message: string } };
-  text: string;
-}
-
 async function open(env: Record<string, string> = {}, user?: { uid: number; gid: number }): Promise<RawClient> {
   world = await startWorld([]);
   if (user) for (const folder of [world.home, workdir, outside]) chownSync(folder, user.uid, user.gid);
   client = new RawClient({ ...world.env, ...env }, [], user);
+  bash = new ScriptedBash(world, client, "pool");
   return client;
 }
 
@@ -68,35 +58,8 @@ async function createSession(sandbox: unknown): Promise<string> {
   return (response.result as { sessionId: string }).sessionId;
 }
 
-/** Each session's model script: matched on its first prompt, one bash call and one reply per call. */
-const scripts = new Map<string, { match: string; steps: unknown[] }>();
-
-/** Scripts one bash call of the model, sends the prompt and approves the command; answers the call's id. */
-async function startBash(sessionId: string, bashArgs: Record<string, unknown>): Promise<{ callId: string; step: number }> {
-  const step = ++calls;
-  const callId = `call_pool_${step}`;
-  const prompt = `Pool step ${step}`;
-  const script = scripts.get(sessionId) ?? { match: prompt, steps: [] };
-  scripts.set(sessionId, script);
-  script.steps.push(
-    { reply: { toolCalls: [{ id: callId, name: "bash", arguments: { description: "A sandboxed command", ...bashArgs } }] } },
-    { expect: { lastRole: "tool" }, reply: { content: `Done ${step}.` } },
-  );
-  world!.model.clearScripts();
-  for (const [id, each] of scripts) world!.model.addScript(parseScript(JSON.stringify({ name: `pool-${id}`, ...each }), `pool-${id}.yaml`));
-  await client!.request("session.send", { sessionId, prompt });
-  const asked = eventOf(await client!.waitFor(isEvent("permission.requested", callId), 30_000)).data as { requestId: string };
-  await client!.request("session.permissions.handlePendingPermissionRequest", { sessionId, requestId: asked.requestId, result: { kind: "approved" } });
-  return { callId, step };
-}
-
 /** One bash call of the model, approved, until the model's reply after it. */
-async function runBash(sessionId: string, bashArgs: Record<string, unknown>): Promise<BashRun> {
-  const { callId, step } = await startBash(sessionId, bashArgs);
-  const complete = eventOf(await client!.waitFor(isEvent("tool.execution_complete", callId), 60_000)).data as BashRun["complete"];
-  await client!.waitFor((message) => message.method === "session.event" && eventOf(message).type === "assistant.message" && JSON.stringify(eventOf(message).data).includes(`Done ${step}.`), 30_000);
-  return { complete, text: complete.result?.content ?? complete.error?.message ?? "" };
-}
+const runBash = (sessionId: string, bashArgs: Record<string, unknown>): Promise<BashRun> => bash!.run(sessionId, bashArgs);
 
 /** Prints the start time of the command's shell (see the file's comment). */
 const printShellStart = `echo "shell-start=$(cut -d' ' -f22 /proc/$$/stat)"`;
@@ -124,11 +87,22 @@ function waitsForInput(pid: number): boolean {
   }
 }
 
-/** Waits for the one shell the session keeps ready (after a command, no other shell of the session is left) and answers it. */
+/** Whether the process and its ancestors up to the runtime are alive and not being killed. */
+function notDying(pid: number): boolean {
+  for (let current = pid; current !== client!.child.pid; current = processStat(current)?.parent ?? 0) {
+    if (current <= 1 || beingKilled(current)) return false;
+  }
+  return true;
+}
+
+/**
+ * Waits for the one shell the session keeps ready and answers it. The shell of the command before
+ * may still be in /proc for a moment after its kill (idle too): shells on their way out do not count.
+ */
 async function readyShell(): Promise<{ pid: number; start: number }> {
   let ready: number[] = [];
   await waitFor(() => {
-    ready = sandboxedShells();
+    ready = sandboxedShells().filter(notDying);
     return ready.length === 1 && waitsForInput(ready[0]!);
   }, "a sandboxed shell kept ready", 30_000);
   const pid = ready[0]!;
@@ -217,7 +191,7 @@ it("ready shells are stopped and never used once the sandbox is disabled for the
   rmSync(join(outside, "..", `pool-free-${process.pid}.txt`), { force: true });
   expect(free.complete.sandboxed).toBe(false);
   expect(free.text).toContain("host-written");
-  expect(sandboxedShells()).toEqual([]);
+  await waitFor(() => sandboxedShells().length === 0, "no sandboxed shell left");
 });
 
 it("a session's ready shells end with the session, with the runtime killed by SIGKILL, and with the runtime exiting", { timeout: 180_000 }, async () => {
@@ -253,7 +227,7 @@ it("aborting a command that runs on a ready shell kills the shell and what the c
   const sessionId = await createSession(sandboxOn());
   await runBash(sessionId, { command: "echo cold" });
   const ready = await readyShell();
-  const { callId } = await startBash(sessionId, { command: `${printShellStart}; sleep 300 & sleep 301` });
+  const { callId } = await bash!.start(sessionId, { command: `${printShellStart}; sleep 300 & sleep 301` });
   const partial = await client!.waitFor((message) => isEvent("tool.execution_partial_result", callId)(message) && JSON.stringify(eventOf(message).data).includes("shell-start="), 30_000);
   expect(shellStartIn(JSON.stringify(eventOf(partial).data))).toBe(ready.start);
   const sleeping = descendants(ready.pid);
@@ -282,7 +256,7 @@ it("when bubblewrap stops working after its probe, a call neither waits for a re
   expect(broken.text).toContain("Creating new namespace failed");
   expect(broken.text).not.toContain("ran\n");
   expect(existsSync(join(outside, "ran-unsandboxed.txt"))).toBe(false);
-  expect(sandboxedShells()).toEqual([]);
+  await waitFor(() => sandboxedShells().length === 0, "no sandboxed shell left");
 });
 
 it("TANDEM_SANDBOX_POOL=0 keeps no shell ready; a value that is not a count from 0 to 8 is refused at start", { timeout: 120_000 }, async () => {
@@ -292,7 +266,8 @@ it("TANDEM_SANDBOX_POOL=0 keeps no shell ready; a value that is not a count from
   expect(run.complete.sandboxed).toBe(true);
   const second = await runBash(sessionId, { command: "echo again" });
   expect(second.text).toContain("again");
-  expect(sandboxProcesses()).toEqual([]);
+  // The used shells go (a moment after their kill); no shell is started to stay.
+  await waitFor(() => sandboxProcesses().length === 0, "no sandboxed process left");
   await client!.close(true);
   await world!.dispose();
 

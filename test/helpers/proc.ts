@@ -94,6 +94,22 @@ export function startTicks(pid: number): number | undefined {
   return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]);
 }
 
+/**
+ * Whether the process is on its way out: a SIGKILL is pending for it, or it is exiting (PF_EXITING),
+ * or it is gone. Between a kill and the exit a process still shows in /proc with its children.
+ */
+export function beingKilled(pid: number): boolean {
+  const stat = readProcFile(`/proc/${pid}/stat`);
+  const status = readProcFile(`/proc/${pid}/status`);
+  if (stat === undefined || status === undefined) return true;
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // Field 9 (flags) is the 7th after the command name; PF_EXITING is 0x4.
+  if (fields[0] === "Z" || (Number(fields[6]) & 0x4) !== 0) return true;
+  const pending = (name: string) => BigInt(`0x${/^${name}:\s+([0-9a-f]+)$/m.exec(status)?.[1] ?? "0"}`);
+  // SIGKILL is signal 9: bit 8 of the pending masks (a group kill is pending in ShdPnd).
+  return ((pending("SigPnd") | pending("ShdPnd")) & 0x100n) !== 0n;
+}
+
 /** Every live (not zombie) descendant of `pid`: children, their children, … */
 export function descendants(pid: number): number[] {
   const children = new Map<number, number[]>();
