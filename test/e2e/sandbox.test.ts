@@ -10,18 +10,18 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseScript } from "@tandem/testkit";
 import { afterEach, beforeEach, expect, it, onTestFinished } from "vitest";
 import { fileURLToPath } from "node:url";
 import { startWorld, type TestWorld } from "../helpers/harness.js";
-import { RawClient, type WireMessage } from "../helpers/raw-client.js";
+import { RawClient } from "../helpers/raw-client.js";
+import { ScriptedBash, type BashRun } from "../helpers/scripted-bash.js";
 
 let world: TestWorld | undefined;
 let client: RawClient | undefined;
 let workdir: string;
 let outside: string;
 let server: Server | undefined;
-let calls = 0;
+let bash: ScriptedBash | undefined;
 
 beforeEach(() => {
   workdir = realpathSync(mkdtempSync(join(tmpdir(), "tandem-sandbox-work-")));
@@ -29,7 +29,6 @@ beforeEach(() => {
 });
 
 afterEach(async () => {
-  scripts.clear();
   await client?.close(true);
   client = undefined;
   await world?.dispose();
@@ -40,21 +39,11 @@ afterEach(async () => {
   rmSync(outside, { recursive: true, force: true });
 });
 
-type Event = { type: string; data: Record<string, unknown> };
-const eventOf = (message: WireMessage) => (message.params as { event: Event }).event;
-const isEvent = (type: string, callId: string) => (message: WireMessage) =>
-  message.method === "session.event" && eventOf(message).type === type && JSON.stringify(eventOf(message).data).includes(`"${callId}"`);
-
-interface BashRun {
-  permission: Record<string, unknown> | undefined;
-  complete: { success: boolean; sandboxed?: boolean; result?: { content: string }; error?: { message: string } };
-  text: string;
-}
-
 async function open(env: Record<string, string> = {}, args: string[] = [], user?: { uid: number; gid: number }): Promise<RawClient> {
   world = await startWorld([]);
   if (user) for (const folder of [world.home, workdir, outside]) chownSync(folder, user.uid, user.gid);
   client = new RawClient({ ...world.env, ...env }, args, user);
+  bash = new ScriptedBash(world, client, "sandbox");
   return client;
 }
 
@@ -64,48 +53,8 @@ async function createSession(sandbox: unknown): Promise<string> {
   return (response.result as { sessionId: string }).sessionId;
 }
 
-/** Each session's model script: matched on its first prompt, one bash call and one reply per `runBash`. */
-const scripts = new Map<string, { match: string; steps: unknown[] }>();
-
 /** The model runs one bash call; the application approves it (unless `approve` is false); answers the completion once the turn ended. */
-async function runBash(sessionId: string, bashArgs: Record<string, unknown>, approve = true): Promise<BashRun> {
-  const step = ++calls;
-  const callId = `call_sandbox_${step}`;
-  const prompt = `Sandbox step ${step}`;
-  const script = scripts.get(sessionId) ?? { match: prompt, steps: [] };
-  scripts.set(sessionId, script);
-  script.steps.push(
-    { reply: { toolCalls: [{ id: callId, name: "bash", arguments: { description: "A sandboxed command", ...bashArgs } }] } },
-    { expect: { lastRole: "tool" }, reply: { content: `Done ${step}.` } },
-  );
-  world!.model.clearScripts();
-  for (const [id, each] of scripts) world!.model.addScript(parseScript(JSON.stringify({ name: `sandbox-${id}`, ...each }), `sandbox-${id}.yaml`));
-  const sentAt = client!.received.length;
-  await client!.request("session.send", { sessionId, prompt });
-  const first = await Promise.race([
-    client!.waitFor(isEvent("permission.requested", callId), 30_000),
-    client!.waitFor(isEvent("tool.execution_complete", callId), 30_000),
-  ]);
-  let permission: Record<string, unknown> | undefined;
-  if (eventOf(first).type === "permission.requested") {
-    const data = eventOf(first).data as { requestId: string; permissionRequest: Record<string, unknown> };
-    permission = data.permissionRequest;
-    await client!.request("session.permissions.handlePendingPermissionRequest", {
-      sessionId,
-      requestId: data.requestId,
-      result: approve ? { kind: "approved" } : { kind: "denied-interactively-by-user" },
-    });
-  }
-  const complete = eventOf(await client!.waitFor(isEvent("tool.execution_complete", callId), 60_000)).data as BashRun["complete"];
-  if (approve) {
-    await client!.waitFor((message) => message.method === "session.event" && eventOf(message).type === "assistant.message" && JSON.stringify(eventOf(message).data).includes(`Done ${step}.`), 30_000);
-  } else {
-    // A denial ends the turn without asking the model again: its reply step is never used.
-    script.steps.pop();
-    await client!.waitFor((message) => client!.received.indexOf(message) > sentAt && message.method === "session.event" && eventOf(message).type === "session.idle", 30_000);
-  }
-  return { permission, complete, text: complete.result?.content ?? complete.error?.message ?? "" };
-}
+const runBash = (sessionId: string, bashArgs: Record<string, unknown>, approve = true): Promise<BashRun> => bash!.run(sessionId, bashArgs, approve);
 
 const sandboxOn = (extra: Record<string, unknown> = {}) => ({ enabled: true, ...extra });
 
@@ -237,7 +186,6 @@ it("with the runtime's --sandbox default a session without its own sandbox confi
   expect(unsandboxed.permission).not.toHaveProperty("sandboxed");
   await client!.close(true);
   await world!.dispose();
-  scripts.clear();
 
   await open({ TANDEM_SANDBOX: JSON.stringify({ enabled: true }) });
   const byEnv = await createSession(undefined);
@@ -270,7 +218,6 @@ it("when bubblewrap cannot start, commands are refused with the reason and how t
   expect(missing).toBeTruthy();
   await client!.close(true);
   await world!.dispose();
-  scripts.clear();
 
   await open({ TANDEM_BWRAP: join(outside, "no-such-bwrap") });
   const absent = await createSession(sandboxOn());

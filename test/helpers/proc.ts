@@ -81,6 +81,54 @@ export function residentBytes(pid: number): number | undefined {
   return kilobytes === undefined ? undefined : Number(kilobytes) * 1024;
 }
 
+/** The process's command name (`comm`: at most 15 characters); undefined when it is gone. */
+export function processName(pid: number): string | undefined {
+  return readProcFile(`/proc/${pid}/comm`)?.trim();
+}
+
+/** When the process started, in clock ticks since boot (the same inside a PID namespace); undefined when it is gone. */
+export function startTicks(pid: number): number | undefined {
+  const stat = readProcFile(`/proc/${pid}/stat`);
+  if (stat === undefined) return undefined;
+  // Field 22; the fields after the command name start at field 3.
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]);
+}
+
+/**
+ * Whether the process is on its way out: a SIGKILL is pending for it, or it is exiting (PF_EXITING),
+ * or it is gone. Between a kill and the exit a process still shows in /proc with its children.
+ */
+export function beingKilled(pid: number): boolean {
+  const stat = readProcFile(`/proc/${pid}/stat`);
+  const status = readProcFile(`/proc/${pid}/status`);
+  if (stat === undefined || status === undefined) return true;
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // Field 9 (flags) is the 7th after the command name; PF_EXITING is 0x4.
+  if (fields[0] === "Z" || (Number(fields[6]) & 0x4) !== 0) return true;
+  const pending = (name: string) => BigInt(`0x${/^${name}:\s+([0-9a-f]+)$/m.exec(status)?.[1] ?? "0"}`);
+  // SIGKILL is signal 9: bit 8 of the pending masks (a group kill is pending in ShdPnd).
+  return ((pending("SigPnd") | pending("ShdPnd")) & 0x100n) !== 0n;
+}
+
+/** Every live (not zombie) descendant of `pid`: children, their children, … */
+export function descendants(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const candidate of allPids()) {
+    const stat = processStat(candidate);
+    if (!stat || stat.state === "Z") continue;
+    children.set(stat.parent, [...(children.get(stat.parent) ?? []), candidate]);
+  }
+  const found: number[] = [];
+  const walk = (parent: number) => {
+    for (const child of children.get(parent) ?? []) {
+      found.push(child);
+      walk(child);
+    }
+  };
+  walk(pid);
+  return found;
+}
+
 /** A /proc file's text; undefined when it cannot be read (the process went away while we looked). */
 function readProcFile(path: string): string | undefined {
   try {

@@ -264,7 +264,9 @@ Options
                               session.error "model_call_limit" (default $TANDEM_MAX_MODEL_CALLS_PER_TURN, else 1000)
   --sandbox on|off|<json>     run every session's bash commands and stdio MCP servers in a bubblewrap
                               sandbox (Linux) unless the session's own "sandbox" says otherwise;
-                              JSON is a SandboxConfig (default $TANDEM_SANDBOX, else off)
+                              JSON is a SandboxConfig (default $TANDEM_SANDBOX, else off);
+                              $TANDEM_SANDBOX_POOL (0-8, default 1): started sandboxed shells each
+                              session keeps ready for one-off commands
   --no-auto-update, --remote  accepted for compatibility (no effect)
   --help, --version
 

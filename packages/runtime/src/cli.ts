@@ -1,4 +1,5 @@
 import { helpText, parseArgs, sandboxSettingFromEnv, type RuntimeArgs } from "./args.js";
+import { parseWarmShells } from "./sandbox/pool-setting.js";
 import { cappedLevel, fileSink, Logger, stderrSink } from "./log.js";
 import { connectResult } from "./server/connect.js";
 import { ClientConnection } from "./server/connection.js";
@@ -37,6 +38,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     maxMessageBytes = maxMessageBytesFromEnv(process.env);
     args.maxModelCallsPerTurn ??= maxModelCallsPerTurnFromEnv(process.env);
     args.sandbox ??= sandboxSettingFromEnv(process.env);
+    parseWarmShells(process.env.TANDEM_SANDBOX_POOL);
   } catch (error) {
     process.stderr.write(`tandem: ${(error as Error).message}\nRun tandem --help for usage.\n`);
     process.exitCode = 2;

@@ -41,6 +41,14 @@ export interface ProcessLauncher {
   readonly sandboxing: boolean;
   /** Whether the model may ask to run one command unsandboxed (`allowBypass`). */
   readonly bypassAllowed: boolean;
+  /** How many started sandboxed shells to keep ready for one-off commands (0 or absent: none). */
+  readonly warmShells?: number;
+  /**
+   * Calls `listener` whenever processes started from now on would be started differently (another
+   * policy or working directory, the sandbox disabled, the launcher disposed), so that processes
+   * started ahead of time are dropped. Returns the unsubscribe function.
+   */
+  onChange?(listener: () => void): () => void;
 }
 
 /**

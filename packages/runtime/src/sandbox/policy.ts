@@ -1,6 +1,7 @@
 import { homedir } from "node:os";
 import { isAbsolute, resolve } from "node:path";
 import type { SandboxConfig } from "@tandem/protocol";
+import { parseWarmShells } from "./pool-setting.js";
 
 /** A sandbox config made concrete for one session: absolute paths, every default applied. */
 export interface SandboxPolicy {
@@ -76,7 +77,8 @@ export function parseSandboxSetting(text: string, parse: (value: unknown) => San
 
 /**
  * The sandbox settings of the whole runtime: the default config from `--sandbox` (else
- * `TANDEM_SANDBOX`), the bubblewrap binary (`TANDEM_BWRAP`, else `bwrap` on PATH) and the platform.
+ * `TANDEM_SANDBOX`), the bubblewrap binary (`TANDEM_BWRAP`, else `bwrap` on PATH), the platform, and
+ * the shells kept ready per session (`TANDEM_SANDBOX_POOL`).
  *
  * @example
  * sandboxEnvironmentFrom("on", process.env); // { runtimeDefault: { enabled: true }, bwrapPath: "bwrap", platform: "linux" }
@@ -85,11 +87,13 @@ export function sandboxEnvironmentFrom(
   flag: string | undefined,
   env: NodeJS.ProcessEnv,
   parse: (value: unknown) => SandboxConfig,
-): { runtimeDefault?: SandboxConfig; bwrapPath: string; platform: NodeJS.Platform } {
+): { runtimeDefault?: SandboxConfig; bwrapPath: string; platform: NodeJS.Platform; warmShells?: number } {
   const setting = flag ?? (env.TANDEM_SANDBOX === "" ? undefined : env.TANDEM_SANDBOX);
+  const warmShells = parseWarmShells(env.TANDEM_SANDBOX_POOL);
   return {
     ...(setting !== undefined ? { runtimeDefault: parseSandboxSetting(setting, parse) } : {}),
     bwrapPath: env.TANDEM_BWRAP || "bwrap",
     platform: process.platform,
+    ...(warmShells !== undefined ? { warmShells } : {}),
   };
 }

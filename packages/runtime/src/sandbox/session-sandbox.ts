@@ -11,7 +11,12 @@ export interface SandboxEnvironment {
   /** The bubblewrap binary (`TANDEM_BWRAP`, default `bwrap` on PATH). */
   bwrapPath: string;
   platform: NodeJS.Platform;
+  /** Started shells kept ready per session for one-off sandboxed commands (`TANDEM_SANDBOX_POOL`, default {@link DEFAULT_WARM_SHELLS}; 0: none). */
+  warmShells?: number;
 }
+
+/** Shells kept ready per sandboxed session unless `TANDEM_SANDBOX_POOL` says otherwise. */
+export const DEFAULT_WARM_SHELLS = 1;
 
 /** The port the in-sandbox forwarder listens on (the sandbox has a network namespace of its own). */
 const FORWARDER_PORT = 3128;
@@ -41,22 +46,38 @@ export class SessionSandbox implements ProcessLauncher {
   private probe: Promise<string | undefined> | undefined;
   private proxy: SandboxProxy | undefined;
   private proxySocket: Promise<string> | undefined;
+  private readonly changeListeners = new Set<() => void>();
 
   constructor(
-    config: SandboxConfig | undefined,
+    private config: SandboxConfig | undefined,
     private workingDirectory: string,
     private readonly environment: SandboxEnvironment,
   ) {
     this.policy = resolveSandboxPolicy(config, environment.runtimeDefault, workingDirectory);
   }
 
-  /** A resume brought its own `sandbox`: later processes follow it (running shells keep theirs). */
+  /**
+   * A resume brought its own `sandbox`, or the session moved to another working directory: later
+   * processes follow it (running shells keep theirs; shells started ahead of time are dropped).
+   */
   reconfigure(config: SandboxConfig | undefined, workingDirectory = this.workingDirectory): void {
     if (config === undefined && workingDirectory === this.workingDirectory) return;
+    const moved = workingDirectory !== this.workingDirectory;
+    this.config = config ?? this.config;
     this.workingDirectory = workingDirectory;
-    const network = this.policy.network;
-    this.policy = resolveSandboxPolicy(config, this.environment.runtimeDefault, workingDirectory);
-    if (JSON.stringify(network) !== JSON.stringify(this.policy.network)) void this.stopProxy();
+    const previous = this.policy;
+    this.policy = resolveSandboxPolicy(this.config, this.environment.runtimeDefault, workingDirectory);
+    if (JSON.stringify(previous.network) !== JSON.stringify(this.policy.network)) void this.stopProxy();
+    if (moved || JSON.stringify(previous) !== JSON.stringify(this.policy)) this.changed();
+  }
+
+  get warmShells(): number {
+    return this.sandboxing ? (this.environment.warmShells ?? DEFAULT_WARM_SHELLS) : 0;
+  }
+
+  onChange(listener: () => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
   }
 
   get sandboxing(): boolean {
@@ -111,11 +132,24 @@ export class SessionSandbox implements ProcessLauncher {
     if (!this.policy.enabled) return;
     if (!this.policy.allowBypass) throw new SandboxUnavailableError("The sandbox can only be disabled for a session whose sandbox config sets allowBypass.", "not-allowed");
     this.disabled = true;
+    this.changed();
   }
 
-  /** Stops the session's proxy. */
+  /** Stops the session's proxy (and tells the listeners that nothing more starts here). */
   async dispose(): Promise<void> {
+    this.changed();
+    this.changeListeners.clear();
     await this.stopProxy();
+  }
+
+  private changed(): void {
+    for (const listener of this.changeListeners) {
+      try {
+        listener();
+      } catch {
+        // A failing listener must not affect the others or the change itself.
+      }
+    }
   }
 
   private unavailableReason(): Promise<string | undefined> {

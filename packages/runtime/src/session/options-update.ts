@@ -32,7 +32,7 @@ export async function applyOptions(session: Session, patch: OptionsPatch, persis
   const { sessionId: _sessionId, workingDirectory, model, reasoningEffort, availableTools, excludedTools, skillDirectories, disabledSkills, excludedBuiltinAgents, instructionDirectories, skipCustomInstructions, ...rest } = patch;
   const ignored = Object.keys(rest).filter((key) => rest[key] !== undefined);
   // Checked first: a folder that does not exist refuses the whole patch before anything changed.
-  if (workingDirectory !== undefined) await moveWorkingDirectory(session.scope, workingDirectory, persist);
+  if (workingDirectory !== undefined) await moveWorkingDirectory(session.scope, workingDirectory, persist, (folder) => session.toolset.followWorkingDirectory(folder));
   if (model !== undefined && model !== session.model) session.models.switchTo(model, reasoningEffort);
   else if (reasoningEffort !== undefined) session.reconfigure({ ...session.config, reasoningEffort }, session.model);
   if (availableTools !== undefined || excludedTools !== undefined) {

@@ -140,6 +140,11 @@ export class SessionToolset {
     );
   }
 
+  /** The session moved to `folder`: its sandbox follows (the new folder is the writable one). */
+  followWorkingDirectory(folder: string): void {
+    this.sandbox.reconfigure(undefined, folder);
+  }
+
   /** Rebuilds the built-in and custom tools after the configuration or the clients' tools changed. */
   rebuild(config: SessionCreateParams): void {
     this.sandbox.reconfigure(config.sandbox);

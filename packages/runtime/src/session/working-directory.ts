@@ -10,20 +10,22 @@ export type WorkingDirectoryHost = Pick<SessionScope, "workingDirectory" | "emit
 /**
  * `session.metadata.setWorkingDirectory` (and `session.options.update`'s `workingDirectory`): moves
  * the session to `target`, an absolute path to an existing folder. Nothing changes when the check
- * fails (-32602). Tools, hooks and the git context read the new folder from their next use on; the
+ * fails (-32602). Tools, hooks, the sandbox and the git context follow the new folder from their next use on; the
  * git context tracker announces the new place (`session.context_changed`) at the end of the next
- * turn. `persist` writes `workspace.yaml`, so a resume opens the session in its new folder.
+ * turn. `moved` is told the new folder (the session's sandbox makes it the writable one); `persist`
+ * writes `workspace.yaml`, so a resume opens the session in its new folder.
  *
  * @example
- * await moveWorkingDirectory(session.scope, "/repo/packages/app", () => sessions.writeWorkspaceNow(session));
+ * await moveWorkingDirectory(session.scope, "/repo/packages/app", () => sessions.writeWorkspaceNow(session), (folder) => session.toolset.followWorkingDirectory(folder));
  */
-export async function moveWorkingDirectory(host: WorkingDirectoryHost, target: string, persist: () => Promise<void>): Promise<string> {
+export async function moveWorkingDirectory(host: WorkingDirectoryHost, target: string, persist: () => Promise<void>, moved?: (folder: string) => void): Promise<string> {
   if (!isAbsolute(target)) throw invalidParams(`The working directory must be an absolute path: ${JSON.stringify(target)}`, { workingDirectory: target });
   const folder = resolve(target);
   const info = await stat(folder).catch(() => undefined);
   if (!info) throw invalidParams(`The working directory does not exist: ${folder}`, { workingDirectory: target });
   if (!info.isDirectory()) throw invalidParams(`The working directory is not a folder: ${folder}`, { workingDirectory: target });
   host.workingDirectory = folder;
+  moved?.(folder);
   await persist();
   return folder;
 }

@@ -116,7 +116,7 @@ export function registerSessionStateMethods(table: MethodTable, runtime: Runtime
   });
   table.on(SessionMetadataSetWorkingDirectory, async ({ sessionId, workingDirectory }) => {
     const session = sessions.get(sessionId);
-    return { workingDirectory: await moveWorkingDirectory(session.scope, workingDirectory, () => sessions.writeWorkspaceNow(session)) };
+    return { workingDirectory: await moveWorkingDirectory(session.scope, workingDirectory, () => sessions.writeWorkspaceNow(session), (folder) => session.toolset.followWorkingDirectory(folder)) };
   });
 
   table.on(SessionModelSetReasoningEffort, ({ sessionId, reasoningEffort }) => {

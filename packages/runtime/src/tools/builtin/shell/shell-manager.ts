@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { OutputLog } from "./output.js";
 import type { LaunchPlan, ProcessLauncher } from "../../../sandbox/launcher.js";
 import { SHELL_ARGS, ShellProcess } from "./shell-process.js";
+import type { ShellPool } from "./shell-pool.js";
 
 /** What the manager is configured with. */
 export interface ShellManagerOptions {
@@ -121,12 +122,19 @@ export class ShellManager {
   private readonly env: NodeJS.ProcessEnv;
   /** How shells are started (the session's sandbox), if not as they are. */
   readonly launcher: ProcessLauncher | undefined;
+  /** Sandboxed shells started ahead of one-off commands; loaded with the first sandboxed one-off command. */
+  private pool: Promise<ShellPool> | undefined;
+  /** The pool once loaded (the exit hook and the launcher's changes act on it synchronously). */
+  private loadedPool: ShellPool | undefined;
+  private readonly stopWatchingLauncher: () => void;
 
   constructor(options: ShellManagerOptions = {}) {
     this.shellPath = options.shellPath ?? "bash";
     this.env = options.env ?? shellEnvironment(process.env);
     this.launcher = options.launcher;
     if (options.onBackgroundComplete) this.listeners.add(options.onBackgroundComplete);
+    // Shells started ahead of time under a policy, folder or sandbox state that no longer holds are never used.
+    this.stopWatchingLauncher = this.launcher?.onChange?.(() => this.loadedPool?.drain()) ?? (() => undefined);
   }
 
   /** Subscribes to background completions; returns the unsubscribe function. */
@@ -140,7 +148,7 @@ export class ShellManager {
     if (request.mode === "async") return this.runInBackground(request);
     const entry = request.shellId === undefined || request.unsandboxed ? undefined : await this.namedShell(request.shellId, request.cwd, false);
     if (entry?.last?.status === "running") return { kind: "busy", shellId: entry.id, record: entry.last };
-    const shell = entry?.process ?? (await this.anonymousShell(request.cwd, request.unsandboxed === true));
+    const { shell, pool } = entry ? { shell: entry.process, pool: undefined } : await this.anonymousShell(request.cwd, request.unsandboxed === true);
     const record = this.start(shell, request, entry);
     const settled = await settle(record.done, request.timeoutMs, request.signal);
     if (settled !== "done") {
@@ -152,6 +160,8 @@ export class ShellManager {
     if (!entry) {
       shell.kill();
       this.anonymous.delete(shell);
+      // The replacement starts once the command is over, so it does not compete with it.
+      if (!this.disposed) pool?.refillSoon();
       this.removeExitHookWhenIdle();
     } else if (record.shellExited) {
       this.shells.delete(entry.id);
@@ -225,8 +235,20 @@ export class ShellManager {
     for (const shell of this.anonymous) shell.kill();
     this.shells.clear();
     this.anonymous.clear();
+    this.stopWatchingLauncher();
+    const pool = this.pool;
+    this.pool = undefined;
+    (await pool?.catch(() => undefined))?.dispose();
     this.removeExitHook();
     await Promise.all(pending);
+  }
+
+  /**
+   * Resolves once the shells kept ready for one-off sandboxed commands have started (or failed
+   * to); at once when there are none. For measurements and tests: calls never wait for this.
+   */
+  async warmShellsSettled(): Promise<void> {
+    await (await this.pool)?.whenSettled();
   }
 
   private async runInBackground(request: RunRequest): Promise<RunResult> {
@@ -312,11 +334,29 @@ export class ShellManager {
     return entry;
   }
 
-  private async anonymousShell(cwd: string, unsandboxed: boolean): Promise<ShellProcess> {
+  /** A one-off command's shell: a ready one of the pool when the sandbox has one for this plan, else a fresh one. */
+  private async anonymousShell(cwd: string, unsandboxed: boolean): Promise<{ shell: ShellProcess; pool: ShellPool | undefined }> {
     const plan = await this.plan(cwd, false, unsandboxed);
-    const shell = this.spawn(cwd, undefined, false, plan);
+    const pool = plan.sandboxed ? await this.warmShellPool() : undefined;
+    if (this.disposed) throw new Error("The session's shells have been shut down.");
+    const ready = pool?.take(plan, cwd);
+    if (ready) this.installExitHook();
+    const shell = ready ?? this.spawn(cwd, undefined, false, plan);
     this.anonymous.add(shell);
-    return shell;
+    return { shell, pool };
+  }
+
+  /** The pool of ready sandboxed shells, loaded on first use; undefined when the launcher keeps none. */
+  private async warmShellPool(): Promise<ShellPool | undefined> {
+    const size = this.launcher?.warmShells ?? 0;
+    if (size <= 0 && !this.pool) return undefined;
+    this.pool ??= import("./shell-pool.js").then(({ ShellPool }) => {
+      // Ready shells hold no exit hook (a runtime with many sessions would pile up listeners): their
+      // lifeline ends them when the runtime exits, however it exits.
+      this.loadedPool = new ShellPool({ size, start: (plan, cwd) => new ShellProcess({ shellPath: this.shellPath, cwd, env: this.env, launch: plan }) });
+      return this.loadedPool;
+    });
+    return this.pool;
   }
 
   /** How the shell is started: through the launcher (which throws when a required sandbox cannot start). */
@@ -342,6 +382,7 @@ export class ShellManager {
   private readonly killAllOnExit = () => {
     for (const entry of this.shells.values()) if (!entry.detached) entry.process.kill();
     for (const shell of this.anonymous) shell.kill();
+    this.loadedPool?.killAll();
   };
 
   private installExitHook(): void {
