@@ -14,6 +14,8 @@ export const ClusterHealthReport = z.looseObject({
    * (sends are refused with -32007 until one succeeds). Any makes `ok` false (503).
    */
   stuckSessions: z.array(z.looseObject({ sessionId: z.string(), reason: z.string() })).optional(),
+  /** Node-to-node messages this node stored for other nodes (`sent`) and read from its mailbox (`received`) since it started. */
+  busMessages: z.looseObject({ sent: z.number(), received: z.number() }).optional(),
 });
 export type ClusterHealthReport = z.infer<typeof ClusterHealthReport>;
 

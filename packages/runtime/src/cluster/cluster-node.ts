@@ -138,7 +138,7 @@ export class ClusterNode {
       resume: (sessionId) => host.resumeUnattended(sessionId),
       logger,
     });
-    this.health = new HealthCheck({ nodeId, db: pool, sessionsOwned: () => this.leases.count, stuckSessions: () => host.stuckSessions() });
+    this.health = new HealthCheck({ nodeId, db: pool, sessionsOwned: () => this.leases.count, stuckSessions: () => host.stuckSessions(), busMessages: () => this.bus.counts });
     this.bus.handle((method, params, from) => this.handleBus(method, params, from));
   }
 

@@ -49,6 +49,12 @@ export function nodeUnreachable(nodeId: string, reason: "gone" | "timeout", meth
 
 type Waiter = { resolve(value: unknown): void; reject(error: Error): void; target: string; method: string };
 
+/** How many bus messages a node stored for other nodes and read from its mailbox since it started. */
+export interface BusCounts {
+  sent: number;
+  received: number;
+}
+
 /**
  * Node-to-node messages over PostgreSQL: each message is a row of `node_messages` (so bodies of any
  * size work) and a `NOTIFY` on the target node's channel carries only its id. A node reads (and
@@ -70,8 +76,14 @@ export class NodeBus {
   private reading: Promise<void> | undefined;
   private readAgain = false;
   private stopped = false;
+  private readonly counted: BusCounts = { sent: 0, received: 0 };
 
   constructor(private readonly options: NodeBusOptions) {}
+
+  /** Messages sent and received so far (reported by the health check, read by the cluster benchmark). */
+  get counts(): BusCounts {
+    return { ...this.counted };
+  }
 
   /** Sets what answers requests and one-way messages from other nodes. */
   handle(handler: BusHandler): void {
@@ -136,6 +148,7 @@ export class NodeBus {
        SELECT pg_notify($4, id::text) FROM stored`,
       [target, this.options.nodeId, JSON.stringify(message), channelOf(target)],
     );
+    this.counted.sent++;
   }
 
   private async connect(): Promise<void> {
@@ -197,6 +210,7 @@ export class NodeBus {
       return;
     }
     rows.sort((a, b) => Number(a.id) - Number(b.id));
+    this.counted.received += rows.length;
     for (const row of rows) this.receive(row.source_node, row.body);
   }
 
