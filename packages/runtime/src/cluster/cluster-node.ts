@@ -20,6 +20,8 @@ export interface ClusterConfig {
   /** `--health-port`: serve `GET /healthz` there. */
   healthPort?: number;
   healthHost: string;
+  /** `--advertise-url`: where clients reach this node (stored with its heartbeat; sent as the owner hint). */
+  advertiseUrl?: string;
 }
 
 /** What the node needs from this process's runtime. */
@@ -95,6 +97,7 @@ export class ClusterNode {
       db: pool,
       nodeId,
       ttlMs,
+      ...(config.advertiseUrl !== undefined ? { advertiseUrl: config.advertiseUrl } : {}),
       onError: (error) => logger.warn("cluster heartbeat failed", error),
       // What sessions could not write during the outage is written now, not at their next send.
       onReconnect: () => void this.leases.renewNow().finally(() => host.retryHeldWrites()),
@@ -128,6 +131,7 @@ export class ClusterNode {
       logger,
       ttlMs,
       storedEventsAfter: (sessionId, knownIds) => this.storedEventsAfter(sessionId, knownIds),
+      ownerUrl: (ownerNode) => this.registry.urlOf(ownerNode),
     });
     this.orphans = new OrphanWatcher({
       db: pool,

@@ -9,6 +9,8 @@ export interface NodeRegistryOptions {
   ttlMs: number;
   /** How often this node beats (default a third of the TTL). */
   beatEveryMs?: number;
+  /** Where clients reach this node (`--advertise-url`), stored with each heartbeat. */
+  advertiseUrl?: string;
   onError?(error: unknown): void;
   /** A heartbeat succeeded after one failed: the database is reachable again. */
   onReconnect?(): void;
@@ -53,9 +55,9 @@ export class NodeRegistry {
   async beat(): Promise<void> {
     try {
       await this.options.db.query(
-        `INSERT INTO cluster_nodes (node_id, heartbeat_at) VALUES ($1, clock_timestamp())
-         ON CONFLICT (node_id) DO UPDATE SET heartbeat_at = clock_timestamp()`,
-        [this.options.nodeId],
+        `INSERT INTO cluster_nodes (node_id, heartbeat_at, advertise_url) VALUES ($1, clock_timestamp(), $2)
+         ON CONFLICT (node_id) DO UPDATE SET heartbeat_at = clock_timestamp(), advertise_url = EXCLUDED.advertise_url`,
+        [this.options.nodeId, this.options.advertiseUrl ?? null],
       );
     } catch (error) {
       this.unreachable = true;
@@ -73,6 +75,15 @@ export class NodeRegistry {
     if (!this.grace.judging) return true;
     const { rows } = await this.options.db.query(`SELECT ${nodeAliveSql("$1", "$2")} AS alive`, [nodeId, this.options.ttlMs]);
     return rows[0]?.alive === true;
+  }
+
+  /** Where clients reach a live node (its `--advertise-url`); undefined when it advertises none or is not alive. */
+  async urlOf(nodeId: string): Promise<string | undefined> {
+    const { rows } = await this.options.db.query<{ advertise_url: string | null }>(
+      `SELECT advertise_url FROM cluster_nodes WHERE node_id = $1 AND ${nodeAliveSql("$1", "$2")}`,
+      [nodeId, this.options.ttlMs],
+    );
+    return rows[0]?.advertise_url ?? undefined;
   }
 
   /** The nodes that count as alive (every registered one while liveness is not judged). */

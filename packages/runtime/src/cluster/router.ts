@@ -5,6 +5,7 @@ import type { RequestingClient } from "../ports/clients.js";
 import { PreSerializedJson } from "../server/writer.js";
 import type { SessionLeases } from "./leases.js";
 import type { NodeBus } from "./node-bus.js";
+import { withOwnerHint, type OwnerUrlLookup } from "./owner-hint.js";
 import { clusterMethods, type RemoteDelivery } from "./remote-client.js";
 
 /** What the router needs from this node's runtime. */
@@ -34,6 +35,8 @@ export interface ClusterRouterOptions {
    * it holds none of them: the client cannot be placed).
    */
   storedEventsAfter(sessionId: string, knownIds: readonly string[]): Promise<Array<{ json: string; type: string; id: string }>>;
+  /** Where clients reach a node (for the owner hint of a forwarded `session.resume`; none: no hint). */
+  ownerUrl?: OwnerUrlLookup;
 }
 
 /** How many ids of relayed persisted events are remembered per session (catch-up point, duplicate filter). */
@@ -159,6 +162,8 @@ export class ClusterRouter {
       try {
         const result = await this.options.bus.request(holder.nodeId, clusterMethods.rpc, { method, params, clientId: client.id, isCurrentClient: client.isCurrentClient });
         this.afterForward(method, sessionId, params, client, holder.nodeId);
+        const { ownerUrl } = this.options;
+        if (ownerUrl && openingMethods.has(method)) return await withOwnerHint(unwrapResult(result), holder.nodeId, ownerUrl, this.options.logger);
         return unwrapResult(result);
       } catch (error) {
         if (!isNodeGone(error) || attempt >= 3) throw error;
