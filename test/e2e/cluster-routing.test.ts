@@ -92,6 +92,14 @@ function officialOn(node: RoutedNode): CopilotClient {
   return client;
 }
 
+async function waitUntil(predicate: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await predicate())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 async function leaseHolder(sessionId: string): Promise<string | undefined> {
   const [row] = await queryDatabase<{ node_id: string }>(url, "SELECT node_id FROM session_leases WHERE session_id = $1 AND expires_at > clock_timestamp()", [sessionId]);
   return row?.node_id;
@@ -174,6 +182,32 @@ describe.skipIf(!started.server)("cluster: clients are told which node runs thei
     expect(await leaseHolder(sessionId)).toBe("node-a");
     expect(events.map((event) => event.type).at(-1)).toBe("session.idle");
     await expectInStoredOrder(sessionId, events);
+  });
+
+  it("a turn on the owner with two other nodes costs one bus message per lifecycle notification, not one per node; clients everywhere get each once", { timeout: 60_000 }, async () => {
+    const [nodeA, nodeB, nodeC] = await cluster(["node-a", "node-b", "node-c"]);
+    const lifecycleOn = async (node: RoutedNode) => {
+      const client = officialOn(node);
+      await client.start();
+      const seen: string[] = [];
+      client.on((event) => seen.push(`${event.type} ${event.sessionId}`));
+      return seen;
+    };
+    const seenOnB = await lifecycleOn(nodeB!);
+    const seenOnC = await lifecycleOn(nodeC!);
+    const onA = officialOn(nodeA!);
+    const session = await onA.createSession({ onPermissionRequest: approveAll });
+    await waitUntil(() => seenOnB.length > 0 && seenOnC.length > 0, "the creation's lifecycle notification on B and C");
+    const sentByA = await busSent(nodeA!);
+    const before = seenOnC.length;
+    await session.sendAndWait({ prompt: "route run three" }, 30_000);
+    // What the turn shared: every other node got it, and A stored one message per notification.
+    await waitUntil(async () => (await busSent(nodeA!)) - sentByA === seenOnC.length - before && seenOnB.length === seenOnC.length, "the turn's notifications on B and C");
+    const shared = seenOnC.length - before;
+    expect(shared).toBeGreaterThan(0);
+    expect((await busSent(nodeA!)) - sentByA).toBe(shared);
+    expect(seenOnB).toEqual(seenOnC);
+    expect(new Set(seenOnC.filter((entry) => entry.startsWith("session.created"))).size).toBe(seenOnC.filter((entry) => entry.startsWith("session.created")).length);
   });
 
   it("one node: a resume is answered without a hint", async () => {

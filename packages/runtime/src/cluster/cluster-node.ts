@@ -208,11 +208,13 @@ export class ClusterNode {
   /**
    * Shares a notification meant for every client (`session.lifecycle`) with the other live nodes,
    * which send it to their own clients: each client gets it once, from the node it is connected to.
-   * Best effort (a node that joins meanwhile misses it); order kept per receiving node.
+   * One notification on the shared channel reaches them all (a large one goes to each node's
+   * mailbox). Best effort (a node that joins meanwhile misses it); order kept per receiving node.
    */
   shareNotification(method: string, params: unknown): void {
     this.sharing = this.sharing.then(async () => {
       try {
+        if (await this.bus.broadcast(clusterMethods.broadcast, { method, params })) return;
         const others = (await this.registry.aliveNodes()).filter((nodeId) => nodeId !== this.nodeId);
         await Promise.all(others.map((nodeId) => this.bus.notify(nodeId, clusterMethods.broadcast, { method, params })));
       } catch (error) {

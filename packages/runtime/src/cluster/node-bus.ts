@@ -41,6 +41,12 @@ export function channelOf(nodeId: string): string {
   return `tandem_node_${createHash("sha256").update(nodeId).digest("hex").slice(0, 40)}`;
 }
 
+/** The channel every node listens on for messages meant for all of them (see {@link NodeBus.broadcast}). */
+export const broadcastChannel = "tandem_cluster_broadcast";
+
+/** The largest broadcast carried inside its notification (PostgreSQL's payload limit is 8000 bytes). */
+const broadcastPayloadLimit = 7000;
+
 /** The typed error of a request whose target node is gone or did not answer in time. */
 export function nodeUnreachable(nodeId: string, reason: "gone" | "timeout", method: string): TandemError {
   const detail = reason === "gone" ? "is not alive (no recent heartbeat)" : "did not answer in time";
@@ -141,6 +147,20 @@ export class NodeBus {
     await this.post(target, { kind: "notify", method, params });
   }
 
+  /**
+   * Sends a one-way message to every other live node: one `NOTIFY` on the shared channel carrying
+   * the message itself (no mailbox row, no list of nodes to read first). Best effort: a node whose
+   * listening connection is down meanwhile misses it. False when the message is too large for a
+   * notification (the caller sends it to each node with {@link notify} instead).
+   */
+  async broadcast(method: string, params: unknown): Promise<boolean> {
+    const payload = JSON.stringify({ from: this.options.nodeId, method, params });
+    if (Buffer.byteLength(payload) > broadcastPayloadLimit) return false;
+    await this.options.db.query("SELECT pg_notify($1, $2)", [broadcastChannel, payload]);
+    this.counted.sent++;
+    return true;
+  }
+
   /** Stores a message for `target` and wakes it. */
   private async post(target: string, message: BusMessage): Promise<void> {
     await this.options.db.query(
@@ -154,7 +174,10 @@ export class NodeBus {
   private async connect(): Promise<void> {
     const connection = await this.options.listen();
     this.connection = connection;
-    connection.on("notification", () => this.readSoon());
+    connection.on("notification", (notification) => {
+      if (notification.channel === broadcastChannel) this.receiveBroadcast(notification.payload);
+      else this.readSoon();
+    });
     const lost = (error?: Error): void => {
       if (this.connection !== connection) return;
       this.connection = undefined;
@@ -164,6 +187,7 @@ export class NodeBus {
     connection.on("error", lost);
     connection.on("end", () => lost());
     await connection.query(`LISTEN ${channelOf(this.options.nodeId)}`);
+    await connection.query(`LISTEN ${broadcastChannel}`);
   }
 
   private async reconnect(): Promise<void> {
@@ -212,6 +236,19 @@ export class NodeBus {
     rows.sort((a, b) => Number(a.id) - Number(b.id));
     this.counted.received += rows.length;
     for (const row of rows) this.receive(row.source_node, row.body);
+  }
+
+  private receiveBroadcast(payload: string | undefined): void {
+    let message: { from?: unknown; method?: unknown; params?: unknown };
+    try {
+      message = JSON.parse(payload ?? "") as typeof message;
+    } catch (error) {
+      this.options.onError?.("a broadcast on the bus was not JSON", error);
+      return;
+    }
+    if (typeof message.from !== "string" || typeof message.method !== "string" || message.from === this.options.nodeId) return;
+    this.counted.received++;
+    this.receive(message.from, { kind: "notify", method: message.method, params: message.params });
   }
 
   private receive(from: string, message: BusMessage): void {
