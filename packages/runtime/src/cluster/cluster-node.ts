@@ -119,6 +119,7 @@ export class ClusterNode {
       isAlive: (target) => this.registry.isAlive(target),
       listen: () => this.openListener(),
       pollMs: 1000,
+      heardRecentlyMs: Math.floor(ttlMs / 3),
       onError: (message, error) => logger.warn(message, error),
     });
     this.remoteClients = new RemoteClients(this.bus, logger, (client) => host.adoptRemote(client));

@@ -31,6 +31,12 @@ export interface NodeBusOptions {
   pollMs?: number;
   /** How often the targets of waiting requests are checked for life (default 1 s). */
   livenessCheckMs?: number;
+  /**
+   * A request to a node that sent us a message within this long goes out without asking the
+   * database whether it is alive first (default 0: always ask). A third of the heartbeat TTL at
+   * most: such a node beat at most a TTL ago.
+   */
+  heardRecentlyMs?: number;
   /** How long a request waits for its answer by default (default 30 s). */
   requestTimeoutMs?: number;
   onError?(message: string, error: unknown): void;
@@ -83,6 +89,8 @@ export class NodeBus {
   private readAgain = false;
   private stopped = false;
   private readonly counted: BusCounts = { sent: 0, received: 0 };
+  /** When each node last sent us a message (`performance.now()`). */
+  private readonly heardAt = new Map<string, number>();
 
   constructor(private readonly options: NodeBusOptions) {}
 
@@ -123,7 +131,7 @@ export class NodeBus {
 
   /** Sends a request to another node and waits for its answer (its error, rethrown as a `TandemError`). */
   async request<R = unknown>(target: string, method: string, params: unknown, options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<R> {
-    if (!(await this.options.isAlive(target))) throw nodeUnreachable(target, "gone", method);
+    if (!this.heardRecently(target) && !(await this.options.isAlive(target))) throw nodeUnreachable(target, "gone", method);
     const id = randomUUID();
     const answer = new Promise<unknown>((resolve, reject) => this.waiting.set(id, { resolve, reject, target, method }));
     const timeoutMs = options.timeoutMs ?? this.options.requestTimeoutMs ?? 30_000;
@@ -159,6 +167,11 @@ export class NodeBus {
     await this.options.db.query("SELECT pg_notify($1, $2)", [broadcastChannel, payload]);
     this.counted.sent++;
     return true;
+  }
+
+  private heardRecently(nodeId: string): boolean {
+    const heardAt = this.heardAt.get(nodeId);
+    return heardAt !== undefined && performance.now() - heardAt < (this.options.heardRecentlyMs ?? 0);
   }
 
   /** Stores a message for `target` and wakes it. */
@@ -235,6 +248,8 @@ export class NodeBus {
     }
     rows.sort((a, b) => Number(a.id) - Number(b.id));
     this.counted.received += rows.length;
+    const now = performance.now();
+    for (const row of rows) this.heardAt.set(row.source_node, now);
     for (const row of rows) this.receive(row.source_node, row.body);
   }
 
@@ -248,6 +263,7 @@ export class NodeBus {
     }
     if (typeof message.from !== "string" || typeof message.method !== "string" || message.from === this.options.nodeId) return;
     this.counted.received++;
+    this.heardAt.set(message.from, performance.now());
     this.receive(message.from, { kind: "notify", method: message.method, params: message.params });
   }
 

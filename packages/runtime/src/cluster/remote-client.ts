@@ -102,9 +102,14 @@ export class RemoteClient extends ClientBase implements RequestingClient {
     this.sending ??= this.sendQueued();
   }
 
-  /** Sends the queue in batches, one at a time, so the origin receives them in order. */
+  /**
+   * Sends the queue in batches, one at a time, so the origin receives them in order. The first
+   * batch waits for the events emitted in the same turn of the event loop, so a burst (a model
+   * step's events, a tool's start and its permission request) crosses as one message.
+   */
   private async sendQueued(): Promise<void> {
     try {
+      await new Promise<void>((resolve) => setImmediate(resolve));
       for (let batch = this.queue.splice(0); batch.length > 0; batch = this.queue.splice(0)) {
         await this.bus.notify(this.originNode, clusterMethods.deliver, { clientId: this.originClientId, items: batch }).catch((error: unknown) => {
           this.logger.warn(`could not deliver ${batch.length} event(s) to client ${this.originClientId} on node ${this.originNode}`, error);
