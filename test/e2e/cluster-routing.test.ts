@@ -8,7 +8,7 @@
  * TCP, a real PostgreSQL, the official SDKs 0.2.0 and 1.0.x.
  */
 import { approveAll, CopilotClient } from "@github/copilot-sdk";
-import { CopilotClient as TandemClient, type SessionEvent as TandemEvent } from "@tandem/sdk";
+import { approveAll as tandemApproveAll, CopilotClient as TandemClient, type SessionEvent as TandemEvent } from "@tandem/sdk";
 import { CopilotClient as V1Client, RuntimeConnection, type SessionEvent as V1Event } from "copilot-sdk-v1";
 import { createServer } from "node:net";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
@@ -54,14 +54,14 @@ interface RoutedNode {
 }
 
 /** A fresh database and model server, and one node per id, each advertising its own address. */
-async function cluster(nodeIds: string[]): Promise<RoutedNode[]> {
+async function cluster(nodeIds: string[], advertise: Record<string, string> = {}): Promise<RoutedNode[]> {
   url = await started.server!.createDatabase(`routing_${process.pid}_${++databaseCounter}`);
-  world = await startWorld(["cluster-route"], { TANDEM_STORE_URL: url, TANDEM_LEASE_TTL_MS: "1500" });
+  world = await startWorld(["cluster-route", "cluster-route-failover"], { TANDEM_STORE_URL: url, TANDEM_LEASE_TTL_MS: "1500" });
   const started_: RoutedNode[] = [];
   for (const nodeId of nodeIds) {
     const port = await freePort();
     const healthPort = await freePort();
-    const advertised = `127.0.0.1:${port}`;
+    const advertised = advertise[nodeId] ?? `127.0.0.1:${port}`;
     const args = ["--port", String(port), "--node-id", nodeId, "--advertise-url", advertised, "--health-port", String(healthPort), "--log-level", "warning"];
     const runtime = await startTcpRuntime(world.env, { args });
     nodes.push(runtime);
@@ -105,14 +105,18 @@ async function leaseHolder(sessionId: string): Promise<string | undefined> {
   return row?.node_id;
 }
 
-/** Every stored event a client saw, each once, in the stored order, from the first it saw on; and the parent chain unbroken. */
-async function expectInStoredOrder(sessionId: string, seen: ReadonlyArray<{ id: string; parentId?: string | null }>): Promise<void> {
+/**
+ * Every stored event a client saw, each once, in the stored order, none missing from the first it
+ * saw on; with `chain`, also each event's parent is the one it saw before (no takeover in between).
+ */
+async function expectInStoredOrder(sessionId: string, seen: ReadonlyArray<{ id: string; parentId?: string | null }>, chain = true): Promise<void> {
   const stored = (await queryDatabase<{ event_id: string }>(url, "SELECT event_id FROM events WHERE session_id = $1 ORDER BY seq", [sessionId])).map((row) => row.event_id);
   const seenIds = seen.map((event) => event.id);
   expect(new Set(seenIds).size).toBe(seenIds.length);
   const persistedSeen = seenIds.filter((id) => stored.includes(id));
   expect(persistedSeen.length).toBeGreaterThan(0);
   expect(persistedSeen).toEqual(stored.slice(stored.indexOf(persistedSeen[0]!)));
+  if (!chain) return;
   for (let index = 1; index < seen.length; index++) expect(seen[index]!.parentId).toBe(seen[index - 1]!.id);
 }
 
@@ -208,6 +212,50 @@ describe.skipIf(!started.server)("cluster: clients are told which node runs thei
     expect((await busSent(nodeA!)) - sentByA).toBe(shared);
     expect(seenOnB).toEqual(seenOnC);
     expect(new Set(seenOnC.filter((entry) => entry.startsWith("session.created"))).size).toBe(seenOnC.filter((entry) => entry.startsWith("session.created")).length);
+  });
+
+  it("@tandem/sdk stays forwarded when the owner's advertised address does not answer; its session works through B", { timeout: 60_000 }, async () => {
+    const nowhere = `127.0.0.1:${await freePort()}`;
+    const [nodeA, nodeB] = await cluster(["node-a", "node-b"], { "node-a": nowhere });
+    const created = await officialOn(nodeA!).createSession({ onPermissionRequest: approveAll });
+    const client = new TandemClient({ cliUrl: nodeB!.runtime.cliUrl, logLevel: "error" });
+    stops.push(() => client.forceStop());
+    const session = await client.resumeSession(created.sessionId, { onPermissionRequest: tandemApproveAll });
+    const events: TandemEvent[] = [];
+    session.on((event) => events.push(event));
+    await created.disconnect();
+    const sentByB = await busSent(nodeB!);
+    const reply = await session.sendAndWait({ prompt: "route run four" }, 30_000);
+    expect(reply?.data.content).toBe("Done where the session runs.");
+    // Forwarded through B, since A could not be reached where it said.
+    expect(await busSent(nodeB!)).toBeGreaterThan(sentByB);
+    expect(await leaseHolder(created.sessionId)).toBe("node-a");
+    await expectInStoredOrder(created.sessionId, events);
+  });
+
+  it("@tandem/sdk followed the hint to A, then A dies: the session goes back through B, which takes it over, and the next turn runs there; no event twice, none missing", { timeout: 90_000 }, async () => {
+    const [nodeA, nodeB] = await cluster(["node-a", "node-b"]);
+    const created = await officialOn(nodeA!).createSession({ onPermissionRequest: approveAll });
+    const sessionId = created.sessionId;
+    const client = new TandemClient({ cliUrls: [nodeB!.runtime.cliUrl], logLevel: "error" });
+    stops.push(() => client.forceStop());
+    const session = await client.resumeSession(sessionId, { onPermissionRequest: tandemApproveAll });
+    const events: TandemEvent[] = [];
+    session.on((event) => events.push(event));
+    await created.disconnect();
+    const sentByB = await busSent(nodeB!);
+    expect((await session.sendAndWait({ prompt: "route failover one" }, 30_000))?.data.content).toBe("Done on the first owner.");
+    // The first turn ran on A with the client connected there.
+    expect(await busSent(nodeB!)).toBe(sentByB);
+
+    await nodeA!.runtime.stop("SIGKILL");
+    const seenBeforeKill = events.length;
+    // B takes the session over once A's lease expired, for our client resuming it there.
+    await waitUntil(async () => (await leaseHolder(sessionId)) === "node-b", "node B holding the session", 30_000);
+    await waitUntil(() => events.slice(seenBeforeKill).some((event) => event.type === "session.resume"), "the session resumed through B", 30_000);
+    expect((await session.sendAndWait({ prompt: "second turn" }, 30_000))?.data.content).toBe("Done on the next owner.");
+    expect(await leaseHolder(sessionId)).toBe("node-b");
+    await expectInStoredOrder(sessionId, events, false);
   });
 
   it("one node: a resume is answered without a hint", async () => {
