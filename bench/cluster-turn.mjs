@@ -195,7 +195,10 @@ async function main() {
         }
         for (let index = 0; index < config.nodes; index++) {
           const healthPort = await freePort();
-          const args = config.store === "postgres" ? ["--node-id", `node-${index}`, "--health-port", String(healthPort)] : [];
+          // Each node on a port it knows in advance, so it can advertise it (owner hints).
+          const port = await freePort();
+          const clusterArgs = ["--port", String(port), "--advertise-url", `127.0.0.1:${port}`, "--node-id", `node-${index}`, "--health-port", String(healthPort)];
+          const args = config.store === "postgres" ? clusterArgs : [];
           nodes.push(await startNode(env, args));
           if (config.store === "postgres") healthPorts.push(healthPort);
         }
