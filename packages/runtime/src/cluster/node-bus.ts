@@ -130,7 +130,7 @@ export class NodeBus {
   }
 
   /** Sends a request to another node and waits for its answer (its error, rethrown as a `TandemError`). */
-  async request<R = unknown>(target: string, method: string, params: unknown, options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<R> {
+  async request<R = unknown>(target: string, method: string, params: unknown, options: { timeoutMs?: number; signal?: AbortSignal; onPosted?: () => void } = {}): Promise<R> {
     if (!this.heardRecently(target) && !(await this.options.isAlive(target))) throw nodeUnreachable(target, "gone", method);
     const id = randomUUID();
     const answer = new Promise<unknown>((resolve, reject) => this.waiting.set(id, { resolve, reject, target, method }));
@@ -140,6 +140,7 @@ export class NodeBus {
     options.signal?.addEventListener("abort", onAbort, { once: true });
     try {
       await this.post(target, { kind: "request", id, method, params });
+      options.onPosted?.();
       return (await answer) as R;
     } catch (error) {
       this.waiting.delete(id);

@@ -201,24 +201,30 @@ export class ClusterRouter {
       const { clientId, items } = params as { clientId: number; items: RemoteDelivery[] };
       const client = this.options.host.findClient(clientId);
       if (!client?.isOpen) return null;
-      for (const item of items) {
-        if (item.kind === "notification") {
-          client.sendNotification(item.method, item.params);
-          continue;
-        }
-        // A catch-up after a failover may already have sent it.
-        if (this.alreadySent(item.sessionId, client, item.json, item.type)) continue;
-        client.deliverSessionEvent(item.sessionId, item.json, item.type);
-      }
+      this.deliver(client, items);
       return null;
     }
     if (method === clusterMethods.clientRequest) {
-      const { clientId, method: clientMethod, params: clientParams } = params as { clientId: number; method: string; params: unknown };
+      const { clientId, method: clientMethod, params: clientParams, items } = params as { clientId: number; method: string; params: unknown; items?: RemoteDelivery[] };
       const client = this.options.host.findClient(clientId);
       if (!client?.isOpen) throw new TandemError(ErrorCodes.UnknownRequest, `Client ${clientId} is no longer connected to node ${this.options.nodeId}`, { clientId });
+      if (items) this.deliver(client, items);
       return client.sendRequest(clientMethod, clientParams);
     }
     throw new TandemError(ErrorCodes.MethodNotFound, `Unhandled cluster method ${method}`);
+  }
+
+  /** Hands relayed events and notifications to one of our clients, in order. */
+  private deliver(client: RequestingClient, items: readonly RemoteDelivery[]): void {
+    for (const item of items) {
+      if (item.kind === "notification") {
+        client.sendNotification(item.method, item.params);
+        continue;
+      }
+      // A catch-up after a failover may already have sent it.
+      if (this.alreadySent(item.sessionId, client, item.json, item.type)) continue;
+      client.deliverSessionEvent(item.sessionId, item.json, item.type);
+    }
   }
 
   /** The persisted events of a session relayed to one of our clients. */

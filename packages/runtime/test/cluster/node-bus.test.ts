@@ -187,4 +187,32 @@ describe.skipIf(!started.server)("node bus over LISTEN/NOTIFY (real PostgreSQL)"
     expect(await asker.bus.request("bus-answer", "ping", {})).toBe("pong");
     expect(livenessChecks).toEqual(["bus-answer"]);
   });
+
+  it("a request to a remote client carries the events queued before it; events queued after it arrive after them", async () => {
+    const owner = await startNode("bus-owner-2");
+    const origin = await startNode("bus-origin-2");
+    const seen: string[] = [];
+    let messages = 0;
+    origin.bus.handle((method, params) => {
+      messages++;
+      const { items } = params as { items?: Array<{ json: string }> };
+      for (const item of items ?? []) seen.push(JSON.parse(item.json).id as string);
+      if (method === clusterMethods.clientRequest) {
+        seen.push("request");
+        return { answer: "yes" };
+      }
+      return null;
+    });
+    const client = new RemoteClient("bus-origin-2", 8, true, owner.bus, new Logger("error", () => {}));
+    for (let index = 0; index < 3; index++) client.deliverSessionEvent("s2", JSON.stringify({ id: `before${index}` }), "tool.execution_start");
+    const answer = client.sendRequest("permission.request", { kind: "shell" });
+    client.deliverSessionEvent("s2", JSON.stringify({ id: "after" }), "permission.completed");
+    expect(await answer).toEqual({ answer: "yes" });
+    await client.drained();
+    await waitUntil(() => seen.includes("after"), "the event queued after the request");
+    expect(seen).toEqual(["before0", "before1", "before2", "request", "after"]);
+    // The three events went with the request: two messages in all.
+    expect(messages).toBe(2);
+    client.close();
+  });
 });
