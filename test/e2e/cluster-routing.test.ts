@@ -155,7 +155,7 @@ describe.skipIf(!started.server)("cluster: clients are told which node runs thei
     await expectInStoredOrder(sessionId, events);
   });
 
-  it("an official 1.0.x client on B ignores the hint and keeps working through forwarding; the hint names A, only where B forwards", { timeout: 60_000 }, async () => {
+  it("official clients on B (1.0.x, 0.2.0) ignore the hint and keep working through forwarding; the hint names A, only where B forwards", { timeout: 60_000 }, async () => {
     const [nodeA, nodeB] = await cluster(["node-a", "node-b"]);
     const created = await officialOn(nodeA!).createSession({ onPermissionRequest: approveAll });
     const sessionId = created.sessionId;
@@ -186,6 +186,10 @@ describe.skipIf(!started.server)("cluster: clients are told which node runs thei
     expect(await leaseHolder(sessionId)).toBe("node-a");
     expect(events.map((event) => event.type).at(-1)).toBe("session.idle");
     await expectInStoredOrder(sessionId, events);
+    // The 0.2.0 SDK takes the same answer with the hint in it and reads the session through B.
+    const resumedBy020 = await officialOn(nodeB!).resumeSession(sessionId, { onPermissionRequest: approveAll });
+    const history = await resumedBy020.getMessages();
+    expect(history.filter((event) => event.type === "assistant.message").at(-1)?.data).toMatchObject({ content: "Done where the session runs." });
   });
 
   it("a turn on the owner with two other nodes costs one bus message per lifecycle notification, not one per node; clients everywhere get each once", { timeout: 60_000 }, async () => {
