@@ -5,7 +5,7 @@
  * @module
  */
 import { execFile } from "node:child_process";
-import { chmodSync, chownSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chmodSync, chownSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -57,7 +57,7 @@ async function runPg(bin, args) {
 /**
  * Starts a server (durability settings as shipped: fsync and synchronous_commit on, so the
  * figures include real commits).
- * @returns {Promise<{ createDatabase(name: string): Promise<string>, stop(): Promise<void> } | { skipped: string }>}
+ * @returns {Promise<{ createDatabase(name: string): Promise<string>, pid(): number, stop(): Promise<void> } | { skipped: string }>}
  */
 export async function startPostgres() {
   const bin = findPostgresBin();
@@ -74,6 +74,10 @@ export async function startPostgres() {
     async createDatabase(name) {
       await runPg(join(bin, "createdb"), ["-h", "127.0.0.1", "-p", String(port), "-U", "tandem", name]);
       return `postgres://tandem@127.0.0.1:${port}/${name}`;
+    },
+    /** The postmaster's process id (its backends are its children). */
+    pid() {
+      return Number(readFileSync(join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
     },
     async stop() {
       await runPg(join(bin, "pg_ctl"), ["-D", dataDir, "-m", "immediate", "-w", "stop"]).catch(() => undefined);

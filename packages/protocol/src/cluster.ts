@@ -14,8 +14,23 @@ export const ClusterHealthReport = z.looseObject({
    * (sends are refused with -32007 until one succeeds). Any makes `ok` false (503).
    */
   stuckSessions: z.array(z.looseObject({ sessionId: z.string(), reason: z.string() })).optional(),
+  /** Node-to-node messages this node stored for other nodes (`sent`) and read from its mailbox (`received`) since it started. */
+  busMessages: z.looseObject({ sent: z.number(), received: z.number() }).optional(),
 });
 export type ClusterHealthReport = z.infer<typeof ClusterHealthReport>;
+
+/**
+ * Tandem: where a session runs when it is another node than the one the client asked. A client that
+ * can connect there directly (`@tandem/sdk` does) saves every request and event the hop through
+ * the node it is connected to; one that ignores it keeps working through that node.
+ */
+export const SessionOwnerHint = z.looseObject({
+  /** The node that runs the session (holds its lease). */
+  nodeId: z.string(),
+  /** Its client-facing address (`--advertise-url`), e.g. `10.0.0.7:4321`. */
+  url: z.string(),
+});
+export type SessionOwnerHint = z.infer<typeof SessionOwnerHint>;
 
 /**
  * `cluster.health` (Tandem): the node's health, for a load balancer that probes over JSON-RPC.

@@ -180,7 +180,7 @@ export {
   WorkspacesCheckpoint,
   workspacesRequests,
 } from "./methods/workspaces.js";
-export { ClusterHealth, ClusterHealthReport } from "./cluster.js";
+export { ClusterHealth, ClusterHealthReport, SessionOwnerHint } from "./cluster.js";
 export { LocalSessionEntry, SessionsBulkDelete, SessionsCheckInUse, SessionsClose, SessionsConnect, SessionsContext, SessionsEnrichMetadata, SessionsFindByPrefix, SessionsFindByTaskId, SessionsGetLastForContext, SessionsGetSizes, SessionsList, SessionsLoadDeferredRepoHooks, SessionsOpen, SessionsOpenParams, SessionsPruneOld, SessionsReleaseLock, SessionsReloadPluginHooks, SessionsSave, SessionsSetAdditionalPlugins, sessionsAdminRequests } from "./methods/sessions-admin.js";
 export { RemoteControlStatus, SessionRemoteDisable, SessionRemoteEnable, SessionRemoteNotifySteerableChanged, SessionsGetRemoteControlStatus, SessionsSetRemoteControlSteering, SessionsStartRemoteControl, SessionsStopRemoteControl, SessionsTransferRemoteControl, remoteControlRequests } from "./methods/remote-control.js";
 export { AgentRegistrySpawn, SecretsAddFilterValues, SessionExtensionsSendAttachmentsToMessage, SessionFsSetProvider, serverMiscRequests } from "./methods/server-misc.js";

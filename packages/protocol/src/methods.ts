@@ -25,6 +25,7 @@ import {
 } from "./common.js";
 import { SessionEventSchema } from "./events.js";
 import { defineNotification, defineRequest } from "./method.js";
+import { SessionOwnerHint } from "./cluster.js";
 import { sessionApiRequests } from "./methods/session-api.js";
 import { CommandRegistration, commandRequests } from "./methods/commands.js";
 import { extensionRequests } from "./methods/extensions.js";
@@ -214,6 +215,8 @@ const SessionOpenResult = z.looseObject({
   sessionId: z.string(),
   workspacePath: z.string().optional(),
   capabilities: z.looseObject({ ui: z.looseObject({ elicitation: z.boolean() }).optional() }).optional(),
+  /** Tandem, on a cluster: the session runs on another node, reachable there (official SDKs ignore it). */
+  owner: SessionOwnerHint.optional(),
 });
 
 /** `session.create`: start a new session. */

@@ -28,6 +28,8 @@ export interface RuntimeArgs {
   nodeId?: string;
   /** `--health-port <n>`: serve `GET /healthz` for load balancers on this port (with `--store`; 0 = a free port). */
   healthPort?: number;
+  /** `--advertise-url <host:port>`: where clients reach this node (with `--store`; also `TANDEM_ADVERTISE_URL`), sent to clients of sessions it runs. */
+  advertiseUrl?: string;
   help: boolean;
   version: boolean;
   /**
@@ -75,6 +77,7 @@ const flags = {
   store: { type: "string" },
   "node-id": { type: "string" },
   "health-port": { type: "string" },
+  "advertise-url": { type: "string" },
   "session-idle-timeout": { type: "string" },
   remote: { type: "boolean" },
   "allow-all": { type: "boolean" },
@@ -106,6 +109,7 @@ const valueErrors: Partial<Record<keyof typeof flags, string>> = {
   store: "--store needs a postgres:// URL",
   "node-id": "--node-id needs a name (letters, digits, . _ : -; at most 100 characters)",
   "health-port": "--health-port needs a port number (0-65535)",
+  "advertise-url": "--advertise-url needs host:port (or tcp://host:port, http://host:port) where clients reach this node",
   "session-idle-timeout": "--session-idle-timeout needs a whole number of seconds (0 = never)",
   "report-intent": "--report-intent must be on or off",
   "max-model-calls-per-turn": "--max-model-calls-per-turn needs a whole number of model calls (at least 1)",
@@ -179,6 +183,8 @@ export function parseArgs(argv: readonly string[]): RuntimeArgs {
     const value = Number(healthPort);
     args.healthPort = check("health-port", value, Number.isInteger(value) && value >= 0 && value <= 65535);
   }
+  const advertiseUrl = text("advertise-url");
+  if (advertiseUrl !== undefined) args.advertiseUrl = check("advertise-url", advertiseUrl, isAdvertiseUrl(advertiseUrl));
   // The last of --exit-with-parent / --no-exit-with-parent wins.
   const exitFlags = argv.filter((arg) => arg === "--exit-with-parent" || arg === "--no-exit-with-parent");
   if (exitFlags.length > 0) args.exitWithParent = exitFlags.at(-1) === "--exit-with-parent";
@@ -252,6 +258,8 @@ Options
                               runtimes on one database form a cluster: any node serves any session
   --node-id <id>              this node's name in the cluster (default $TANDEM_NODE_ID, else hostname-pid)
   --health-port <n>           with --store: GET /healthz on this port (200 ok, 503 store unreachable)
+  --advertise-url <host:port> with --store: where clients reach this node (default $TANDEM_ADVERTISE_URL);
+                              clients of sessions it runs that connected elsewhere are told to come here
   --session-idle-timeout <s>  accepted (whole seconds); idle sessions are not released yet
   --allow-all, --yolo         trust every working folder: its extensions (.github/extensions) start
                               without asking the application (default: a permission request, or
@@ -298,4 +306,19 @@ export function sandboxSettingFromEnv(env: NodeJS.ProcessEnv): string | undefine
   if (value === undefined || value === "") return undefined;
   if (!isSandboxSetting(value)) throw new Error("TANDEM_SANDBOX must be on, off or a SandboxConfig as JSON");
   return value;
+}
+
+/**
+ * Whether `value` names a TCP endpoint a client can connect to: `host:port`, optionally behind
+ * `tcp://`, `http://` or `https://` (what `cliUrl` accepts).
+ *
+ * @example
+ * isAdvertiseUrl("10.0.0.7:4321"); // true
+ * isAdvertiseUrl("10.0.0.7"); // false: no port
+ */
+export function isAdvertiseUrl(value: string): boolean {
+  const match = /^(?:(?:tcp|https?):\/\/)?([A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\]):(\d{1,5})$/.exec(value);
+  if (!match) return false;
+  const port = Number(match[2]);
+  return port > 0 && port <= 65535;
 }

@@ -1,4 +1,4 @@
-import { helpText, parseArgs, sandboxSettingFromEnv, type RuntimeArgs } from "./args.js";
+import { helpText, isAdvertiseUrl, parseArgs, sandboxSettingFromEnv, type RuntimeArgs } from "./args.js";
 import { parseWarmShells } from "./sandbox/pool-setting.js";
 import { cappedLevel, fileSink, Logger, stderrSink } from "./log.js";
 import { connectResult } from "./server/connect.js";
@@ -191,8 +191,24 @@ async function joinCluster(loader: RuntimeLoader, args: RuntimeArgs, logger: Log
   const { hostname } = await import("node:os");
   const url = args.store ?? process.env.TANDEM_STORE_URL ?? "";
   const nodeId = args.nodeId ?? (process.env.TANDEM_NODE_ID || `${hostname()}-${process.pid}`);
-  const node = await runtime.joinCluster({ url, nodeId, ttlMs: leaseTtlFromEnv(process.env), healthHost: args.host, ...(args.healthPort !== undefined ? { healthPort: args.healthPort } : {}) });
+  const advertiseUrl = args.advertiseUrl ?? advertiseUrlFromEnv(process.env.TANDEM_ADVERTISE_URL, logger);
+  const node = await runtime.joinCluster({
+    url,
+    nodeId,
+    ttlMs: leaseTtlFromEnv(process.env),
+    healthHost: args.host,
+    ...(args.healthPort !== undefined ? { healthPort: args.healthPort } : {}),
+    ...(advertiseUrl !== undefined ? { advertiseUrl } : {}),
+  });
   if (node.healthPort !== undefined) logger.info(`health endpoint on ${args.host}:${node.healthPort}/healthz`);
+}
+
+/** `TANDEM_ADVERTISE_URL` when it names an endpoint (a bad one is logged and ignored: the node still serves through forwarding). */
+function advertiseUrlFromEnv(value: string | undefined, logger: Logger): string | undefined {
+  if (!value) return undefined;
+  if (isAdvertiseUrl(value)) return value;
+  logger.warn(`TANDEM_ADVERTISE_URL=${value} is not host:port; clients are not told to connect to this node`);
+  return undefined;
 }
 
 let exiting = false;

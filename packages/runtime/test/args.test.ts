@@ -67,6 +67,16 @@ describe("--log-format", () => {
     expect(() => parseArgs(["--health-port", "70000"])).toThrow("--health-port needs a port number");
     expect(() => parseArgs(["--health-port"])).toThrow("--health-port needs a port number");
   });
+
+  it("reads --advertise-url as host:port (optionally tcp://, http://), and refuses one a client could not connect to", () => {
+    expect(parseArgs([]).advertiseUrl).toBeUndefined();
+    for (const url of ["10.0.0.7:4321", "node-1.internal:4321", "tcp://10.0.0.7:4321", "http://lb.internal:4331", "[fd00::7]:4321"]) {
+      expect(parseArgs(["--advertise-url", url]).advertiseUrl).toBe(url);
+    }
+    for (const url of ["10.0.0.7", "10.0.0.7:0", "10.0.0.7:70000", "ws://10.0.0.7:4321", "10.0.0.7:4321/path", "has space:4321"]) {
+      expect(() => parseArgs(["--advertise-url", url])).toThrow("--advertise-url needs host:port");
+    }
+  });
 });
 
 describe("--store", () => {

@@ -26,7 +26,8 @@ import { CopilotSession, disconnectWithRetries } from "./session.js";
 import { SessionBackend } from "./session-backend.js";
 import { buildCreatePayload, buildResumePayload, prepareSessionConfig, type PreparedSessionConfig } from "./session-config.js";
 import { getTraceContext, type TraceContextProvider } from "./telemetry.js";
-import { reconnect } from "./reconnect.js";
+import { OwnerRoutes } from "./owner-route.js";
+import { reconnect, type RecoverableSession } from "./reconnect.js";
 import type {
   ConnectionState,
   CopilotClientOptions,
@@ -46,8 +47,8 @@ import type {
 interface SessionEntry {
   session: CopilotSession;
   backend: SessionBackend;
-  /** Resumes the session on a new connection after a reconnect. */
-  reopen(connection: MessageConnection): Promise<void>;
+  /** Resumes the session on a new connection after a reconnect; returns the runtime's answer. */
+  reopen(connection: MessageConnection): Promise<unknown>;
 }
 
 /**
@@ -76,6 +77,8 @@ export class CopilotClient {
   #reconnecting: Promise<boolean> | null = null;
   /** Counts stops, so a reconnect under way when the client is stopped gives up. */
   #generation = 0;
+  /** Connections to the nodes that run sessions of ours (Tandem cluster owner hints), or null when hints are not followed. */
+  readonly #owners: OwnerRoutes | null;
 
   /**
    * Validates the options and applies the defaults; nothing is started until {@link start} (or the
@@ -98,6 +101,20 @@ export class CopilotClient {
     }, endpoints);
     this.#onListModels = options.onListModels;
     this.#onGetTraceContext = options.onGetTraceContext;
+    this.#owners = options.followOwnerHints === false ? null : this.#ownerRoutes(resolved);
+  }
+
+  #ownerRoutes(resolved: ResolvedClientOptions): OwnerRoutes {
+    return new OwnerRoutes(resolved, {
+      // Lifecycle notifications come over the client's own connection; an owner's would repeat them.
+      setup: (connection) => attachServerRequests(connection, { findSession: (sessionId) => this.#sessions.get(sessionId)?.backend, onLifecycleEvent: () => {} }),
+      mainConnection: async () => {
+        if (!this.#link.connection) await this.#awaitReconnect();
+        return this.#requireConnection();
+      },
+      sessionsOn: (connection) => [...this.#sessions.values()].filter((entry) => entry.backend.connection === connection),
+      cancelled: () => this.#state === "disconnected",
+    });
   }
 
   /**
@@ -182,7 +199,9 @@ export class CopilotClient {
         await this.#link.open();
         return this.#requireConnection();
       },
-      sessions: () => [...this.#sessions.values()],
+      // Sessions on an owner's connection stay there; the others follow their owner again once resumed.
+      sessions: () => [...this.#sessions.values()].filter((entry) => !this.#owners?.isOwnerConnection(entry.backend.connection)),
+      resumed: async (session: RecoverableSession, result: unknown) => this.#owners?.follow(session, result),
     };
     this.#reconnecting = reconnect(host, options).then(
       () => {
@@ -239,6 +258,7 @@ export class CopilotClient {
     this.#sessions.clear();
     this.#models.clear();
     this.#rpc = null;
+    this.#owners?.close(errors, signal);
     this.#link.close(errors, signal);
     this.#state = "disconnected";
   }
@@ -274,13 +294,12 @@ export class CopilotClient {
     const connection = await this.#ensureConnected();
     const sessionId = config.sessionId ?? randomUUID();
     const prepared = prepareSessionConfig(config);
-    const reopen = async (next: MessageConnection) => {
-      await next.sendRequest(SessionResume.method, buildResumePayload(sessionId, prepared, await getTraceContext(this.#onGetTraceContext), undefined));
-    };
+    const reopen = async (next: MessageConnection): Promise<unknown> =>
+      next.sendRequest(SessionResume.method, buildResumePayload(sessionId, prepared, await getTraceContext(this.#onGetTraceContext), undefined));
     return this.#openSession(connection, sessionId, prepared, reopen, async () => {
       const payload = buildCreatePayload(sessionId, prepared, await getTraceContext(this.#onGetTraceContext));
       const response: ResultOf<typeof SessionCreate> = await connection.sendRequest(SessionCreate.method, payload);
-      return response.workspacePath;
+      return response;
     });
   }
 
@@ -299,14 +318,13 @@ export class CopilotClient {
     }
     const connection = await this.#ensureConnected();
     const prepared = prepareSessionConfig(config);
-    const reopen = async (next: MessageConnection) => {
-      await next.sendRequest(SessionResume.method, buildResumePayload(sessionId, prepared, await getTraceContext(this.#onGetTraceContext), undefined));
-    };
+    const reopen = async (next: MessageConnection): Promise<unknown> =>
+      next.sendRequest(SessionResume.method, buildResumePayload(sessionId, prepared, await getTraceContext(this.#onGetTraceContext), undefined));
     return this.#openSession(connection, sessionId, prepared, reopen, async () => {
       const trace = await getTraceContext(this.#onGetTraceContext);
       const payload = buildResumePayload(sessionId, prepared, trace, config.disableResume);
       const response: ResultOf<typeof SessionResume> = await connection.sendRequest(SessionResume.method, payload);
-      return response.workspacePath;
+      return response;
     });
   }
 
@@ -325,8 +343,8 @@ export class CopilotClient {
     connection: MessageConnection,
     sessionId: string,
     prepared: PreparedSessionConfig,
-    reopen: (connection: MessageConnection) => Promise<void>,
-    open: () => Promise<string | undefined>,
+    reopen: (connection: MessageConnection) => Promise<unknown>,
+    open: () => Promise<{ workspacePath?: string | undefined }>,
   ): Promise<CopilotSession> {
     const backend = new SessionBackend(
       sessionId,
@@ -339,13 +357,18 @@ export class CopilotClient {
       () => this.#awaitReconnect(),
     );
     const session = new CopilotSession(backend);
-    this.#sessions.set(sessionId, { session, backend, reopen });
+    const entry: SessionEntry = { session, backend, reopen };
+    this.#sessions.set(sessionId, entry);
+    let response: { workspacePath?: string | undefined };
     try {
-      backend.workspacePath = await open();
+      response = await open();
+      backend.workspacePath = response.workspacePath;
     } catch (error) {
       if (this.#sessions.get(sessionId)?.backend === backend) this.#sessions.delete(sessionId);
       throw error;
     }
+    // Another node runs the session: talk to it directly (it stays forwarded when that fails).
+    await this.#owners?.follow(entry, response);
     return session;
   }
 

@@ -5,10 +5,10 @@ import type { ReconnectOptions } from "./types.js";
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** A session to move to the new connection: its backend and how to reopen it there (`session.resume`). */
+/** A session to move to the new connection: its backend and how to reopen it there (`session.resume`, whose answer it returns). */
 export interface RecoverableSession {
   backend: SessionBackend;
-  reopen(connection: MessageConnection): Promise<void>;
+  reopen(connection: MessageConnection): Promise<unknown>;
 }
 
 /** What {@link reconnect} needs from the client. */
@@ -19,6 +19,8 @@ export interface ReconnectHost {
   open(): Promise<MessageConnection>;
   /** The sessions to resume on it. */
   sessions(): RecoverableSession[];
+  /** A session was resumed and caught up; `result` is the runtime's answer to its `session.resume` (it may name the session's owner). */
+  resumed?(session: RecoverableSession, result: unknown): Promise<unknown>;
 }
 
 /**
@@ -39,7 +41,9 @@ export async function reconnect(host: ReconnectHost, options: Required<Reconnect
     try {
       const connection = await host.open();
       if (host.cancelled()) throw new Error("The client was stopped while reconnecting");
-      for (const session of host.sessions()) await resumeSession(session, connection);
+      const resumed: Array<[RecoverableSession, unknown]> = [];
+      for (const session of host.sessions()) resumed.push([session, await resumeSession(session, connection)]);
+      for (const [session, result] of resumed) await host.resumed?.(session, result);
       return;
     } catch (error) {
       if (host.cancelled() || Date.now() + delay > deadline) throw error;
@@ -49,11 +53,12 @@ export async function reconnect(host: ReconnectHost, options: Required<Reconnect
   }
 }
 
-async function resumeSession(session: RecoverableSession, connection: MessageConnection): Promise<void> {
+async function resumeSession(session: RecoverableSession, connection: MessageConnection): Promise<unknown> {
   session.backend.rebind(connection);
-  await session.reopen(connection);
+  const result = await session.reopen(connection);
   const { events } = (await connection.sendRequest(SessionGetMessages.method, { sessionId: session.backend.sessionId })) as { events: SessionEvent[] };
   session.backend.finishCatchUp(events);
+  return result;
 }
 
 /**

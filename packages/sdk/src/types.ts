@@ -111,6 +111,13 @@ export interface CopilotClientOptions {
    */
   reconnect?: ReconnectOptions | false;
   /**
+   * Tandem cluster: when the node the client is connected to answers `createSession` /
+   * `resumeSession` with the session's owner (another node, at its `--advertise-url`), connect
+   * there and talk to the session directly instead of through the first node (it stays forwarded
+   * when the owner cannot be reached; after a failover it follows the next owner). Default true.
+   */
+  followOwnerHints?: boolean;
+  /**
    * TCP connection token (the official SDK 1.0's `connectionToken`), sent as `connect { token }`.
    * With `cliUrl`: the token the running runtime was started with (its `COPILOT_CONNECTION_TOKEN`).
    * When the SDK spawns a TCP runtime: the token to give it; a random one is made when omitted.

@@ -21,6 +21,8 @@ export interface ClusterConfig {
   /** `--health-port`: serve `GET /healthz` there. */
   healthPort?: number;
   healthHost: string;
+  /** `--advertise-url`: where clients reach this node (stored with its heartbeat; sent as the owner hint). */
+  advertiseUrl?: string;
 }
 
 /** What the node needs from this process's runtime. */
@@ -96,6 +98,7 @@ export class ClusterNode {
       db: pool,
       nodeId,
       ttlMs,
+      ...(config.advertiseUrl !== undefined ? { advertiseUrl: config.advertiseUrl } : {}),
       onError: (error) => logger.warn("cluster heartbeat failed", error),
       // What sessions could not write during the outage is written now, not at their next send.
       onReconnect: () => void this.leases.renewNow().finally(() => host.retryHeldWrites()),
@@ -117,6 +120,7 @@ export class ClusterNode {
       isAlive: (target) => this.registry.isAlive(target),
       listen: () => this.openListener(),
       pollMs: 1000,
+      heardRecentlyMs: Math.floor(ttlMs / 3),
       onError: (message, error) => logger.warn(message, error),
     });
     this.remoteClients = new RemoteClients(this.bus, logger, (client) => host.adoptRemote(client));
@@ -129,6 +133,7 @@ export class ClusterNode {
       logger,
       ttlMs,
       storedEventsAfter: (sessionId, knownIds) => this.storedEventsAfter(sessionId, knownIds),
+      ownerUrl: (ownerNode) => this.registry.urlOf(ownerNode),
     });
     this.orphans = new OrphanWatcher({
       db: pool,
@@ -139,7 +144,7 @@ export class ClusterNode {
       resume: (sessionId) => host.resumeUnattended(sessionId),
       logger,
     });
-    this.health = new HealthCheck({ nodeId, db: pool, sessionsOwned: () => this.leases.count, stuckSessions: () => host.stuckSessions() });
+    this.health = new HealthCheck({ nodeId, db: pool, sessionsOwned: () => this.leases.count, stuckSessions: () => host.stuckSessions(), busMessages: () => this.bus.counts });
     this.bus.handle((method, params, from) => this.handleBus(method, params, from));
   }
 
@@ -205,11 +210,15 @@ export class ClusterNode {
   /**
    * Shares a notification meant for every client (`session.lifecycle`) with the other live nodes,
    * which send it to their own clients: each client gets it once, from the node it is connected to.
-   * Best effort (a node that joins meanwhile misses it); order kept per receiving node.
+   * One notification on the shared channel reaches them all (a large one goes to each node's
+   * mailbox); a node that was alone at its last heartbeat sends nothing. Best effort (a node that
+   * joins meanwhile misses it); order kept per receiving node.
    */
   shareNotification(method: string, params: unknown): void {
     this.sharing = this.sharing.then(async () => {
       try {
+        if (!this.registry.hasOthers) return;
+        if (await this.bus.broadcast(clusterMethods.broadcast, { method, params })) return;
         const others = (await this.registry.aliveNodes()).filter((nodeId) => nodeId !== this.nodeId);
         await Promise.all(others.map((nodeId) => this.bus.notify(nodeId, clusterMethods.broadcast, { method, params })));
       } catch (error) {

@@ -13,6 +13,8 @@ export interface HealthSources {
   sessionsOwned(): number;
   /** Sessions open here whose last write failed (they cannot make progress until one succeeds). */
   stuckSessions?(): Array<{ sessionId: string; reason: string }>;
+  /** Bus messages this node sent and received since it started. */
+  busMessages?(): { sent: number; received: number };
   /** How long the store may take to answer `SELECT 1` (default 2 s). */
   timeoutMs?: number;
 }
@@ -35,7 +37,8 @@ export class HealthCheck {
     );
     clearTimeout(timer);
     const stuckSessions = this.sources.stuckSessions?.() ?? [];
-    return { ok: store.reachable && stuckSessions.length === 0, nodeId, store, sessionsOwned: this.sources.sessionsOwned(), stuckSessions };
+    const busMessages = this.sources.busMessages?.();
+    return { ok: store.reachable && stuckSessions.length === 0, nodeId, store, sessionsOwned: this.sources.sessionsOwned(), stuckSessions, ...(busMessages ? { busMessages } : {}) };
   }
 }
 

@@ -31,6 +31,12 @@ export interface NodeBusOptions {
   pollMs?: number;
   /** How often the targets of waiting requests are checked for life (default 1 s). */
   livenessCheckMs?: number;
+  /**
+   * A request to a node that sent us a message within this long goes out without asking the
+   * database whether it is alive first (default 0: always ask). A third of the heartbeat TTL at
+   * most: such a node beat at most a TTL ago.
+   */
+  heardRecentlyMs?: number;
   /** How long a request waits for its answer by default (default 30 s). */
   requestTimeoutMs?: number;
   onError?(message: string, error: unknown): void;
@@ -41,6 +47,12 @@ export function channelOf(nodeId: string): string {
   return `tandem_node_${createHash("sha256").update(nodeId).digest("hex").slice(0, 40)}`;
 }
 
+/** The channel every node listens on for messages meant for all of them (see {@link NodeBus.broadcast}). */
+export const broadcastChannel = "tandem_cluster_broadcast";
+
+/** The largest broadcast carried inside its notification (PostgreSQL's payload limit is 8000 bytes). */
+const broadcastPayloadLimit = 7000;
+
 /** The typed error of a request whose target node is gone or did not answer in time. */
 export function nodeUnreachable(nodeId: string, reason: "gone" | "timeout", method: string): TandemError {
   const detail = reason === "gone" ? "is not alive (no recent heartbeat)" : "did not answer in time";
@@ -48,6 +60,12 @@ export function nodeUnreachable(nodeId: string, reason: "gone" | "timeout", meth
 }
 
 type Waiter = { resolve(value: unknown): void; reject(error: Error): void; target: string; method: string };
+
+/** How many bus messages a node stored for other nodes and read from its mailbox since it started. */
+export interface BusCounts {
+  sent: number;
+  received: number;
+}
 
 /**
  * Node-to-node messages over PostgreSQL: each message is a row of `node_messages` (so bodies of any
@@ -70,8 +88,16 @@ export class NodeBus {
   private reading: Promise<void> | undefined;
   private readAgain = false;
   private stopped = false;
+  private readonly counted: BusCounts = { sent: 0, received: 0 };
+  /** When each node last sent us a message (`performance.now()`). */
+  private readonly heardAt = new Map<string, number>();
 
   constructor(private readonly options: NodeBusOptions) {}
+
+  /** Messages sent and received so far (reported by the health check, read by the cluster benchmark). */
+  get counts(): BusCounts {
+    return { ...this.counted };
+  }
 
   /** Sets what answers requests and one-way messages from other nodes. */
   handle(handler: BusHandler): void {
@@ -104,8 +130,8 @@ export class NodeBus {
   }
 
   /** Sends a request to another node and waits for its answer (its error, rethrown as a `TandemError`). */
-  async request<R = unknown>(target: string, method: string, params: unknown, options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<R> {
-    if (!(await this.options.isAlive(target))) throw nodeUnreachable(target, "gone", method);
+  async request<R = unknown>(target: string, method: string, params: unknown, options: { timeoutMs?: number; signal?: AbortSignal; onPosted?: () => void } = {}): Promise<R> {
+    if (!this.heardRecently(target) && !(await this.options.isAlive(target))) throw nodeUnreachable(target, "gone", method);
     const id = randomUUID();
     const answer = new Promise<unknown>((resolve, reject) => this.waiting.set(id, { resolve, reject, target, method }));
     const timeoutMs = options.timeoutMs ?? this.options.requestTimeoutMs ?? 30_000;
@@ -114,6 +140,7 @@ export class NodeBus {
     options.signal?.addEventListener("abort", onAbort, { once: true });
     try {
       await this.post(target, { kind: "request", id, method, params });
+      options.onPosted?.();
       return (await answer) as R;
     } catch (error) {
       this.waiting.delete(id);
@@ -129,6 +156,25 @@ export class NodeBus {
     await this.post(target, { kind: "notify", method, params });
   }
 
+  /**
+   * Sends a one-way message to every other live node: one `NOTIFY` on the shared channel carrying
+   * the message itself (no mailbox row, no list of nodes to read first). Best effort: a node whose
+   * listening connection is down meanwhile misses it. False when the message is too large for a
+   * notification (the caller sends it to each node with {@link notify} instead).
+   */
+  async broadcast(method: string, params: unknown): Promise<boolean> {
+    const payload = JSON.stringify({ from: this.options.nodeId, method, params });
+    if (Buffer.byteLength(payload) > broadcastPayloadLimit) return false;
+    await this.options.db.query("SELECT pg_notify($1, $2)", [broadcastChannel, payload]);
+    this.counted.sent++;
+    return true;
+  }
+
+  private heardRecently(nodeId: string): boolean {
+    const heardAt = this.heardAt.get(nodeId);
+    return heardAt !== undefined && performance.now() - heardAt < (this.options.heardRecentlyMs ?? 0);
+  }
+
   /** Stores a message for `target` and wakes it. */
   private async post(target: string, message: BusMessage): Promise<void> {
     await this.options.db.query(
@@ -136,12 +182,16 @@ export class NodeBus {
        SELECT pg_notify($4, id::text) FROM stored`,
       [target, this.options.nodeId, JSON.stringify(message), channelOf(target)],
     );
+    this.counted.sent++;
   }
 
   private async connect(): Promise<void> {
     const connection = await this.options.listen();
     this.connection = connection;
-    connection.on("notification", () => this.readSoon());
+    connection.on("notification", (notification) => {
+      if (notification.channel === broadcastChannel) this.receiveBroadcast(notification.payload);
+      else this.readSoon();
+    });
     const lost = (error?: Error): void => {
       if (this.connection !== connection) return;
       this.connection = undefined;
@@ -151,6 +201,7 @@ export class NodeBus {
     connection.on("error", lost);
     connection.on("end", () => lost());
     await connection.query(`LISTEN ${channelOf(this.options.nodeId)}`);
+    await connection.query(`LISTEN ${broadcastChannel}`);
   }
 
   private async reconnect(): Promise<void> {
@@ -197,7 +248,24 @@ export class NodeBus {
       return;
     }
     rows.sort((a, b) => Number(a.id) - Number(b.id));
+    this.counted.received += rows.length;
+    const now = performance.now();
+    for (const row of rows) this.heardAt.set(row.source_node, now);
     for (const row of rows) this.receive(row.source_node, row.body);
+  }
+
+  private receiveBroadcast(payload: string | undefined): void {
+    let message: { from?: unknown; method?: unknown; params?: unknown };
+    try {
+      message = JSON.parse(payload ?? "") as typeof message;
+    } catch (error) {
+      this.options.onError?.("a broadcast on the bus was not JSON", error);
+      return;
+    }
+    if (typeof message.from !== "string" || typeof message.method !== "string" || message.from === this.options.nodeId) return;
+    this.counted.received++;
+    this.heardAt.set(message.from, performance.now());
+    this.receive(message.from, { kind: "notify", method: message.method, params: message.params });
   }
 
   private receive(from: string, message: BusMessage): void {

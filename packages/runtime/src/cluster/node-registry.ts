@@ -10,6 +10,8 @@ export interface NodeRegistryOptions {
   ttlMs: number;
   /** How often this node beats (default a third of the TTL). */
   beatEveryMs?: number;
+  /** Where clients reach this node (`--advertise-url`), stored with each heartbeat. */
+  advertiseUrl?: string;
   onError?(error: unknown): void;
   /** A heartbeat succeeded after one failed: the database is reachable again. */
   onReconnect?(): void;
@@ -23,6 +25,8 @@ export class NodeRegistry {
   private timer: NodeJS.Timeout | undefined;
   /** The last heartbeat failed. */
   private unreachable = false;
+  /** How many other nodes were alive at the last heartbeat (assumed some until the first). */
+  private othersAtLastBeat = 1;
   /** This node's view of the database's reachability (see `liveness.ts`). */
   readonly grace: ReachabilityGrace;
 
@@ -53,11 +57,15 @@ export class NodeRegistry {
   /** One heartbeat. */
   async beat(): Promise<void> {
     try {
-      await this.options.db.query(
-        `INSERT INTO cluster_nodes (node_id, heartbeat_at) VALUES ($1, clock_timestamp())
-         ON CONFLICT (node_id) DO UPDATE SET heartbeat_at = clock_timestamp()`,
-        [this.options.nodeId],
+      const { rows } = await this.options.db.query<{ others: number }>(
+        `WITH beat AS (
+           INSERT INTO cluster_nodes (node_id, heartbeat_at, advertise_url) VALUES ($1, clock_timestamp(), $2)
+           ON CONFLICT (node_id) DO UPDATE SET heartbeat_at = clock_timestamp(), advertise_url = EXCLUDED.advertise_url
+           RETURNING 1)
+         SELECT count(*)::int AS others FROM cluster_nodes AS node WHERE node.node_id <> $1 AND ${nodeAliveSql("node.node_id", "$3")}`,
+        [this.options.nodeId, this.options.advertiseUrl ?? null, this.options.ttlMs],
       );
+      this.othersAtLastBeat = rows[0]?.others ?? 1;
     } catch (error) {
       this.unreachable = true;
       this.grace.failed();
@@ -74,6 +82,23 @@ export class NodeRegistry {
     if (!this.grace.judging) return true;
     const { rows } = await this.options.db.query(`SELECT ${nodeAliveSql("$1", "$2")} AS alive`, [nodeId, this.options.ttlMs]);
     return rows[0]?.alive === true;
+  }
+
+  /**
+   * Whether another node was alive at this node's last heartbeat (at most TTL/3 ago): a node alone
+   * shares nothing. A node that joined since is seen at the next heartbeat.
+   */
+  get hasOthers(): boolean {
+    return this.othersAtLastBeat > 0;
+  }
+
+  /** Where clients reach a live node (its `--advertise-url`); undefined when it advertises none or is not alive. */
+  async urlOf(nodeId: string): Promise<string | undefined> {
+    const { rows } = await this.options.db.query<{ advertise_url: string | null }>(
+      `SELECT advertise_url FROM cluster_nodes WHERE node_id = $1 AND ${nodeAliveSql("$1", "$2")}`,
+      [nodeId, this.options.ttlMs],
+    );
+    return rows[0]?.advertise_url ?? undefined;
   }
 
   /** The nodes that count as alive (every registered one while liveness is not judged). */

@@ -13,7 +13,7 @@ export const clusterMethods = {
   rpc: "cluster.rpc",
   /** owner → origin: events and notifications for a client, in order. */
   deliver: "cluster.client.deliver",
-  /** owner → origin: a request to a client (permission, user input, tool call, hooks…). */
+  /** owner → origin: a request to a client (permission, user input, tool call, hooks…), after the events queued before it (`items`). */
   clientRequest: "cluster.client.request",
   /** origin → owner: a client went away. */
   clientClosed: "cluster.client.closed",
@@ -32,6 +32,8 @@ export class RemoteClient extends ClientBase implements RequestingClient {
   readonly extensionId = undefined;
   private readonly queue: RemoteDelivery[] = [];
   private sending: Promise<void> | undefined;
+  /** The batch being handed to the bus now. */
+  private posting: Promise<void> | undefined;
   /** Aborts the requests to the client still waiting for its answer when it goes away. */
   private readonly gone = new AbortController();
   /** Why it went away: `node-lost` when its node died (the client did not choose to leave). */
@@ -77,17 +79,30 @@ export class RemoteClient extends ClientBase implements RequestingClient {
 
   async sendRequest<R>(method: string, params: unknown, signal?: AbortSignal): Promise<R> {
     if (!this.lifetime.isOpen) throw new Error("client disconnected");
-    // What was queued before the request reaches the client first (e.g. the event announcing it).
-    await this.drained();
+    // What was queued before the request reaches the client first (e.g. the event announcing it):
+    // batches already on their way arrive before it, what is still queued travels with it.
+    while (this.posting) await this.posting;
+    const items = this.queue.splice(0);
+    // Events queued after these wait until the request carrying them is stored, so none overtakes them.
+    let markPosted: () => void = () => undefined;
+    const posted = new Promise<void>((resolve) => (markPosted = resolve));
+    const released = (): void => {
+      markPosted();
+      if (this.posting === posted) this.posting = undefined;
+    };
+    if (items.length > 0) this.posting = posted;
     // A person may take long to answer; a dead origin is noticed by its heartbeat instead, which
     // closes this client and so aborts the request.
     const combined = signal ? AbortSignal.any([signal, this.gone.signal]) : this.gone.signal;
     try {
-      return await this.bus.request<R>(this.originNode, clusterMethods.clientRequest, { clientId: this.originClientId, method, params }, { signal: combined, timeoutMs: 24 * 3600_000 });
+      const request = { clientId: this.originClientId, method, params, ...(items.length > 0 ? { items } : {}) };
+      return await this.bus.request<R>(this.originNode, clusterMethods.clientRequest, request, { signal: combined, timeoutMs: 24 * 3600_000, onPosted: released });
     } catch (error) {
       // The bus saw the origin's heartbeat stop before this node's watch did: the client is gone.
       if (error instanceof TandemError && error.code === ErrorCodes.NodeUnreachable && error.data?.reason === "gone") this.close("node-lost");
       throw error;
+    } finally {
+      released();
     }
   }
 
@@ -102,13 +117,25 @@ export class RemoteClient extends ClientBase implements RequestingClient {
     this.sending ??= this.sendQueued();
   }
 
-  /** Sends the queue in batches, one at a time, so the origin receives them in order. */
+  /**
+   * Sends the queue in batches, one at a time, so the origin receives them in order. The first
+   * batch waits for the events emitted in the same turn of the event loop, so a burst (a model
+   * step's events, a tool's start and its permission request) crosses as one message.
+   */
   private async sendQueued(): Promise<void> {
     try {
-      for (let batch = this.queue.splice(0); batch.length > 0; batch = this.queue.splice(0)) {
-        await this.bus.notify(this.originNode, clusterMethods.deliver, { clientId: this.originClientId, items: batch }).catch((error: unknown) => {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      for (;;) {
+        // A request to the client carrying earlier events is stored first.
+        while (this.posting) await this.posting;
+        const batch = this.queue.splice(0);
+        if (batch.length === 0) return;
+        const posting = this.bus.notify(this.originNode, clusterMethods.deliver, { clientId: this.originClientId, items: batch }).catch((error: unknown) => {
           this.logger.warn(`could not deliver ${batch.length} event(s) to client ${this.originClientId} on node ${this.originNode}`, error);
         });
+        this.posting = posting;
+        await posting;
+        if (this.posting === posting) this.posting = undefined;
       }
     } finally {
       this.sending = undefined;

@@ -5,6 +5,7 @@ import type { RequestingClient } from "../ports/clients.js";
 import { PreSerializedJson } from "../server/writer.js";
 import type { SessionLeases } from "./leases.js";
 import type { NodeBus } from "./node-bus.js";
+import { withOwnerHint, type OwnerUrlLookup } from "./owner-hint.js";
 import { clusterMethods, type RemoteDelivery } from "./remote-client.js";
 
 /** What the router needs from this node's runtime. */
@@ -34,6 +35,8 @@ export interface ClusterRouterOptions {
    * it holds none of them: the client cannot be placed).
    */
   storedEventsAfter(sessionId: string, knownIds: readonly string[]): Promise<Array<{ json: string; type: string; id: string }>>;
+  /** Where clients reach a node (for the owner hint of a forwarded `session.resume`; none: no hint). */
+  ownerUrl?: OwnerUrlLookup;
 }
 
 /** How many ids of relayed persisted events are remembered per session (catch-up point, duplicate filter). */
@@ -159,6 +162,8 @@ export class ClusterRouter {
       try {
         const result = await this.options.bus.request(holder.nodeId, clusterMethods.rpc, { method, params, clientId: client.id, isCurrentClient: client.isCurrentClient });
         this.afterForward(method, sessionId, params, client, holder.nodeId);
+        const { ownerUrl } = this.options;
+        if (ownerUrl && openingMethods.has(method)) return await withOwnerHint(unwrapResult(result), holder.nodeId, ownerUrl, this.options.logger);
         return unwrapResult(result);
       } catch (error) {
         if (!isNodeGone(error) || attempt >= 3) throw error;
@@ -196,24 +201,30 @@ export class ClusterRouter {
       const { clientId, items } = params as { clientId: number; items: RemoteDelivery[] };
       const client = this.options.host.findClient(clientId);
       if (!client?.isOpen) return null;
-      for (const item of items) {
-        if (item.kind === "notification") {
-          client.sendNotification(item.method, item.params);
-          continue;
-        }
-        // A catch-up after a failover may already have sent it.
-        if (this.alreadySent(item.sessionId, client, item.json, item.type)) continue;
-        client.deliverSessionEvent(item.sessionId, item.json, item.type);
-      }
+      this.deliver(client, items);
       return null;
     }
     if (method === clusterMethods.clientRequest) {
-      const { clientId, method: clientMethod, params: clientParams } = params as { clientId: number; method: string; params: unknown };
+      const { clientId, method: clientMethod, params: clientParams, items } = params as { clientId: number; method: string; params: unknown; items?: RemoteDelivery[] };
       const client = this.options.host.findClient(clientId);
       if (!client?.isOpen) throw new TandemError(ErrorCodes.UnknownRequest, `Client ${clientId} is no longer connected to node ${this.options.nodeId}`, { clientId });
+      if (items) this.deliver(client, items);
       return client.sendRequest(clientMethod, clientParams);
     }
     throw new TandemError(ErrorCodes.MethodNotFound, `Unhandled cluster method ${method}`);
+  }
+
+  /** Hands relayed events and notifications to one of our clients, in order. */
+  private deliver(client: RequestingClient, items: readonly RemoteDelivery[]): void {
+    for (const item of items) {
+      if (item.kind === "notification") {
+        client.sendNotification(item.method, item.params);
+        continue;
+      }
+      // A catch-up after a failover may already have sent it.
+      if (this.alreadySent(item.sessionId, client, item.json, item.type)) continue;
+      client.deliverSessionEvent(item.sessionId, item.json, item.type);
+    }
   }
 
   /** The persisted events of a session relayed to one of our clients. */

@@ -31,6 +31,9 @@ export const clusterSchemaStatements: readonly string[] = [
   `CREATE INDEX IF NOT EXISTS node_messages_target ON node_messages (target_node, id)`,
 ];
 
+/** Where clients reach each node (`--advertise-url`), written with its heartbeat; null when it advertises none. */
+export const advertiseUrlColumn = "ALTER TABLE cluster_nodes ADD COLUMN IF NOT EXISTS advertise_url text";
+
 /** The SQLSTATE of an append whose lease is not current (`tandem_append_events_fenced`). */
 export const leaseLostState = "TD002";
 
@@ -55,5 +58,5 @@ export const fencedAppendFunction = `
 
 /** Creates the cluster's tables when they are missing (for callers without the store's migrations). */
 export async function ensureClusterSchema(db: Queryable): Promise<void> {
-  for (const statement of clusterSchemaStatements) await db.query(statement);
+  for (const statement of [...clusterSchemaStatements, advertiseUrlColumn]) await db.query(statement);
 }

@@ -1,6 +1,6 @@
 import type { PoolClient } from "pg";
 import { ErrorCodes, TandemError } from "../../errors.js";
-import { clusterSchemaStatements, fencedAppendFunction } from "./cluster-schema.js";
+import { advertiseUrlColumn, clusterSchemaStatements, fencedAppendFunction } from "./cluster-schema.js";
 
 /** One schema change, applied once, in order of `version`, inside the start-up transaction. */
 export interface Migration {
@@ -84,6 +84,11 @@ export const migrations: readonly Migration[] = [
     version: 3,
     name: "cluster: index of expired leases (the orphan watcher's scan)",
     sql: "CREATE INDEX IF NOT EXISTS session_leases_expired ON session_leases (expires_at) WHERE expires_at > '-infinity'",
+  },
+  {
+    version: 4,
+    name: "cluster: each node's client-facing address (the owner hint)",
+    sql: advertiseUrlColumn,
   },
 ];
 
