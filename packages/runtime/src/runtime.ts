@@ -302,6 +302,7 @@ export class Runtime implements RuntimeServices {
   /** Takes over a client connection (opened by the entry module, possibly before the runtime loaded). */
   adopt(client: ClientConnection): void {
     this.connections.add(client);
+    client.orderRequestsAfterEvents((sessionId) => this.sessions.find(sessionId)?.emitter.delivered());
     client.onClose(() => {
       this.connections.delete(client);
       if (client.extensionId === undefined) this.extensions.applicationLeft();

@@ -45,6 +45,8 @@ export class ClientConnection extends ClientBase implements ClientPort {
   private readonly closed: Promise<never>;
   /** Session events held back while a create/resume is answered (see {@link holdEventsUntilResult}). */
   private readonly heldEvents = new EventHold();
+  /** See {@link orderRequestsAfterEvents}. */
+  private eventsDelivered: (sessionId: string) => Promise<void> | undefined = () => undefined;
 
   constructor(
     input: NodeJS.ReadableStream,
@@ -128,7 +130,19 @@ export class ClientConnection extends ClientBase implements ClientPort {
     this.connection.sendNotification(method, params).catch(() => undefined);
   }
 
+  /**
+   * A request about a session goes out only once the session's events emitted before it reached
+   * its clients (they get an event once the log holds it): a permission or input request never
+   * arrives before the `tool.execution_start` of the call it asks about.
+   */
+  orderRequestsAfterEvents(eventsDelivered: (sessionId: string) => Promise<void> | undefined): void {
+    this.eventsDelivered = eventsDelivered;
+  }
+
   async sendRequest<R>(method: string, params: unknown, signal?: AbortSignal): Promise<R> {
+    const sessionId = (params as { sessionId?: unknown } | null | undefined)?.sessionId;
+    const delivered = typeof sessionId === "string" ? this.eventsDelivered(sessionId) : undefined;
+    if (delivered) await delivered;
     if (!this.lifetime.isOpen) throw new Error("client disconnected");
     if (signal?.aborted) throw signal.reason ?? new Error("aborted");
     // Cancelling sends $/cancelRequest, but a client may ignore it: the wait also ends on abort.

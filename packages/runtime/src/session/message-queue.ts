@@ -18,6 +18,12 @@ export interface QueuedMessage {
   command?: QueuedCommand;
   /** Told once its `user.message` is emitted (with the commit to wait for) or it leaves the queue unanswered. */
   recorded?: (commit: Promise<void>) => void;
+  /**
+   * Set while a send waits for this message to be stored: resolves once that send's answer is on
+   * its way. The turn goes on only then, so the answer reaches the client before the turn's events
+   * (as the SDKs expect: `sendAndWait` listens for the turn's end only once `send` answered).
+   */
+  sendAnswered?: Promise<void>;
 }
 
 /** A slash command waiting in the queue (built by `commands/slash-commands.ts`). */

@@ -138,7 +138,9 @@ export class TurnRunner {
     const recordedNow = this.running === undefined && placement === "last" && this.queue.length === 0;
     let recorded: Promise<void> | undefined;
     const entry: QueuedMessage = { messageId, params, agentMode };
+    let answerSent: () => void = () => undefined;
     if (recordedNow) {
+      entry.sendAnswered = new Promise<void>((resolve) => (answerSent = resolve));
       recorded = new Promise<void>((resolve, reject) => {
         // Told once: when recorded, or when it leaves the queue unanswered (whichever comes first).
         entry.recorded = (commit) => {
@@ -154,7 +156,13 @@ export class TurnRunner {
     this.waitingForBackground?.abort();
     this.running ??= this.drainQueue();
     this.turnEvents.accepted(params.prompt, host.name);
-    if (recorded) await recorded;
+    if (!recorded) return messageId;
+    try {
+      await recorded;
+    } finally {
+      // After the answer's own continuations (the dispatcher hands it to the connection in them).
+      setImmediate(answerSent);
+    }
     return messageId;
   }
 
@@ -348,6 +356,7 @@ export class TurnRunner {
       this.currentInteractionId = undefined;
       return undefined;
     }
+    if (queued.sendAnswered) await queued.sendAnswered;
     this.turnEvents.systemPrompt(await host.systemPrompt());
     let taskCompleted = false;
     const stopListening = host.emitter.addListener((event) => {
