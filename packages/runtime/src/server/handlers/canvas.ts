@@ -1,4 +1,4 @@
-import { SessionCanvasActionInvoke, SessionCanvasClose, SessionCanvasList, SessionCanvasListOpen, SessionCanvasOpen } from "@tandem/protocol";
+import { SessionCanvasActionInvoke, SessionCanvasClose, SessionCanvasList, SessionCanvasListOpen, SessionCanvasOpen } from "@tandem/protocol/methods/canvas";
 import type { SessionCanvases } from "../../canvas/session-canvases.js";
 import type { RuntimeServices } from "../runtime-services.js";
 import type { MethodTable } from "../method-table.js";
