@@ -9,7 +9,7 @@ import type { RetryPolicy } from "../loop/retry.js";
 import type { PermissionHost } from "../permissions/broker.js";
 import { routeModel, type BearerTokenSource } from "../providers/routing.js";
 import type { ModelClient, ModelResponse } from "../providers/types.js";
-import type { Tool, ToolContext } from "../tools/types.js";
+import { toolSpecOf, type Tool, type ToolContext } from "../tools/types.js";
 import type { ClientNeed, ClientPort } from "./client-port.js";
 import { SessionClients, type ClientRegistration } from "./clients.js";
 import type { EventEmitterPort, SessionEmitter } from "./emitter.js";
@@ -365,7 +365,7 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
     const offered = this.toolset.offered();
     const cached = this.cachedToolSpecs;
     if (cached && cached.tools.length === offered.length && cached.tools.every((tool, index) => tool === offered[index])) return cached.specs;
-    const specs = offered.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters }));
+    const specs = offered.map(toolSpecOf);
     this.cachedToolSpecs = { tools: offered, specs };
     return specs;
   }
