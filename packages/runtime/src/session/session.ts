@@ -125,8 +125,11 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
   readonly emitter: SessionEmitter;
   readonly messages: ConversationMessage[];
   readonly pending = new PendingRequests();
-  /** The event types the clients said they answer (`session.eventLog.registerInterest`). */
-  readonly eventInterests = new EventInterests();
+  /** The event types the clients said they answer (`session.eventLog.registerInterest`); made on first use. */
+  get eventInterests(): EventInterests {
+    this.madeEventInterests ??= new EventInterests();
+    return this.madeEventInterests;
+  }
   /** The attached clients and what each registered (tools, handlers). */
   readonly clients = new SessionClients();
   readonly metrics: SessionMetrics;
@@ -146,8 +149,14 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
   profile: CompatProfile;
   /** Approve-all and the approvals remembered for the rest of the session. */
   readonly approvals: SessionApprovals;
-  /** Approve and deny rules, the URL policy and the allowed directories (`session.permissions.*`). */
-  readonly permissionPolicy: PermissionPolicy;
+  /**
+   * Approve and deny rules, the URL policy and the allowed directories (`session.permissions.*`);
+   * made on first use (a setting or the first permission request).
+   */
+  get permissionPolicy(): PermissionPolicy {
+    this.madePermissionPolicy ??= new PermissionPolicy(() => this.workingDirectory);
+    return this.madePermissionPolicy;
+  }
   /** `session.queue.*`: the waiting messages as the application sees them. */
   readonly pendingMessages: MessageQueueView;
 
@@ -157,16 +166,22 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
   readonly hooks: HookRunner;
   /** The plan file and workspace files. */
   readonly workspace: SessionWorkspace;
-  /** The canvases the session's clients declared and the instances open from them. */
-  readonly canvases: SessionCanvases;
+  /** The canvases the session's clients declared and the instances open from them; made on first use (`session.canvas.*`). */
+  get canvases(): SessionCanvases {
+    this.madeCanvases ??= new SessionCanvases({ sessionId: this.sessionId, declaredCanvases: () => this.clients.declaredCanvases() });
+    return this.madeCanvases;
+  }
   /** Built-in, custom, skill, agent, plan and MCP tools. */
   readonly toolset: SessionToolset;
   /** Failed writes of the session's files: reported, and messages refused until they are retried. */
   readonly persistence: SessionPersistence;
   /** Rewind points, git checkpoints and rewinds (`session.history.*`). */
   readonly history: SessionHistory;
-  /** Offers the `auto` model when the provider rate-limits the user (see `auto-mode-switch.ts`). */
-  readonly autoModeSwitch: AutoModeSwitch;
+  /** Offers the `auto` model when the provider rate-limits the user (see `auto-mode-switch.ts`); made on first use. */
+  get autoModeSwitch(): AutoModeSwitch {
+    this.madeAutoModeSwitch ??= new AutoModeSwitch(this);
+    return this.madeAutoModeSwitch;
+  }
   /** Compaction settings and checkpoints; `context` is the main loop's compactor. */
   readonly compaction: SessionCompaction;
   readonly context: SessionCompactor;
@@ -180,6 +195,11 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
   private readonly membership: ClientMembership;
   private client: ModelClient | undefined;
   private destroyed = false;
+  // What the getters above make on first use: a plain session never needs them.
+  private madeEventInterests: EventInterests | undefined;
+  private madePermissionPolicy: PermissionPolicy | undefined;
+  private madeCanvases: SessionCanvases | undefined;
+  private madeAutoModeSwitch: AutoModeSwitch | undefined;
   /** See {@link toolSpecs}. */
   private cachedToolSpecs: { tools: readonly Tool[]; specs: ToolSpec[] } | undefined;
 
@@ -202,7 +222,6 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
     // Every event of the session is shaped by the profile it has at the time.
     init.emitter.shapeEventsWith((type, data) => (this.profile.sendsEvent(type, data) ? this.profile.shapeEvent(type, data) : "omit"));
     this.approvals = new SessionApprovals(this.logger);
-    this.permissionPolicy = new PermissionPolicy(() => this.workingDirectory);
     this.runner = new TurnRunner(this, init.summary !== undefined, (summary) => {
       this.summary = summary;
       this.services.onSummary(this, summary);
@@ -213,12 +232,10 @@ export class Session implements LoopHost, TurnHost, PromptHost, MembershipHost, 
     this.metrics = new SessionMetrics(init.startTime);
     this.hooks = new HookRunner(this, init.services.hookTimeoutMs);
     this.workspace = new SessionWorkspace(init.files, init.emitter);
-    this.canvases = new SessionCanvases({ sessionId: this.sessionId, declaredCanvases: () => this.clients.declaredCanvases() });
     this.contexts = new ToolContexts(this, init.largeOutputs);
     this.toolset = new SessionToolset(this, init.services.builtinTools, init.services.builtinMcpServers);
     this.persistence = new SessionPersistence(this);
     this.history = new SessionHistory(this);
-    this.autoModeSwitch = new AutoModeSwitch(this);
     this.compaction = new SessionCompaction(init.config, init.files, init.services.compaction, this.logger);
     this.context = this.compaction.create(this);
   }
