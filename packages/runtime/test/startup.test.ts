@@ -84,6 +84,8 @@ describe("the runtime's entry bundle", () => {
     { library: "the shell command analysis", marker: /function analyzeCommandLine\(/ },
     // Sessions on chat completions (the default) never load the AI SDK path of Anthropic, Azure and OpenAI responses providers.
     { library: "the AI SDK model client", marker: /AiSdkModelClient=class\b/ },
+    // The chat-completions client (request building, stream parsing) loads with a session's first model call, not its create.
+    { library: "the chat-completions model client", marker: /ChatCompletionsClient=class\b/ },
   ])("bundles $library in its own chunk, reached only through a dynamic import (replaced pieces load lazily)", ({ marker }) => {
     // Worker threads' entries (built apart, loaded by their thread only) carry their own copies.
     const chunks = readdirSync(bundleDir).filter((name) => name.endsWith(".js") && !name.endsWith("-worker.js"));
