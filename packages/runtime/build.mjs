@@ -60,9 +60,7 @@ const englishOnlyZodLocales = {
 const protocolCoreForRuntime = {
   name: "protocol-core-for-runtime",
   setup(context) {
-    context.onResolve({ filter: /^@tandem\/protocol$/ }, (args) =>
-      args.pluginData === protocolCoreForRuntime ? undefined : context.resolve("@tandem/protocol/core", { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: protocolCoreForRuntime }),
-    );
+    context.onResolve({ filter: /^@tandem\/protocol$/ }, (args) => context.resolve("@tandem/protocol/core", { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer }));
   },
 };
 
