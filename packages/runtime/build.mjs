@@ -1,10 +1,10 @@
 // Bundles the runtime for a fast start (the package ships `bundle/`, plus the `.d.ts` files of `dist/`): `bundle/cli.js` holds only what answering the first ping
 // needs; the rest of the runtime is a chunk loaded on the first request that needs it. Provider
 // packages stay external and load on the first model call. The protocol and zod stay modules of
-// their own beside the runtime chunk (see `protocolChunks`: the runtime chunk exports 105 names
+// their own beside the runtime chunk (see `protocolChunk`: the runtime chunk exports 105 names
 // instead of 420, and compiling what the first `session.create` runs costs ~10 M instructions
 // less); the handler areas other than a session's create and turns load on first use
-// (`src/server/dispatch.ts`).
+// (`src/server/dispatch.ts`), each with its own tokens and schemas (see `protocolCoreForRuntime`).
 import { build } from "esbuild";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
@@ -47,6 +47,23 @@ const englishOnlyZodLocales = {
   },
 };
 
+/**
+ * The protocol's index re-exports every method area's tokens, and esbuild puts a file into the chunk
+ * of every entry point that reaches it through such a re-export, used or not: with the index on the
+ * runtime chunk's path, the tokens and schemas of all ~30 areas loaded with the first
+ * `session.create`. The runtime's own `@tandem/protocol` imports therefore resolve to
+ * `@tandem/protocol/core` (the protocol without the areas' files), and the area modules import
+ * their tokens from `@tandem/protocol/methods/<area>`, so those load with the area's chunk. A value
+ * import of an area's token through `@tandem/protocol` fails this build ("No matching export in
+ * core.js"): import it from its `methods/<area>` subpath instead.
+ */
+const protocolCoreForRuntime = {
+  name: "protocol-core-for-runtime",
+  setup(context) {
+    context.onResolve({ filter: /^@tandem\/protocol$/ }, (args) => context.resolve("@tandem/protocol/core", { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer }));
+  },
+};
+
 const packageDir = new URL(".", import.meta.url).pathname;
 /**
  * What every build here shares: ESM for Node 20, whitespace and syntax minified only (identifiers
@@ -69,14 +86,19 @@ const { metafile } = await build({
   // web-tree-sitter and the bash grammar load their .wasm files from their installed packages.
   // OpenTelemetry loads (from its installed packages) only when telemetry is on.
   external: ["@ai-sdk/*", "@opentelemetry/*", "yaml", "web-tree-sitter", "@vscode/tree-sitter-wasm", "sql.js"],
-  plugins: [lazyCryptoForJsonRpc, englishOnlyZodLocales],
+  plugins: [lazyCryptoForJsonRpc, englishOnlyZodLocales, protocolCoreForRuntime],
   // vscode-jsonrpc is CommonJS and calls require() for Node built-ins.
   banner: { js: "import { createRequire as __tandemCreateRequire } from 'node:module'; const require = __tandemCreateRequire(import.meta.url);" },
   metafile: true,
 });
-// The start path into cli.js, then the rest of what the first session needs into the runtime chunk.
+// `TANDEM_BUILD_METAFILE=<file>` keeps esbuild's metafile of this build (which module went into which chunk, who imports it).
+if (process.env.TANDEM_BUILD_METAFILE) writeFileSync(process.env.TANDEM_BUILD_METAFILE, JSON.stringify(metafile));
+// The start path into cli.js; the protocol's chunks into one module beside zod's; then the rest of
+// what the first session needs into the runtime chunk.
 const startPath = await mergeStaticClosure(metafile, entryChunk(metafile, "src/cli.ts"), new Map());
-await mergeStaticClosure(metafile, entryChunk(metafile, "src/runtime.ts"), startPath, protocolChunks(metafile, startPath));
+const zod = zodChunks(metafile);
+const protocol = await mergeStaticClosure(metafile, protocolChunk(metafile), startPath, zod);
+await mergeStaticClosure(metafile, entryChunk(metafile, "src/runtime.ts"), new Map([...startPath, ...protocol]), zod);
 
 // The worker threads of the sql tool and of grep's Node search (src/tools/builtin/sql/sql-worker.ts,
 // src/tools/builtin/search/search-worker.ts): entries of their own, built apart so they share no chunk
@@ -124,30 +146,39 @@ function entryChunk(meta, source) {
 }
 
 /**
- * The chunk that holds the protocol (its method tokens and schemas) and the chunks it imports
- * (zod), except those merged into `cli.js`. They stay modules of their own instead of joining the
- * runtime chunk: the handler areas loaded on first use (`src/server/dispatch.ts`) then import their
- * tokens from the protocol's module, not from the runtime chunk, which would have to export every
- * token. A module's exported and imported names are bindings V8 searches one by one whenever it
- * compiles a function of that module that names a global or one of them; with the ~290 protocol
- * names among the runtime chunk's exports, compiling what the first `session.create` runs cost
- * ~12 M instructions more (`ScopeInfo::ModuleIndex` under `node bench/callgrind.mjs`). The whole
- * import closure stays apart so that no kept module imports the runtime chunk back (a cycle would
- * run the protocol's module before zod's code in the runtime chunk).
+ * The chunk that holds the protocol's core (the method tokens of a session's create and turns).
+ * It and the protocol chunks it imports (the shared shapes, the helpers) are merged into one module
+ * of its own, beside zod's, instead of joining the runtime chunk: the handler areas loaded on first
+ * use (`src/server/dispatch.ts`) import shapes from the protocol's module, not from the runtime
+ * chunk, which would have to export them. A module's exported and imported names are bindings V8
+ * searches one by one whenever it compiles a function of that module that names a global or one of
+ * them; with the ~290 protocol names among the runtime chunk's exports, compiling what the first
+ * `session.create` runs cost ~12 M instructions more (`ScopeInfo::ModuleIndex` under
+ * `node bench/callgrind.mjs`). The areas' own tokens are in the areas' chunks (see
+ * {@link protocolCoreForRuntime}).
  * @param {import("esbuild").Metafile} meta
- * @param {Map<string, string>} startPath chunks merged into `cli.js`
  */
-function protocolChunks(meta, startPath) {
+function protocolChunk(meta) {
+  const key = Object.keys(meta.outputs).find((output) => Object.keys(meta.outputs[output].inputs).some((input) => input.endsWith("protocol/dist/methods.js")));
+  if (!key) throw new Error("build: no chunk holds the protocol's methods");
+  return key;
+}
+
+/**
+ * zod's chunks (no entry point, zod's files and none of the protocol's): they stay modules of their
+ * own, imported by the protocol's module, the runtime chunk and the MCP client alike (merged into
+ * one of them, the others would import zod through it, and it would run before zod's code).
+ * @param {import("esbuild").Metafile} meta
+ * @returns {Set<string>}
+ */
+function zodChunks(meta) {
   const outputs = meta.outputs;
-  const queue = Object.keys(outputs).filter((key) => Object.keys(outputs[key].inputs).some((input) => input.endsWith("protocol/dist/methods.js")));
-  const kept = new Set();
-  while (queue.length > 0) {
-    const key = queue.shift();
-    if (kept.has(key) || startPath.has(key)) continue;
-    kept.add(key);
-    for (const imported of outputs[key].imports) if (imported.kind === "import-statement" && !imported.external && outputs[imported.path]) queue.push(imported.path);
-  }
-  return kept;
+  return new Set(
+    Object.keys(outputs).filter((key) => {
+      const inputs = Object.keys(outputs[key].inputs);
+      return !outputs[key].entryPoint && inputs.some((input) => input.includes("node_modules/zod/")) && !inputs.some((input) => input.includes("protocol/dist/"));
+    }),
+  );
 }
 
 /**
@@ -170,7 +201,7 @@ function protocolChunks(meta, startPath) {
  * @param {import("esbuild").Metafile} meta
  * @param {string} entryKey
  * @param {Map<string, string>} mergedBefore chunks an earlier merge took: imports of them go to their entry
- * @param {Set<string>} kept chunks left as modules of their own (see {@link protocolChunks})
+ * @param {Set<string>} kept chunks left as modules of their own (zod's: see {@link zodChunks})
  * @returns {Promise<Map<string, string>>}
  */
 async function mergeStaticClosure(meta, entryKey, mergedBefore, kept = new Set()) {
@@ -199,7 +230,8 @@ async function mergeStaticClosure(meta, entryKey, mergedBefore, kept = new Set()
   const entryFile = join(root, entryKey);
   const keptFiles = new Map([...[...mergedBefore].map(([chunk, owner]) => [join(root, chunk), `./${basename(owner)}`]), ...[...kept].map((chunk) => [join(root, chunk), `./${basename(chunk)}`])]);
   const result = await build({
-    stdin: { contents: lines.join("\n"), resolveDir: outdir, sourcefile: basename(entryKey), loader: "js" },
+    // The re-exports' own name differs from the entry's: a chunk of the same name would import itself.
+    stdin: { contents: lines.join("\n"), resolveDir: outdir, sourcefile: `merged-${basename(entryKey)}`, loader: "js" },
     outfile: entryFile,
     allowOverwrite: true,
     ...nodeEsm,

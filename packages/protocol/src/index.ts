@@ -105,10 +105,8 @@ export {
   ToolCallV2,
   ToolsList,
   UserInputRequest,
-  clientToServerRequests,
-  serverNotifications,
-  serverToClientRequests,
 } from "./methods.js";
+export { clientToServerRequests, serverNotifications, serverToClientRequests } from "./method-lists.js";
 export type { SessionLifecycleEvent } from "./methods.js";
 export {
   QueuePendingItem,
@@ -136,7 +134,6 @@ export { InvokedSkill, SessionExtensionsDisable, SessionExtensionsEnable, Sessio
 export { InstalledPluginInfo, MarketplaceInfo, PluginsDisable, PluginsEnable, PluginsInstall, PluginsList, PluginsMarketplacesAdd, PluginsMarketplacesBrowse, PluginsMarketplacesList, PluginsMarketplacesRefresh, PluginsMarketplacesRemove, PluginsUninstall, PluginsUpdate, PluginsUpdateAll, pluginRequests } from "./methods/plugins.js";
 export { InferenceHeaders, LlmInferenceHttpResponseChunk, LlmInferenceHttpResponseStart, LlmInferenceSetProvider, llmInferenceRequests } from "./methods/llm-inference.js";
 export {
-  CommandRegistration,
   SessionCommandsExecute,
   SessionCommandsHandlePendingCommand,
   SessionCommandsInvoke,
@@ -181,6 +178,16 @@ export {
   workspacesRequests,
 } from "./methods/workspaces.js";
 export { ClusterHealth, ClusterHealthReport, SessionOwnerHint } from "./cluster.js";
+export {
+  CanvasActionDeclaration,
+  CanvasDeclaration,
+  CommandRegistration,
+  FactoryLimits,
+  FactoryMeta,
+  SandboxConfig,
+  SandboxFilesystemPolicy,
+  SandboxNetworkPolicy,
+} from "./session-declarations.js";
 export { LocalSessionEntry, SessionsBulkDelete, SessionsCheckInUse, SessionsClose, SessionsConnect, SessionsContext, SessionsEnrichMetadata, SessionsFindByPrefix, SessionsFindByTaskId, SessionsGetLastForContext, SessionsGetSizes, SessionsList, SessionsLoadDeferredRepoHooks, SessionsOpen, SessionsOpenParams, SessionsPruneOld, SessionsReleaseLock, SessionsReloadPluginHooks, SessionsSave, SessionsSetAdditionalPlugins, sessionsAdminRequests } from "./methods/sessions-admin.js";
 export { RemoteControlStatus, SessionRemoteDisable, SessionRemoteEnable, SessionRemoteNotifySteerableChanged, SessionsGetRemoteControlStatus, SessionsSetRemoteControlSteering, SessionsStartRemoteControl, SessionsStopRemoteControl, SessionsTransferRemoteControl, remoteControlRequests } from "./methods/remote-control.js";
 export { AgentRegistrySpawn, SecretsAddFilterValues, SessionExtensionsSendAttachmentsToMessage, SessionFsSetProvider, serverMiscRequests } from "./methods/server-misc.js";
@@ -190,16 +197,13 @@ export { AccountGetAllUsers, AccountGetCurrentAuth, AccountLogin, AccountLogout,
 export { SessionShutdown, WorkspaceSummary, SessionMetadataSnapshot, SessionMetadataIsProcessing, SessionMetadataActivity, SessionContextInfo, SessionMetadataContextInfo, ContextAttributionEntry, SessionMetadataGetContextAttribution, SessionMetadataGetContextHeaviestMessages, SessionMetadataRecomputeContextTokens, WorkingDirectoryContext, SessionMetadataRecordContextChange, SessionMetadataSetWorkingDirectory, SessionModelSetReasoningEffort, SessionModelList, SessionNameSetAuto, SessionUsageGetMetrics, InstructionSource, SessionInstructionsGetSources, SessionCredentials, SessionGitHubAuthSetCredentials, SessionLspInitialize, SessionTelemetrySetFeatureOverrides, SessionTelemetryGetEngagementId, sessionStateRequests } from "./methods/session-state.js";
 export { SessionPermissionsGetAllowAll, SessionPermissionsSetAllowAll, SessionPermissionsResetSessionApprovals, SessionPermissionsPendingRequests, SessionCompletionsGetTriggerCharacters, SessionCompletionsRequest, SessionVisibilityGet, SessionVisibilitySet, SessionToolsInitializeAndValidate, SessionToolsGetCurrentMetadata, SubagentSettingsEntry, SessionToolsUpdateSubagentSettings, SessionPluginsReload, NamedProvider, ProviderModel, SessionProviderAdd, SessionPlanReadSqlTodos, SessionPlanReadSqlTodosWithDependencies, ScheduleEntry, SessionScheduleList, SessionScheduleStop, SessionScheduleAdd, SessionCommandsEnqueue, SessionWorkspacesSaveLargePaste, SessionUiEphemeralQuery, sessionExtrasRequests } from "./methods/session-extras.js";
 export { SessionHistoryAbortManualCompaction, SessionHistoryCancelBackgroundCompaction, SessionHistoryClearContext, SessionHistorySummarizeForHandoff, compactionControlRequests } from "./methods/compaction-control.js";
-export { CanvasActionDeclaration, CanvasDeclaration, DiscoveredCanvas, OpenCanvasInstance, SessionCanvasActionInvoke, SessionCanvasClose, SessionCanvasList, SessionCanvasListOpen, SessionCanvasOpen, canvasRequests } from "./methods/canvas.js";
-export { FactoryAbort, FactoryAgentOptions, FactoryExecute, FactoryLimits, FactoryMeta, FactoryProgressPage, FactoryRunDetail, FactoryRunResult, FactoryRunStatus, FactoryRunSummary, SessionFactoryAgent, SessionFactoryCancel, SessionFactoryGetRun, SessionFactoryGetRunDetail, SessionFactoryGetRunProgress, SessionFactoryJournalGet, SessionFactoryJournalPut, SessionFactoryListRuns, SessionFactoryLog, SessionFactoryResume, SessionFactoryRun, factoryRequests } from "./methods/factory.js";
+export { DiscoveredCanvas, OpenCanvasInstance, SessionCanvasActionInvoke, SessionCanvasClose, SessionCanvasList, SessionCanvasListOpen, SessionCanvasOpen, canvasRequests } from "./methods/canvas.js";
+export { FactoryAbort, FactoryAgentOptions, FactoryExecute, FactoryProgressPage, FactoryRunDetail, FactoryRunResult, FactoryRunStatus, FactoryRunSummary, SessionFactoryAgent, SessionFactoryCancel, SessionFactoryGetRun, SessionFactoryGetRunDetail, SessionFactoryGetRunProgress, SessionFactoryJournalGet, SessionFactoryJournalPut, SessionFactoryListRuns, SessionFactoryLog, SessionFactoryResume, SessionFactoryRun, factoryRequests } from "./methods/factory.js";
 export { PermissionRuleShape, SessionPermissionsFolderTrustAddTrusted, SessionPermissionsFolderTrustIsTrusted, SessionPermissionsLocationsAddToolApproval, SessionPermissionsLocationsApply, SessionPermissionsLocationsResolve, permissionLocationRequests } from "./methods/permission-locations.js";
 export { PermissionPolicyRule, SessionPermissionsModifyRules, SessionPermissionsNotifyPromptShown, SessionPermissionsPathsAdd, SessionPermissionsPathsIsPathWithinAllowedDirectories, SessionPermissionsPathsIsPathWithinWorkspace, SessionPermissionsPathsList, SessionPermissionsPathsUpdatePrimary, SessionPermissionsSetRequired, SessionPermissionsUrlsSetUnrestrictedMode, permissionPolicyRequests } from "./methods/permission-policy.js";
 export { SessionTasksCancel, SessionTasksGetCurrentPromotable, SessionTasksGetProgress, SessionTasksList, SessionTasksPromoteCurrentToBackground, SessionTasksPromoteToBackground, SessionTasksRefresh, SessionTasksRemove, SessionTasksSendMessage, SessionTasksStartAgent, SessionTasksWaitForPending, TaskAgentInfo, taskRequests } from "./methods/tasks.js";
 export {
-  SandboxConfig,
   SandboxEnforcementStatus,
-  SandboxFilesystemPolicy,
-  SandboxNetworkPolicy,
   SessionSandboxDisableForSession,
   SessionSandboxGetEnforcementStatus,
   sandboxRequests,

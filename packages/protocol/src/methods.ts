@@ -26,34 +26,8 @@ import {
 import { SessionEventSchema } from "./events.js";
 import { defineNotification, defineRequest } from "./method.js";
 import { SessionOwnerHint } from "./cluster.js";
-import { sessionApiRequests } from "./methods/session-api.js";
-import { CommandRegistration, commandRequests } from "./methods/commands.js";
-import { extensionRequests } from "./methods/extensions.js";
-import { mcpRequests } from "./methods/mcp.js";
-import { skillsPluginsRequests } from "./methods/skills-plugins.js";
-import { pluginRequests } from "./methods/plugins.js";
-import { llmInferenceRequests } from "./methods/llm-inference.js";
-import { currentClientRequests, PingResultCurrent, SessionModeGetResultCurrent, SessionModeSetResultCurrent, SessionSkillsReloadResultCurrent } from "./methods/current.js";
-import { historyRequests } from "./methods/history.js";
-import { compactionControlRequests } from "./methods/compaction-control.js";
-import { canvasRequests } from "./methods/canvas.js";
-import { factoryRequests } from "./methods/factory.js";
-import { permissionLocationRequests } from "./methods/permission-locations.js";
-import { permissionPolicyRequests } from "./methods/permission-policy.js";
-import { workspacesRequests } from "./methods/workspaces.js";
-import { sessionsAdminRequests } from "./methods/sessions-admin.js";
-import { remoteControlRequests } from "./methods/remote-control.js";
-import { serverMiscRequests } from "./methods/server-misc.js";
-import { userSettingsRequests } from "./methods/user-settings.js";
-import { discoveryRequests } from "./methods/discovery.js";
-import { sessionAuthRequests } from "./methods/session-auth.js";
-import { sessionStateRequests } from "./methods/session-state.js";
-import { sessionExtrasRequests } from "./methods/session-extras.js";
-import { taskRequests } from "./methods/tasks.js";
-import { ShellExitNotification, ShellOutputNotification, shellRequests } from "./methods/shell.js";
-import { SandboxConfig, sandboxRequests } from "./methods/sandbox.js";
-import { uiRequests } from "./methods/ui.js";
-import { lifecycleRequests } from "./methods/lifecycle.js";
+import { CommandRegistration, SandboxConfig } from "./session-declarations.js";
+import { PingResultCurrent, SessionModeGetResultCurrent, SessionModeSetResultCurrent, SessionSkillsReloadResultCurrent } from "./methods/current.js";
 
 const sessionScoped = { sessionId: SessionId };
 const Success = z.looseObject({ success: z.boolean(), error: z.string().optional() });
@@ -510,88 +484,3 @@ export const SystemMessageTransform = defineRequest(
   () => z.looseObject({ sessionId: z.string(), sections: z.record(z.string(), z.looseObject({ content: z.string() })) }),
   () => z.looseObject({ sections: z.record(z.string(), z.looseObject({ content: z.string() })) }),
 );
-
-/** All requests a client may send to the runtime. */
-export const clientToServerRequests = [
-  Connect,
-  Ping,
-  StatusGet,
-  AuthGetStatus,
-  ModelsList,
-  ToolsList,
-  AccountGetQuota,
-  SessionCreate,
-  SessionResume,
-  SessionSend,
-  SessionAbort,
-  SessionGetMessages,
-  SessionDestroy,
-  SessionDelete,
-  SessionList,
-  SessionGetLastId,
-  SessionGetForeground,
-  SessionSetForeground,
-  SessionLog,
-  SessionToolsHandlePendingToolCall,
-  SessionPermissionsHandlePendingPermissionRequest,
-  SessionModelGetCurrent,
-  SessionModelSwitchTo,
-  SessionModeGet,
-  SessionModeSet,
-  SessionPlanRead,
-  SessionPlanUpdate,
-  SessionPlanDelete,
-  SessionWorkspaceListFiles,
-  SessionWorkspaceReadFile,
-  SessionWorkspaceCreateFile,
-  SessionAgentList,
-  SessionAgentGetCurrent,
-  SessionAgentSelect,
-  SessionAgentDeselect,
-  SessionAgentReload,
-  SessionFleetStart,
-  SessionCompactionCompact,
-  SessionMcpList,
-  SessionMcpEnable,
-  SessionMcpDisable,
-  SessionMcpReload,
-  SessionSkillsList,
-  SessionSkillsEnable,
-  SessionSkillsDisable,
-  SessionSkillsReload,
-  SessionUiHandlePendingElicitation,
-  SessionExitPlanModeHandlePendingRequest,
-  ...sessionApiRequests,
-  ...currentClientRequests,
-  ...commandRequests,
-  ...extensionRequests,
-  ...mcpRequests,
-  ...skillsPluginsRequests,
-  ...pluginRequests,
-  ...llmInferenceRequests,
-  ...historyRequests,
-  ...taskRequests,
-  ...shellRequests,
-  ...sandboxRequests,
-  ...uiRequests,
-  ...lifecycleRequests,
-  ...workspacesRequests,
-  ...sessionsAdminRequests,
-  ...remoteControlRequests,
-  ...serverMiscRequests,
-  ...userSettingsRequests,
-  ...discoveryRequests,
-  ...sessionAuthRequests,
-  ...sessionStateRequests,
-  ...sessionExtrasRequests,
-  ...compactionControlRequests,
-  ...canvasRequests,
-  ...factoryRequests,
-  ...permissionLocationRequests,
-  ...permissionPolicyRequests,
-] as const;
-
-/** All requests the runtime may send to a client. */
-export const serverToClientRequests = [ToolCallV2, PermissionRequestV2, UserInputRequest, HooksInvoke, SystemMessageTransform] as const;
-/** All notifications the runtime sends. */
-export const serverNotifications = [SessionEventNotification, SessionLifecycleNotification, ShellOutputNotification, ShellExitNotification] as const;

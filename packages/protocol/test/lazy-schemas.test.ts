@@ -22,8 +22,29 @@ import {
   TaskAgentInfo,
   WorkspaceSummary,
 } from "../src/index.js";
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { defineRequest } from "../src/method.js";
+import * as core from "../src/core.js";
+import * as index from "../src/index.js";
 import { z } from "zod";
+
+const sourceDir = fileURLToPath(new URL("../src/", import.meta.url));
+
+/** The protocol's source files a file reaches through its static imports and re-exports (relative paths). */
+function reachedFrom(entry: string): Set<string> {
+  const reached = new Set<string>();
+  const pending = [entry];
+  while (pending.length > 0) {
+    const file = pending.pop()!;
+    if (reached.has(file)) continue;
+    reached.add(file);
+    const source = readFileSync(join(sourceDir, file), "utf8");
+    for (const match of source.matchAll(/(?:import|export)\s[^;]*?from\s*"(\.{1,2}\/[^"]+)\.js"/g)) pending.push(join(dirname(file), `${match[1]!}.ts`));
+  }
+  return reached;
+}
 
 /** Whether `record[key]` is still an unread getter (its schema not built yet). */
 function isUnbuilt(record: object, key: string): boolean {
@@ -96,5 +117,16 @@ describe("protocol schemas are built on first use", () => {
   it("the event union still validates after being built lazily", () => {
     expect(SessionEventSchema.safeParse({ id: "1", timestamp: "t", parentId: null, type: "session.title_changed", data: { title: "x" } }).success).toBe(true);
     expect(SessionEventSchema.safeParse({ id: "1", timestamp: "t", parentId: null, type: "session.title_changed", data: {} }).success).toBe(false);
+  });
+
+  it("keeps the method areas' files out of the core entry (what the runtime loads at a session's create): their tokens load with their areas", () => {
+    const reached = [...reachedFrom("core.ts")];
+    expect(reached).toContain("methods.ts");
+    expect(reached.filter((file) => file.startsWith("methods/"))).toEqual(["methods/current.ts"]);
+    expect(reached).not.toContain("method-lists.ts");
+    // The index still offers everything, the core's exports among them (the same objects).
+    for (const [name, value] of Object.entries(core)) expect((index as Record<string, unknown>)[name], name).toBe(value);
+    expect(Object.keys(index)).toEqual(expect.arrayContaining(["canvasRequests", "SessionCanvasList", "clientToServerRequests", "SessionFactoryRun"]));
+    expect(Object.keys(core)).not.toContain("SessionCanvasList");
   });
 });

@@ -100,15 +100,27 @@ export class Runtime implements RuntimeServices {
   private readonly connections = new Set<ClientConnection>();
   /** Keep-alive connections to model servers, shared by all sessions. */
   private readonly modelConnections = new ConnectionPool();
-  /** The model requests a client performs once it calls `llmInference.setProvider`. */
-  readonly inferenceTransport = new ClientInferenceTransport();
+  /** The model requests a client performs once it calls `llmInference.setProvider`; made on first use (the first model client). */
+  get inferenceTransport(): ClientInferenceTransport {
+    this.madeInferenceTransport ??= new ClientInferenceTransport();
+    return this.madeInferenceTransport;
+  }
+  private madeInferenceTransport: ClientInferenceTransport | undefined;
   private readonly dispatcher: Dispatcher;
   /** Where the default provider and its credentials come from (environment, `--auth-token-env`, the current account). */
   readonly providerEnvironment: ProviderEnvironment;
-  /** The GitHub accounts logged in with `account.login` (in memory). */
-  readonly accounts = new AccountStore();
-  /** The Copilot users of GitHub tokens (login, plan, quota), looked up at the GitHub API. */
-  readonly gitHubUsers: GitHubUsers;
+  /** The GitHub accounts logged in with `account.login` (in memory); made on first use. */
+  get accounts(): AccountStore {
+    this.madeAccounts ??= new AccountStore();
+    return this.madeAccounts;
+  }
+  private madeAccounts: AccountStore | undefined;
+  /** The Copilot users of GitHub tokens (login, plan, quota), looked up at the GitHub API; made on first use. */
+  get gitHubUsers(): GitHubUsers {
+    this.madeGitHubUsers ??= new GitHubUsers({ apiUrl: gitHubApiUrlFromEnv(this.options.env) });
+    return this.madeGitHubUsers;
+  }
+  private madeGitHubUsers: GitHubUsers | undefined;
   /** OpenTelemetry export, when the SDK turned it on (`COPILOT_OTEL_ENABLED`); loaded on the first model call. */
   private readonly telemetry: Telemetry | undefined;
   private modelsCache: Promise<ModelInfo[]> | undefined;
@@ -127,7 +139,6 @@ export class Runtime implements RuntimeServices {
     const { args, env, logger } = options;
     this.protocolVersion = args.sdkProtocolVersion;
     this.providerEnvironment = { env, authTokenEnv: args.authTokenEnv, accountToken: () => this.accounts.current()?.token };
-    this.gitHubUsers = new GitHubUsers({ apiUrl: gitHubApiUrlFromEnv(env) });
     const telemetryConfig = telemetryConfigFromEnv(env);
     const telemetry = telemetryConfig ? new LazyTelemetry(telemetryConfig, runtimeVersion, (message, error) => logger.warn(message, error)) : undefined;
     this.telemetry = telemetry;

@@ -4,7 +4,7 @@
  * runtime, zod, or Node modules it does not use (crypto, http).
  */
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -84,6 +84,8 @@ describe("the runtime's entry bundle", () => {
     { library: "the shell command analysis", marker: /function analyzeCommandLine\(/ },
     // Sessions on chat completions (the default) never load the AI SDK path of Anthropic, Azure and OpenAI responses providers.
     { library: "the AI SDK model client", marker: /AiSdkModelClient=class\b/ },
+    // The chat-completions client (request building, stream parsing) loads with a session's first model call, not its create.
+    { library: "the chat-completions model client", marker: /ChatCompletionsClient=class\b/ },
   ])("bundles $library in its own chunk, reached only through a dynamic import (replaced pieces load lazily)", ({ marker }) => {
     // Worker threads' entries (built apart, loaded by their thread only) carry their own copies.
     const chunks = readdirSync(bundleDir).filter((name) => name.endsWith(".js") && !name.endsWith("-worker.js"));
@@ -135,11 +137,57 @@ describe("the runtime's entry bundle", () => {
     // The first session.create loads the runtime chunk: code only other areas use is compiled when one of them is called.
     for (const handlers of ["registerCanvasMethods", "registerPluginMethods", "registerSessionStateMethods", "registerTaskMethods"]) expect(source).not.toContain(`function ${handlers}(`);
     // Tokens and schemas are imported from the protocol's module, so the runtime chunk does not export them to the areas' modules.
-    expect(source).not.toContain('"session.canvas.list"');
     const exported = [...source.matchAll(/export\s*\{([^}]*)\}/g)].flatMap((match) => match[1]!.split(","));
     expect(exported).not.toContain("SessionCanvasList");
+    expect(exported).not.toContain("SessionCreate");
     const areaModule = readdirSync(bundleDir).find((name) => name.endsWith(".js") && readFileSync(join(bundleDir, name), "utf8").includes("function registerCanvasMethods"));
     expect(areaModule).toBeDefined();
     expect(readFileSync(join(bundleDir, areaModule!), "utf8")).not.toMatch(new RegExp(`import\\s*\\{[^}]*\\bSessionCanvasList\\b[^}]*\\}\\s*from\\s*"\\./${runtimeChunk!.replace(".", "\\.")}"`));
   });
+
+  it("loads the method areas' tokens with their areas: the first session.create parses the protocol's core only, in one module (build.mjs)", () => {
+    const runtimeChunk = readdirSync(bundleDir).find((name) => /^runtime-[A-Z0-9]+\.js$/.test(name))!;
+    const loaded = staticClosure(runtimeChunk);
+    const sources = new Map([...loaded].map((name) => [name, readFileSync(join(bundleDir, name), "utf8")]));
+    const defining = (method: string) => [...sources].filter(([, source]) => source.includes(`defineRequest("${method}"`)).map(([name]) => name);
+    // The methods of a session's create and turns are defined in one protocol module beside the runtime chunk.
+    const [protocolModule, ...others] = defining("session.create");
+    expect(others).toEqual([]);
+    expect(protocolModule).not.toBe(runtimeChunk);
+    expect(defining("session.send")).toEqual([protocolModule]);
+    // No area's tokens: each comes with its area's module, on the first call of one of its methods.
+    for (const method of ["session.canvas.list", "session.factory.run", "session.metadata.snapshot", "session.mcp.listTools", "plugins.install", "session.tasks.list", "sessions.list", "session.permissions.modifyRules", "session.name.get"]) {
+      expect(defining(method), method).toEqual([]);
+      const home = readdirSync(bundleDir).filter((name) => name.endsWith(".js") && readFileSync(join(bundleDir, name), "utf8").includes(`defineRequest("${method}"`));
+      expect(home, method).toHaveLength(1);
+      expect(loaded.has(home[0]!), method).toBe(false);
+    }
+    // The protocol's shared shapes and helpers are merged into that module: no module it imports holds protocol code
+    // (but the error codes, on the start path in cli.js).
+    const protocolSources = (name: string): string[] => {
+      const map = join(bundleDir, `${name}.map`);
+      const sources = existsSync(map) ? (JSON.parse(readFileSync(map, "utf8")) as { sources: string[] }).sources : [];
+      return sources.filter((path) => path.includes("protocol/") && !path.endsWith("protocol/src/errors.ts"));
+    };
+    expect(protocolSources(protocolModule!).some((path) => path.endsWith("methods.ts") || path.endsWith("methods.js"))).toBe(true);
+    for (const imported of staticClosure(protocolModule!)) if (imported !== protocolModule) expect(protocolSources(imported), imported).toEqual([]);
+  });
 });
+
+/** The bundle's files a module imports statically (`import … from "./x.js"`). */
+function importsOf(source: string): string[] {
+  return [...source.matchAll(/(?:from|import)\s*"\.\/([^"]+\.js)"/g)].map((match) => match[1]!);
+}
+
+/** A bundle file and every bundle file it reaches through static imports: what loading it loads. */
+function staticClosure(entry: string): Set<string> {
+  const loaded = new Set<string>();
+  const pending = [entry];
+  while (pending.length > 0) {
+    const name = pending.pop()!;
+    if (loaded.has(name)) continue;
+    loaded.add(name);
+    pending.push(...importsOf(readFileSync(join(bundleDir, name), "utf8")));
+  }
+  return loaded;
+}

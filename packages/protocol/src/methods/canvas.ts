@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { SessionId } from "../common.js";
 import { defineRequest } from "../method.js";
+import { CanvasActionDeclaration } from "../session-declarations.js";
 
 /**
  * Canvases (official SDK 1.0 names): views a client declares in `session.create` / `session.resume`
@@ -11,18 +12,6 @@ import { defineRequest } from "../method.js";
 
 const sessionScoped = { sessionId: SessionId };
 
-/** An action an open canvas offers. */
-export const CanvasActionDeclaration = z.lazy(() => z.looseObject({ name: z.string().min(1), description: z.string().optional(), inputSchema: z.unknown().optional() }));
-
-/** A canvas as a client declares it (`canvases` in `session.create` / `session.resume`). */
-export const CanvasDeclaration = z.lazy(() => z.looseObject({
-  id: z.string().min(1),
-  displayName: z.string(),
-  description: z.string(),
-  inputSchema: z.unknown().optional(),
-  actions: z.array(CanvasActionDeclaration).optional(),
-}));
-export type CanvasDeclaration = z.infer<typeof CanvasDeclaration>;
 
 /** A declared canvas as `session.canvas.list` reports it. */
 export const DiscoveredCanvas = z.lazy(() => z.looseObject({

@@ -21,9 +21,6 @@ export const SlashCommandInfo = z.looseObject({
 });
 export type SlashCommandInfo = z.infer<typeof SlashCommandInfo>;
 
-/** A command an application or extension registers (`commands` on `session.create` / `session.resume`). */
-export const CommandRegistration = z.looseObject({ name: z.string().min(1), description: z.string().optional() });
-export type CommandRegistration = z.infer<typeof CommandRegistration>;
 
 /** What invoking a command produced (1.0.x `SlashCommandInvocationResult`, the kinds Tandem produces). */
 export const SlashCommandInvocationResult = z.union([

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { SessionId } from "../common.js";
 import { defineRequest } from "../method.js";
+import { FactoryLimits } from "../session-declarations.js";
 
 /**
  * Agent factories (official SDK 1.0 names, experimental there): an extension declares factories when
@@ -18,24 +19,6 @@ import { defineRequest } from "../method.js";
 
 const sessionScoped = { sessionId: SessionId };
 
-/** Resource ceilings a factory declares, or a run is given. */
-export const FactoryLimits = z.lazy(() => z.looseObject({
-  maxConcurrentSubagents: z.number().int().positive().optional(),
-  maxTotalSubagents: z.number().int().positive().optional(),
-  timeoutSeconds: z.number().positive().finite().optional(),
-  maxAiCredits: z.number().positive().finite().optional(),
-}));
-export type FactoryLimits = z.infer<typeof FactoryLimits>;
-
-/** A factory as an extension declares it (`factories` in `session.resume`). */
-export const FactoryMeta = z.lazy(() => z.looseObject({
-  name: z.string().min(1),
-  description: z.string(),
-  phases: z.array(z.looseObject({ title: z.string(), detail: z.string().optional() })),
-  argsSchema: z.record(z.string(), z.unknown()).optional(),
-  limits: FactoryLimits.optional(),
-}));
-export type FactoryMeta = z.infer<typeof FactoryMeta>;
 
 /** Where a run is: `pending`/`running` while in flight, then one of the four terminal states. */
 export const FactoryRunStatus = z.lazy(() => z.enum(["pending", "running", "completed", "halted", "cancelled", "error"]));

@@ -6,7 +6,7 @@ import type { ConversationMessage, ModelToolCall, ToolSpec } from "../ports/conv
 import type { RetryPolicy } from "../loop/retry.js";
 import type { ModelClient, ModelResponse, RequestOrigin } from "../providers/types.js";
 import { ScopedEmitter, type EventEmitterPort } from "../ports/events.js";
-import type { Tool, ToolContext } from "../tools/types.js";
+import { toolSpecOf, type Tool, type ToolContext } from "../tools/types.js";
 import type { ContextOptions } from "../ports/tool-context.js";
 import { errorMessage } from "../errors.js";
 import { agentToolNames, type AgentDefinition } from "./catalog.js";
@@ -113,7 +113,7 @@ class SubAgentRun implements LoopHost, CompactionHost {
     return `${await this.parent.baseSystemPrompt()}\n\n${this.agent.prompt}`;
   }
   toolSpecs(): ToolSpec[] {
-    return this.tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters }));
+    return this.tools.map(toolSpecOf);
   }
   findTool(name: string): Tool | undefined {
     return this.tools.find((tool) => tool.name === name);

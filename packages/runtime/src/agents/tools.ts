@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineBuiltinTool, invalidInput, parametersSchema } from "../tools/builtin/define.js";
-import { failure, success, type Tool, type ToolContext, type ToolOutcome } from "../tools/types.js";
+import { failure, LazyParameters, success, type Tool, type ToolContext, type ToolOutcome } from "../tools/types.js";
 import type { BackgroundAgent, BackgroundAgents } from "./background.js";
 import type { Semaphore } from "./semaphore.js";
 import type { AgentDefinition } from "./catalog.js";
@@ -34,17 +34,18 @@ function taskArguments(names: [string, ...string[]]) {
 /**
  * The `task` tool's schema and its JSON Schema per list of agent types. Most sessions offer the
  * same agents, and converting the schema to JSON Schema was ~0.5 ms of every session's create
- * (bench scenario 2); a pure cache of a function of the names, bounded.
+ * (bench scenario 2); a pure cache of a function of the names, bounded. The JSON Schema is built
+ * when a model request first reads it.
  */
-const taskSchemas = new Map<string, { schema: ReturnType<typeof taskArguments>; parameters: Record<string, unknown> }>();
+const taskSchemas = new Map<string, { schema: ReturnType<typeof taskArguments>; parameters: LazyParameters }>();
 const maxTaskSchemas = 32;
 
-function taskSchemaFor(names: [string, ...string[]]): { schema: ReturnType<typeof taskArguments>; parameters: Record<string, unknown> } {
+function taskSchemaFor(names: [string, ...string[]]): { schema: ReturnType<typeof taskArguments>; parameters: LazyParameters } {
   const key = names.join("\u0000");
   let entry = taskSchemas.get(key);
   if (!entry) {
     const schema = taskArguments(names);
-    entry = { schema, parameters: parametersSchema(schema) };
+    entry = { schema, parameters: new LazyParameters(() => parametersSchema(schema)) };
     if (taskSchemas.size >= maxTaskSchemas) taskSchemas.clear();
     taskSchemas.set(key, entry);
   }
@@ -60,7 +61,10 @@ export function createTaskTool(host: AgentToolsHost): Tool {
   return {
     name: "task",
     description: `Delegate a self-contained piece of work to a sub-agent with its own conversation. Available agent types:\n${catalogue}`,
-    parameters,
+    get parameters() {
+      return parameters.json;
+    },
+    parametersSource: parameters,
     async execute(args: unknown, context: ToolContext): Promise<ToolOutcome> {
       const parsed = schema.safeParse(args);
       if (!parsed.success) return invalidInput(parsed.error, args);
@@ -124,6 +128,11 @@ export function createReadAgentTool(host: AgentToolsHost): Tool {
 
 /** The arguments of `list_agents`, built once for every session's tool. */
 const listAgentsArguments = z.object({ include_completed: z.boolean().optional().describe("Also list finished agents") });
+/** `list_agents`' JSON Schema, without a `required` key like the reference's; built when first read. */
+const listAgentsParameters = new LazyParameters(() => {
+  const { required: _none, ...parameters } = parametersSchema(listAgentsArguments);
+  return parameters;
+});
 
 /** The `list_agents` tool (its schema has no `required` key, like the reference's). */
 export function createListAgentsTool(host: AgentToolsHost): Tool {
@@ -137,8 +146,15 @@ export function createListAgentsTool(host: AgentToolsHost): Tool {
       return success(`Background agents:\n${agents.map((agent) => `  ${describeAgent(agent)}`).join("\n")}`);
     },
   });
-  const { required: _none, ...parameters } = tool.parameters;
-  return { ...tool, parameters };
+  return {
+    name: tool.name,
+    description: tool.description,
+    get parameters() {
+      return listAgentsParameters.json;
+    },
+    parametersSource: listAgentsParameters,
+    execute: (args, context) => tool.execute(args, context),
+  };
 }
 
 function abortPromise(signal: AbortSignal): Promise<void> {

@@ -50,6 +50,11 @@ export interface ToolSpec {
   name: string;
   description: string;
   parameters: Record<string, unknown>;
+  /**
+   * What `parameters` is built from when it is built on first read (see `Tool.parametersSource`):
+   * two specs with the same source have the same parameters, known without building them.
+   */
+  readonly parametersSource?: object;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { ProviderConfig } from "@tandem/protocol";
-import { userAgent } from "./chat-completions/client.js";
+import { userAgent } from "./chat-completions/user-agent.js";
 import { copilotHeaders, copilotUserAgent, defaultCopilotApiUrl, resolveGitHubToken, type ProviderEnvironment } from "./resolve.js";
 
 /** Where a session's model calls go, with the credentials and headers Tandem sends. */

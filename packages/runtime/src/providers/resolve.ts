@@ -2,10 +2,10 @@ import type { ProviderConfig } from "@tandem/protocol";
 import { ErrorCodes } from "@tandem/protocol/errors";
 import { TandemError } from "../errors.js";
 import { runtimeVersion } from "../version.js";
-import { ChatCompletionsClient } from "./chat-completions/client.js";
+import type { ChatCompletionsClient, ChatCompletionsSettings } from "./chat-completions/client.js";
 import type { ConnectionPool } from "./chat-completions/connections.js";
 import type { HttpSender } from "./chat-completions/http.js";
-import { DeferredModelClient } from "./deferred-client.js";
+import { DeferredModelClient, importOnce } from "./deferred-client.js";
 import { responseLimitsFromEnv, type ResponseLimits } from "./response-limits.js";
 import { providerTimeoutsFromEnv, type ProviderTimeouts } from "./timeouts.js";
 import type { ModelClient, RequestOrigin } from "./types.js";
@@ -108,7 +108,7 @@ export interface RequestRelay {
  * Request and stream-idle timeouts are read here, once, from `TANDEM_REQUEST_TIMEOUT_MS` and
  * `TANDEM_STREAM_IDLE_TIMEOUT_MS`, and the response limits ({@link responseLimitsFromEnv}). Chat completions (the Copilot API, OpenAI-compatible servers)
  * go through Tandem's own {@link ChatCompletionsClient}; the responses API, Azure and Anthropic
- * through AI SDK provider packages, loaded on the first model call.
+ * through AI SDK provider packages. Either client's code loads on the session's first model call.
  *
  * @example
  * const client = createModelClient({ type: "anthropic", baseUrl: "https://api.anthropic.com", apiKey }, { env: process.env });
@@ -124,16 +124,16 @@ export function createModelClient(provider: ProviderConfig | undefined, environm
   if (env.COPILOT_API_URL) {
     assertDefaultProviderUsable(environment);
     const settings = { name: "copilot", baseUrl: env.COPILOT_API_URL, bearerToken: resolveGitHubToken(environment), headers: copilotHeaders(options.interactionId), ...userAgentOf(options, copilotUserAgent) };
-    return new ChatCompletionsClient(settings, timeouts, options.relay?.sender ?? options.connections, limits);
+    return chatCompletionsClient(settings, timeouts, options.relay?.sender ?? options.connections, limits);
   }
   if (env.OPENAI_BASE_URL || env.OPENAI_API_KEY) {
     const settings = { name: "openai", baseUrl: env.OPENAI_BASE_URL ?? "https://api.openai.com/v1", bearerToken: env.OPENAI_API_KEY, ...userAgentOf(options) };
-    return new ChatCompletionsClient(settings, timeouts, options.relay?.sender ?? options.connections, limits);
+    return chatCompletionsClient(settings, timeouts, options.relay?.sender ?? options.connections, limits);
   }
   const token = resolveGitHubToken(environment);
   if (!token) throw noProviderConfigured();
   const settings = { name: "copilot", baseUrl: defaultCopilotApiUrl, bearerToken: token, headers: copilotHeaders(options.interactionId), ...userAgentOf(options, copilotUserAgent) };
-  return new ChatCompletionsClient(settings, timeouts, options.relay?.sender ?? options.connections, limits);
+  return chatCompletionsClient(settings, timeouts, options.relay?.sender ?? options.connections, limits);
 }
 
 /**
@@ -159,9 +159,23 @@ function byokClient(provider: ProviderConfig, timeouts: ProviderTimeouts, limits
       if (provider.wireApi === "responses") {
         return aiSdkClient("openai", (ai) => new ai.AiSdkModelClient(ai.openAIResponsesAdapter({ baseUrl, bearerToken: bearerToken ?? apiKey, headers }), timeouts, limits, relayFetch(options)));
       }
-      return new ChatCompletionsClient({ name: "openai", baseUrl, bearerToken: bearerToken ?? apiKey, headers, ...userAgentOf(options) }, timeouts, options.relay?.sender ?? options.connections, limits);
+      return chatCompletionsClient({ name: "openai", baseUrl, bearerToken: bearerToken ?? apiKey, headers, ...userAgentOf(options) }, timeouts, options.relay?.sender ?? options.connections, limits);
   }
 }
+
+/**
+ * A chat-completions client, whose code (the client, its request building and stream parsing)
+ * loads on its first call: a session's create does not parse it.
+ */
+function chatCompletionsClient(settings: ChatCompletionsSettings, timeouts: ProviderTimeouts, sender: HttpSender | undefined, limits: ResponseLimits): ModelClient {
+  return new DeferredModelClient(settings.name, async () => new (await chatCompletionsModule()).ChatCompletionsClient(settings, timeouts, sender, limits));
+}
+
+/**
+ * The chat-completions client's module, imported once for every session (an `import()` of a
+ * loaded module still goes through the module loader: ~0.2 M instructions per session).
+ */
+const chatCompletionsModule = importOnce(() => import("./chat-completions/client.js"));
 
 /** A client on the AI SDK path, whose code (`ai-sdk-providers.ts`) loads on its first call. */
 function aiSdkClient(name: string, build: (ai: typeof import("./ai-sdk-providers.js")) => ModelClient): ModelClient {

@@ -19,26 +19,27 @@ interface Area {
 }
 
 interface Entry {
-  readonly token: AnyToken;
   /** The area that registers the handler; undefined for a handler registered directly. */
   readonly area?: Area;
-  handle?: StoredHandler;
+  /** The method's token and handler, once registered (an area's, when its module has loaded). */
+  registered?: { readonly token: AnyToken; readonly handle: StoredHandler };
 }
 
 /**
  * A method table whose handlers may live in modules imported on first use. Every method is known
- * from the start (declared by its token), so an unknown method answers -32601 at once without
- * loading anything, and a declared one never does: the first call of an area's method imports its
- * module, which registers the area's handlers. Params are validated here, once, against the
- * token's schema. Requests that arrive while an area loads wait for that load, so handlers still
- * start in the order their requests arrived. A handler registered directly ({@link on}) answers its
- * method even when an area declares it (before or after): moving a method out of an area's module
- * into one registered at once needs no change to the area's line.
+ * from the start (an area's by its name alone, so its tokens and schemas load with its module), so
+ * an unknown method answers -32601 at once without loading anything, and a declared one never
+ * does: the first call of an area's method imports its module, which registers the area's handlers
+ * with their tokens. Params are validated here, once, against the token's schema. Requests that
+ * arrive while an area loads wait for that load, so handlers still start in the order their
+ * requests arrived. A handler registered directly ({@link on}) answers its method even when an
+ * area declares it (before or after): moving a method out of an area's module into one registered
+ * at once needs no change to the area's line.
  *
  * @example
  * const table = new LazyMethodTable();
  * table.on(Ping, (params) => pingResult(params));
- * table.area(canvasRequests, async (into) => (await import("./handlers/canvas.js")).registerCanvasMethods(into, runtime));
+ * table.area(["session.canvas.list", "session.canvas.open"], async (into) => (await import("./handlers/canvas.js")).registerCanvasMethods(into, runtime));
  * await table.dispatch("session.canvas.list", { sessionId }, client); // imports handlers/canvas.js once
  */
 export class LazyMethodTable implements MethodTable {
@@ -53,19 +54,23 @@ export class LazyMethodTable implements MethodTable {
    */
   on<T extends AnyToken>(token: T, handle: Handler<T>): void {
     this.entries.get(token.method)?.area?.methods.delete(token.method);
-    this.entries.set(token.method, { token, handle: handle as StoredHandler });
+    this.entries.set(token.method, { registered: { token, handle: handle as StoredHandler } });
   }
 
-  /** Declares the methods of one area; `load` imports their module and registers them, on the first call of one. */
-  area(tokens: readonly AnyToken[], load: AreaLoader): void {
+  /**
+   * Declares the methods of one area by name; `load` imports their module, which registers them
+   * with their tokens, on the first call of one. Naming them here keeps the tokens (and the
+   * schemas they build) out of the module that builds the table.
+   */
+  area(methods: readonly string[], load: AreaLoader): void {
     const area: Area = { methods: new Set(), load };
-    for (const token of tokens) {
-      const known = this.entries.get(token.method);
+    for (const method of methods) {
+      const known = this.entries.get(method);
       // Registered directly: that handler answers it, the area's module need not.
       if (known && !known.area) continue;
-      if (known) throw new Error(`${token.method} is declared twice in the method table`);
-      area.methods.add(token.method);
-      this.entries.set(token.method, { token, area });
+      if (known) throw new Error(`${method} is declared twice in the method table`);
+      area.methods.add(method);
+      this.entries.set(method, { area });
     }
   }
 
@@ -77,16 +82,16 @@ export class LazyMethodTable implements MethodTable {
   async dispatch(method: string, params: unknown, client: RequestingClient): Promise<unknown> {
     const entry = this.entries.get(method);
     if (!entry) throw new TandemError(ErrorCodes.MethodNotFound, `Unhandled method ${method}`);
-    const loading = !entry.handle && entry.area ? this.startLoad(entry.area) : undefined;
+    const loading = !entry.registered && entry.area ? this.startLoad(entry.area) : undefined;
     // Every load started before this request (its own included) settles first: handlers start in arrival order.
     if (this.loads) await this.loads;
     // Awaited only when the load failed (it has settled by now): one more await would let later requests start first.
-    if (!entry.handle && loading) await loading;
-    const handle = entry.handle;
-    if (!handle) throw new TandemError(ErrorCodes.InternalError, `No handler was registered for ${method}`);
-    const parsed = entry.token.params.safeParse(params ?? undefined);
+    if (!entry.registered && loading) await loading;
+    const registered = entry.registered;
+    if (!registered) throw new TandemError(ErrorCodes.InternalError, `No handler was registered for ${method}`);
+    const parsed = registered.token.params.safeParse(params ?? undefined);
     if (!parsed.success) throw invalidParams(`Invalid params for ${method}: ${z.prettifyError(parsed.error)}`, { issues: parsed.error.issues });
-    return handle(parsed.data, client);
+    return registered.handle(parsed.data, client);
   }
 
   /** The area's load, started now unless it is in flight or done. */
@@ -107,11 +112,11 @@ export class LazyMethodTable implements MethodTable {
 
   /** Imports the area's module and takes its handlers, all of them or none (a module that fails part-way leaves none). */
   private async loadArea(area: Area): Promise<void> {
-    const registered = new Map<string, StoredHandler>();
+    const registered = new Map<string, { token: AnyToken; handle: StoredHandler }>();
     const scoped: MethodTable = {
       on: (token, handle) => {
         if (area.methods.has(token.method)) {
-          registered.set(token.method, handle as StoredHandler);
+          registered.set(token.method, { token, handle: handle as StoredHandler });
           return;
         }
         const entry = this.entries.get(token.method);
@@ -123,9 +128,9 @@ export class LazyMethodTable implements MethodTable {
     await area.load(scoped);
     const missing = [...area.methods].filter((method) => !registered.has(method));
     if (missing.length > 0) throw new TandemError(ErrorCodes.InternalError, `The handlers of ${missing.join(", ")} were not registered by their area's module`);
-    for (const [method, handle] of registered) {
+    for (const [method, handler] of registered) {
       const entry = this.entries.get(method);
-      if (entry) entry.handle = handle;
+      if (entry) entry.registered = handler;
     }
   }
 }

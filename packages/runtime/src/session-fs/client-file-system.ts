@@ -9,7 +9,7 @@ import {
   SessionFsSqliteExists,
   SessionFsSqliteQuery,
   SessionFsWriteFile,
-} from "@tandem/protocol";
+} from "@tandem/protocol/methods/session-fs";
 import type { z } from "zod";
 import { errorMessage, ErrorCodes, TandemError } from "../errors.js";
 import type { PersistenceOperation } from "../store/persistence-error.js";

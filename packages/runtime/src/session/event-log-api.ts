@@ -1,5 +1,5 @@
 import type { SessionEvent } from "@tandem/protocol";
-import { eventLogPageLimits } from "@tandem/protocol";
+import { eventLogPageLimits } from "@tandem/protocol/methods/session-api";
 import { invalidParams } from "../errors.js";
 import { decodeCursor, encodeCursor, endOfLog, type LogPosition } from "../store/event-log-pages.js";
 import type { SessionEmitter } from "./emitter.js";

@@ -15,7 +15,7 @@ import type { McpHost } from "../mcp/types.js";
 import type { ProviderError } from "../providers/errors.js";
 import { routeModel } from "../providers/routing.js";
 import type { ModelClient, ModelResponse } from "../providers/types.js";
-import type { Tool, ToolContext } from "../tools/types.js";
+import { toolSpecOf, type Tool, type ToolContext } from "../tools/types.js";
 import type { SessionEmitter, EventEmitterPort } from "./emitter.js";
 import type { SessionMetrics } from "./metrics.js";
 import type { ModelSelection } from "./model-selection.js";
@@ -170,7 +170,7 @@ export class SessionLoop implements TurnHost, AgentsHost, CompactionHost {
     const offered = this.parts.toolset().offered();
     const cached = this.cachedToolSpecs;
     if (cached && cached.tools.length === offered.length && cached.tools.every((tool, index) => tool === offered[index])) return cached.specs;
-    const specs = offered.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters }));
+    const specs = offered.map(toolSpecOf);
     this.cachedToolSpecs = { tools: offered, specs };
     return specs;
   }

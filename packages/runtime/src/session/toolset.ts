@@ -4,7 +4,7 @@ import { McpManager } from "../mcp/manager.js";
 import { pluginMcpServers } from "../mcp/plugin-servers.js";
 import type { McpHost } from "../mcp/types.js";
 import type { SessionSkills } from "../skills/session-skills.js";
-import { buildSessionTools, createBuiltinServices, listBuiltinTools, type BuiltinServices } from "../tools/registry.js";
+import { buildSessionTools, createBuiltinServices, builtinToolNames, type BuiltinServices } from "../tools/registry.js";
 import { ToolFilter } from "../tools/tool-filter.js";
 import { SessionSandbox } from "../sandbox/session-sandbox.js";
 import type { Tool } from "../tools/types.js";
@@ -30,9 +30,9 @@ export interface ToolsetParts {
 }
 
 let builtinNameSet: ReadonlySet<string> | undefined;
-/** The names of the built-in tools (computed on first use, not at load). */
+/** The names of the built-in tools (computed on first use, not at load; no JSON Schema is built for them). */
 function builtinNames(): ReadonlySet<string> {
-  builtinNameSet ??= new Set([...listBuiltinTools().map((tool) => tool.name), "report_intent"]);
+  builtinNameSet ??= new Set([...builtinToolNames(), "report_intent"]);
   return builtinNameSet;
 }
 
@@ -229,9 +229,10 @@ function defaultAgentExclusions(config: SessionCreateParams): ReadonlySet<string
 }
 
 /**
- * Whether two lists offer the same tools. Parameter schemas are compared by identity first (a
- * rebuilt tool set mostly reuses them), as text only when they differ: serialising every schema
- * twice on each attach was ~0.1 ms of every session's create.
+ * Whether two lists offer the same tools. Parameters are compared by what they are built from
+ * (a built-in's, see `Tool.parametersSource`), then by identity (a rebuilt tool set mostly reuses
+ * them), as text only when they differ: a create builds no built-in tool's JSON Schema for this, and
+ * serialising every schema twice on each attach was ~0.1 ms of every session's create.
  *
  * @example
  * if (!sameToolSpecs(loop.toolSpecs(), before)) emitter.emit("session.tools_updated", { model });
@@ -241,6 +242,8 @@ export function sameToolSpecs(a: readonly ToolSpec[], b: readonly ToolSpec[]): b
   return a.every((spec, index) => {
     const other = b[index] as ToolSpec;
     if (spec.name !== other.name || spec.description !== other.description) return false;
+    // Built from the same source: the same parameters, without building them.
+    if (spec.parametersSource !== undefined && spec.parametersSource === other.parametersSource) return true;
     return spec.parameters === other.parameters || JSON.stringify(spec.parameters) === JSON.stringify(other.parameters);
   });
 }

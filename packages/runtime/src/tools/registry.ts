@@ -148,6 +148,16 @@ export function buildSessionTools(
 }
 
 /**
+ * The names of the built-in tools (without building their JSON Schemas).
+ *
+ * @example
+ * builtinToolNames().includes("bash"); // true
+ */
+export function builtinToolNames(): string[] {
+  return createBuiltinTools(createBuiltinServices({ ripgrepPath: null }), { askUser: true, reportIntent: false }).map((tool) => tool.name);
+}
+
+/**
  * The built-in tools for `tools.list`: name, description and JSON Schema parameters.
  *
  * @example

@@ -2,6 +2,7 @@ import type { LargeOutputSpill } from "./large-output.js";
 import type { PermissionRequest, PermissionResult } from "@tandem/protocol";
 import type { FileDiffProfile } from "../compat/profile.js";
 import type { EventEmitterPort } from "../ports/events.js";
+import type { ToolSpec } from "../ports/conversation.js";
 import type { UserInputAnswer, UserInputQuestion } from "../ports/user-input.js";
 
 /** A permission request as a tool states it (the runtime adds `toolCallId`). */
@@ -118,6 +119,12 @@ export interface Tool {
   readonly name: string;
   readonly description: string;
   readonly parameters: Record<string, unknown>;
+  /**
+   * What `parameters` is built from, when the tool builds it on first read (a built-in's zod
+   * schema, see {@link LazyParameters}): tools with the same source offer the same parameters, so
+   * tool lists can be compared without building JSON Schemas no model request has needed yet.
+   */
+  readonly parametersSource?: object;
   /** Extra data for `tool.execution_start` (e.g. MCP server and tool names). */
   readonly startData?: Record<string, unknown>;
   execute(args: unknown, context: ToolContext): Promise<ToolOutcome>;
@@ -133,4 +140,42 @@ export function success(textForModel: string, extra: Partial<ToolOutcome> = {}):
 /** A failed outcome; `errorMessage` is the short label events carry. */
 export function failure(textForModel: string, errorMessage?: string): ToolOutcome {
   return { resultType: "failure", textForModel, errorMessage };
+}
+
+/**
+ * A JSON Schema built on first read and then kept. The object is also the cheap identity of what it
+ * builds (a tool's {@link Tool.parametersSource}): tools sharing one have the same parameters.
+ *
+ * @example
+ * const parameters = new LazyParameters(() => parametersSchema(schema));
+ * const tool = { name, description, get parameters() { return parameters.json; }, parametersSource: parameters, execute };
+ */
+export class LazyParameters {
+  private built: Record<string, unknown> | undefined;
+
+  constructor(private readonly build: () => Record<string, unknown>) {}
+
+  /** The JSON Schema, built by the first read. */
+  get json(): Record<string, unknown> {
+    this.built ??= this.build();
+    return this.built;
+  }
+}
+
+/**
+ * A tool as offered to the model: its parameters are read from the tool when first needed (a model
+ * request, a token estimate), not when the spec is made.
+ *
+ * @example
+ * const specs = tools.map(toolSpecOf);
+ */
+export function toolSpecOf(tool: Tool): ToolSpec {
+  return {
+    name: tool.name,
+    description: tool.description,
+    get parameters() {
+      return tool.parameters;
+    },
+    ...(tool.parametersSource ? { parametersSource: tool.parametersSource } : {}),
+  };
 }

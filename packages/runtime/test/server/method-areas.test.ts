@@ -24,7 +24,7 @@ describe("LazyMethodTable", () => {
   it("answers an unknown method with -32601 without loading any area", async () => {
     const table = new LazyMethodTable();
     let loads = 0;
-    table.area([Echo], async (into) => {
+    table.area([Echo.method], async (into) => {
       loads++;
       into.on(Echo, ({ text }) => ({ text }));
     });
@@ -36,7 +36,7 @@ describe("LazyMethodTable", () => {
     const table = new LazyMethodTable();
     let loads = 0;
     let counted = 0;
-    table.area([Echo, Count], async (into) => {
+    table.area([Echo.method, Count.method], async (into) => {
       loads++;
       into.on(Echo, ({ text }) => ({ text }));
       into.on(Count, () => ({ count: ++counted }));
@@ -56,7 +56,7 @@ describe("LazyMethodTable", () => {
       return { pong: true };
     });
     const importing = gate();
-    table.area([Echo], async (into) => {
+    table.area([Echo.method], async (into) => {
       await importing.opened;
       into.on(Echo, ({ text }) => {
         started.push(text);
@@ -77,7 +77,7 @@ describe("LazyMethodTable", () => {
   it("answers InternalError, never -32601, when an area's module leaves a declared method out, and tries the load again later", async () => {
     const table = new LazyMethodTable();
     let complete = false;
-    table.area([Echo, Count], async (into: MethodTable) => {
+    table.area([Echo.method, Count.method], async (into: MethodTable) => {
       into.on(Echo, ({ text }) => ({ text }));
       if (complete) into.on(Count, () => ({ count: 1 }));
     });
@@ -88,7 +88,7 @@ describe("LazyMethodTable", () => {
 
   it("passes an area's import failure to the requests that wait for it", async () => {
     const table = new LazyMethodTable();
-    table.area([Echo], async () => {
+    table.area([Echo.method], async () => {
       throw new Error("cannot read the handler module");
     });
     await expect(table.dispatch("test.echo", { text: "a" }, client)).rejects.toThrow("cannot read the handler module");
@@ -96,19 +96,19 @@ describe("LazyMethodTable", () => {
 
   it("refuses a handler for a method its area does not declare, and a method two areas declare", async () => {
     const table = new LazyMethodTable();
-    table.area([Echo], async (into) => {
+    table.area([Echo.method], async (into) => {
       into.on(Echo, ({ text }) => ({ text }));
       into.on(Count, () => ({ count: 0 }));
     });
     await expect(table.dispatch("test.echo", { text: "a" }, client)).rejects.toThrow("test.count is not declared in the area that registers it");
-    expect(() => table.area([Echo], async () => undefined)).toThrow("test.echo is declared twice");
+    expect(() => table.area([Echo.method], async () => undefined)).toThrow("test.echo is declared twice");
   });
 
   it("lets a handler registered directly answer a method an area declares, registered before or after the area", async () => {
     const table = new LazyMethodTable();
     table.on(Ping, () => ({ pong: true }));
     let loads = 0;
-    table.area([Ping, Echo, Count], async (into) => {
+    table.area([Ping.method, Echo.method, Count.method], async (into) => {
       loads++;
       into.on(Ping, () => ({ pong: false }));
       into.on(Echo, ({ text }) => ({ text: `area ${text}` }));

@@ -6,7 +6,8 @@ import { UserInputUnavailable } from "../../src/session/user-input.js";
 import { defineBuiltinTool } from "../../src/tools/builtin/define.js";
 import { outcomeFromReply } from "../../src/tools/external.js";
 import { buildSessionTools, createBuiltinServices, disposeSessionTools, listBuiltinTools } from "../../src/tools/registry.js";
-import type { Tool } from "../../src/tools/types.js";
+import { sameToolSpecs } from "../../src/session/toolset.js";
+import { success, toolSpecOf, type Tool } from "../../src/tools/types.js";
 import { fakeContext } from "./helpers.js";
 
 const defaultOrder = [
@@ -100,6 +101,38 @@ describe("defineBuiltinTool", () => {
     expect(context.permissions).toEqual([]);
     expect((await probe.execute({ intent: "go", mode: null }, context.context)).textForModel).toBe("go");
     expect(context.permissions).toHaveLength(1);
+  });
+
+  it("builds a built-in's JSON Schema when it is first read, once for every tool of that name; comparing tool lists builds none", () => {
+    let shapeReads = 0;
+    // Each session defines its tools anew; zod reads a getter in the shape only when converting (or parsing).
+    const defineCity = () =>
+      defineBuiltinTool({
+        name: "lazy_city_probe",
+        description: "Looks a city up",
+        schema: z.object({
+          get city() {
+            shapeReads++;
+            return z.string().describe("The city");
+          },
+        }),
+        execute: async ({ city }) => success(city),
+      });
+    const before = [probe, defineCity()].map(toolSpecOf);
+    const after = [probe, defineCity()].map(toolSpecOf);
+    expect(sameToolSpecs(after, before)).toBe(true);
+    expect(shapeReads).toBe(0);
+    expect(after[1]!.parameters).toEqual({
+      type: "object",
+      properties: { city: { type: "string", description: "The city" } },
+      required: ["city"],
+    });
+    const readsForOneBuild = shapeReads;
+    expect(before[1]!.parameters).toBe(after[1]!.parameters);
+    expect(defineCity().parameters).toBe(after[1]!.parameters);
+    expect(shapeReads).toBe(readsForOneBuild);
+    // A tool of another shape under another name still differs.
+    expect(sameToolSpecs([probe, defineCity()].map(toolSpecOf), [defineCity(), probe].map(toolSpecOf))).toBe(false);
   });
 });
 

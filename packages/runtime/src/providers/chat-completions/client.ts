@@ -5,16 +5,14 @@ import { assertResponseWithinLimits, defaultResponseLimits, limitContent, Respon
 import { CallDeadline, type ProviderTimeouts } from "../timeouts.js";
 import type { ModelClient, ModelRequest, ModelResponse, ModelStreamPart } from "../types.js";
 import { trimSlash } from "../url.js";
-import { runtimeVersion } from "../../version.js";
 import { completionResponse } from "./completion.js";
 import { ConnectionPool } from "./connections.js";
 import type { HttpResponse, HttpSender } from "./http.js";
 import { chatCompletionsBody, ToolsJsonCache } from "./request.js";
 import { SseParser } from "./sse.js";
 import { ChatStreamState } from "./stream-state.js";
+import { userAgent } from "./user-agent.js";
 
-/** The `User-Agent` of Tandem's chat-completions requests. */
-export const userAgent = `tandem/${runtimeVersion}`;
 const acceptEncoding = "gzip, deflate, br";
 
 /** Settings of an OpenAI-compatible chat-completions endpoint. */

@@ -1,4 +1,5 @@
-import { AccountGetAllUsers, AccountGetCurrentAuth, AccountGetQuota, AccountLogin, AccountLogout, type ResultOf } from "@tandem/protocol";
+import { AccountGetQuota, type ResultOf } from "@tandem/protocol";
+import { AccountGetAllUsers, AccountGetCurrentAuth, AccountLogin, AccountLogout } from "@tandem/protocol/methods/session-auth";
 import { ErrorCodes } from "@tandem/protocol/errors";
 import { selectionIdOf, type AccountStore } from "../../accounts/account-store.js";
 import type { GitHubUsers } from "../../accounts/github-users.js";

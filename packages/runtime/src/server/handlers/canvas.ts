@@ -1,4 +1,4 @@
-import { SessionCanvasActionInvoke, SessionCanvasClose, SessionCanvasList, SessionCanvasListOpen, SessionCanvasOpen } from "@tandem/protocol";
+import { SessionCanvasActionInvoke, SessionCanvasClose, SessionCanvasList, SessionCanvasListOpen, SessionCanvasOpen } from "@tandem/protocol/methods/canvas";
 import { SessionCanvases } from "../../canvas/session-canvases.js";
 import type { SessionScope } from "../../session/scope.js";
 import type { RuntimeServices } from "../runtime-services.js";

@@ -1,4 +1,4 @@
-import { SessionCommandsExecute, SessionCommandsHandlePendingCommand, SessionCommandsInvoke, SessionCommandsList, SessionCommandsRespondToQueuedCommand, SessionRespondToQueuedCommand, SessionToolsExecute } from "@tandem/protocol";
+import { SessionCommandsExecute, SessionCommandsHandlePendingCommand, SessionCommandsInvoke, SessionCommandsList, SessionCommandsRespondToQueuedCommand, SessionRespondToQueuedCommand, SessionToolsExecute } from "@tandem/protocol/methods/commands";
 import { runUserRequestedTool } from "../../commands/user-tool.js";
 import { errorMessage } from "../../errors.js";
 import type { RuntimeServices } from "../runtime-services.js";

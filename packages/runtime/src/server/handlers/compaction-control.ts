@@ -1,4 +1,4 @@
-import { SessionHistoryAbortManualCompaction, SessionHistoryCancelBackgroundCompaction, SessionHistoryClearContext, SessionHistorySummarizeForHandoff } from "@tandem/protocol";
+import { SessionHistoryAbortManualCompaction, SessionHistoryCancelBackgroundCompaction, SessionHistoryClearContext, SessionHistorySummarizeForHandoff } from "@tandem/protocol/methods/compaction-control";
 import type { CompactionKind } from "../../compaction/compactor.js";
 import type { RuntimeServices } from "../runtime-services.js";
 import type { MethodTable } from "../method-table.js";

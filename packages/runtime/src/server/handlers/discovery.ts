@@ -7,7 +7,7 @@ import {
   SkillsConfigSetDisabledSkills,
   SkillsDiscover,
   SkillsGetDiscoveryPaths,
-} from "@tandem/protocol";
+} from "@tandem/protocol/methods/discovery";
 import { Discovery } from "../../discovery/discovery.js";
 import { workingDirectoryFiles } from "../../loop/custom-instructions.js";
 import type { RuntimeServices } from "../runtime-services.js";

@@ -1,4 +1,5 @@
-import { SessionExtensionsDisable, SessionExtensionsEnable, SessionExtensionsList, SessionExtensionsReload } from "@tandem/protocol";
+import { SessionExtensionsList, SessionExtensionsReload } from "@tandem/protocol/methods/extensions";
+import { SessionExtensionsDisable, SessionExtensionsEnable } from "@tandem/protocol/methods/skills-plugins";
 import { ErrorCodes, TandemError } from "../../errors.js";
 import type { RuntimeServices } from "../runtime-services.js";
 import type { MethodTable } from "../method-table.js";

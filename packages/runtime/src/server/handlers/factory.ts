@@ -10,7 +10,7 @@ import {
   SessionFactoryLog,
   SessionFactoryResume,
   SessionFactoryRun,
-} from "@tandem/protocol";
+} from "@tandem/protocol/methods/factory";
 import { ErrorCodes } from "@tandem/protocol/errors";
 import { TandemError } from "../../errors.js";
 import { agentFactoriesEnabled, agentFactoriesFlag, enabledFeatureFlagsVariable } from "../../factories/feature-flag.js";

@@ -3,11 +3,13 @@ import {
   SessionHistoryPreviewRewind,
   SessionHistoryRewind,
   SessionHistoryTruncate,
+} from "@tandem/protocol/methods/history";
+import {
   SessionWorkspacesDiff,
   SessionWorkspacesGetWorkspace,
   SessionWorkspacesListCheckpoints,
   SessionWorkspacesReadCheckpoint,
-} from "@tandem/protocol";
+} from "@tandem/protocol/methods/workspaces";
 import { SessionWorkspaceView } from "../../checkpoints/workspaces.js";
 import type { RuntimeServices } from "../runtime-services.js";
 import type { MethodTable } from "../method-table.js";

@@ -1,4 +1,4 @@
-import { SessionSuspend } from "@tandem/protocol";
+import { SessionSuspend } from "@tandem/protocol/methods/lifecycle";
 import type { RuntimeServices } from "../runtime-services.js";
 import type { MethodTable } from "../method-table.js";
 

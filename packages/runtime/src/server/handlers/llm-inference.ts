@@ -1,4 +1,4 @@
-import { LlmInferenceHttpResponseChunk, LlmInferenceHttpResponseStart, LlmInferenceSetProvider } from "@tandem/protocol";
+import { LlmInferenceHttpResponseChunk, LlmInferenceHttpResponseStart, LlmInferenceSetProvider } from "@tandem/protocol/methods/llm-inference";
 import type { InferenceClient, ResponseChunkFrame, ResponseStartFrame } from "../../providers/client-inference/transport.js";
 import type { MethodTable } from "../method-table.js";
 

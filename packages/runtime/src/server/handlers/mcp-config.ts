@@ -1,4 +1,4 @@
-import { McpConfigAdd, McpConfigDisable, McpConfigEnable, McpConfigList, McpConfigReload, McpConfigRemove, McpConfigUpdate } from "@tandem/protocol";
+import { McpConfigAdd, McpConfigDisable, McpConfigEnable, McpConfigList, McpConfigReload, McpConfigRemove, McpConfigUpdate } from "@tandem/protocol/methods/mcp";
 import type { McpUserConfig } from "../../mcp/user-config.js";
 import type { MethodTable } from "../method-table.js";
 

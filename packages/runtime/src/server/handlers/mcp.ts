@@ -18,7 +18,7 @@ import {
   SessionMcpSetEnvValueMode,
   SessionMcpStartServer,
   SessionMcpStopServer,
-} from "@tandem/protocol";
+} from "@tandem/protocol/methods/mcp";
 import type { z } from "zod";
 import type { McpAppsHostContext } from "@tandem/protocol";
 import { ErrorCodes, errorMessage, invalidParams, TandemError } from "../../errors.js";

@@ -4,7 +4,7 @@ import {
   SessionPermissionsLocationsAddToolApproval,
   SessionPermissionsLocationsApply,
   SessionPermissionsLocationsResolve,
-} from "@tandem/protocol";
+} from "@tandem/protocol/methods/permission-locations";
 import type { SessionApproval } from "../../permissions/session-approvals.js";
 import { LocationApprovals, resolvePermissionLocation } from "../../permissions/locations.js";
 import type { RuntimeServices } from "../runtime-services.js";

@@ -8,7 +8,7 @@ import {
   SessionPermissionsPathsUpdatePrimary,
   SessionPermissionsSetRequired,
   SessionPermissionsUrlsSetUnrestrictedMode,
-} from "@tandem/protocol";
+} from "@tandem/protocol/methods/permission-policy";
 import { ErrorCodes } from "@tandem/protocol/errors";
 import { invalidParams, TandemError } from "../../errors.js";
 import type { Logger } from "../../log.js";

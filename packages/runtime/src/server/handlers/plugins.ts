@@ -11,7 +11,7 @@ import {
   PluginsUninstall,
   PluginsUpdate,
   PluginsUpdateAll,
-} from "@tandem/protocol";
+} from "@tandem/protocol/methods/plugins";
 import type { PluginStore } from "../../plugins/plugin-store.js";
 import type { MethodTable } from "../method-table.js";
 

@@ -7,7 +7,7 @@ import {
   SessionsStartRemoteControl,
   SessionsStopRemoteControl,
   SessionsTransferRemoteControl,
-} from "@tandem/protocol";
+} from "@tandem/protocol/methods/remote-control";
 import { ErrorCodes } from "@tandem/protocol/errors";
 import { TandemError } from "../../errors.js";
 import type { RuntimeServices } from "../runtime-services.js";

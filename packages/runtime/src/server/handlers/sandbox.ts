@@ -1,4 +1,4 @@
-import { SessionSandboxDisableForSession, SessionSandboxGetEnforcementStatus } from "@tandem/protocol";
+import { SessionSandboxDisableForSession, SessionSandboxGetEnforcementStatus } from "@tandem/protocol/methods/sandbox";
 import type { RuntimeServices } from "../runtime-services.js";
 import type { MethodTable } from "../method-table.js";
 

@@ -1,8 +1,4 @@
-import {
-  AgentRegistrySpawn,
-  SecretsAddFilterValues,
-  SessionExtensionsSendAttachmentsToMessage,
-} from "@tandem/protocol";
+import { AgentRegistrySpawn, SecretsAddFilterValues, SessionExtensionsSendAttachmentsToMessage } from "@tandem/protocol/methods/server-misc";
 import { ErrorCodes } from "@tandem/protocol/errors";
 import { TandemError } from "../../errors.js";
 import type { RuntimeServices } from "../runtime-services.js";

@@ -14,7 +14,7 @@ import {
   SessionWorkspacesCreateFile,
   SessionWorkspacesListFiles,
   SessionWorkspacesReadFile,
-} from "@tandem/protocol";
+} from "@tandem/protocol/methods/session-api";
 import { ErrorCodes } from "@tandem/protocol/errors";
 import { TandemError } from "../../errors.js";
 import type { RuntimeServices } from "../runtime-services.js";

@@ -1,4 +1,5 @@
-import { SessionGitHubAuthGetStatus, SessionProviderGetEndpoint, type ResultOf } from "@tandem/protocol";
+import type { ResultOf } from "@tandem/protocol";
+import { SessionGitHubAuthGetStatus, SessionProviderGetEndpoint } from "@tandem/protocol/methods/session-auth";
 import { ErrorCodes } from "@tandem/protocol/errors";
 import { errorMessage, TandemError } from "../../errors.js";
 import { providerEndpoint } from "../../providers/endpoint.js";

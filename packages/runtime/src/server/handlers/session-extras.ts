@@ -1,3 +1,4 @@
+import type { PermissionRequest } from "@tandem/protocol";
 import {
   SessionCommandsEnqueue,
   SessionCompletionsGetTriggerCharacters,
@@ -20,8 +21,7 @@ import {
   SessionVisibilityGet,
   SessionVisibilitySet,
   SessionWorkspacesSaveLargePaste,
-  type PermissionRequest,
-} from "@tandem/protocol";
+} from "@tandem/protocol/methods/session-extras";
 import { ErrorCodes } from "@tandem/protocol/errors";
 import type { SubagentSettings } from "../../agents/session-agents.js";
 import { TandemError } from "../../errors.js";

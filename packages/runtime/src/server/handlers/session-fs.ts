@@ -1,4 +1,4 @@
-import { SessionFsSetProvider } from "@tandem/protocol";
+import { SessionFsSetProvider } from "@tandem/protocol/methods/server-misc";
 import type { SessionFsConfig } from "../../session-fs/client-file-system.js";
 import type { MethodTable } from "../method-table.js";
 import type { RequestingClient } from "../requesting-client.js";

@@ -1,5 +1,5 @@
+import { SessionGitHubAuthGetStatus } from "@tandem/protocol/methods/session-auth";
 import {
-  SessionGitHubAuthGetStatus,
   SessionGitHubAuthSetCredentials,
   SessionInstructionsGetSources,
   SessionLspInitialize,
@@ -19,7 +19,7 @@ import {
   SessionTelemetryGetEngagementId,
   SessionTelemetrySetFeatureOverrides,
   SessionUsageGetMetrics,
-} from "@tandem/protocol";
+} from "@tandem/protocol/methods/session-state";
 import { ContextReport } from "../../compaction/context-report.js";
 import { readInstructionFiles } from "../../loop/custom-instructions.js";
 import type { RuntimeServices } from "../runtime-services.js";

@@ -1,6 +1,5 @@
+import { type SessionMetadata, SessionResume } from "@tandem/protocol";
 import {
-  type SessionMetadata,
-  SessionResume,
   SessionsBulkDelete,
   SessionsCheckInUse,
   SessionsClose,
@@ -18,7 +17,7 @@ import {
   SessionsReloadPluginHooks,
   SessionsSave,
   SessionsSetAdditionalPlugins,
-} from "@tandem/protocol";
+} from "@tandem/protocol/methods/sessions-admin";
 import { ErrorCodes } from "@tandem/protocol/errors";
 import { TandemError } from "../../errors.js";
 import type { RuntimeServices } from "../runtime-services.js";

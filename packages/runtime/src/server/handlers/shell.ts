@@ -1,4 +1,4 @@
-import { SessionShellCancelUserRequested, SessionShellExec, SessionShellExecuteUserRequested, SessionShellKill, ShellExitNotification, ShellOutputNotification } from "@tandem/protocol";
+import { SessionShellCancelUserRequested, SessionShellExec, SessionShellExecuteUserRequested, SessionShellKill, ShellExitNotification, ShellOutputNotification } from "@tandem/protocol/methods/shell";
 import type { SessionProcesses } from "../../processes/session-processes.js";
 import type { RuntimeServices } from "../runtime-services.js";
 import type { Session } from "../../session/session.js";

@@ -1,4 +1,4 @@
-import { SessionPluginsList, SessionSkillsEnsureLoaded, SessionSkillsGetInvoked } from "@tandem/protocol";
+import { SessionPluginsList, SessionSkillsEnsureLoaded, SessionSkillsGetInvoked } from "@tandem/protocol/methods/skills-plugins";
 import type { SessionSkills } from "../../skills/session-skills.js";
 import type { MethodTable } from "../method-table.js";
 

@@ -1,3 +1,4 @@
+import type { TaskAgentInfo } from "@tandem/protocol";
 import {
   SessionTasksCancel,
   SessionTasksGetCurrentPromotable,
@@ -10,8 +11,7 @@ import {
   SessionTasksSendMessage,
   SessionTasksStartAgent,
   SessionTasksWaitForPending,
-  type TaskAgentInfo,
-} from "@tandem/protocol";
+} from "@tandem/protocol/methods/tasks";
 import type { BackgroundAgent } from "../../agents/background.js";
 import { invalidParams } from "../../errors.js";
 import type { RuntimeServices } from "../runtime-services.js";

@@ -7,7 +7,7 @@ import {
   SessionUiHandlePendingUserInput,
   SessionUiRegisterDirectAutoModeSwitchHandler,
   SessionUiUnregisterDirectAutoModeSwitchHandler,
-} from "@tandem/protocol";
+} from "@tandem/protocol/methods/ui";
 import { ErrorCodes, TandemError } from "../../errors.js";
 import type { RuntimeServices } from "../runtime-services.js";
 import { requestElicitation } from "../../session/elicitation.js";

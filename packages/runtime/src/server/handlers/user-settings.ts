@@ -1,4 +1,4 @@
-import { UserSettingsGet, UserSettingsReload, UserSettingsSet } from "@tandem/protocol";
+import { UserSettingsGet, UserSettingsReload, UserSettingsSet } from "@tandem/protocol/methods/user-settings";
 import type { RuntimeServices } from "../runtime-services.js";
 import type { MethodTable } from "../method-table.js";
 

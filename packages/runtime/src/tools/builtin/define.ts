@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { deniedOutcome } from "../../permissions/outcome.js";
-import type { PermissionAskOptions, Tool, ToolContext, ToolOutcome, ToolPermissionRequest } from "../types.js";
+import { LazyParameters, type PermissionAskOptions, type Tool, type ToolContext, type ToolOutcome, type ToolPermissionRequest } from "../types.js";
 
 /** The definition of a built-in tool: a zod schema for its arguments and an `execute`. */
 export interface BuiltinToolSpec<Schema extends z.ZodObject> {
@@ -30,19 +30,28 @@ export interface BuiltinToolSpec<Schema extends z.ZodObject> {
  *   execute: async ({ intent }) => success(`Intent logged: ${intent}`),
  * });
  */
-/** JSON Schemas of the built-in tools, by tool name (a built-in's schema never changes). */
-const parametersByName = new Map<string, Record<string, unknown>>();
+/**
+ * JSON Schemas of the built-in tools, by tool name (a built-in's schema never changes), each built
+ * when a model request (or `tools.list`) first reads it: a session's create compares tool lists by
+ * these objects' identity and builds none.
+ */
+const parametersByName = new Map<string, LazyParameters>();
 
 export function defineBuiltinTool<Schema extends z.ZodObject>(spec: BuiltinToolSpec<Schema>): Tool {
   let parameters = parametersByName.get(spec.name);
   if (!parameters) {
-    parameters = parametersSchema(spec.schema);
+    const schema = spec.schema;
+    parameters = new LazyParameters(() => parametersSchema(schema));
     parametersByName.set(spec.name, parameters);
   }
+  const built = parameters;
   return {
     name: spec.name,
     description: spec.description,
-    parameters,
+    get parameters() {
+      return built.json;
+    },
+    parametersSource: built,
     async execute(rawArgs: unknown, context: ToolContext): Promise<ToolOutcome> {
       const parsed = spec.schema.safeParse(withoutNulls(rawArgs));
       if (!parsed.success) return invalidInput(parsed.error, rawArgs);

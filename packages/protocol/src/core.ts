@@ -1,0 +1,136 @@
+/**
+ * The protocol without the files of the method areas loaded on first use: the shared shapes, the
+ * session events, the methods of a session's create and turns (`methods.ts`, `methods/current.ts`),
+ * the errors and the cluster's shapes. The runtime's bundle takes its `@tandem/protocol` imports
+ * from here (`packages/runtime/build.mjs`), and each area's handler module imports its own tokens
+ * from `@tandem/protocol/methods/<area>`, so those tokens and schemas load with that module.
+ * Everything here is also exported by the package's index.
+ * @module
+ */
+export { defineNotification, defineRequest } from "./method.js";
+export type { NotificationToken, ParamsOf, RequestToken, ResultOf } from "./method.js";
+export { ErrorCodes } from "./errors.js";
+export type { ErrorCode } from "./errors.js";
+export {
+  AgentMode,
+  Attachment,
+  CustomAgentConfig,
+  InfiniteSessionConfig,
+  JsonObject,
+  McpLocalServerConfig,
+  McpRemoteServerConfig,
+  McpServerConfig,
+  GitHubMcpToolConfig,
+  ModelInfo,
+  PermissionDecision,
+  PermissionRequest,
+  PermissionResult,
+  ModelCapabilitiesOverride,
+  NamedProviderConfig,
+  ProviderConfig,
+  ProviderModelConfig,
+  ReasoningEffort,
+  SessionContext,
+  SessionId,
+  SessionMetadata,
+  SystemMessageConfig,
+  ToolDefinition,
+  ToolResultObject,
+} from "./common.js";
+export type { PermissionKind } from "./common.js";
+export {
+  EventEnvelope,
+  ModelMetric,
+  SessionEventSchema,
+  ToolExecutionResult,
+  ToolRequest,
+  ephemeralEventTypes,
+  eventDataSchemas,
+  sessionEventTypes,
+} from "./events.js";
+export type { SessionEvent, SessionEventData, SessionEventOf, SessionEventType } from "./events.js";
+export {
+  AccountGetQuota,
+  AccountQuotaSnapshot,
+  AuthGetStatus,
+  Connect,
+  HooksInvoke,
+  ModelsList,
+  PermissionRequestV2,
+  Ping,
+  SessionAbort,
+  SessionAgentDeselect,
+  SessionAgentGetCurrent,
+  SessionAgentList,
+  SessionAgentReload,
+  SessionAgentSelect,
+  SessionCompactionCompact,
+  SessionCreate,
+  SessionCreateParams,
+  SessionDelete,
+  SessionDestroy,
+  SessionEventNotification,
+  SessionFleetStart,
+  SessionGetForeground,
+  SessionGetLastId,
+  SessionGetMessages,
+  SessionLifecycleNotification,
+  SessionList,
+  SessionLog,
+  ElicitationResult,
+  SessionExitPlanModeHandlePendingRequest,
+  SessionMcpDisable,
+  SessionMcpEnable,
+  SessionMcpList,
+  SessionMcpReload,
+  SessionModeGet,
+  SessionModeSet,
+  SessionModelGetCurrent,
+  SessionModelSwitchTo,
+  SessionPermissionsHandlePendingPermissionRequest,
+  SessionPlanDelete,
+  SessionPlanRead,
+  SessionPlanUpdate,
+  SessionResume,
+  SessionResumeParams,
+  SessionSend,
+  SessionSendParams,
+  SessionSetForeground,
+  SessionSkillsDisable,
+  SessionSkillsEnable,
+  SessionSkillsList,
+  SessionSkillsReload,
+  SessionUiHandlePendingElicitation,
+  SessionToolsHandlePendingToolCall,
+  SessionWorkspaceCreateFile,
+  SessionWorkspaceListFiles,
+  SessionWorkspaceReadFile,
+  StatusGet,
+  SystemMessageTransform,
+  ToolCallV2,
+  ToolsList,
+  UserInputRequest,
+} from "./methods.js";
+export type { SessionLifecycleEvent } from "./methods.js";
+export {
+  PingResultCurrent,
+  RuntimeShutdown,
+  SessionDetach,
+  SessionGetMetadata,
+  SessionHistoryCompact,
+  SessionModeGetResultCurrent,
+  SessionModeSetResultCurrent,
+  SessionSkillsReloadResultCurrent,
+  SessionUiHandlePendingExitPlanMode,
+} from "./methods/current.js";
+export { ClusterHealth, ClusterHealthReport } from "./cluster.js";
+export {
+  CanvasActionDeclaration,
+  CanvasDeclaration,
+  CommandRegistration,
+  FactoryLimits,
+  FactoryMeta,
+  SandboxConfig,
+  SandboxFilesystemPolicy,
+  SandboxNetworkPolicy,
+} from "./session-declarations.js";
