@@ -23,7 +23,7 @@ export function registerHistoryMethods(table: MethodTable, runtime: RuntimeServi
   const view = (sessionId: string): SessionWorkspaceView => {
     const session = sessions.get(sessionId);
     const { workingDirectory, workspacePath, startTime } = session.scope;
-    return new SessionWorkspaceView({ sessionId, workingDirectory, workspacePath, startTime, summary: session.summary, history: session.history });
+    return new SessionWorkspaceView({ sessionId, workingDirectory, workspacePath, startTime, summary: session.title.summary, history: session.history });
   };
   table.on(SessionWorkspacesGetWorkspace, ({ sessionId }) => view(sessionId).getWorkspace());
   table.on(SessionWorkspacesListCheckpoints, ({ sessionId }) => view(sessionId).listCheckpoints());
