@@ -3,8 +3,8 @@ import type { SlashCommandInfo, SlashCommandInvocationResult } from "@tandem/pro
 import { ErrorCodes, errorMessage, invalidParams, TandemError } from "../errors.js";
 import type { ClientNeed, ClientPort } from "../ports/clients.js";
 import type { EventEmitterPort } from "../ports/events.js";
-import type { QueuedCommand } from "../session/message-queue.js";
 import { PendingAbandoned, type PendingRequests } from "../ports/pending.js";
+import type { QueuedCommand } from "../ports/queued-command.js";
 import { builtinCommands, findBuiltin, normalizeName, parseSlashCommand, unknownCommand, type BuiltinCommand, type CommandSession } from "./builtins.js";
 
 /** What running commands needs of a session, beyond what the built-ins use. */
