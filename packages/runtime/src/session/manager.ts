@@ -107,7 +107,8 @@ export class SessionManager {
       // MCP servers connect lazily: at the first turn (which waits for them) or at `session.mcp.list`.
       await session.loop.runStartHook("new");
       this.options.broadcastLifecycle({ type: "session.created", sessionId, metadata: lifecycleMetadata(session) });
-      if (session.scope.logger.enabled("info")) session.scope.logger.info("session created", { model: session.scope.model });
+      const { logger, model } = session.scope;
+      if (logger.enabled("info")) logger.info("session created", { model });
       return openedResult(session, false);
     } catch (error) {
       if (!this.live.has(sessionId)) this.ownership.released(sessionId);
@@ -192,7 +193,8 @@ export class SessionManager {
     session.loop.reportContextUsageSoon();
     const takenOverFrom = this.opener.takeOverOrigin(sessionId);
     if (takenOverFrom !== undefined) await this.ownership.tookOver(session, takenOverFrom);
-    if (session.scope.logger.enabled("info")) session.scope.logger.info("session resumed", { model: session.scope.model, from: sessionWasLive ? "memory" : "store" });
+    const { logger, model } = session.scope;
+    if (logger.enabled("info")) logger.info("session resumed", { model, from: sessionWasLive ? "memory" : "store" });
     return openedResult(session, true);
   }
 

@@ -9,7 +9,8 @@ export function registerSessionFeatureMethods(table: MethodTable, runtime: Runti
   const sessions = runtime.sessions;
   table.on(SessionModelGetCurrent, ({ sessionId }) => {
     const session = sessions.get(sessionId);
-    return { modelId: session.scope.model, ...(session.scope.config.reasoningEffort ? { reasoningEffort: session.scope.config.reasoningEffort } : {}) };
+    const { model, config } = session.scope;
+    return { modelId: model, ...(config.reasoningEffort ? { reasoningEffort: config.reasoningEffort } : {}) };
   });
   table.on(SessionModelSwitchTo, ({ sessionId, modelId, reasoningEffort, modelCapabilities }) => {
     switchModel(sessions.get(sessionId), runtime.addedProviders, modelId, reasoningEffort, modelCapabilities);
