@@ -84,8 +84,6 @@ const knownUpwardImports: Readonly<Record<string, number>> = {
   // Remote and unattended clients extend the server's ClientBase; the router forwards results as
   // the writer's PreSerializedJson. Both would move down with the client base class.
   "cluster -> server": 3,
-  // A queued slash command's type (QueuedCommand) is declared by the session's message queue.
-  "commands -> session": 1,
   // The summary call retries with the loop's retry helper (withRetries).
   "compaction -> loop": 1,
   // A permission outcome is reported as a tool outcome (ToolOutcome); tools also import permissions.

@@ -222,16 +222,16 @@ export class Runtime implements RuntimeServices {
         const session = this.sessions.find(sessionId);
         if (!session) return undefined;
         return {
-          workingDirectory: session.workingDirectory,
+          workingDirectory: session.scope.workingDirectory,
           emitter: session.emitter,
           isAttached: (port) => session.isAttached(port),
-          extensionsWanted: (session.config as { requestExtensions?: unknown }).requestExtensions !== false,
-          ...extensionSdkPathOf(session.config),
+          extensionsWanted: (session.scope.config as { requestExtensions?: unknown }).requestExtensions !== false,
+          ...extensionSdkPathOf(session.scope.config),
           consent: {
             approvesWithoutAsking: (request) => session.permissions.approvals.covers(request) === "approve-all",
             ask: (request, signal) => new PermissionBroker(session.scope).request(request, signal),
             confirm: async (request, signal) => {
-              if (!session.clients.anyAnswersElicitation) return undefined;
+              if (!session.scope.clients.anyAnswersElicitation) return undefined;
               return approvedByForm(await requestElicitation(session.scope, consentForm(request), signal));
             },
           },

@@ -1,14 +1,13 @@
+import type { SessionScopePort } from "../ports/session-scope.js";
 import type { GitCheckpoints } from "./git-checkpoints.js";
 import type { SessionHistory } from "./session-history.js";
 import { readWorktreeInfo } from "./worktree.js";
 
-/** What {@link SessionWorkspaceView} needs from its session. */
+/** What {@link SessionWorkspaceView} needs from its session: part of its scope, its summary and its history. */
 export interface WorkspaceHost {
-  readonly sessionId: string;
-  readonly workingDirectory: string;
-  readonly workspacePath: string;
-  readonly startTime: Date;
-  readonly summary: string | undefined;
+  readonly scope: Pick<SessionScopePort, "sessionId" | "workingDirectory" | "workspacePath" | "startTime">;
+  /** The session's summary (its first prompt), once it has one. */
+  readonly title: { readonly summary: string | undefined };
   readonly history: SessionHistory;
 }
 
@@ -52,16 +51,16 @@ export class SessionWorkspaceView {
     const branch = store ? await store.runner.line(["symbolic-ref", "--short", "-q", "HEAD"]).catch(() => "") : "";
     return {
       workspace: {
-        id: this.host.sessionId,
-        cwd: this.host.workingDirectory,
+        id: this.host.scope.sessionId,
+        cwd: this.host.scope.workingDirectory,
         ...(store ? { git_root: store.root } : {}),
         ...(branch ? { branch } : {}),
-        ...(this.host.summary ? { name: this.host.summary } : {}),
+        ...(this.host.title.summary ? { name: this.host.title.summary } : {}),
         summary_count: 0,
-        created_at: this.host.startTime.toISOString(),
+        created_at: this.host.scope.startTime.toISOString(),
         updated_at: new Date().toISOString(),
       },
-      path: this.host.workspacePath,
+      path: this.host.scope.workspacePath,
     };
   }
 
@@ -111,7 +110,7 @@ export class SessionWorkspaceView {
     if (!store) return { requestedMode, mode: requestedMode, changes: [], isFallback: false, unavailableReason: "file-change-tracking-disabled" };
     await this.host.history.settled();
     if (requestedMode === "branch") {
-      const worktree = await readWorktreeInfo(this.host.workspacePath);
+      const worktree = await readWorktreeInfo(this.host.scope.workspacePath);
       if (worktree) {
         const changes = await store.diffSince(worktree.baseCommit, ignoreWhitespace);
         return { requestedMode, mode: "branch", changes, ...(worktree.baseBranch ? { baseBranch: worktree.baseBranch } : {}), isFallback: false };

@@ -39,7 +39,7 @@ export function clusterHostFor(parts: NodeHostParts): ClusterHost {
     const session = sessions.find(sessionId);
     if (!session) return;
     logger.warn(`session ${sessionId}: this node lost its lease (another node took the session); it steps down and its clients open it again from the database`);
-    const attached = session.clients.attached().flatMap(([port, registration]) => {
+    const attached = session.scope.clients.attached().flatMap(([port, registration]) => {
       const client = local(port);
       return client?.isOpen ? [{ client, registration }] : [];
     });
@@ -53,7 +53,7 @@ export function clusterHostFor(parts: NodeHostParts): ClusterHost {
   const remoteClientLeft = async (client: RemoteClient): Promise<void> => {
     if (client.closeReason === "node-lost") {
       for (const session of sessions.liveSessions()) {
-        if (!session.isAttached(client) || session.emitter.sinkCount !== 1 || !session.busy) continue;
+        if (!session.isAttached(client) || session.emitter.sinkCount !== 1 || !session.turns.busy) continue;
         logger.info(`session ${session.sessionId}: the node of its clients died mid-turn; the turn goes on unattended`);
         keepTurnRunning(session, (stand) => sessions.detach(session.sessionId, stand));
       }
@@ -90,7 +90,7 @@ export function clusterHostFor(parts: NodeHostParts): ClusterHost {
     resumeUnattended: (sessionId) =>
       resumeUnattended(sessionId, {
         resume: (params, client) => parts.dispatchHere("session.resume", params, client),
-        isBusy: (id) => sessions.find(id)?.busy === true,
+        isBusy: (id) => sessions.find(id)?.turns.busy === true,
         detach: (id, client) => sessions.detach(id, client),
       }),
   };

@@ -36,18 +36,18 @@ export function interruptedCalls(messages: readonly ConversationMessage[]): Arra
  * consistent, `session.turn_interrupted` tells the clients, and the turn continues here.
  */
 export function continueAfterTakeover(session: Session, previousNodeId: string, nodeId: string): boolean {
-  if (!turnInFlight(session.messages) || session.busy) return false;
-  const calls = interruptedCalls(session.messages);
+  if (!turnInFlight(session.scope.messages) || session.turns.busy) return false;
+  const calls = interruptedCalls(session.scope.messages);
   for (const call of calls) {
     session.emitter.emit("tool.execution_complete", {
       toolCallId: call.id,
       success: false,
-      model: session.model,
+      model: session.scope.model,
       result: { content: interruptedText },
       error: { message: interruptedText, code: "interrupted" },
     });
   }
   session.emitter.emit("session.turn_interrupted", { reason: "node_lost", previousNodeId, nodeId, interruptedToolCallIds: calls.map((call) => call.id), continued: true });
-  session.continueInterruptedTurn(failoverNotice);
+  session.turns.continueInterruptedTurn(failoverNotice);
   return true;
 }

@@ -82,7 +82,7 @@ export async function resumeUnattended(sessionId: string, host: UnattendedHost):
 /** What {@link keepTurnRunning} needs of a session running here. */
 export interface UnattendedSession {
   readonly sessionId: string;
-  readonly busy: boolean;
+  readonly turns: { readonly busy: boolean };
   attach(port: UnattendedClient, registration: ClientRegistration): void;
 }
 

@@ -4,10 +4,8 @@ import { fleetPrompt } from "./fleet.js";
 
 /** What the built-in commands act on: the session's own operations. */
 export interface CommandSession {
-  readonly model: string;
-  readonly busy: boolean;
-  /** The agent mode (`/plan` switches to plan mode; the switch emits `session.mode_changed`). */
-  readonly scope: { setMode(mode: AgentMode): void };
+  /** The current model (`/model` without an argument) and the agent mode (`/plan` switches to plan mode; the switch emits `session.mode_changed`). */
+  readonly scope: { readonly model: string; setMode(mode: AgentMode): void };
   /** Model switches (`/model`; a switch emits `session.model_change`). */
   readonly models: { switchTo(modelId: string): void };
   /** `placement: "next"` puts the message before the others waiting (a command's own follow-up). */
@@ -64,7 +62,7 @@ export const builtinCommands: readonly BuiltinCommand[] = [
     description: "Show or switch the model: /model [id]",
     allowDuringAgentExecution: true,
     async run(session, args) {
-      if (!args) return { kind: "text", text: `Current model: ${session.model}` };
+      if (!args) return { kind: "text", text: `Current model: ${session.scope.model}` };
       session.models.switchTo(args);
       return done(`Model: ${args}`);
     },

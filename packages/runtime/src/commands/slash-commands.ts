@@ -3,16 +3,18 @@ import type { SlashCommandInfo, SlashCommandInvocationResult } from "@tandem/pro
 import { ErrorCodes, errorMessage, invalidParams, TandemError } from "../errors.js";
 import type { ClientNeed, ClientPort } from "../ports/clients.js";
 import type { EventEmitterPort } from "../ports/events.js";
-import type { QueuedCommand } from "../session/message-queue.js";
 import { PendingAbandoned, type PendingRequests } from "../ports/pending.js";
+import type { QueuedCommand } from "../ports/queued-command.js";
 import { builtinCommands, findBuiltin, normalizeName, parseSlashCommand, unknownCommand, type BuiltinCommand, type CommandSession } from "./builtins.js";
 
 /** What running commands needs of a session, beyond what the built-ins use. */
 export interface CommandHost extends CommandSession {
   readonly emitter: EventEmitterPort;
-  readonly pending: PendingRequests;
-  /** The commands the attached clients registered, and the client that runs one. */
-  readonly clients: { commands(): Array<{ name: string; description?: string }>; clientFor(need: ClientNeed): ClientPort | undefined };
+  readonly scope: CommandSession["scope"] & {
+    readonly pending: PendingRequests;
+    /** The commands the attached clients registered, and the client that runs one. */
+    readonly clients: { commands(): Array<{ name: string; description?: string }>; clientFor(need: ClientNeed): ClientPort | undefined };
+  };
   readonly turns: {
     /** Queues a command behind the waiting messages; the session runs it in its turn. */
     enqueueCommand(requestId: string, command: QueuedCommand): void;
@@ -64,7 +66,7 @@ export class SlashCommands {
       for (const command of builtinCommands) listed.push({ name: command.name, description: command.description, kind: "builtin", allowDuringAgentExecution: command.allowDuringAgentExecution });
     }
     if (filters.includeClientCommands !== false) {
-      for (const command of session.clients.commands()) {
+      for (const command of session.scope.clients.commands()) {
         if (findBuiltin(command.name)) continue;
         listed.push({ name: command.name, description: command.description ?? "", kind: "client", allowDuringAgentExecution: true });
       }
@@ -86,7 +88,7 @@ export class SlashCommands {
     }
     if (target.builtin) return target.builtin.run(session, args);
     if (!target.owner) throw unknownCommand(name);
-    const { requestId, promise } = session.pending.open<CommandAnswer>("command", undefined, commandName);
+    const { requestId, promise } = session.scope.pending.open<CommandAnswer>("command", undefined, commandName);
     return this.runInClient(session, target.owner, requestId, promise, commandName, args);
   }
 
@@ -127,7 +129,7 @@ export class SlashCommands {
   private resolve(session: CommandHost, commandName: string): CommandTarget | undefined {
     const builtin = findBuiltin(commandName);
     if (builtin) return { builtin };
-    const owner = session.clients.clientFor({ kind: "command", name: commandName });
+    const owner = session.scope.clients.clientFor({ kind: "command", name: commandName });
     return owner ? { owner } : undefined;
   }
 
@@ -145,7 +147,7 @@ export class SlashCommands {
     onQueued: (requestId: string) => void = () => undefined,
   ): Promise<SlashCommandInvocationResult> {
     // A registered command's request is open from the start: its client may answer it before its turn.
-    const answer = target.owner || target.host ? session.pending.open<CommandAnswer>("command", undefined, commandName) : undefined;
+    const answer = target.owner || target.host ? session.scope.pending.open<CommandAnswer>("command", undefined, commandName) : undefined;
     const requestId = answer?.requestId ?? randomUUID();
     let state: "waiting" | "running" | "done" = "waiting";
     let resolveResult!: (result: SlashCommandInvocationResult) => void;
@@ -181,7 +183,7 @@ export class SlashCommands {
       },
       cancel: () => {
         if (state !== "waiting") return;
-        if (answer) session.pending.settle(requestId, "command", { error: "removed from the queue" });
+        if (answer) session.scope.pending.settle(requestId, "command", { error: "removed from the queue" });
         state = "done";
         session.emitter.emit("command.completed", { requestId });
         rejectResult(new TandemError(ErrorCodes.SessionBusy, `/${commandName} left the queue before it ran (removed or aborted)`, { commandName, requestId }));

@@ -1,11 +1,10 @@
 import type { ConversationMessage, ToolSpec } from "../ports/conversation.js";
+import type { SessionScopePort } from "../ports/session-scope.js";
 import type { CompactionSettings } from "./config.js";
 import { TokenEstimator } from "./tokens.js";
 
-/** What a context report reads from a session. */
-export interface ContextReportHost {
-  readonly model: string;
-  readonly messages: readonly ConversationMessage[];
+/** What a context report reads from a session: its model and conversation (from its scope), and what the next model call sends. */
+export type ContextReportHost = Pick<SessionScopePort, "model" | "messages"> & {
   /** The prompt limit of the session's model (its context window less room for the answer). */
   readonly tokenLimit: number;
   readonly compactionSettings: CompactionSettings;
@@ -13,7 +12,7 @@ export interface ContextReportHost {
   systemPrompt(): Promise<string>;
   /** The tools offered with the next model call. */
   toolSpecs(): readonly ToolSpec[];
-}
+};
 
 /** The context window's breakdown (`session.metadata.contextInfo`). */
 export type ContextInfo = {

@@ -28,6 +28,8 @@ export interface SessionScopePort {
   readonly sessionId: string;
   /** The session's folder (`session.db`, `workspace.yaml` and file backups live there). */
   readonly workspacePath: string;
+  /** When the session was created. */
+  readonly startTime: Date;
   /** Where the session works (moved by `session.metadata.setWorkingDirectory`). */
   readonly workingDirectory: string;
   /** The conversation the model sees (compaction and rewinds rewrite it in place). */

@@ -94,7 +94,7 @@ export class SessionManager {
       const session = await opening;
       session.attach(port, registrationOf(params));
       session.history.startedNew(params.worktreeIsolation === true);
-      session.prefetchPromptFacts();
+      session.loop.prefetchPromptFacts();
       // Independent file-system work, side by side: the answer to create waits for both.
       const [context] = await Promise.all([this.trackContext(session), this.options.store.writeWorkspace(workspaceInfo(session))]);
       // `session.start` carries the context; `session.context_changed` follows only a real change
@@ -105,9 +105,10 @@ export class SessionManager {
       const disabled = session.toolset.disabledNames();
       if (disabled.length > 0) session.emitter.emit("session.info", { infoType: "configuration", message: `Disabled tools: ${disabled.join(", ")}` });
       // MCP servers connect lazily: at the first turn (which waits for them) or at `session.mcp.list`.
-      await session.runStartHook("new");
+      await session.loop.runStartHook("new");
       this.options.broadcastLifecycle({ type: "session.created", sessionId, metadata: lifecycleMetadata(session) });
-      if (session.logger.enabled("info")) session.logger.info("session created", { model: session.model });
+      const { logger, model } = session.scope;
+      if (logger.enabled("info")) logger.info("session created", { model });
       return openedResult(session, false);
     } catch (error) {
       if (!this.live.has(sessionId)) this.ownership.released(sessionId);
@@ -139,11 +140,11 @@ export class SessionManager {
     }
     if (session) {
       // The client that resumes the session decides its profile from now on (a stand-in keeps it).
-      if (port.generation !== undefined) session.profile = profileFor(port.generation);
+      if (port.generation !== undefined) session.scope.profile = profileFor(port.generation);
       session.attach(port, registrationOf(params));
-      const merged = mergeConfig(session.config, params);
-      const mcpChanged = mcpSettingsChanged(session.config, params);
-      session.reconfigure(merged, params.model ?? session.model);
+      const merged = mergeConfig(session.scope.config, params);
+      const mcpChanged = mcpSettingsChanged(session.scope.config, params);
+      session.reconfigure(merged, params.model ?? session.scope.model);
       if (mcpChanged) await session.toolset.replaceMcpServers(merged);
       if (params.skillDirectories || params.disabledSkills) {
         await session.skills.reconfigure(merged.skillDirectories ?? [], merged.disabledSkills ?? []);
@@ -170,29 +171,30 @@ export class SessionManager {
       session.emitter.emit("session.resume", {
         resumeTime: new Date().toISOString(),
         eventCount: session.emitter.persistedCount,
-        selectedModel: session.model,
+        selectedModel: session.scope.model,
         // Echoed as the client gave it (the 1.0.x SDK reads an explicit false back); absent when not given.
         ...(params.continuePendingWork !== undefined ? { continuePendingWork } : {}),
         sessionWasActive,
-        ...(session.reasoningEffort ? { reasoningEffort: session.reasoningEffort } : {}),
-        context: { cwd: session.workingDirectory },
+        ...(session.scope.config.reasoningEffort ? { reasoningEffort: session.scope.config.reasoningEffort } : {}),
+        context: { cwd: session.scope.workingDirectory },
       });
     }
     if (changedContext) session.emitter.emit("session.context_changed", changedContext);
     // As at create, MCP servers connect at the first turn or at `session.mcp.list`.
     // As 1.0.x's references: the resumed session's tool set and skills, before its title.
-    if (session.profile.announcesToolsAtResume) {
-      session.emitter.emit("session.tools_updated", { model: session.model });
+    if (session.scope.profile.announcesToolsAtResume) {
+      session.emitter.emit("session.tools_updated", { model: session.scope.model });
       session.skills.announce();
     }
-    if (session.name !== undefined) session.emitter.emit("session.title_changed", { title: session.name });
+    if (session.title.name !== undefined) session.emitter.emit("session.title_changed", { title: session.title.name });
     // The same title the session got when its first prompt was accepted.
-    else if (session.summary) session.emitter.emit("session.title_changed", { title: shortTitle(session.summary) });
-    await session.runStartHook("resume");
-    session.reportContextUsageSoon();
+    else if (session.title.summary) session.emitter.emit("session.title_changed", { title: shortTitle(session.title.summary) });
+    await session.loop.runStartHook("resume");
+    session.loop.reportContextUsageSoon();
     const takenOverFrom = this.opener.takeOverOrigin(sessionId);
     if (takenOverFrom !== undefined) await this.ownership.tookOver(session, takenOverFrom);
-    if (session.logger.enabled("info")) session.logger.info("session resumed", { model: session.model, from: sessionWasLive ? "memory" : "store" });
+    const { logger, model } = session.scope;
+    if (logger.enabled("info")) logger.info("session resumed", { model, from: sessionWasLive ? "memory" : "store" });
     return openedResult(session, true);
   }
 
@@ -209,7 +211,7 @@ export class SessionManager {
 
   /** Starts watching a session's cwd / git root / repository / branch; answers where it is now. */
   private async trackContext(session: Session) {
-    return new ContextTracker(() => session.workingDirectory, session.emitter, this.gitContexts).start();
+    return new ContextTracker(() => session.scope.workingDirectory, session.emitter, this.gitContexts).start();
   }
 
   /**
@@ -223,7 +225,7 @@ export class SessionManager {
     this.live.delete(sessionId);
     this.held.release(sessionId);
     await session.shutdown(ending).finally(() => this.ownership.released(sessionId));
-    if (session.logger.enabled("info")) session.logger.info("session shut down");
+    if (session.scope.logger.enabled("info")) session.scope.logger.info("session shut down");
     await this.resumePoints.get(sessionId)?.settled();
     this.resumePoints.delete(sessionId);
     const lostEvents = session.emitter.log.failure;
@@ -279,7 +281,7 @@ export class SessionManager {
     this.live.delete(sessionId);
     session.context.dispose();
     void session.abort().catch(() => undefined);
-    session.pending.abandonAll("destroyed");
+    session.scope.pending.abandonAll("destroyed");
     void session.toolset.dispose().catch(() => undefined);
   }
 
@@ -293,7 +295,7 @@ export class SessionManager {
       this.live.delete(sessionId);
       session.context.dispose();
       await session.abort("destroyed");
-      session.pending.abandonAll("destroyed");
+      session.scope.pending.abandonAll("destroyed");
       await session.toolset.dispose();
       await session.emitter.close();
       await this.resumePoints.get(sessionId)?.settled();
@@ -302,7 +304,7 @@ export class SessionManager {
       await session.history.settled();
     }
     if (session) this.ownership.released(sessionId);
-    if (!options.keepGitState) await removeGitStateOfSession(this.options.store, session?.logger ?? this.options.logger.child(() => ({ sessionId })), sessionId, session?.workingDirectory);
+    if (!options.keepGitState) await removeGitStateOfSession(this.options.store, session?.scope.logger ?? this.options.logger.child(() => ({ sessionId })), sessionId, session?.scope.workingDirectory);
     const deleted = await this.options.store.delete(sessionId);
     if (!deleted && !session) return { success: false, error: `Session not found: ${sessionId}` };
     if (this.foregroundId === sessionId) this.foregroundId = undefined;
@@ -343,9 +345,9 @@ export class SessionManager {
       if (!session.isAttached(port)) continue;
       session.detach(port);
       if (session.emitter.sinkCount > 0) continue;
-      if (waitsOnClients(session.pending)) {
+      if (waitsOnClients(session.scope.pending)) {
         const { sessionId } = session;
-        const { logger } = session;
+        const { logger } = session.scope;
         logger.info(`its clients left while its turn waits on a client; held for a resuming client for ${this.held.graceMs} ms`);
         this.held.hold(sessionId, () => {
           if (this.live.get(sessionId) !== session || session.emitter.sinkCount > 0) return;

@@ -1,5 +1,8 @@
 import type { AgentMode, SessionSendParams } from "@tandem/protocol";
+import type { QueuedCommand } from "../ports/queued-command.js";
 import type { EventEmitterPort } from "./emitter.js";
+
+export type { QueuedCommand } from "../ports/queued-command.js";
 
 /** A user message waiting for its turn (or, while busy, to be injected as steering). */
 export interface QueuedMessage {
@@ -26,15 +29,6 @@ export interface QueuedMessage {
   sendAnswered?: Promise<void>;
 }
 
-/** A slash command waiting in the queue (built by `commands/slash-commands.ts`). */
-export interface QueuedCommand {
-  /** The command as sent (`/model gpt-5`). */
-  readonly text: string;
-  /** Runs it; resolves once it is done (never rejects), with "pause" when the queue should wait for the next send. */
-  run(): Promise<"pause" | undefined>;
-  /** It leaves the queue without running (removed, cleared, aborted). */
-  cancel(): void;
-}
 
 /** A queued message or command as `session.queue.pendingItems` reports it. */
 export type PendingItem = {

@@ -1,12 +1,12 @@
 import type { ReasoningEffort, SessionCreateParams } from "@tandem/protocol";
-import type { ModelSwitchOptions } from "./model-selection.js";
+import type { SessionScopePort } from "../ports/session-scope.js";
 import type { SessionProviders } from "../providers/session-providers.js";
+import type { ModelSelection } from "./model-selection.js";
 
-/** What switching models needs of a session. */
+/** What switching models needs of a session: its model and configuration, model switches, and reconfiguring. */
 export interface ModelSwitchHost {
-  readonly model: string;
-  readonly config: SessionCreateParams;
-  readonly models: { switchTo(modelId: string, reasoningEffort?: ReasoningEffort, options?: ModelSwitchOptions): void };
+  readonly scope: Pick<SessionScopePort, "model" | "config">;
+  readonly models: Pick<ModelSelection, "switchTo">;
   reconfigure(config: SessionCreateParams, model: string): void;
 }
 
@@ -26,10 +26,10 @@ export function switchModel(
   modelCapabilities?: SessionCreateParams["modelCapabilities"],
 ): void {
   const providers = added.peek(session);
-  const leavingAdded = providers?.has(session.model) === true;
+  const leavingAdded = providers?.has(session.scope.model) === true;
   session.models.switchTo(modelId, reasoningEffort, modelCapabilities ? { modelCapabilities } : {});
   if (!providers) return;
-  const { provider: current, ...rest } = session.config;
+  const { provider: current, ...rest } = session.scope.config;
   if (providers.has(modelId)) {
     if (!leavingAdded) providers.ownProvider = current;
     session.reconfigure({ ...rest, provider: providers.providerFor(modelId) }, modelId);

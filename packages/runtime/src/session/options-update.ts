@@ -33,18 +33,18 @@ export async function applyOptions(session: Session, patch: OptionsPatch, persis
   const ignored = Object.keys(rest).filter((key) => rest[key] !== undefined);
   // Checked first: a folder that does not exist refuses the whole patch before anything changed.
   if (workingDirectory !== undefined) await moveWorkingDirectory(session.scope, workingDirectory, persist, (folder) => session.toolset.followWorkingDirectory(folder));
-  if (model !== undefined && model !== session.model) session.models.switchTo(model, reasoningEffort);
-  else if (reasoningEffort !== undefined) session.reconfigure({ ...session.config, reasoningEffort }, session.model);
+  if (model !== undefined && model !== session.scope.model) session.models.switchTo(model, reasoningEffort);
+  else if (reasoningEffort !== undefined) session.reconfigure({ ...session.scope.config, reasoningEffort }, session.scope.model);
   if (availableTools !== undefined || excludedTools !== undefined) {
-    session.reconfigure({ ...session.config, ...(availableTools !== undefined ? { availableTools } : {}), ...(excludedTools !== undefined ? { excludedTools } : {}) }, session.model);
+    session.reconfigure({ ...session.scope.config, ...(availableTools !== undefined ? { availableTools } : {}), ...(excludedTools !== undefined ? { excludedTools } : {}) }, session.scope.model);
   }
   const prompt = { excludedBuiltinAgents, instructionDirectories, skipCustomInstructions };
   const promptChanges = Object.fromEntries(Object.entries(prompt).filter(([, value]) => value !== undefined));
-  if (Object.keys(promptChanges).length > 0) session.reconfigure({ ...session.config, ...promptChanges }, session.model);
+  if (Object.keys(promptChanges).length > 0) session.reconfigure({ ...session.scope.config, ...promptChanges }, session.scope.model);
   if (skillDirectories !== undefined || disabledSkills !== undefined) {
-    const directories = skillDirectories ?? session.config.skillDirectories ?? [];
-    const disabled = disabledSkills ?? session.config.disabledSkills ?? [];
-    session.reconfigure({ ...session.config, skillDirectories: directories, disabledSkills: disabled }, session.model);
+    const directories = skillDirectories ?? session.scope.config.skillDirectories ?? [];
+    const disabled = disabledSkills ?? session.scope.config.disabledSkills ?? [];
+    session.reconfigure({ ...session.scope.config, skillDirectories: directories, disabledSkills: disabled }, session.scope.model);
     await session.skills.reconfigure(directories, disabled);
   }
   return { ignored };

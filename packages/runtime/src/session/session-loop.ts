@@ -219,6 +219,45 @@ export class SessionLoop implements TurnHost, AgentsHost, CompactionHost {
     this.parts.turns().notify(text);
   }
 
+  /**
+   * Starts reading the instruction files the system prompt includes, so that the first message
+   * does not wait for them (see {@link SessionPrompt.prefetchFacts}).
+   */
+  prefetchPromptFacts(): void {
+    this.parts.prompt.prefetchFacts();
+  }
+
+  /**
+   * Runs the sessionStart hook (after create or resume); its context reaches the model as a
+   * message of its own, just before the next user message.
+   */
+  async runStartHook(source: "new" | "resume"): Promise<void> {
+    const { hooks } = this.parts;
+    if (!hooks.active) return;
+    const output = await hooks.run("sessionStart", { source });
+    if (typeof output?.additionalContext === "string" && output.additionalContext !== "") this.notify(output.additionalContext);
+  }
+
+  /**
+   * Emits `session.usage_info` for a resumed history soon after the resume is answered: the
+   * history is measured a slice at a time between other work (measuring 100k events in one piece
+   * held up the resume by ~110 ms, and the `getMessages` after it). A turn that starts first
+   * reports its own usage, and a closed session none, so then nothing is emitted.
+   */
+  reportContextUsageSoon(): void {
+    const { messages, emitter, logger } = this.scope;
+    const length = messages.length;
+    const unchanged = (): boolean => !this.parts.turns().busy && messages.length === length;
+    void this.context
+      .measureHistory()
+      .then(async (measured) => {
+        if (!measured || !unchanged()) return;
+        const system = await this.systemPrompt();
+        if (unchanged()) emitter.emit("session.usage_info", this.context.usage({ system, tools: this.toolSpecs() }));
+      })
+      .catch((error: unknown) => logger.warn("could not measure the resumed history", error));
+  }
+
   /** The title of checkpoint files: the session's first prompt. */
   checkpointTitle(): string {
     return this.parts.title.summary ?? "session";

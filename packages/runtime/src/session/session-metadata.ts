@@ -25,9 +25,9 @@ export function startData(session: Session, runtimeVersion: string, alreadyInUse
     producer: "tandem",
     copilotVersion: runtimeVersion,
     startTime: session.scope.startTime.toISOString(),
-    selectedModel: session.model,
-    ...(session.reasoningEffort ? { reasoningEffort: session.reasoningEffort } : {}),
-    context: { cwd: session.workingDirectory },
+    selectedModel: session.scope.model,
+    ...(session.scope.config.reasoningEffort ? { reasoningEffort: session.scope.config.reasoningEffort } : {}),
+    context: { cwd: session.scope.workingDirectory },
     alreadyInUse,
   };
 }
@@ -41,14 +41,14 @@ export function startData(session: Session, runtimeVersion: string, alreadyInUse
 export function workspaceInfo(session: Session): WorkspaceInfo {
   return {
     id: session.sessionId,
-    cwd: session.workingDirectory,
+    cwd: session.scope.workingDirectory,
     summary_count: 0,
     created_at: session.scope.startTime.toISOString(),
     updated_at: new Date().toISOString(),
-    summary: session.summary,
-    model: session.model,
-    ...(session.name !== undefined ? { name: session.name } : {}),
-    client_generation: session.profile.generation,
+    summary: session.title.summary,
+    model: session.scope.model,
+    ...(session.title.name !== undefined ? { name: session.title.name } : {}),
+    client_generation: session.scope.profile.generation,
   };
 }
 
@@ -62,7 +62,7 @@ export function lifecycleMetadata(session: Session) {
   return {
     startTime: session.scope.startTime.toISOString(),
     modifiedTime: new Date().toISOString(),
-    ...(session.summary ? { summary: session.summary } : {}),
+    ...(session.title.summary ? { summary: session.title.summary } : {}),
   };
 }
 
@@ -73,7 +73,7 @@ export function lifecycleMetadata(session: Session) {
  * return openedResult(session, true);
  */
 export function openedResult(session: Session, resumed: boolean): SessionOpened {
-  return { sessionId: session.sessionId, workspacePath: session.scope.workspacePath, capabilities: { ui: { elicitation: resumed || session.clients.anyAnswersElicitation } } };
+  return { sessionId: session.sessionId, workspacePath: session.scope.workspacePath, capabilities: { ui: { elicitation: resumed || session.scope.clients.anyAnswersElicitation } } };
 }
 
 /**

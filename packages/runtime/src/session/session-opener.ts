@@ -5,6 +5,7 @@ import { ReasoningEffort, type AgentMode, type SessionContext, type SessionCreat
 import { invalidParams, sessionNotFound } from "../errors.js";
 import { persistenceFailed } from "../store/persistence-error.js";
 import type { SessionEventLog } from "../store/types.js";
+import type { ConversationMessage } from "../ports/conversation.js";
 import { validateToolConfig, type BuiltinToolOptions } from "../tools/registry.js";
 import { SessionEmitter, type RestoredEvents } from "./emitter.js";
 import { replaySession, ResumePointRecorder } from "./resume-point.js";
@@ -28,7 +29,7 @@ interface RestoredSession {
   mode?: AgentMode;
   selectedAgent?: string;
   approveAll?: boolean;
-  messages: Session["messages"];
+  messages: ConversationMessage[];
   sendKeys?: Record<string, string>;
 }
 

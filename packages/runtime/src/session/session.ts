@@ -2,12 +2,10 @@ import type { LargeOutputSpill } from "../tools/large-output.js";
 import { SendKeys } from "./send-keys.js";
 import type { AgentMode, SessionCreateParams, SessionSendParams } from "@tandem/protocol";
 import type { CompatProfile } from "../compat/profile.js";
-import type { Logger } from "../log.js";
 import type { ConversationMessage } from "../loop/messages.js";
 import type { ClientPort } from "./client-port.js";
-import type { ClientRegistration, SessionClients } from "./clients.js";
+import type { ClientRegistration } from "./clients.js";
 import type { SessionEmitter } from "./emitter.js";
-import type { PendingRequests } from "./pending.js";
 import { ToolContexts } from "./tool-contexts.js";
 import { SessionMetrics, type SessionEnding } from "./metrics.js";
 import { HookRunner } from "../hooks/hook-runner.js";
@@ -81,13 +79,6 @@ export class Session {
   /** Ids, folders, emitter, logger, configuration, mode, clients and pending requests (see `scope.ts`). */
   readonly scope: SessionScope;
   readonly emitter: SessionEmitter;
-  /** The runtime's logger with the session's id, and the current message's interaction id during a turn, on every line. */
-  readonly logger: Logger;
-  /** The conversation the model sees. */
-  readonly messages: ConversationMessage[];
-  readonly pending: PendingRequests;
-  /** The attached clients and what each registered (tools, handlers). */
-  readonly clients: SessionClients;
 
   /** Approve-all, remembered approvals, rules and skills' approvals (`session.permissions.*`). */
   readonly permissions: SessionPermissions;
@@ -131,10 +122,6 @@ export class Session {
     this.scope = scope;
     this.sessionId = scope.sessionId;
     this.emitter = scope.emitter;
-    this.logger = scope.logger;
-    this.messages = scope.messages;
-    this.pending = scope.pending;
-    this.clients = scope.clients;
     this.title = new SessionTitle(scope.emitter, init, (summary) => init.services.onSummary(this, summary));
     this.permissions = new SessionPermissions(scope);
     this.metrics = new SessionMetrics(scope.startTime);
@@ -179,70 +166,6 @@ export class Session {
     });
     this.turns = new TurnRunner(this.loop, init.summary !== undefined, (summary) => this.title.recordSummary(summary), new SendKeys(init.sendKeys));
     this.membership = new ClientMembership(scope, () => this.applyClients(scope.config));
-  }
-
-  /** The configuration, with the attached clients' registrations laid over it. */
-  get config(): SessionCreateParams {
-    return this.scope.config;
-  }
-  get model(): string {
-    return this.scope.model;
-  }
-  get reasoningEffort(): string | undefined {
-    return this.scope.config.reasoningEffort;
-  }
-  /** Where the session works; moved by `session.metadata.setWorkingDirectory` (see `working-directory.ts`). */
-  get workingDirectory(): string {
-    return this.scope.workingDirectory;
-  }
-  /**
-   * The profile of the client generation that created the session or last resumed it (recorded in
-   * `workspace.yaml`); a resuming client of another generation replaces it.
-   */
-  get profile(): CompatProfile {
-    return this.scope.profile;
-  }
-  set profile(profile: CompatProfile) {
-    this.scope.profile = profile;
-  }
-  /** The name the user gave the session, if any. */
-  get name(): string | undefined {
-    return this.title.name;
-  }
-  /** The session's summary (its first prompt), once it has one. */
-  get summary(): string | undefined {
-    return this.title.summary;
-  }
-  /** Whether the loop is running a turn (a queued command running alone may rewrite the history: `/clear`). */
-  get busy(): boolean {
-    return this.turns.busy;
-  }
-
-  /**
-   * Emits `session.usage_info` for a resumed history soon after the resume is answered: the
-   * history is measured a slice at a time between other work (measuring 100k events in one piece
-   * held up the resume by ~110 ms, and the `getMessages` after it). A turn that starts first
-   * reports its own usage, and a closed session none, so then nothing is emitted.
-   */
-  reportContextUsageSoon(): void {
-    const length = this.messages.length;
-    const unchanged = (): boolean => !this.busy && this.messages.length === length;
-    void this.context
-      .measureHistory()
-      .then(async (measured) => {
-        if (!measured || !unchanged()) return;
-        const system = await this.loop.systemPrompt();
-        if (unchanged()) this.emitter.emit("session.usage_info", this.context.usage({ system, tools: this.loop.toolSpecs() }));
-      })
-      .catch((error: unknown) => this.logger.warn("could not measure the resumed history", error));
-  }
-
-  /**
-   * Starts reading the instruction files the system prompt includes, so that the first message
-   * does not wait for them (see {@link SessionPrompt.prefetchFacts}).
-   */
-  prefetchPromptFacts(): void {
-    this.prompt.prefetchFacts();
   }
 
   // ---- Clients ------------------------------------------------------------------------------
@@ -302,15 +225,6 @@ export class Session {
   }
 
   /**
-   * Continues a turn that stopped because the node running it died (cluster failover): the model
-   * is called again on the stored history (tool calls left without results were answered
-   * "interrupted"), after `notice` as a system message.
-   */
-  continueInterruptedTurn(notice: string): void {
-    this.turns.continueInterruptedTurn(notice);
-  }
-
-  /**
    * Cancels the running turn and everything queued; resolves once the session is idle.
    * `destroyed`: the session is closing (its interrupted tool calls say so).
    */
@@ -332,21 +246,11 @@ export class Session {
     this.context.dispose();
     await this.abort("destroyed");
     if (this.hooks.active) await this.hooks.run("sessionEnd", { reason: "user_exit" });
-    this.pending.abandonAll("destroyed");
+    this.scope.pending.abandonAll("destroyed");
     await this.toolset.dispose();
     await this.history.settled();
-    this.emitter.emit("session.shutdown", this.metrics.shutdownData(this.model, ending));
+    this.emitter.emit("session.shutdown", this.metrics.shutdownData(this.scope.model, ending));
     await this.emitter.close();
-  }
-
-  /**
-   * Runs the sessionStart hook (after create or resume); its context reaches the model as a
-   * message of its own, just before the next user message.
-   */
-  async runStartHook(source: "new" | "resume"): Promise<void> {
-    if (!this.hooks.active) return;
-    const output = await this.hooks.run("sessionStart", { source });
-    if (typeof output?.additionalContext === "string" && output.additionalContext !== "") this.turns.notify(output.additionalContext);
   }
 }
 

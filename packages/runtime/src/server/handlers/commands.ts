@@ -23,13 +23,13 @@ export function registerCommandMethods(table: MethodTable, runtime: RuntimeServi
   // A completion report is always taken: one for a command that no longer waits (answered before,
   // removed from the queue, or never handed out) changes nothing.
   table.on(SessionCommandsHandlePendingCommand, ({ sessionId, requestId, error }) => {
-    sessions.get(sessionId).pending.settle(requestId, "command", error ? { error } : {});
+    sessions.get(sessionId).scope.pending.settle(requestId, "command", error ? { error } : {});
     return { success: true };
   });
   const respond = ({ sessionId, requestId, result }: { sessionId: string; requestId: string; result: { handled: boolean; stopProcessingQueue?: boolean } }) => ({
     success: sessions
       .get(sessionId)
-      .pending.settle(requestId, "command", result.handled ? { stopProcessingQueue: result.stopProcessingQueue === true } : { error: "the host did not run it" }),
+      .scope.pending.settle(requestId, "command", result.handled ? { stopProcessingQueue: result.stopProcessingQueue === true } : { error: "the host did not run it" }),
   });
   table.on(SessionCommandsRespondToQueuedCommand, respond);
   table.on(SessionRespondToQueuedCommand, respond);

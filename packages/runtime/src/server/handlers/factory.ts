@@ -82,8 +82,8 @@ export function registerFactoryMethods(table: MethodTable, runtime: RuntimeServi
 function factoryHost(session: Session): FactoryHost {
   return {
     sessionId: session.sessionId,
-    logger: session.logger,
-    declaredFactories: () => session.clients.declaredFactories(),
+    logger: session.scope.logger,
+    declaredFactories: () => session.scope.clients.declaredFactories(),
     runUpdated: (runId, revision) => session.emitter.emit("factory.run_updated", { runId, revision }),
     runAgent: (request) => session.agents.runDirect(request),
   };

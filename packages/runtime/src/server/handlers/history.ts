@@ -22,11 +22,7 @@ export function registerHistoryMethods(table: MethodTable, runtime: RuntimeServi
   table.on(SessionHistoryRewind, ({ sessionId, eventId, mode }) => sessions.get(sessionId).history.rewind(eventId, mode));
   table.on(SessionHistoryTruncate, ({ sessionId, eventId }) => sessions.get(sessionId).history.truncate(eventId));
 
-  const view = (sessionId: string): SessionWorkspaceView => {
-    const session = sessions.get(sessionId);
-    const { workingDirectory, workspacePath, startTime } = session.scope;
-    return new SessionWorkspaceView({ sessionId, workingDirectory, workspacePath, startTime, summary: session.summary, history: session.history });
-  };
+  const view = (sessionId: string): SessionWorkspaceView => new SessionWorkspaceView(sessions.get(sessionId));
   table.on(SessionWorkspacesGetWorkspace, ({ sessionId }) => view(sessionId).getWorkspace());
   table.on(SessionWorkspacesListCheckpoints, ({ sessionId }) => view(sessionId).listCheckpoints());
   table.on(SessionWorkspacesReadCheckpoint, ({ sessionId, number }) => view(sessionId).readCheckpoint(number));

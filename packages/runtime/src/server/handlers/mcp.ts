@@ -33,11 +33,14 @@ import type { MethodTable } from "../method-table.js";
 
 /** What these handlers need of a session: its MCP servers, and its model for sampling. */
 export interface McpSessionView {
-  /** The session's settings (`enableMcpApps` gives it the mcp-apps capability). */
-  readonly config: object;
-  /** Where `mcp.oauth_required` requests wait for their answer. */
-  readonly pending: Pick<PendingRequests, "settle">;
-  readonly scope: { readonly eventInterests: EventInterests; readonly model: string };
+  readonly scope: {
+    readonly eventInterests: EventInterests;
+    readonly model: string;
+    /** The session's settings (`enableMcpApps` gives it the mcp-apps capability). */
+    readonly config: object;
+    /** Where `mcp.oauth_required` requests wait for their answer. */
+    readonly pending: Pick<PendingRequests, "settle">;
+  };
   /** The session's MCP servers; removes the GitHub MCP server the runtime added (`session.mcp.removeGitHub`). */
   readonly toolset: Pick<SessionToolset, "mcp" | "removeBuiltinMcpServer">;
   /** The model client sampling requests go to. */
@@ -122,7 +125,7 @@ export function registerMcpMethods(table: MethodTable, host: McpMethodsHost): vo
     );
   });
 
-  table.on(SessionMcpOauthHandlePendingRequest, ({ sessionId, requestId, result }) => ({ success: host.session(sessionId).pending.settle(requestId, "mcpOauth", result) }));
+  table.on(SessionMcpOauthHandlePendingRequest, ({ sessionId, requestId, result }) => ({ success: host.session(sessionId).scope.pending.settle(requestId, "mcpOauth", result) }));
   table.on(SessionEventLogRegisterInterest, ({ sessionId, eventType }, client) => {
     try {
       return { handle: host.session(sessionId).scope.eventInterests.register(eventType, client) };
@@ -148,18 +151,18 @@ export function registerMcpMethods(table: MethodTable, host: McpMethodsHost): vo
     const tools = mcp.isRunning(serverName) ? mcp.serverTools(serverName) : [];
     const withUi = tools.filter((tool) => hasUiMeta(tool._meta));
     return {
-      capability: { sessionHasMcpApps: hasMcpApps(session.config), featureFlagEnabled: mcpAppsSwitchedOn(host.env), advertised: false },
+      capability: { sessionHasMcpApps: hasMcpApps(session.scope.config), featureFlagEnabled: mcpAppsSwitchedOn(host.env), advertised: false },
       server: { connected: mcp.isRunning(serverName), toolCount: tools.length, toolsWithUiMeta: withUi.length, sampleToolNames: withUi.slice(0, 5).map((tool) => tool.name) },
     };
   });
   table.on(SessionMcpAppsListTools, ({ sessionId, serverName, originServerName }) => {
     const session = host.session(sessionId);
-    checkAppCall(session.config, serverName, originServerName);
+    checkAppCall(session.scope.config, serverName, originServerName);
     return { tools: session.toolset.mcp.serverTools(serverName).filter((tool) => appCallable(tool._meta)).map((tool) => ({ ...tool })) };
   });
   table.on(SessionMcpAppsCallTool, ({ sessionId, serverName, toolName, originServerName, arguments: args }) => {
     const session = host.session(sessionId);
-    checkAppCall(session.config, serverName, originServerName);
+    checkAppCall(session.scope.config, serverName, originServerName);
     const tool = session.toolset.mcp.serverTools(serverName).find((candidate) => candidate.name === toolName);
     if (tool && !appCallable(tool._meta)) throw invalidParams(`The tool "${toolName}" of "${serverName}" is not visible to apps (its _meta.ui.visibility leaves out "app")`, { serverName, toolName });
     return session.toolset.mcp.callServerTool(serverName, toolName, args ?? {});

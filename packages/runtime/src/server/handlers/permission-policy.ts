@@ -21,8 +21,7 @@ import type { MethodTable } from "../method-table.js";
 export interface PolicySession {
   readonly sessionId: string;
   readonly permissions: { readonly policy: PermissionPolicy };
-  readonly clients: { registrationOf(port: ClientPort): ClientRegistration | undefined };
-  readonly logger: Logger;
+  readonly scope: { readonly clients: { registrationOf(port: ClientPort): ClientRegistration | undefined }; readonly logger: Logger };
   /** Replaces what a client registered (its tools and handler flags). */
   attach(port: ClientPort, registration: ClientRegistration): void;
 }
@@ -36,7 +35,7 @@ export interface PolicySession {
 export function registerPermissionPolicyMethods(table: MethodTable, sessionOf: (sessionId: string) => PolicySession): void {
   table.on(SessionPermissionsSetRequired, ({ sessionId, required }, client) => {
     const session = sessionOf(sessionId);
-    const registration = session.clients.registrationOf(client);
+    const registration = session.scope.clients.registrationOf(client);
     if (!registration) throw invalidParams(`This client has not joined session ${sessionId}: create or resume it first`);
     // The client answers (or stops answering) the session's permission requests from now on.
     session.attach(client, { ...registration, requestPermission: required });
@@ -44,7 +43,7 @@ export function registerPermissionPolicyMethods(table: MethodTable, sessionOf: (
   });
   table.on(SessionPermissionsNotifyPromptShown, ({ sessionId, message }) => {
     const session = sessionOf(sessionId);
-    session.logger.info(`session ${session.sessionId}: the client shows a permission prompt: ${message}`);
+    session.scope.logger.info(`session ${session.sessionId}: the client shows a permission prompt: ${message}`);
     return { success: true };
   });
   table.on(SessionPermissionsModifyRules, ({ sessionId, scope, add, remove, removeAll }) => {

@@ -41,7 +41,7 @@ export function registerSessionApiMethods(table: MethodTable, runtime: RuntimeSe
   table.on(SessionOptionsUpdate, async (params) => {
     const session = sessions.get(params.sessionId);
     const { ignored } = await applyOptions(session, params, () => sessions.writeWorkspaceNow(session));
-    if (ignored.length > 0) session.logger.info(`session.options.update left unchanged what Tandem has no use for: ${ignored.join(", ")}`);
+    if (ignored.length > 0) session.scope.logger.info(`session.options.update left unchanged what Tandem has no use for: ${ignored.join(", ")}`);
     return { success: true };
   });
 

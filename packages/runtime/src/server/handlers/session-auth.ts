@@ -18,7 +18,7 @@ export const allowGetProviderEndpointEnv = "COPILOT_ALLOW_GET_PROVIDER_ENDPOINT"
  * a token GitHub refuses is reported as not authenticated.
  */
 export async function sessionAuthStatus(runtime: RuntimeServices, session: Session): Promise<SessionAuthStatus> {
-  const { config } = session;
+  const { config } = session.scope;
   if (config.provider) {
     return { isAuthenticated: false, statusMessage: `The session uses its own ${config.provider.type ?? "openai"} provider at ${config.provider.baseUrl}, not GitHub credentials.` };
   }
@@ -64,7 +64,7 @@ export function registerSessionAuthMethods(table: MethodTable, runtime: RuntimeS
   const sessions = runtime.sessions;
 
   table.on(SessionProviderGetEndpoint, ({ sessionId }) => {
-    const { config } = sessions.get(sessionId);
+    const { config } = sessions.get(sessionId).scope;
     if (runtime.providerEnvironment.env[allowGetProviderEndpointEnv] !== "true") {
       throw new TandemError(ErrorCodes.NotAvailable, `session.provider.getEndpoint is turned off: it hands out the provider's credentials; start the runtime with ${allowGetProviderEndpointEnv}=true to allow it`, { sessionId });
     }

@@ -51,7 +51,7 @@ export function registerSessionExtrasMethods(table: MethodTable, runtime: Runtim
           if (sessions.find(session.sessionId) !== session) return schedule.dispose();
           await session.send({ sessionId: session.sessionId, prompt });
         },
-        warn: (message, error) => session.logger.warn(message, error),
+        warn: (message, error) => session.scope.logger.warn(message, error),
       });
       return schedule;
     },
@@ -76,7 +76,7 @@ export function registerSessionExtrasMethods(table: MethodTable, runtime: Runtim
   });
   table.on(SessionPermissionsPendingRequests, ({ sessionId }) => ({
     // Only permission requests are listed, and each was opened with its request as its detail.
-    items: sessions.get(sessionId).pending.listOpen("permission").map(({ requestId, detail }) => ({ requestId, request: detail as PermissionRequest })),
+    items: sessions.get(sessionId).scope.pending.listOpen("permission").map(({ requestId, detail }) => ({ requestId, request: detail as PermissionRequest })),
   }));
 
   // Completions come from the application's own sources (files, symbols); Tandem has none to offer.
@@ -121,7 +121,7 @@ export function registerSessionExtrasMethods(table: MethodTable, runtime: Runtim
 
   table.on(SessionPluginsReload, async ({ sessionId, reloadMcp, reloadCustomAgents }) => {
     const session = sessions.get(sessionId);
-    if (reloadCustomAgents !== false) session.agents.reload(session.config.customAgents);
+    if (reloadCustomAgents !== false) session.agents.reload(session.scope.config.customAgents);
     // A session without MCP servers has none to reload (session.mcp.reload says so; here nothing is asked of it).
     if (reloadMcp !== false && session.toolset.mcp.hasServers) await session.toolset.mcp.reload();
     return null;

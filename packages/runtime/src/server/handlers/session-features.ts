@@ -9,7 +9,8 @@ export function registerSessionFeatureMethods(table: MethodTable, runtime: Runti
   const sessions = runtime.sessions;
   table.on(SessionModelGetCurrent, ({ sessionId }) => {
     const session = sessions.get(sessionId);
-    return { modelId: session.model, ...(session.reasoningEffort ? { reasoningEffort: session.reasoningEffort } : {}) };
+    const { model, config } = session.scope;
+    return { modelId: model, ...(config.reasoningEffort ? { reasoningEffort: config.reasoningEffort } : {}) };
   });
   table.on(SessionModelSwitchTo, ({ sessionId, modelId, reasoningEffort, modelCapabilities }) => {
     switchModel(sessions.get(sessionId), runtime.addedProviders, modelId, reasoningEffort, modelCapabilities);
@@ -56,7 +57,7 @@ export function registerSessionFeatureMethods(table: MethodTable, runtime: Runti
   });
   table.on(SessionAgentReload, ({ sessionId }) => {
     const session = sessions.get(sessionId);
-    session.agents.reload(session.config.customAgents);
+    session.agents.reload(session.scope.config.customAgents);
     return { agents: session.agents.customAgents().map(summary) };
   });
 

@@ -59,7 +59,7 @@ export function registerSessionStateMethods(table: MethodTable, runtime: Runtime
   table.on(SessionMetadataSnapshot, ({ sessionId }) => {
     const session = sessions.get(sessionId);
     const now = new Date().toISOString();
-    const name = session.name ?? session.title.autoName;
+    const name = session.title.name ?? session.title.autoName;
     return {
       sessionId,
       startTime: session.scope.startTime.toISOString(),
@@ -67,30 +67,30 @@ export function registerSessionStateMethods(table: MethodTable, runtime: Runtime
       isRemote: false,
       alreadyInUse: false,
       workspacePath: session.scope.workspacePath,
-      ...(session.summary !== undefined ? { summary: session.summary } : {}),
-      workingDirectory: session.workingDirectory,
+      ...(session.title.summary !== undefined ? { summary: session.title.summary } : {}),
+      workingDirectory: session.scope.workingDirectory,
       currentMode: session.scope.mode,
-      selectedModel: session.model,
+      selectedModel: session.scope.model,
       sessionLimits: null,
       workspace: {
         id: sessionId,
-        cwd: session.workingDirectory,
-        ...(name !== undefined ? { name, user_named: session.name !== undefined } : {}),
+        cwd: session.scope.workingDirectory,
+        ...(name !== undefined ? { name, user_named: session.title.name !== undefined } : {}),
         created_at: session.scope.startTime.toISOString(),
         updated_at: now,
       },
     };
   });
-  table.on(SessionMetadataIsProcessing, ({ sessionId }) => ({ processing: sessions.get(sessionId).busy }));
+  table.on(SessionMetadataIsProcessing, ({ sessionId }) => ({ processing: sessions.get(sessionId).turns.busy }));
   table.on(SessionMetadataActivity, ({ sessionId }) => {
     const session = sessions.get(sessionId);
-    return { hasActiveWork: session.busy || session.pending.size > 0, abortable: session.busy };
+    return { hasActiveWork: session.turns.busy || session.scope.pending.size > 0, abortable: session.turns.busy };
   });
 
   const report = (session: Session) => new ContextReport(
     {
-      model: session.model,
-      messages: session.messages,
+      model: session.scope.model,
+      messages: session.scope.messages,
       tokenLimit: session.context.tokenLimit,
       compactionSettings: session.compaction.settings(),
       systemPrompt: () => session.loop.systemPrompt(),
@@ -121,14 +121,14 @@ export function registerSessionStateMethods(table: MethodTable, runtime: Runtime
 
   table.on(SessionModelSetReasoningEffort, ({ sessionId, reasoningEffort }) => {
     const session = sessions.get(sessionId);
-    session.reconfigure({ ...session.config, reasoningEffort }, session.model);
+    session.reconfigure({ ...session.scope.config, reasoningEffort }, session.scope.model);
     return { reasoningEffort };
   });
   table.on(SessionModelList, async ({ sessionId }) => {
     const session = sessions.get(sessionId);
     const added = runtime.addedProviders.peek(session)?.list() ?? [];
     // A session on an added model lists the runtime's models too: it may switch back to them.
-    const ownProvider = runtime.addedProviders.peek(session)?.has(session.model) ? runtime.addedProviders.peek(session)?.ownProvider : session.config.provider;
+    const ownProvider = runtime.addedProviders.peek(session)?.has(session.scope.model) ? runtime.addedProviders.peek(session)?.ownProvider : session.scope.config.provider;
     const own = ownProvider ? await session.models.client().listModels() : await runtime.listModels();
     return { list: [...own, ...added] };
   });
@@ -140,14 +140,14 @@ export function registerSessionStateMethods(table: MethodTable, runtime: Runtime
 
   table.on(SessionUsageGetMetrics, ({ sessionId }) => {
     const session = sessions.get(sessionId);
-    const userRequests = session.messages.filter((message) => message.role === "user").length;
-    return session.metrics.usageMetrics(session.model, userRequests);
+    const userRequests = session.scope.messages.filter((message) => message.role === "user").length;
+    return session.metrics.usageMetrics(session.scope.model, userRequests);
   });
 
   table.on(SessionInstructionsGetSources, async ({ sessionId }) => {
     const session = sessions.get(sessionId);
-    const { instructionDirectories, skipCustomInstructions } = session.config;
-    const files = await readInstructionFiles({ workingDirectory: session.workingDirectory, instructionDirectories, skipCustomInstructions });
+    const { instructionDirectories, skipCustomInstructions } = session.scope.config;
+    const files = await readInstructionFiles({ workingDirectory: session.scope.workingDirectory, instructionDirectories, skipCustomInstructions });
     return {
       sources: files.map((file) => ({
         id: file.path,
@@ -181,7 +181,7 @@ export function registerSessionStateMethods(table: MethodTable, runtime: Runtime
     return null;
   });
   table.on(SessionTelemetrySetFeatureOverrides, ({ sessionId, features }) => {
-    sessions.get(sessionId).logger.info(`telemetry feature overrides left unused (Tandem's telemetry has no feature flags): ${Object.keys(features).join(", ")}`);
+    sessions.get(sessionId).scope.logger.info(`telemetry feature overrides left unused (Tandem's telemetry has no feature flags): ${Object.keys(features).join(", ")}`);
     return null;
   });
   // Tandem's telemetry (OpenTelemetry, when enabled) ties a session's spans together by its id.

@@ -25,17 +25,17 @@ export function registerUiMethods(table: MethodTable, runtime: RuntimeServices):
 
   table.on(SessionUiElicitation, async ({ sessionId, message, requestedSchema }, client) => {
     const session = sessions.get(sessionId);
-    if (!session.clients.anyAnswersElicitation) {
+    if (!session.scope.clients.anyAnswersElicitation) {
       throw new TandemError(ErrorCodes.NotAvailable, "No connected client of this session answers elicitations: none registered an elicitation handler.", { sessionId });
     }
     // The form is abandoned (answered `cancel`) when the asking client goes away.
     const stop = new AbortController();
     client.onClose(() => stop.abort());
     const schema = { ...requestedSchema, properties: requestedSchema.properties };
-    return requestElicitation(session, { message, requestedSchema: schema }, stop.signal).catch(() => ({ action: "cancel" as const }));
+    return requestElicitation(session.scope, { message, requestedSchema: schema }, stop.signal).catch(() => ({ action: "cancel" as const }));
   });
   table.on(SessionUiHandlePendingUserInput, ({ sessionId, requestId, response }) =>
-    sessions.get(sessionId).pending.settle(requestId, "userInput", response) ? { success: true } : noPending("user input request", requestId),
+    sessions.get(sessionId).scope.pending.settle(requestId, "userInput", response) ? { success: true } : noPending("user input request", requestId),
   );
   table.on(SessionUiHandlePendingSampling, ({ sessionId, requestId }) => {
     sessions.get(sessionId);
