@@ -133,7 +133,8 @@ export class ClientConnection extends ClientBase implements ClientPort {
   /**
    * A request about a session goes out only once the session's events emitted before it reached
    * its clients (they get an event once the log holds it): a permission or input request never
-   * arrives before the `tool.execution_start` of the call it asks about.
+   * arrives before the `tool.execution_start` of the call it asks about. The session file system's
+   * requests (`sessionFs.*`) are exempt: they are how a client-provided log gets written.
    */
   orderRequestsAfterEvents(eventsDelivered: (sessionId: string) => Promise<void> | undefined): void {
     this.eventsDelivered = eventsDelivered;
@@ -141,7 +142,7 @@ export class ClientConnection extends ClientBase implements ClientPort {
 
   async sendRequest<R>(method: string, params: unknown, signal?: AbortSignal): Promise<R> {
     const sessionId = (params as { sessionId?: unknown } | null | undefined)?.sessionId;
-    const delivered = typeof sessionId === "string" ? this.eventsDelivered(sessionId) : undefined;
+    const delivered = typeof sessionId === "string" && !method.startsWith("sessionFs.") ? this.eventsDelivered(sessionId) : undefined;
     if (delivered) await delivered;
     if (!this.lifetime.isOpen) throw new Error("client disconnected");
     if (signal?.aborted) throw signal.reason ?? new Error("aborted");
