@@ -10,6 +10,25 @@ import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
 
 /**
+ * The plugins below that recognise a dependency's own files by their paths record here that they
+ * applied: the build fails when one did not (after an upgrade moved the file it expects), instead
+ * of silently shipping the larger bundle (see {@link requireApplied}).
+ * @type {Set<string>}
+ */
+const applied = new Set();
+
+/**
+ * Fails the build when a plugin that rewrites a dependency's file found nothing to rewrite.
+ * @param {string[]} names
+ */
+function requireApplied(names) {
+  const missing = names.filter((name) => !applied.has(name));
+  if (missing.length > 0) {
+    throw new Error(`build: ${missing.join(", ")} found nothing to rewrite: a dependency's files moved (after an upgrade?); update the plugin (packages/runtime/build.mjs)`);
+  }
+}
+
+/**
  * vscode-jsonrpc's Node entry requires `crypto` when it loads, only to name random pipes (which
  * the runtime never creates); loading Node's crypto costs ~0.9 MB, a third of what an idle runtime
  * adds to Node itself. This hands that one import a module that loads `crypto` on first use.
@@ -17,9 +36,11 @@ import { basename, dirname, join, relative } from "node:path";
 const lazyCryptoForJsonRpc = {
   name: "lazy-crypto-for-vscode-jsonrpc",
   setup(context) {
-    context.onResolve({ filter: /^crypto$/ }, (args) =>
-      /[\\/]vscode-jsonrpc[\\/]lib[\\/]node[\\/]main\.js$/.test(args.importer) ? { path: "lazy-crypto", namespace: "tandem-shims" } : undefined,
-    );
+    context.onResolve({ filter: /^crypto$/ }, (args) => {
+      if (!/[\\/]vscode-jsonrpc[\\/]lib[\\/]node[\\/]main\.js$/.test(args.importer)) return undefined;
+      applied.add("lazy-crypto-for-vscode-jsonrpc");
+      return { path: "lazy-crypto", namespace: "tandem-shims" };
+    });
     context.onLoad({ filter: /^lazy-crypto$/, namespace: "tandem-shims" }, () => ({
       contents: 'module.exports = { randomBytes: (...args) => require("node:crypto").randomBytes(...args) };',
       loader: "js",
@@ -36,9 +57,11 @@ const lazyCryptoForJsonRpc = {
 const englishOnlyZodLocales = {
   name: "english-only-zod-locales",
   setup(context) {
-    context.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
-      /[\\/]zod[\\/]v4[\\/](classic|core)$/.test(args.resolveDir) ? { path: join(args.resolveDir, "../locales/index.js"), namespace: "tandem-zod-locales" } : undefined,
-    );
+    context.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => {
+      if (!/[\\/]zod[\\/]v4[\\/](classic|core)$/.test(args.resolveDir)) return undefined;
+      applied.add("english-only-zod-locales");
+      return { path: join(args.resolveDir, "../locales/index.js"), namespace: "tandem-zod-locales" };
+    });
     context.onLoad({ filter: /.*/, namespace: "tandem-zod-locales" }, (args) => ({
       contents: `export { default as en } from ${JSON.stringify(join(dirname(args.path), "en.js"))};`,
       loader: "js",
@@ -91,6 +114,7 @@ const { metafile } = await build({
   banner: { js: "import { createRequire as __tandemCreateRequire } from 'node:module'; const require = __tandemCreateRequire(import.meta.url);" },
   metafile: true,
 });
+requireApplied(["lazy-crypto-for-vscode-jsonrpc", "english-only-zod-locales"]);
 // `TANDEM_BUILD_METAFILE=<file>` keeps esbuild's metafile of this build (which module went into which chunk, who imports it).
 if (process.env.TANDEM_BUILD_METAFILE) writeFileSync(process.env.TANDEM_BUILD_METAFILE, JSON.stringify(metafile));
 // The start path into cli.js; the protocol's chunks into one module beside zod's; then the rest of
