@@ -123,7 +123,7 @@ export {
   SessionSkillsReloadResultCurrent,
   SessionUiHandlePendingExitPlanMode,
 } from "./methods/current.js";
-export { ClusterHealth, ClusterHealthReport } from "./cluster.js";
+export { ClusterHealth, ClusterHealthReport, SessionOwnerHint } from "./cluster.js";
 export {
   CanvasActionDeclaration,
   CanvasDeclaration,

@@ -2,112 +2,8 @@
  * @tandem/protocol — the zod schemas of the Copilot SDK protocol as Tandem speaks it: every JSON-RPC
  * method (params + result, as typed tokens) and every session event (envelope + data). No I/O.
  */
-export { defineNotification, defineRequest } from "./method.js";
-export type { NotificationToken, ParamsOf, RequestToken, ResultOf } from "./method.js";
-export { ErrorCodes } from "./errors.js";
-export type { ErrorCode } from "./errors.js";
-export {
-  AgentMode,
-  Attachment,
-  CustomAgentConfig,
-  InfiniteSessionConfig,
-  JsonObject,
-  McpLocalServerConfig,
-  McpRemoteServerConfig,
-  McpServerConfig,
-  GitHubMcpToolConfig,
-  ModelInfo,
-  PermissionDecision,
-  PermissionRequest,
-  PermissionResult,
-  ModelCapabilitiesOverride,
-  NamedProviderConfig,
-  ProviderConfig,
-  ProviderModelConfig,
-  ReasoningEffort,
-  SessionContext,
-  SessionId,
-  SessionMetadata,
-  SystemMessageConfig,
-  ToolDefinition,
-  ToolResultObject,
-} from "./common.js";
-export type { PermissionKind } from "./common.js";
-export {
-  EventEnvelope,
-  ModelMetric,
-  SessionEventSchema,
-  ToolExecutionResult,
-  ToolRequest,
-  ephemeralEventTypes,
-  eventDataSchemas,
-  sessionEventTypes,
-} from "./events.js";
-export type { SessionEvent, SessionEventData, SessionEventOf, SessionEventType } from "./events.js";
-export {
-  AccountGetQuota,
-  AccountQuotaSnapshot,
-  AuthGetStatus,
-  Connect,
-  HooksInvoke,
-  ModelsList,
-  PermissionRequestV2,
-  Ping,
-  SessionAbort,
-  SessionAgentDeselect,
-  SessionAgentGetCurrent,
-  SessionAgentList,
-  SessionAgentReload,
-  SessionAgentSelect,
-  SessionCompactionCompact,
-  SessionCreate,
-  SessionCreateParams,
-  SessionDelete,
-  SessionDestroy,
-  SessionEventNotification,
-  SessionFleetStart,
-  SessionGetForeground,
-  SessionGetLastId,
-  SessionGetMessages,
-  SessionLifecycleNotification,
-  SessionList,
-  SessionLog,
-  ElicitationResult,
-  SessionExitPlanModeHandlePendingRequest,
-  SessionMcpDisable,
-  SessionMcpEnable,
-  SessionMcpList,
-  SessionMcpReload,
-  SessionModeGet,
-  SessionModeSet,
-  SessionModelGetCurrent,
-  SessionModelSwitchTo,
-  SessionPermissionsHandlePendingPermissionRequest,
-  SessionPlanDelete,
-  SessionPlanRead,
-  SessionPlanUpdate,
-  SessionResume,
-  SessionResumeParams,
-  SessionSend,
-  SessionSendParams,
-  SessionSetForeground,
-  SessionSkillsDisable,
-  SessionSkillsEnable,
-  SessionSkillsList,
-  SessionSkillsReload,
-  SessionUiHandlePendingElicitation,
-  SessionToolsHandlePendingToolCall,
-  SessionWorkspaceCreateFile,
-  SessionWorkspaceListFiles,
-  SessionWorkspaceReadFile,
-  StatusGet,
-  SystemMessageTransform,
-  ToolCallV2,
-  ToolsList,
-  UserInputRequest,
-} from "./methods.js";
+export * from "./core.js";
 export { clientToServerRequests, serverNotifications, serverToClientRequests } from "./method-lists.js";
-export type { SessionLifecycleEvent } from "./methods.js";
 export {
   QueuePendingItem,
   SessionEventLogRead,
@@ -146,17 +42,6 @@ export {
   commandRequests,
 } from "./methods/commands.js";
 export {
-  PingResultCurrent,
-  RuntimeShutdown,
-  SessionDetach,
-  SessionGetMetadata,
-  SessionHistoryCompact,
-  SessionModeGetResultCurrent,
-  SessionModeSetResultCurrent,
-  SessionSkillsReloadResultCurrent,
-  SessionUiHandlePendingExitPlanMode,
-} from "./methods/current.js";
-export {
   HistoryRewindFilePreview,
   HistoryRewindMode,
   HistoryRewindOutcome,
@@ -177,17 +62,6 @@ export {
   WorkspacesCheckpoint,
   workspacesRequests,
 } from "./methods/workspaces.js";
-export { ClusterHealth, ClusterHealthReport, SessionOwnerHint } from "./cluster.js";
-export {
-  CanvasActionDeclaration,
-  CanvasDeclaration,
-  CommandRegistration,
-  FactoryLimits,
-  FactoryMeta,
-  SandboxConfig,
-  SandboxFilesystemPolicy,
-  SandboxNetworkPolicy,
-} from "./session-declarations.js";
 export { LocalSessionEntry, SessionsBulkDelete, SessionsCheckInUse, SessionsClose, SessionsConnect, SessionsContext, SessionsEnrichMetadata, SessionsFindByPrefix, SessionsFindByTaskId, SessionsGetLastForContext, SessionsGetSizes, SessionsList, SessionsLoadDeferredRepoHooks, SessionsOpen, SessionsOpenParams, SessionsPruneOld, SessionsReleaseLock, SessionsReloadPluginHooks, SessionsSave, SessionsSetAdditionalPlugins, sessionsAdminRequests } from "./methods/sessions-admin.js";
 export { RemoteControlStatus, SessionRemoteDisable, SessionRemoteEnable, SessionRemoteNotifySteerableChanged, SessionsGetRemoteControlStatus, SessionsSetRemoteControlSteering, SessionsStartRemoteControl, SessionsStopRemoteControl, SessionsTransferRemoteControl, remoteControlRequests } from "./methods/remote-control.js";
 export { AgentRegistrySpawn, SecretsAddFilterValues, SessionExtensionsSendAttachmentsToMessage, SessionFsSetProvider, serverMiscRequests } from "./methods/server-misc.js";
