@@ -6,7 +6,7 @@ import { ErrorCodes, errorMessage, invalidParams, TandemError } from "../errors.
 import type { SessionScopePort } from "../ports/session-scope.js";
 import type { PersistedEventsPort } from "../ports/events.js";
 import { HistoryRebuilder, type LiveEvent } from "../session/history.js";
-import { GitCheckpoints, type Checkpoint, type FileChange } from "./git-checkpoints.js";
+import type { Checkpoint, FileChange, GitCheckpoints } from "./git-checkpoints.js";
 import { FileBackups, type ToolFileChange } from "./file-backups.js";
 import { SessionWrites } from "./session-writes.js";
 import { readWorktreeInfo } from "./worktree.js";
@@ -130,13 +130,18 @@ export class SessionHistory {
 
   /** The session's git checkpoints; undefined outside a git work tree. */
   checkpoints(): Promise<GitCheckpoints | undefined> {
-    this.store ??= GitCheckpoints.open(this.host.workingDirectory, this.host.sessionId, this.indexFile, {
-      turnIds: () => this.turnIds(),
-      captures: (path, root) => this.writes.owns(path, root),
-    }).catch((error: unknown) => {
-      this.host.logger.warn(`git checkpoints are unavailable: ${errorMessage(error)}`);
-      return undefined;
-    });
+    // Loaded with the first tracked turn: sessions that never track changes do not parse it.
+    this.store ??= import("./git-checkpoints.js")
+      .then(({ GitCheckpoints }) =>
+        GitCheckpoints.open(this.host.workingDirectory, this.host.sessionId, this.indexFile, {
+          turnIds: () => this.turnIds(),
+          captures: (path, root) => this.writes.owns(path, root),
+        }),
+      )
+      .catch((error: unknown) => {
+        this.host.logger.warn(`git checkpoints are unavailable: ${errorMessage(error)}`);
+        return undefined;
+      });
     return this.store;
   }
 
