@@ -23,6 +23,7 @@ const layers: readonly string[] = [
   "log.ts",
   "version.ts",
   "fs-probe.ts",
+  "import-once.ts",
   "v8-tuning.ts",
   "compat",
   // The ports: types and small contracts that lower folders need from the session, the loop and the server.
