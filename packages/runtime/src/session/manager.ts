@@ -6,7 +6,7 @@ import { persistenceFailed } from "../store/persistence-error.js";
 import { validateToolConfig } from "../tools/registry.js";
 import type { ClientPort } from "./client-port.js";
 import { registrationOf } from "./clients.js";
-import type { ResumePointRecorder } from "./resume-point.js";
+import type { ResumePointRecorder } from "./resume-point-recorder.js";
 import { Session } from "./session.js";
 import type { SessionEnding } from "./metrics.js";
 import { shortTitle } from "./turn-events.js";
