@@ -5,9 +5,9 @@ import type { SessionEvent } from "@tandem/protocol";
 import { ErrorCodes, errorMessage, invalidParams, TandemError } from "../errors.js";
 import type { SessionScopePort } from "../ports/session-scope.js";
 import type { PersistedEventsPort } from "../ports/events.js";
-import { HistoryRebuilder, type LiveEvent } from "../session/history.js";
+import type { HistoryRebuilder, LiveEvent } from "../session/history.js";
 import type { Checkpoint, FileChange, GitCheckpoints } from "./git-checkpoints.js";
-import { FileBackups, type ToolFileChange } from "./file-backups.js";
+import type { FileBackups, ToolFileChange } from "./file-backups.js";
 import { SessionWrites } from "./session-writes.js";
 import { readWorktreeInfo } from "./worktree.js";
 
@@ -78,14 +78,13 @@ export class SessionHistory {
   /** The untracked files the session made (the only untracked files its checkpoints capture). */
   private readonly writes = new SessionWrites();
   /** Outside a git work tree: what the file tools' writes replaced, per turn. */
-  private readonly backups: FileBackups;
+  private loadedBackups: Promise<FileBackups> | undefined;
 
   /** @param isBusy whether the session is running a turn (a busy session lists no rewind points and does not rewind). */
   constructor(
     private readonly host: HistoryHost,
     private readonly isBusy: () => boolean,
   ) {
-    this.backups = new FileBackups(join(host.workspacePath, "file-backups.jsonl"));
     host.emitter.addListener((event) => this.onEvent(event));
   }
 
@@ -120,8 +119,14 @@ export class SessionHistory {
   /** A snapshot was taken before (the private index exists), file writes were kept, or the session has its own worktree. */
   private async trackedBefore(): Promise<boolean> {
     if (await access(this.indexFile).then(() => true, () => false)) return true;
-    if (await this.backups.any().catch(() => false)) return true;
+    if (await this.backups().then((backups) => backups.any()).catch(() => false)) return true;
     return (await readWorktreeInfo(this.host.workspacePath)) !== undefined;
+  }
+
+  /** Outside a git work tree, what the file tools' writes replaced: loaded with the first write kept or read. */
+  private backups(): Promise<FileBackups> {
+    this.loadedBackups ??= import("./file-backups.js").then(({ FileBackups }) => new FileBackups(join(this.host.workspacePath, "file-backups.jsonl")));
+    return this.loadedBackups;
   }
 
   private get indexFile(): string {
@@ -161,7 +166,7 @@ export class SessionHistory {
     if (!turn || change.before === undefined) return;
     this.work = this.work.then(async () => {
       if (!(await this.tracking()) || (await this.checkpoints())) return;
-      await this.backups.record(turn, change).catch((error: unknown) => {
+      await this.backups().then((backups) => backups.record(turn, change)).catch((error: unknown) => {
         this.host.logger.warn(`session ${this.host.sessionId}: could not keep what ${change.path} held before the write, a rewind will not restore it: ${errorMessage(error)}`);
       });
     });
@@ -203,7 +208,7 @@ export class SessionHistory {
     if (this.isBusy()) return { available: false, reason: "session-busy", fileCount: 0, files: [] };
     await this.work;
     if ((await this.tracking()) && !(await this.gitTracking())) {
-      const files = await this.backups.changesOf(turnsFrom(timeline, eventId));
+      const files = await (await this.backups()).changesOf(turnsFrom(timeline, eventId));
       return { available: true, fileCount: files.length, files };
     }
     const start = await this.startCheckpoint(eventId);
@@ -224,7 +229,7 @@ export class SessionHistory {
     let restoredFiles: string[] = [];
     if (mode === "conversation-and-files" && (await this.tracking()) && !(await this.gitTracking())) {
       try {
-        restoredFiles = await this.backups.restore(turnsFrom(timeline, eventId));
+        restoredFiles = await (await this.backups()).restore(turnsFrom(timeline, eventId));
       } catch (error) {
         // Nothing of the conversation is removed; the writes are kept for another try.
         return { outcome: "rollback-incomplete", restoredFiles: [], skippedFiles: [], error: errorMessage(error) };
@@ -251,6 +256,8 @@ export class SessionHistory {
 
   /** The conversation's persisted events as a rebuilder (rewinds applied). */
   async timeline(): Promise<HistoryRebuilder> {
+    // The rebuilder loads with the first history request (rewind points, rewinds, truncation).
+    const { HistoryRebuilder } = await import("../session/history.js");
     const rebuilder = new HistoryRebuilder();
     for (const event of JSON.parse((await this.host.emitter.persistedArrayBytes()).toString("utf8")) as SessionEvent[]) rebuilder.add(event);
     return rebuilder;
@@ -328,7 +335,8 @@ export class SessionHistory {
   /** A rewind point outside git: what the file tools wrote from this turn on (`onward`: its id and the later turns'). */
   private async pointFromBackups(entry: LiveEvent, onward: ReadonlySet<string>): Promise<RewindPoint> {
     const turn = entry.turn ?? { userMessage: "", timestamp: "" };
-    const [all, own] = await Promise.all([this.backups.changesOf(onward), this.backups.changesOf(new Set([entry.id]))]);
+    const backups = await this.backups();
+    const [all, own] = await Promise.all([backups.changesOf(onward), backups.changesOf(new Set([entry.id]))]);
     return {
       eventId: entry.id,
       userMessage: turn.userMessage,
