@@ -80,9 +80,9 @@ const layers: readonly string[] = [
  */
 const knownUpwardImports: Readonly<Record<string, number>> = {
   // session-history.ts rebuilds a session's history from its events (HistoryRebuilder: its type, and
-  // the module loaded on the first history request): it belongs with the session more than with git
-  // checkpoints.
-  "checkpoints -> session": 2,
+  // the module loaded on the first history request; rewinds.ts reads the rebuilt history): it belongs
+  // with the session more than with git checkpoints.
+  "checkpoints -> session": 3,
   // Remote and unattended clients extend the server's ClientBase; the router forwards results as
   // the writer's PreSerializedJson. Both would move down with the client base class.
   "cluster -> server": 3,
