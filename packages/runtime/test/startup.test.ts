@@ -100,6 +100,49 @@ describe("the runtime's entry bundle", () => {
     expect([...sources.values()].some((source) => source.includes(`import("./${home}")`))).toBe(true);
   });
 
+  it.each([
+    // Git checkpoints: with a session's first tracked turn; session.delete's git cleanup with the first deletion.
+    { part: "the git checkpoint store", marker: "GitCheckpoints=class" },
+    { part: "session.delete's git cleanup", marker: "function removeGitStateOfSession(" },
+    // Rewind points, rewinds and truncation with the first history request; the file tools' backups with the first write kept.
+    { part: "the session's rewinds", marker: "SessionRewinds=class" },
+    { part: "the file tools' backups outside git", marker: "FileBackups=class" },
+    { part: "the history rebuilder", marker: "HistoryRebuilder=class" },
+    // The resume point's replay with the first resume or root compaction.
+    { part: "the resume point's replay", marker: "function replaySession(" },
+    // A shell's process with the first shell a session plans.
+    { part: "the shell process", marker: "ShellProcess=class" },
+    // The file tools' diffs and web_fetch's fetch and conversion with their first call.
+    { part: "the file tools' diffs", marker: "function unifiedDiff(" },
+    { part: "web_fetch's redirects", marker: "function fetchFollowingApprovedRedirects(" },
+    { part: "web_fetch's HTML conversion", marker: "function htmlToMarkdown(" },
+    // A sub-agent's run with the session's first sub-agent.
+    { part: "the sub-agent run", marker: "function runSubAgent(" },
+    // An extension's process with the first session that starts extensions.
+    { part: "the extension process", marker: "ExtensionProcess=class" },
+    // The events file's readers with the first read (a new session only appends).
+    { part: "the events file's line reader", marker: "function forEachLine(" },
+    { part: "the events file's pages", marker: "function readLogPage(" },
+    // MCP: with the first server connection, beside the MCP SDK.
+    { part: "the MCP transports", marker: "function createTransport(" },
+    { part: "the MCP token-asking fetch", marker: "McpHostAuth=class" },
+    { part: "the MCP server tools' wrapper", marker: "function createMcpTool(" },
+  ])("leaves $part off the first session.create: in a module it does not load, reached through a dynamic import", ({ marker }) => {
+    const runtimeChunk = readdirSync(bundleDir).find((name) => /^runtime-[A-Z0-9]+\.js$/.test(name))!;
+    const createPath = new Set([...staticClosure("cli.js"), ...staticClosure(runtimeChunk)]);
+    const chunks = readdirSync(bundleDir).filter((name) => name.endsWith(".js") && !name.endsWith("-worker.js"));
+    const sources = new Map(chunks.map((name) => [name, readFileSync(join(bundleDir, name), "utf8")]));
+    const homes = chunks.filter((name) => sources.get(name)!.includes(marker));
+    expect(homes).toHaveLength(1);
+    const home = homes[0]!;
+    expect(createPath.has(home), `${home} is loaded by the first session.create`).toBe(false);
+    // Some module loads it on demand: a dynamic import of it, or of a module that imports it statically.
+    const loadedOnDemand = [...sources.values()].some((source) =>
+      [...source.matchAll(/import\("\.\/([^"]+\.js)"\)/g)].some((match) => staticClosure(match[1]!).has(home)),
+    );
+    expect(loadedOnDemand).toBe(true);
+  });
+
   it("loads the bash parser (web-tree-sitter) only through a dynamic import, from its installed package", () => {
     const chunks = readdirSync(bundleDir).filter((name) => name.endsWith(".js"));
     const sources = chunks.map((name) => readFileSync(join(bundleDir, name), "utf8"));
