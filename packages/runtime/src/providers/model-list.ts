@@ -1,6 +1,5 @@
 import type { ModelInfo } from "@tandem/protocol";
-import { providerErrorFromStatus } from "./error-mapping.js";
-import { ProviderError } from "./errors.js";
+import { ProviderError, providerErrorFromStatus } from "./errors.js";
 
 /** Defaults for what a model list does not say. */
 export interface ModelListDefaults {

@@ -1,6 +1,5 @@
 import type { ModelToolCall } from "../../ports/conversation.js";
-import { providerErrorFromStreamError } from "../error-mapping.js";
-import { ProviderError } from "../errors.js";
+import { ProviderError, providerErrorFromStreamError } from "../errors.js";
 import { reasoningFromBlocks } from "../reasoning.js";
 import type { ModelResponse, ModelStreamPart, ModelUsage } from "../types.js";
 import { forEachContentPart, mergedFinishReason, usageFromWire } from "./completion.js";
