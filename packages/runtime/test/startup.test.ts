@@ -149,6 +149,16 @@ describe("the runtime's entry bundle", () => {
     expect(loadedOnDemand).toBe(true);
   });
 
+  it("keeps the require banner only in merged chunks whose code names require: the start and the first create run createRequire a few times, not once per chunk (build.mjs)", () => {
+    const runtimeChunk = readdirSync(bundleDir).find((name) => /^runtime-[A-Z0-9]+\.js$/.test(name))!;
+    for (const name of ["cli.js", runtimeChunk]) {
+      const source = readFileSync(join(bundleDir, name), "utf8");
+      const banners = source.match(/createRequire as __tandemCreateRequire\d*\}from"node:module"/g) ?? [];
+      expect(banners.length, name).toBeGreaterThan(0);
+      expect(banners.length, name).toBeLessThanOrEqual(3);
+    }
+  });
+
   it("loads the bash parser (web-tree-sitter) only through a dynamic import, from its installed package", () => {
     const chunks = readdirSync(bundleDir).filter((name) => name.endsWith(".js"));
     const sources = chunks.map((name) => readFileSync(join(bundleDir, name), "utf8"));
