@@ -160,9 +160,6 @@ export class ClusterNode {
       if (expired > 0) logger.warn(`node id ${config.nodeId} still held ${expired} lease(s) from a previous process; they were expired (the sessions are taken over on their next use)`);
       await node.registry.start();
       await node.bus.start();
-      // The others learn of this node now, not at their next heartbeat: a node that believes it is
-      // alone shares no `session.lifecycle` notification.
-      await node.bus.broadcast(clusterMethods.joined, {});
       node.leases.start();
       node.router.start();
       node.orphans.start();
@@ -214,8 +211,8 @@ export class ClusterNode {
    * Shares a notification meant for every client (`session.lifecycle`) with the other live nodes,
    * which send it to their own clients: each client gets it once, from the node it is connected to.
    * One notification on the shared channel reaches them all (a large one goes to each node's
-   * mailbox); a node alone since its last heartbeat (no other node announced itself or spoke) sends
-   * nothing. Best effort (a node that joins meanwhile misses it); order kept per receiving node.
+   * mailbox); a node that was alone at its last heartbeat sends nothing. Best effort (a node that
+   * joins meanwhile misses it); order kept per receiving node.
    */
   shareNotification(method: string, params: unknown): void {
     this.sharing = this.sharing.then(async () => {
@@ -285,8 +282,6 @@ export class ClusterNode {
   }
 
   private async handleBus(method: string, params: unknown, from: string): Promise<unknown> {
-    if (from !== this.nodeId) this.registry.otherSeen();
-    if (method === clusterMethods.joined) return null;
     if (method === clusterMethods.rpc) {
       const request = params as { method: string; params: unknown; clientId: number; isCurrentClient: boolean };
       const client = this.remoteClients.get(from, request.clientId, request.isCurrentClient);

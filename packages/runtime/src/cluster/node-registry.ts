@@ -86,15 +86,10 @@ export class NodeRegistry {
 
   /**
    * Whether another node was alive at this node's last heartbeat (at most TTL/3 ago): a node alone
-   * shares nothing. A node that joined since is seen when it announces itself (see {@link otherSeen}).
+   * shares nothing. A node that joined since is seen at the next heartbeat.
    */
   get hasOthers(): boolean {
     return this.othersAtLastBeat > 0;
-  }
-
-  /** Another node spoke (it announced that it joined, or sent a message): this node is not alone. */
-  otherSeen(): void {
-    this.othersAtLastBeat = Math.max(this.othersAtLastBeat, 1);
   }
 
   /** Where clients reach a live node (its `--advertise-url`); undefined when it advertises none or is not alive. */

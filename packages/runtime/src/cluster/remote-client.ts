@@ -19,8 +19,6 @@ export const clusterMethods = {
   clientClosed: "cluster.client.closed",
   /** any → every other node: a notification for all of its clients (`session.lifecycle`). */
   broadcast: "cluster.broadcast",
-  /** a starting node → every other node: it is alive now (before their next heartbeat shows it). */
-  joined: "cluster.joined",
 } as const;
 
 /**
