@@ -211,13 +211,12 @@ export class ClusterNode {
    * Shares a notification meant for every client (`session.lifecycle`) with the other live nodes,
    * which send it to their own clients: each client gets it once, from the node it is connected to.
    * One notification on the shared channel reaches them all (a large one goes to each node's
-   * mailbox); a node that was alone at its last heartbeat sends nothing. Best effort (a node that
-   * joins meanwhile misses it); order kept per receiving node.
+   * mailbox), also from a node that saw no other at its last heartbeat: one that joined since is
+   * told too. Best effort; order kept per receiving node.
    */
   shareNotification(method: string, params: unknown): void {
     this.sharing = this.sharing.then(async () => {
       try {
-        if (!this.registry.hasOthers) return;
         if (await this.bus.broadcast(clusterMethods.broadcast, { method, params })) return;
         const others = (await this.registry.aliveNodes()).filter((nodeId) => nodeId !== this.nodeId);
         await Promise.all(others.map((nodeId) => this.bus.notify(nodeId, clusterMethods.broadcast, { method, params })));
