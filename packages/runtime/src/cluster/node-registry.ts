@@ -25,8 +25,6 @@ export class NodeRegistry {
   private timer: NodeJS.Timeout | undefined;
   /** The last heartbeat failed. */
   private unreachable = false;
-  /** How many other nodes were alive at the last heartbeat (assumed some until the first). */
-  private othersAtLastBeat = 1;
   /** This node's view of the database's reachability (see `liveness.ts`). */
   readonly grace: ReachabilityGrace;
 
@@ -57,15 +55,11 @@ export class NodeRegistry {
   /** One heartbeat. */
   async beat(): Promise<void> {
     try {
-      const { rows } = await this.options.db.query<{ others: number }>(
-        `WITH beat AS (
-           INSERT INTO cluster_nodes (node_id, heartbeat_at, advertise_url) VALUES ($1, clock_timestamp(), $2)
-           ON CONFLICT (node_id) DO UPDATE SET heartbeat_at = clock_timestamp(), advertise_url = EXCLUDED.advertise_url
-           RETURNING 1)
-         SELECT count(*)::int AS others FROM cluster_nodes AS node WHERE node.node_id <> $1 AND ${nodeAliveSql("node.node_id", "$3")}`,
-        [this.options.nodeId, this.options.advertiseUrl ?? null, this.options.ttlMs],
+      await this.options.db.query(
+        `INSERT INTO cluster_nodes (node_id, heartbeat_at, advertise_url) VALUES ($1, clock_timestamp(), $2)
+         ON CONFLICT (node_id) DO UPDATE SET heartbeat_at = clock_timestamp(), advertise_url = EXCLUDED.advertise_url`,
+        [this.options.nodeId, this.options.advertiseUrl ?? null],
       );
-      this.othersAtLastBeat = rows[0]?.others ?? 1;
     } catch (error) {
       this.unreachable = true;
       this.grace.failed();
@@ -82,14 +76,6 @@ export class NodeRegistry {
     if (!this.grace.judging) return true;
     const { rows } = await this.options.db.query(`SELECT ${nodeAliveSql("$1", "$2")} AS alive`, [nodeId, this.options.ttlMs]);
     return rows[0]?.alive === true;
-  }
-
-  /**
-   * Whether another node was alive at this node's last heartbeat (at most TTL/3 ago): a node alone
-   * shares nothing. A node that joined since is seen at the next heartbeat.
-   */
-  get hasOthers(): boolean {
-    return this.othersAtLastBeat > 0;
   }
 
   /** Where clients reach a live node (its `--advertise-url`); undefined when it advertises none or is not alive. */
