@@ -17,8 +17,11 @@ export type BusMessage =
   | { kind: "response"; id: string; result?: unknown; error?: { code: number; message: string; data?: Record<string, unknown> } }
   | { kind: "notify"; method: string; params: unknown };
 
-/** A bus message with its place in the sender's sequence to its target (see `peer-sequence.ts`), as the mailbox stores it. */
-export type RoutedBusMessage = BusMessage & { route?: Route };
+/**
+ * A bus message with its place in the sender's sequence to its target (see `peer-sequence.ts`), as
+ * the mailbox stores it; `skip` fills the place of a message whose post failed (its sender was told).
+ */
+export type RoutedBusMessage = (BusMessage | { kind: "skip" }) & { route?: Route };
 
 /** What a {@link PeerTransport} calls back into its bus. */
 export interface PeerTransportHooks {
@@ -301,7 +304,7 @@ export class NodeBus {
     const { peers } = this.options;
     for (const row of rows) {
       if (peers) peers.fromDatabase(row.source_node, row.body);
-      else this.receive(row.source_node, row.body);
+      else if (row.body.kind !== "skip") this.receive(row.source_node, row.body);
     }
   }
 

@@ -39,7 +39,10 @@ type Destination = { address?: string; inc: string };
 /** How long a node's entry is used before it is read again while no link to it is open. */
 const entryFreshMs = 5000;
 
-type Outgoing = { link: PeerLink<BusMessage> } | { opening: Promise<PeerLink<BusMessage> | undefined> };
+/** What crosses: a bus message, or the filler of a place in the sequence whose message was never posted. */
+type Carried = BusMessage | { kind: "skip" };
+
+type Outgoing = { link: PeerLink<Carried> } | { opening: Promise<PeerLink<Carried> | undefined> };
 
 /**
  * Direct, authenticated TCP links between the nodes of a cluster: a message to another node
@@ -58,14 +61,16 @@ type Outgoing = { link: PeerLink<BusMessage> } | { opening: Promise<PeerLink<Bus
 export class PeerLinks implements PeerTransport {
   private server: Server | undefined;
   private readonly outgoing = new Map<string, Outgoing>();
-  private readonly incoming = new Map<string, PeerLink<BusMessage>>();
+  private readonly incoming = new Map<string, PeerLink<Carried>>();
   private readonly entries = new Map<string, { entry: Promise<Destination | undefined>; at: number }>();
   /** When a failed link may be tried again, and how many failed in a row. */
   private readonly retry = new Map<string, { at: number; failures: number }>();
   private readonly sequences: OutboundSequences;
-  private order: InboundOrder<BusMessage> | undefined;
+  private order: InboundOrder<Carried> | undefined;
   private hooks: PeerTransportHooks | undefined;
   private readonly sockets = new Set<Socket>();
+  /** Per target, the places in its sequence whose messages could not be posted (filled with `skip` at the next send). */
+  private readonly skipped = new Map<string, Route[]>();
   private readonly reposting = new Set<Promise<void>>();
   private stopped = false;
   private sentCount = 0;
@@ -103,9 +108,11 @@ export class PeerLinks implements PeerTransport {
 
   start(hooks: PeerTransportHooks): void {
     this.hooks = hooks;
-    this.order = new InboundOrder<BusMessage>({
+    this.order = new InboundOrder<Carried>({
       incarnation: this.options.inc,
-      deliver: (from, message) => hooks.deliver(from, message),
+      deliver: (from, message) => {
+        if (message.kind !== "skip") hooks.deliver(from, message);
+      },
       ...(this.options.gapMs !== undefined ? { gapMs: this.options.gapMs } : {}),
       onGapSkipped: (from, first, last) => this.options.warn(`messages ${first}–${last} from node ${from} never arrived; the ones after them are handled`),
     });
@@ -118,18 +125,42 @@ export class PeerLinks implements PeerTransport {
     if (!entry) return hooks.postToDatabase(target, message);
     const route = this.sequences.next(target, entry.inc);
     const link = await this.linkTo(target, entry);
+    this.fillSkipped(target, link);
     // A link to another incarnation than the message was numbered for: that process is gone.
     if (link?.peer.inc === route.to && link.send(route, message)) {
       this.sentCount++;
       return;
     }
-    await hooks.postToDatabase(target, { ...message, route });
+    try {
+      await hooks.postToDatabase(target, { ...message, route });
+    } catch (error) {
+      // The caller learns it failed; the receiver must not wait for its place in the sequence.
+      const skipped = this.skipped.get(target) ?? [];
+      skipped.push(route);
+      this.skipped.set(target, skipped);
+      throw error;
+    }
+  }
+
+  /** Sends the fillers of places whose posts failed: over the link, else through the database (kept when that fails too). */
+  private fillSkipped(target: string, link: PeerLink<Carried> | undefined): void {
+    const skipped = this.skipped.get(target);
+    if (!skipped) return;
+    this.skipped.delete(target);
+    for (const route of skipped) {
+      if (link?.peer.inc === route.to && link.send(route, { kind: "skip" })) continue;
+      void this.requireHooks().postToDatabase(target, { kind: "skip", route }).catch(() => {
+        const again = this.skipped.get(target) ?? [];
+        again.push(route);
+        this.skipped.set(target, again);
+      });
+    }
   }
 
   /** A message read from the database mailbox. */
   fromDatabase(from: string, body: RoutedBusMessage): void {
     const { route, ...message } = body;
-    this.requireOrder().accept(from, isRoute(route) ? route : undefined, message as BusMessage);
+    this.requireOrder().accept(from, isRoute(route) ? route : undefined, message as Carried);
     // It may have filled a gap: the sender's link learns how far it got.
     if (isRoute(route)) this.acknowledge(from, route.inc);
   }
@@ -165,7 +196,7 @@ export class PeerLinks implements PeerTransport {
     return this.hooks;
   }
 
-  private requireOrder(): InboundOrder<BusMessage> {
+  private requireOrder(): InboundOrder<Carried> {
     if (!this.order) throw new Error("peer links used before start()");
     return this.order;
   }
@@ -183,7 +214,7 @@ export class PeerLinks implements PeerTransport {
   }
 
   /** The open link to `target`, or one opened within the connect timeout; undefined otherwise. */
-  private async linkTo(target: string, entry: Destination): Promise<PeerLink<BusMessage> | undefined> {
+  private async linkTo(target: string, entry: Destination): Promise<PeerLink<Carried> | undefined> {
     if (this.stopped) return undefined;
     const outgoing = this.outgoing.get(target);
     if (outgoing && "link" in outgoing) return outgoing.link.isOpen ? outgoing.link : undefined;
@@ -205,7 +236,7 @@ export class PeerLinks implements PeerTransport {
   }
 
   /** Connects to `target` at `address` and runs the handshake; undefined (logged) when that fails. */
-  private async open(target: string, address: string): Promise<PeerLink<BusMessage> | undefined> {
+  private async open(target: string, address: string): Promise<PeerLink<Carried> | undefined> {
     const { host, port } = splitAddress(address);
     const socket = connect({ host, port });
     this.sockets.add(socket);
@@ -231,7 +262,7 @@ export class PeerLinks implements PeerTransport {
         ...(this.options.handshakeTimeoutMs !== undefined ? { timeoutMs: this.options.handshakeTimeoutMs } : {}),
       });
       if (this.stopped) throw new PeerRefused("this node is stopping");
-      const link: PeerLink<BusMessage> = new PeerLink<BusMessage>(peer, socket, reader, {
+      const link: PeerLink<Carried> = new PeerLink<Carried>(peer, socket, reader, {
         onClose: (reason, unacked) => this.outgoingClosed(target, link, reason, unacked),
       }, this.limits());
       link.begin(rest);
@@ -251,7 +282,7 @@ export class PeerLinks implements PeerTransport {
     }
   }
 
-  private outgoingClosed(target: string, link: PeerLink<BusMessage>, reason: string, unacked: Array<{ route: Route; message: BusMessage }>): void {
+  private outgoingClosed(target: string, link: PeerLink<Carried>, reason: string, unacked: Array<{ route: Route; message: Carried }>): void {
     const current = this.outgoing.get(target);
     if (current && "link" in current && current.link === link) this.outgoing.delete(target);
     this.entries.delete(target);
@@ -287,7 +318,7 @@ export class PeerLinks implements PeerTransport {
       });
       if (this.stopped) throw new PeerRefused("this node is stopping");
       this.incoming.get(peer.nodeId)?.close("the node connected again");
-      const link: PeerLink<BusMessage> = new PeerLink<BusMessage>(peer, socket, reader, {
+      const link: PeerLink<Carried> = new PeerLink<Carried>(peer, socket, reader, {
         onMessage: (route, message) => {
           this.receivedCount++;
           this.requireOrder().accept(peer.nodeId, route, message);

@@ -248,6 +248,19 @@ describe.skipIf(!started.server)("peer links between cluster nodes (real TCP, re
     expect(b.handled).toHaveLength(count);
   });
 
+  it("a message whose database post failed leaves no gap: the receiver handles the next one at once", async () => {
+    // A's frames are small, so its large message goes through the database, where jsonb refuses a NUL.
+    const a = await startNode("skip-a", { peer: { maxFrameBytes: 512 } });
+    const b = await startNode("skip-b", { peer: { gapMs: 60_000 } });
+    await a.bus.notify("skip-b", "step", { n: 1 });
+    await waitUntil(() => b.handled.length === 1, "the first step");
+    const failed = await a.bus.notify("skip-b", "step", { n: 2, text: `\u0000${"z".repeat(1000)}` }).catch((error: unknown) => error);
+    expect(failed).toBeInstanceOf(Error);
+    await a.bus.notify("skip-b", "step", { n: 3 });
+    await waitUntil(() => b.handled.length === 2, "the step after the failed one", 5000);
+    expect(b.handled.map((entry) => (entry.params as { n: number }).n)).toEqual([1, 3]);
+  });
+
   it("a restarted sender (same node id, new incarnation) starts a fresh sequence; late messages of its previous process are dropped", async () => {
     const b = await startNode("restart-b");
     const first = await startNode("restart-a");
