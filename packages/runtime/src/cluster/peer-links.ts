@@ -64,7 +64,7 @@ export class PeerLinks implements PeerTransport {
   private readonly incoming = new Map<string, PeerLink<Carried>>();
   private readonly entries = new Map<string, { entry: Promise<Destination | undefined>; at: number }>();
   /** When a failed link may be tried again, and how many failed in a row. */
-  private readonly retry = new Map<string, { at: number; failures: number }>();
+  private readonly retry = new Map<string, { at: number; failures: number; address: string }>();
   private readonly sequences: OutboundSequences;
   private order: InboundOrder<Carried> | undefined;
   private hooks: PeerTransportHooks | undefined;
@@ -221,8 +221,9 @@ export class PeerLinks implements PeerTransport {
     let opening = outgoing?.opening;
     if (!opening) {
       if (entry.address === undefined) return undefined;
+      // A node that failed at this address is tried again later; one that moved (restarted) at once.
       const retry = this.retry.get(target);
-      if (retry && performance.now() < retry.at) return undefined;
+      if (retry && retry.address === entry.address && performance.now() < retry.at) return undefined;
       opening = this.open(target, entry.address);
       this.outgoing.set(target, { opening });
     }
@@ -275,7 +276,7 @@ export class PeerLinks implements PeerTransport {
       socket.destroy();
       this.outgoing.delete(target);
       const failures = (this.retry.get(target)?.failures ?? 0) + 1;
-      this.retry.set(target, { at: performance.now() + Math.min(30_000, 250 * 2 ** failures), failures });
+      this.retry.set(target, { at: performance.now() + Math.min(30_000, 250 * 2 ** failures), failures, address });
       this.entries.delete(target);
       if (!this.stopped) this.options.warn(`could not open a peer link to node ${target} at ${address} (messages go through the database): ${error instanceof Error ? error.message : String(error)}`);
       return undefined;
