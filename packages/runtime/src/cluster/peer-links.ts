@@ -114,7 +114,7 @@ export class PeerLinks implements PeerTransport {
         if (message.kind !== "skip") hooks.deliver(from, message);
       },
       ...(this.options.gapMs !== undefined ? { gapMs: this.options.gapMs } : {}),
-      onGapSkipped: (from, first, last) => this.options.warn(`messages ${first}–${last} from node ${from} never arrived; the ones after them are handled`),
+      onGapSkipped: (from, first, last) => this.options.warn(`messages ${first}–${last} from node ${from} did not arrive in time; the ones after them are handled (any of them that still comes is handled late)`),
     });
   }
 

@@ -48,7 +48,7 @@ export class OutboundSequences {
 }
 
 /** What {@link InboundOrder.accept} did with a message. */
-export type Acceptance = "handled" | "held" | "duplicate" | "stale" | "unsequenced";
+export type Acceptance = "handled" | "held" | "late" | "duplicate" | "stale" | "unsequenced";
 
 /** What {@link InboundOrder} is built with. */
 export interface InboundOrderOptions<M> {
@@ -57,8 +57,9 @@ export interface InboundOrderOptions<M> {
   /** Hands one message on, in order. */
   deliver(from: string, message: M): void;
   /**
-   * How long a gap may stay open before the messages after it are handed on anyway (default 10 s):
-   * a message whose database post failed never arrives.
+   * How long a gap may stay open before the messages after it are handed on anyway (default 30 s):
+   * the sender died before it could fill it. A message of the gap that still comes is handed on
+   * then, late rather than lost.
    */
   gapMs?: number;
   /** A gap was given up on. */
@@ -67,6 +68,8 @@ export interface InboundOrderOptions<M> {
 
 /** The incarnations of a sender that were replaced, remembered to drop their late messages. */
 const retiredKept = 16;
+/** The places of skipped gaps remembered per sender (a message for one of them is handed on late). */
+const skippedKept = 4096;
 
 interface SenderStream<M> {
   inc: string;
@@ -74,6 +77,8 @@ interface SenderStream<M> {
   expected: number;
   held: Map<number, M>;
   gapTimer: NodeJS.Timeout | undefined;
+  /** Places of gaps given up on, oldest first: their messages have not come. */
+  skipped: Set<number>;
 }
 
 /**
@@ -97,6 +102,10 @@ export class InboundOrder<M> {
     }
     const stream = this.streamOf(from, route.inc);
     if (!stream) return "stale";
+    if (route.seq < stream.expected && stream.skipped.delete(route.seq)) {
+      this.options.deliver(from, message);
+      return "late";
+    }
     if (route.seq < stream.expected || stream.held.has(route.seq)) return "duplicate";
     if (route.seq > stream.expected) {
       stream.held.set(route.seq, message);
@@ -139,7 +148,7 @@ export class InboundOrder<M> {
       if (retired.length > retiredKept) retired.shift();
       this.retired.set(from, retired);
     }
-    const stream: SenderStream<M> = { inc, expected: 1, held: new Map(), gapTimer: undefined };
+    const stream: SenderStream<M> = { inc, expected: 1, held: new Map(), gapTimer: undefined, skipped: new Set() };
     this.streams.set(from, stream);
     return stream;
   }
@@ -163,9 +172,14 @@ export class InboundOrder<M> {
       if (this.streams.get(from) !== stream || stream.held.size === 0) return;
       const firstHeld = Math.min(...stream.held.keys());
       this.options.onGapSkipped?.(from, stream.expected, firstHeld - 1);
+      for (let seq = stream.expected; seq < firstHeld; seq++) stream.skipped.add(seq);
+      for (const seq of stream.skipped) {
+        if (stream.skipped.size <= skippedKept) break;
+        stream.skipped.delete(seq);
+      }
       stream.expected = firstHeld;
       this.drain(from, stream);
-    }, this.options.gapMs ?? 10_000);
+    }, this.options.gapMs ?? 30_000);
     stream.gapTimer.unref();
   }
 }

@@ -28,7 +28,7 @@ describe("a sender's sequence and the receiver's order", () => {
     order.stop();
   });
 
-  it("gives up on a gap after gapMs and hands on what came after it", async () => {
+  it("gives up on a gap after gapMs and hands on what came after it; a message of the gap that still comes is handed on late, once", async () => {
     const handed: number[] = [];
     const skipped: string[] = [];
     const order = new InboundOrder<number>({ incarnation: "me", gapMs: 50, deliver: (_, message) => handed.push(message), onGapSkipped: (from, first, last) => skipped.push(`${from} ${first}-${last}`) });
@@ -37,7 +37,9 @@ describe("a sender's sequence and the receiver's order", () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(handed).toEqual([1, 4]);
     expect(skipped).toEqual(["a 2-3"]);
+    expect(order.accept("a", { inc: "a-1", to: "me", seq: 2 }, 2)).toBe("late");
     expect(order.accept("a", { inc: "a-1", to: "me", seq: 2 }, 2)).toBe("duplicate");
+    expect(handed).toEqual([1, 4, 2]);
     order.stop();
   });
 });
