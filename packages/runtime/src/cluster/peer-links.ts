@@ -36,6 +36,12 @@ export interface PeerLinksOptions {
 /** Where a node takes links (none: it takes none) and which incarnation runs there. */
 type Destination = { address?: string; inc: string };
 
+/** Incoming connections allowed to be in their handshake at once (more are closed at once: a flood holds no memory). */
+const maxPendingHandshakes = 64;
+
+/** Places of failed posts kept per target until they are filled. */
+const maxSkippedKept = 1024;
+
 /** How long a node's entry is used before it is read again while no link to it is open. */
 const entryFreshMs = 5000;
 
@@ -73,6 +79,9 @@ export class PeerLinks implements PeerTransport {
   private readonly skipped = new Map<string, Route[]>();
   private readonly reposting = new Set<Promise<void>>();
   private stopped = false;
+  /** Incoming connections that have not proved who they are yet. */
+  private handshaking = 0;
+  private lastCrowdWarning = -Infinity;
   private sentCount = 0;
   private receivedCount = 0;
   /** Where peers reach this node, once listening. */
@@ -135,9 +144,7 @@ export class PeerLinks implements PeerTransport {
       await hooks.postToDatabase(target, { ...message, route });
     } catch (error) {
       // The caller learns it failed; the receiver must not wait for its place in the sequence.
-      const skipped = this.skipped.get(target) ?? [];
-      skipped.push(route);
-      this.skipped.set(target, skipped);
+      this.rememberSkipped(target, route);
       throw error;
     }
   }
@@ -149,12 +156,16 @@ export class PeerLinks implements PeerTransport {
     this.skipped.delete(target);
     for (const route of skipped) {
       if (link?.peer.inc === route.to && link.send(route, { kind: "skip" })) continue;
-      void this.requireHooks().postToDatabase(target, { kind: "skip", route }).catch(() => {
-        const again = this.skipped.get(target) ?? [];
-        again.push(route);
-        this.skipped.set(target, again);
-      });
+      void this.requireHooks().postToDatabase(target, { kind: "skip", route }).catch(() => this.rememberSkipped(target, route));
     }
+  }
+
+  /** A place to fill at the next send to `target` (the oldest are forgotten past a bound: the receiver's gap timeout covers them). */
+  private rememberSkipped(target: string, route: Route): void {
+    const skipped = this.skipped.get(target) ?? [];
+    skipped.push(route);
+    if (skipped.length > maxSkippedKept) skipped.shift();
+    this.skipped.set(target, skipped);
   }
 
   /** A message read from the database mailbox. */
@@ -306,9 +317,18 @@ export class PeerLinks implements PeerTransport {
       socket.destroy();
       return;
     }
+    if (this.handshaking >= maxPendingHandshakes) {
+      socket.destroy();
+      if (performance.now() - this.lastCrowdWarning > 1000) {
+        this.lastCrowdWarning = performance.now();
+        this.options.warn(`refused a peer link from ${from}: ${maxPendingHandshakes} handshakes are already under way`);
+      }
+      return;
+    }
     this.sockets.add(socket);
     socket.once("close", () => this.sockets.delete(socket));
     socket.on("error", () => undefined);
+    this.handshaking++;
     try {
       const { peer, reader, rest } = await handshake(socket, {
         nodeId: this.options.nodeId,
@@ -321,7 +341,7 @@ export class PeerLinks implements PeerTransport {
       this.incoming.get(peer.nodeId)?.close("the node connected again");
       const link: PeerLink<Carried> = new PeerLink<Carried>(peer, socket, reader, {
         onMessage: (route, message) => {
-          this.receivedCount++;
+          if (message.kind !== "skip") this.receivedCount++;
           this.requireOrder().accept(peer.nodeId, route, message);
           this.acknowledge(peer.nodeId, peer.inc);
         },
@@ -335,6 +355,8 @@ export class PeerLinks implements PeerTransport {
     } catch (error) {
       socket.destroy();
       this.options.warn(`refused a peer link from ${from}: ${error instanceof Error ? error.message : String(error)}`);
+    } finally {
+      this.handshaking--;
     }
   }
 

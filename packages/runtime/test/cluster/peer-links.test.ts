@@ -202,6 +202,17 @@ describe.skipIf(!started.server)("peer links between cluster nodes (real TCP, re
     expect(b.handled).toEqual([]);
   });
 
+  it("at most 64 connections may be in their handshake at once; more are closed at once, and a node links again once they are gone", async () => {
+    const b = await startNode("crowd-b", { peer: { handshakeTimeoutMs: 1500 } });
+    const crowd = await Promise.all(Array.from({ length: 70 }, () => rawConnection(b)));
+    await waitUntil(() => b.warnings.some((warning) => warning.endsWith("64 handshakes are already under way")), "the refusal of the crowd");
+    await Promise.all(crowd.map((socket) => closedOf(socket)));
+    const a = await startNode("crowd-a");
+    await a.bus.notify("crowd-b", "note", { n: 1 });
+    await waitUntil(() => b.handled.length === 1, "the note");
+    expect(b.bus.counts).toMatchObject({ received: 0, peerReceived: 1 });
+  });
+
   it("a frame over the receiver's limit closes the link; the message goes through the database instead, once", async () => {
     const a = await startNode("frame-a");
     const b = await startNode("frame-b", { peer: { maxFrameBytes: 4096 } });
