@@ -8,7 +8,8 @@
  *   backends included), from `/proc/<pid>/stat`;
  * - database transactions (`pg_stat_database.xact_commit` delta of the session database, read
  *   after the backends flushed their statistics, minus the idle rate of the same nodes);
- * - bus messages (`busMessages.sent` of every node's `GET /healthz`).
+ * - bus messages stored in the database (`busMessages.sent` of every node's `GET /healthz`) and
+ *   sent over peer links between the nodes (`busMessages.peerSent`).
  *
  * Configurations: one node with the file store; one node with PostgreSQL; 3 nodes with the client
  * on the session's owner; 3 nodes with the client on another node (every request and event
@@ -124,12 +125,14 @@ async function startNode(env, args) {
   };
 }
 
-/** Bus messages every node sent so far (from `GET /healthz`). */
+/** Bus messages every node sent so far, through the database and over peer links (from `GET /healthz`). */
 async function busMessagesSent(healthPorts) {
-  let total = 0;
+  const total = { database: 0, peer: 0 };
   for (const port of healthPorts) {
     const report = await (await fetch(`http://127.0.0.1:${port}/healthz`)).json();
-    total += report.busMessages?.sent ?? Number.NaN;
+    total.database += report.busMessages?.sent ?? Number.NaN;
+    // A runtime from before peer links reports none.
+    total.peer += report.busMessages?.peerSent ?? 0;
   }
   return total;
 }
@@ -229,13 +232,13 @@ async function main() {
           // Our own two reads are transactions too.
           idlePerMs = Math.max(0, xactStart - idleStart - 1) / (performance.now() - idleStarted);
         }
-        const busStart = db ? await busMessagesSent(healthPorts) : 0;
+        const busStart = db ? await busMessagesSent(healthPorts) : undefined;
         const cpuStart = cpuBefore();
         const started = performance.now();
         for (let index = 0; index < turns; index++) await turn(session, `[cluster-turn ${index}] run the five steps`);
         const wallMs = performance.now() - started;
         const cpuEnd = cpuBefore();
-        const busEnd = db ? await busMessagesSent(healthPorts) : 0;
+        const busEnd = db ? await busMessagesSent(healthPorts) : undefined;
         let xactPerTurn = Number.NaN;
         if (db) {
           const waitStarted = performance.now();
@@ -250,7 +253,8 @@ async function main() {
           cpuMsPerTurn: (cpuEnd - cpuStart) / turns,
           wallMsPerTurn: wallMs / turns,
           transactionsPerTurn: xactPerTurn,
-          busMessagesPerTurn: db ? (busEnd - busStart) / turns : Number.NaN,
+          busMessagesPerTurn: busStart && busEnd ? (busEnd.database - busStart.database) / turns : Number.NaN,
+          peerMessagesPerTurn: busStart && busEnd ? (busEnd.peer - busStart.peer) / turns : Number.NaN,
         };
         rows.push(row);
         console.error(`${config.label}: ${JSON.stringify(row)}`);
@@ -267,9 +271,11 @@ async function main() {
   }
   const format = (value, digits) => (Number.isFinite(value) ? value.toFixed(digits) : "–");
   console.log(`\n${turns} turns per configuration (each: 6 model calls, 5 bash calls with a permission round trip)\n`);
-  console.log("| configuration | CPU ms / turn (runtime + PostgreSQL) | transactions / turn | bus messages / turn | wall ms / turn |");
-  console.log("| --- | ---: | ---: | ---: | ---: |");
-  for (const row of rows) console.log(`| ${row.label} | ${format(row.cpuMsPerTurn, 1)} | ${format(row.transactionsPerTurn, 1)} | ${format(row.busMessagesPerTurn, 1)} | ${format(row.wallMsPerTurn, 1)} |`);
+  console.log("| configuration | CPU ms / turn (runtime + PostgreSQL) | transactions / turn | bus messages / turn | peer messages / turn | wall ms / turn |");
+  console.log("| --- | ---: | ---: | ---: | ---: | ---: |");
+  for (const row of rows) {
+    console.log(`| ${row.label} | ${format(row.cpuMsPerTurn, 1)} | ${format(row.transactionsPerTurn, 1)} | ${format(row.busMessagesPerTurn, 1)} | ${format(row.peerMessagesPerTurn, 1)} | ${format(row.wallMsPerTurn, 1)} |`);
+  }
   mkdirSync(resultsDir, { recursive: true });
   writeFileSync(join(resultsDir, "cluster-turn.json"), `${JSON.stringify({ turns, date: new Date().toISOString(), rows }, null, 2)}\n`);
 }

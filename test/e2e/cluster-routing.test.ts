@@ -70,11 +70,11 @@ async function cluster(nodeIds: string[], advertise: Record<string, string> = {}
   return started_;
 }
 
-/** Bus messages a node stored for other nodes since it started (its health report). */
+/** Messages a node sent other nodes since it started, through the database or over peer links (its health report). */
 async function busSent(node: RoutedNode): Promise<number> {
-  const report = (await (await fetch(`http://127.0.0.1:${node.healthPort}/healthz`)).json()) as { busMessages?: { sent: number } };
+  const report = (await (await fetch(`http://127.0.0.1:${node.healthPort}/healthz`)).json()) as { busMessages?: { sent: number; peerSent?: number } };
   if (!report.busMessages) throw new Error(`node ${node.nodeId} reports no bus message count`);
-  return report.busMessages.sent;
+  return report.busMessages.sent + (report.busMessages.peerSent ?? 0);
 }
 
 /** The answer of a raw `session.resume` sent to `node` (the client stays attached until `stops` run). */

@@ -14,8 +14,14 @@ export const ClusterHealthReport = z.looseObject({
    * (sends are refused with -32007 until one succeeds). Any makes `ok` false (503).
    */
   stuckSessions: z.array(z.looseObject({ sessionId: z.string(), reason: z.string() })).optional(),
-  /** Node-to-node messages this node stored for other nodes (`sent`) and read from its mailbox (`received`) since it started. */
-  busMessages: z.looseObject({ sent: z.number(), received: z.number() }).optional(),
+  /**
+   * Node-to-node messages since the node started: stored for other nodes in the database (`sent`;
+   * a broadcast counts once) and read from its database mailbox (`received`), and sent and read
+   * over direct peer links (`peerSent`, `peerReceived`; absent from nodes older than peer links).
+   */
+  busMessages: z
+    .looseObject({ sent: z.number(), received: z.number(), peerSent: z.number().optional(), peerReceived: z.number().optional() })
+    .optional(),
 });
 export type ClusterHealthReport = z.infer<typeof ClusterHealthReport>;
 

@@ -30,6 +30,8 @@ export interface RuntimeArgs {
   healthPort?: number;
   /** `--advertise-url <host:port>`: where clients reach this node (with `--store`; also `TANDEM_ADVERTISE_URL`), sent to clients of sessions it runs. */
   advertiseUrl?: string;
+  /** `--peer-listen <host:port>|off`: where this node takes direct links from the other nodes (with `--store`; also `TANDEM_CLUSTER_PEER_LISTEN`). */
+  peerListen?: string;
   help: boolean;
   version: boolean;
   /**
@@ -78,6 +80,7 @@ const flags = {
   "node-id": { type: "string" },
   "health-port": { type: "string" },
   "advertise-url": { type: "string" },
+  "peer-listen": { type: "string" },
   "session-idle-timeout": { type: "string" },
   remote: { type: "boolean" },
   "allow-all": { type: "boolean" },
@@ -110,6 +113,7 @@ const valueErrors: Partial<Record<keyof typeof flags, string>> = {
   "node-id": "--node-id needs a name (letters, digits, . _ : -; at most 100 characters)",
   "health-port": "--health-port needs a port number (0-65535)",
   "advertise-url": "--advertise-url needs host:port (or tcp://host:port, http://host:port) where clients reach this node",
+  "peer-listen": "--peer-listen needs host:port (port 0: a free one) where the other nodes of the cluster connect, or off",
   "session-idle-timeout": "--session-idle-timeout needs a whole number of seconds (0 = never)",
   "report-intent": "--report-intent must be on or off",
   "max-model-calls-per-turn": "--max-model-calls-per-turn needs a whole number of model calls (at least 1)",
@@ -185,6 +189,8 @@ export function parseArgs(argv: readonly string[]): RuntimeArgs {
   }
   const advertiseUrl = text("advertise-url");
   if (advertiseUrl !== undefined) args.advertiseUrl = check("advertise-url", advertiseUrl, isAdvertiseUrl(advertiseUrl));
+  const peerListen = text("peer-listen");
+  if (peerListen !== undefined) args.peerListen = check("peer-listen", peerListen, peerListenOf(peerListen) !== undefined);
   // The last of --exit-with-parent / --no-exit-with-parent wins.
   const exitFlags = argv.filter((arg) => arg === "--exit-with-parent" || arg === "--no-exit-with-parent");
   if (exitFlags.length > 0) args.exitWithParent = exitFlags.at(-1) === "--exit-with-parent";
@@ -260,6 +266,11 @@ Options
   --health-port <n>           with --store: GET /healthz on this port (200 ok, 503 store unreachable)
   --advertise-url <host:port> with --store: where clients reach this node (default $TANDEM_ADVERTISE_URL);
                               clients of sessions it runs that connected elsewhere are told to come here
+  --peer-listen <host:port>|off
+                              with --store: where the other nodes open direct links to this node
+                              (default $TANDEM_CLUSTER_PEER_LISTEN, else the host of --advertise-url or
+                              127.0.0.1, port 0 = a free one); authenticated through the database, not
+                              encrypted: bind a private interface; off = node messages go through the database
   --session-idle-timeout <s>  accepted (whole seconds); idle sessions are not released yet
   --allow-all, --yolo         trust every working folder: its extensions (.github/extensions) start
                               without asking the application (default: a permission request, or
@@ -321,4 +332,21 @@ export function isAdvertiseUrl(value: string): boolean {
   if (!match) return false;
   const port = Number(match[2]);
   return port > 0 && port <= 65535;
+}
+
+/**
+ * `--peer-listen` / `TANDEM_CLUSTER_PEER_LISTEN`: `off`, or `host:port` (`[v6]:port`; port 0 picks
+ * a free one); undefined for anything else.
+ *
+ * @example
+ * peerListenOf("10.0.0.7:7400"); // { host: "10.0.0.7", port: 7400 }
+ * peerListenOf("off"); // "off"
+ */
+export function peerListenOf(value: string): { host: string; port: number } | "off" | undefined {
+  if (value.trim() === "off") return "off";
+  const match = /^([A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\]):(\d{1,5})$/.exec(value.trim());
+  if (!match) return undefined;
+  const port = Number(match[2]);
+  if (port > 65535) return undefined;
+  return { host: match[1]!.replace(/^\[|\]$/g, ""), port };
 }

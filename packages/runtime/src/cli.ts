@@ -187,11 +187,12 @@ async function openConfiguredStore(args: RuntimeArgs, env: NodeJS.ProcessEnv, lo
  */
 async function joinCluster(loader: RuntimeLoader, args: RuntimeArgs, logger: Logger): Promise<void> {
   const runtime = await loader.load();
-  const { leaseTtlFromEnv } = await import("./cluster/cluster-node.js");
+  const { leaseTtlFromEnv, peerListenFor } = await import("./cluster/cluster-node.js");
   const { hostname } = await import("node:os");
   const url = args.store ?? process.env.TANDEM_STORE_URL ?? "";
   const nodeId = args.nodeId ?? (process.env.TANDEM_NODE_ID || `${hostname()}-${process.pid}`);
   const advertiseUrl = args.advertiseUrl ?? advertiseUrlFromEnv(process.env.TANDEM_ADVERTISE_URL, logger);
+  const peerListen = peerListenFor(args.peerListen ?? (process.env.TANDEM_CLUSTER_PEER_LISTEN || undefined), advertiseUrl, hostname());
   const node = await runtime.joinCluster({
     url,
     nodeId,
@@ -199,6 +200,7 @@ async function joinCluster(loader: RuntimeLoader, args: RuntimeArgs, logger: Log
     healthHost: args.host,
     ...(args.healthPort !== undefined ? { healthPort: args.healthPort } : {}),
     ...(advertiseUrl !== undefined ? { advertiseUrl } : {}),
+    peerListen,
   });
   if (node.healthPort !== undefined) logger.info(`health endpoint on ${args.host}:${node.healthPort}/healthz`);
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { parseArgs } from "../src/args.js";
+import { parseArgs, peerListenOf } from "../src/args.js";
+import { peerListenFor } from "../src/cluster/cluster-node.js";
 
 describe("parseArgs (node:util parseArgs underneath)", () => {
   it("reads what the official SDKs pass, with values as --flag value or --flag=value", () => {
@@ -76,6 +77,27 @@ describe("--log-format", () => {
     for (const url of ["10.0.0.7", "10.0.0.7:0", "10.0.0.7:70000", "ws://10.0.0.7:4321", "10.0.0.7:4321/path", "has space:4321"]) {
       expect(() => parseArgs(["--advertise-url", url])).toThrow("--advertise-url needs host:port");
     }
+  });
+
+  it("reads --peer-listen as host:port (port 0: a free one) or off, and refuses anything else", () => {
+    expect(parseArgs([]).peerListen).toBeUndefined();
+    for (const value of ["10.0.0.7:7400", "0.0.0.0:0", "[fd00::7]:7400", "off"]) expect(parseArgs(["--peer-listen", value]).peerListen).toBe(value);
+    expect(peerListenOf("[fd00::7]:7400")).toEqual({ host: "fd00::7", port: 7400 });
+    expect(peerListenOf("off")).toBe("off");
+    for (const value of ["10.0.0.7", "10.0.0.7:70000", "tcp://10.0.0.7:7400", "on", "has space:1"]) {
+      expect(() => parseArgs(["--peer-listen", value])).toThrow("--peer-listen needs host:port");
+    }
+  });
+});
+
+describe("where a cluster node listens for peer links", () => {
+  it("defaults to the advertised host (else 127.0.0.1) on a free port; a wildcard host is reached at the advertised host or the machine's name", () => {
+    expect(peerListenFor(undefined, undefined, "box")).toEqual({ host: "127.0.0.1", port: 0 });
+    expect(peerListenFor(undefined, "tcp://10.0.0.7:4321", "box")).toEqual({ host: "10.0.0.7", port: 0 });
+    expect(peerListenFor("0.0.0.0:7400", "10.0.0.7:4321", "box")).toEqual({ host: "0.0.0.0", port: 7400, reachAt: "10.0.0.7" });
+    expect(peerListenFor("0.0.0.0:7400", undefined, "box")).toEqual({ host: "0.0.0.0", port: 7400, reachAt: "box" });
+    expect(peerListenFor("off", "10.0.0.7:4321", "box")).toBe("off");
+    expect(() => peerListenFor("nonsense", undefined, "box")).toThrow("TANDEM_CLUSTER_PEER_LISTEN must be host:port");
   });
 });
 

@@ -1,5 +1,7 @@
+import { randomBytes, randomUUID } from "node:crypto";
 import type { Pool } from "pg";
 import { errorMessage } from "../errors.js";
+import { peerListenOf } from "../args.js";
 import type { Logger } from "../log.js";
 import type { RequestingClient } from "../ports/clients.js";
 import { HealthCheck, HealthServer, type HealthReport } from "./health.js";
@@ -9,6 +11,7 @@ import { NodeBus, type ListenConnection } from "./node-bus.js";
 import { NodeRegistry } from "./node-registry.js";
 import { clusterMethods, RemoteClients, type RemoteClient } from "./remote-client.js";
 import { OrphanWatcher } from "./orphan-watcher.js";
+import type { PeerLinks } from "./peer-links.js";
 import { ClusterRouter, ownedElsewhere, wrapResult } from "./router.js";
 
 /** How a node joins the cluster. */
@@ -23,6 +26,11 @@ export interface ClusterConfig {
   healthHost: string;
   /** `--advertise-url`: where clients reach this node (stored with its heartbeat; sent as the owner hint). */
   advertiseUrl?: string;
+  /**
+   * `--peer-listen`: where this node listens for direct links from the other nodes (port 0: a free
+   * one), or `off` (every node-to-node message goes through the database). Default: off.
+   */
+  peerListen?: { host: string; port: number; reachAt?: string } | "off";
 }
 
 /** What the node needs from this process's runtime. */
@@ -65,6 +73,25 @@ export function leaseTtlFromEnv(env: NodeJS.ProcessEnv): number {
 }
 
 /**
+ * Where a node listens for peer links: `--peer-listen` / `TANDEM_CLUSTER_PEER_LISTEN` (checked like
+ * the flag: the runtime refuses to start on anything but host:port or off), else the host of the
+ * advertised address (or 127.0.0.1) on a free port. A wildcard host is reached at the advertised
+ * host, else at this machine's name.
+ *
+ * @example
+ * peerListenFor(undefined, "10.0.0.7:4321", "box"); // { host: "10.0.0.7", port: 0 }
+ */
+export function peerListenFor(value: string | undefined, advertiseUrl: string | undefined, machine: string): { host: string; port: number; reachAt?: string } | "off" {
+  const advertisedHost = advertiseUrl?.replace(/^(?:tcp|https?):\/\//, "").replace(/:\d+$/, "").replace(/^\[|\]$/g, "");
+  if (value === undefined) return { host: advertisedHost ?? "127.0.0.1", port: 0 };
+  const parsed = peerListenOf(value);
+  if (parsed === undefined) throw new Error("TANDEM_CLUSTER_PEER_LISTEN must be host:port (port 0: a free one) or off");
+  if (parsed === "off") return "off";
+  const wildcard = parsed.host === "0.0.0.0" || parsed.host === "::";
+  return wildcard ? { ...parsed, reachAt: advertisedHost ?? machine } : parsed;
+}
+
+/**
  * One node of a cluster of runtimes sharing a PostgreSQL database: its leases, heartbeats, bus,
  * router and health endpoint, started together and stopped together.
  */
@@ -92,6 +119,9 @@ export class ClusterNode {
     private readonly pg: typeof import("pg").default,
     private readonly host: ClusterHost,
     private readonly logger: Logger,
+    /** Direct links to the other nodes (none with `--peer-listen off`). */
+    readonly peers: PeerLinks | undefined,
+    peerIdentity: { inc: string; secret: Buffer } | undefined,
   ) {
     const { nodeId, ttlMs } = config;
     this.registry = new NodeRegistry({
@@ -99,6 +129,7 @@ export class ClusterNode {
       nodeId,
       ttlMs,
       ...(config.advertiseUrl !== undefined ? { advertiseUrl: config.advertiseUrl } : {}),
+      ...(peerIdentity ? { peer: { ...peerIdentity, address: () => peers?.address } } : {}),
       onError: (error) => logger.warn("cluster heartbeat failed", error),
       // What sessions could not write during the outage is written now, not at their next send.
       onReconnect: () => void this.leases.renewNow().finally(() => host.retryHeldWrites()),
@@ -122,6 +153,7 @@ export class ClusterNode {
       pollMs: 1000,
       heardRecentlyMs: Math.floor(ttlMs / 3),
       onError: (message, error) => logger.warn(message, error),
+      ...(peers ? { peers } : {}),
     });
     this.remoteClients = new RemoteClients(this.bus, logger, (client) => host.adoptRemote(client));
     this.router = new ClusterRouter({
@@ -154,8 +186,24 @@ export class ClusterNode {
     // A hung database fails a cluster query (a renewal, a bus message) instead of stalling it.
     const pool = new pg.Pool({ connectionString: config.url, max: 10, application_name: `tandem-cluster ${config.nodeId}`, connectionTimeoutMillis: 10_000, query_timeout: 10_000 });
     pool.on("error", (error) => logger.warn("cluster database connection failed", error));
-    const node = new ClusterNode(config, pool, pg, host, logger);
+    const { peerListen } = config;
+    const peerIdentity = peerListen && peerListen !== "off" ? { inc: randomUUID(), secret: randomBytes(32) } : undefined;
+    let peers: PeerLinks | undefined;
+    if (peerListen && peerListen !== "off" && peerIdentity) {
+      const { PeerLinks } = await import("./peer-links.js");
+      peers = new PeerLinks({
+        nodeId: config.nodeId,
+        ...peerIdentity,
+        listen: peerListen,
+        // Looked up through the registry: only a live node's secret vouches for it.
+        lookup: (nodeId) => node.registry.peerOf(nodeId),
+        warn: (message, error) => logger.warn(message, error),
+      });
+    }
+    const node: ClusterNode = new ClusterNode(config, pool, pg, host, logger, peers, peerIdentity);
     try {
+      // Listening before the first heartbeat, which stores where peers reach this node.
+      if (peers) logger.info(`peer links: listening on ${await peers.listen()}`);
       const expired = await node.leases.expirePreviousIncarnation();
       if (expired > 0) logger.warn(`node id ${config.nodeId} still held ${expired} lease(s) from a previous process; they were expired (the sessions are taken over on their next use)`);
       await node.registry.start();

@@ -13,8 +13,8 @@ export interface HealthSources {
   sessionsOwned(): number;
   /** Sessions open here whose last write failed (they cannot make progress until one succeeds). */
   stuckSessions?(): Array<{ sessionId: string; reason: string }>;
-  /** Bus messages this node sent and received since it started. */
-  busMessages?(): { sent: number; received: number };
+  /** Bus messages this node sent and received since it started (through the database, and over peer links). */
+  busMessages?(): { sent: number; received: number; peerSent: number; peerReceived: number };
   /** How long the store may take to answer `SELECT 1` (default 2 s). */
   timeoutMs?: number;
 }

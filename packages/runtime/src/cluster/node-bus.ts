@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { ErrorCodes, errorMessage, TandemError } from "../errors.js";
 import type { Queryable } from "../store/postgres/queryable.js";
+import type { Route } from "./peer-sequence.js";
 
 /** A connection that receives `LISTEN` notifications (a dedicated `pg.Client`). */
 export interface ListenConnection extends Queryable {
@@ -15,6 +16,33 @@ export type BusMessage =
   | { kind: "request"; id: string; method: string; params: unknown }
   | { kind: "response"; id: string; result?: unknown; error?: { code: number; message: string; data?: Record<string, unknown> } }
   | { kind: "notify"; method: string; params: unknown };
+
+/**
+ * A bus message with its place in the sender's sequence to its target (see `peer-sequence.ts`), as
+ * the mailbox stores it; `skip` fills the place of a message whose post failed (its sender was told).
+ */
+export type RoutedBusMessage = (BusMessage | { kind: "skip" }) & { route?: Route };
+
+/** What a {@link PeerTransport} calls back into its bus. */
+export interface PeerTransportHooks {
+  /** Hands a message from another node to the bus, in the sender's order. */
+  deliver(from: string, message: BusMessage): void;
+  /** Stores a message in `target`'s database mailbox (and wakes it). */
+  postToDatabase(target: string, body: RoutedBusMessage): Promise<void>;
+}
+
+/**
+ * Direct links between nodes (`peer-links.ts`): messages to another node go over them when they
+ * can, else through `postToDatabase`; messages read from the mailbox pass through `fromDatabase`
+ * so those of both ways are handed on in order.
+ */
+export interface PeerTransport {
+  start(hooks: PeerTransportHooks): void;
+  post(target: string, message: BusMessage): Promise<void>;
+  fromDatabase(from: string, body: RoutedBusMessage): void;
+  readonly counts: { peerSent: number; peerReceived: number };
+  stop(): Promise<void>;
+}
 
 /** Handles a request or a one-way message from another node. */
 export type BusHandler = (method: string, params: unknown, fromNode: string) => Promise<unknown> | unknown;
@@ -40,6 +68,8 @@ export interface NodeBusOptions {
   /** How long a request waits for its answer by default (default 30 s). */
   requestTimeoutMs?: number;
   onError?(message: string, error: unknown): void;
+  /** Direct links to the other nodes (none: every message goes through the database). */
+  peers?: PeerTransport;
 }
 
 /** The `LISTEN` channel of a node: a valid identifier whatever the node id is. */
@@ -61,10 +91,15 @@ export function nodeUnreachable(nodeId: string, reason: "gone" | "timeout", meth
 
 type Waiter = { resolve(value: unknown): void; reject(error: Error): void; target: string; method: string };
 
-/** How many bus messages a node stored for other nodes and read from its mailbox since it started. */
+/**
+ * How many bus messages a node stored for other nodes and read from its mailbox since it started
+ * (`sent`, `received`: the database's), and sent and read over peer links (`peerSent`, `peerReceived`).
+ */
 export interface BusCounts {
   sent: number;
   received: number;
+  peerSent: number;
+  peerReceived: number;
 }
 
 /**
@@ -88,7 +123,7 @@ export class NodeBus {
   private reading: Promise<void> | undefined;
   private readAgain = false;
   private stopped = false;
-  private readonly counted: BusCounts = { sent: 0, received: 0 };
+  private readonly counted = { sent: 0, received: 0 };
   /** When each node last sent us a message (`performance.now()`). */
   private readonly heardAt = new Map<string, number>();
 
@@ -96,7 +131,7 @@ export class NodeBus {
 
   /** Messages sent and received so far (reported by the health check, read by the cluster benchmark). */
   get counts(): BusCounts {
-    return { ...this.counted };
+    return { ...this.counted, ...(this.options.peers?.counts ?? { peerSent: 0, peerReceived: 0 }) };
   }
 
   /** Sets what answers requests and one-way messages from other nodes. */
@@ -106,6 +141,13 @@ export class NodeBus {
 
   /** Starts listening and reading the mailbox. */
   async start(): Promise<void> {
+    this.options.peers?.start({
+      deliver: (from, message) => {
+        this.heardAt.set(from, performance.now());
+        this.receive(from, message);
+      },
+      postToDatabase: (target, body) => this.postToDatabase(target, body),
+    });
     await this.connect();
     const pollMs = this.options.pollMs ?? 1000;
     this.pollTimer = setInterval(() => this.readSoon(), pollMs);
@@ -125,6 +167,8 @@ export class NodeBus {
       this.waiting.delete(id);
       waiter.reject(new TandemError(ErrorCodes.ShuttingDown, `This node is stopping; ${waiter.method} to ${waiter.target} was not answered`));
     }
+    // Before the listening connection ends: what the links did not get acknowledged is posted through the database.
+    await this.options.peers?.stop();
     await this.connection?.end().catch(() => undefined);
     await this.reading;
   }
@@ -175,8 +219,14 @@ export class NodeBus {
     return heardAt !== undefined && performance.now() - heardAt < (this.options.heardRecentlyMs ?? 0);
   }
 
-  /** Stores a message for `target` and wakes it. */
+  /** Sends a message to `target`: over a peer link when there is one, else through the database. */
   private async post(target: string, message: BusMessage): Promise<void> {
+    if (this.options.peers) return this.options.peers.post(target, message);
+    await this.postToDatabase(target, message);
+  }
+
+  /** Stores a message for `target` and wakes it. */
+  private async postToDatabase(target: string, message: RoutedBusMessage): Promise<void> {
     await this.options.db.query(
       `WITH stored AS (INSERT INTO node_messages (target_node, source_node, body) VALUES ($1, $2, $3) RETURNING id)
        SELECT pg_notify($4, id::text) FROM stored`,
@@ -236,9 +286,9 @@ export class NodeBus {
   }
 
   private async readMailbox(): Promise<void> {
-    let rows: { id: string; source_node: string; body: BusMessage }[];
+    let rows: { id: string; source_node: string; body: RoutedBusMessage }[];
     try {
-      ({ rows } = await this.options.db.query<{ id: string; source_node: string; body: BusMessage }>(
+      ({ rows } = await this.options.db.query<{ id: string; source_node: string; body: RoutedBusMessage }>(
         // Read-and-delete, not "id > last seen": ids are taken at insert but rows commit in any order.
         "DELETE FROM node_messages WHERE target_node = $1 RETURNING id, source_node, body",
         [this.options.nodeId],
@@ -251,7 +301,11 @@ export class NodeBus {
     this.counted.received += rows.length;
     const now = performance.now();
     for (const row of rows) this.heardAt.set(row.source_node, now);
-    for (const row of rows) this.receive(row.source_node, row.body);
+    const { peers } = this.options;
+    for (const row of rows) {
+      if (peers) peers.fromDatabase(row.source_node, row.body);
+      else if (row.body.kind !== "skip") this.receive(row.source_node, row.body);
+    }
   }
 
   private receiveBroadcast(payload: string | undefined): void {

@@ -12,9 +12,18 @@ export interface NodeRegistryOptions {
   beatEveryMs?: number;
   /** Where clients reach this node (`--advertise-url`), stored with each heartbeat. */
   advertiseUrl?: string;
+  /** This process's peer link identity (none: it takes no links and is not sequenced to), stored with each heartbeat. */
+  peer?: PeerRegistration;
   onError?(error: unknown): void;
   /** A heartbeat succeeded after one failed: the database is reachable again. */
   onReconnect?(): void;
+}
+
+/** What a node stores for its peer links: its incarnation, its secret and (once listening) where peers reach it. */
+export interface PeerRegistration {
+  inc: string;
+  secret: Buffer;
+  address(): string | undefined;
 }
 
 /**
@@ -55,10 +64,12 @@ export class NodeRegistry {
   /** One heartbeat. */
   async beat(): Promise<void> {
     try {
+      const { peer } = this.options;
       await this.options.db.query(
-        `INSERT INTO cluster_nodes (node_id, heartbeat_at, advertise_url) VALUES ($1, clock_timestamp(), $2)
-         ON CONFLICT (node_id) DO UPDATE SET heartbeat_at = clock_timestamp(), advertise_url = EXCLUDED.advertise_url`,
-        [this.options.nodeId, this.options.advertiseUrl ?? null],
+        `INSERT INTO cluster_nodes (node_id, heartbeat_at, advertise_url, peer_address, incarnation, peer_secret) VALUES ($1, clock_timestamp(), $2, $3, $4, $5)
+         ON CONFLICT (node_id) DO UPDATE SET heartbeat_at = clock_timestamp(), advertise_url = EXCLUDED.advertise_url,
+           peer_address = EXCLUDED.peer_address, incarnation = EXCLUDED.incarnation, peer_secret = EXCLUDED.peer_secret`,
+        [this.options.nodeId, this.options.advertiseUrl ?? null, peer?.address() ?? null, peer?.inc ?? null, peer ? peer.secret.toString("hex") : null],
       );
     } catch (error) {
       this.unreachable = true;
@@ -85,6 +96,20 @@ export class NodeRegistry {
       [nodeId, this.options.ttlMs],
     );
     return rows[0]?.advertise_url ?? undefined;
+  }
+
+  /**
+   * A live node's peer link entry: its address (none: it takes no links), incarnation and secret;
+   * undefined when it is unknown, not alive, or registered no incarnation.
+   */
+  async peerOf(nodeId: string): Promise<{ address?: string; inc: string; secret: Buffer } | undefined> {
+    const { rows } = await this.options.db.query<{ peer_address: string | null; incarnation: string | null; peer_secret: string | null }>(
+      `SELECT peer_address, incarnation, peer_secret FROM cluster_nodes WHERE node_id = $1 AND (NOT $3::boolean OR ${nodeAliveSql("$1", "$2")})`,
+      [nodeId, this.options.ttlMs, this.grace.judging],
+    );
+    const row = rows[0];
+    if (!row?.incarnation || !row.peer_secret) return undefined;
+    return { ...(row.peer_address ? { address: row.peer_address } : {}), inc: row.incarnation, secret: Buffer.from(row.peer_secret, "hex") };
   }
 
   /** The nodes that count as alive (every registered one while liveness is not judged). */

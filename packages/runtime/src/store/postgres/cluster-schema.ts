@@ -34,6 +34,15 @@ export const clusterSchemaStatements: readonly string[] = [
 /** Where clients reach each node (`--advertise-url`), written with its heartbeat; null when it advertises none. */
 export const advertiseUrlColumn = "ALTER TABLE cluster_nodes ADD COLUMN IF NOT EXISTS advertise_url text";
 
+/**
+ * What peer links need of each node (see `cluster/peer-links.ts`), written with its heartbeat: where
+ * other nodes reach it (`peer_address`, null when it takes no links), its process incarnation and
+ * the random secret that process proves itself with. Whoever can read this table can impersonate a
+ * node: the database is the links' trust root.
+ */
+export const peerColumns =
+  "ALTER TABLE cluster_nodes ADD COLUMN IF NOT EXISTS peer_address text, ADD COLUMN IF NOT EXISTS incarnation text, ADD COLUMN IF NOT EXISTS peer_secret text";
+
 /** The SQLSTATE of an append whose lease is not current (`tandem_append_events_fenced`). */
 export const leaseLostState = "TD002";
 
@@ -58,5 +67,5 @@ export const fencedAppendFunction = `
 
 /** Creates the cluster's tables when they are missing (for callers without the store's migrations). */
 export async function ensureClusterSchema(db: Queryable): Promise<void> {
-  for (const statement of [...clusterSchemaStatements, advertiseUrlColumn]) await db.query(statement);
+  for (const statement of [...clusterSchemaStatements, advertiseUrlColumn, peerColumns]) await db.query(statement);
 }

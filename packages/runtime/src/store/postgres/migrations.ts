@@ -1,6 +1,6 @@
 import type { PoolClient } from "pg";
 import { ErrorCodes, TandemError } from "../../errors.js";
-import { advertiseUrlColumn, clusterSchemaStatements, fencedAppendFunction } from "./cluster-schema.js";
+import { advertiseUrlColumn, clusterSchemaStatements, fencedAppendFunction, peerColumns } from "./cluster-schema.js";
 
 /** One schema change, applied once, in order of `version`, inside the start-up transaction. */
 export interface Migration {
@@ -89,6 +89,11 @@ export const migrations: readonly Migration[] = [
     version: 4,
     name: "cluster: each node's client-facing address (the owner hint)",
     sql: advertiseUrlColumn,
+  },
+  {
+    version: 5,
+    name: "cluster: each node's peer link address, incarnation and secret",
+    sql: peerColumns,
   },
 ];
 
