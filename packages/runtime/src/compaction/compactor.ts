@@ -1,4 +1,5 @@
 import { errorMessage } from "../errors.js";
+import { importOnce } from "../import-once.js";
 import type { Logger } from "../log.js";
 import type { ConversationMessage } from "../ports/conversation.js";
 import { withRetries, type RetryPolicy } from "../loop/retry.js";
@@ -9,7 +10,6 @@ import type { CompactionSettings } from "./config.js";
 import { planCut } from "./plan.js";
 import { cutToTokens, summaryMessageText, summaryRequest, summarySystemPrompt, taskOf } from "./summary-text.js";
 import { TokenEstimator, type ToolTokenCache } from "./tokens.js";
-import { renderTranscript } from "./transcript.js";
 import type { CompactionResult, ContextManager, ContextUsage, RequestFrame } from "./types.js";
 import type { ContextWindow } from "./window.js";
 
@@ -39,6 +39,9 @@ export interface CompactorOptions {
   /** Tool estimates shared by the runtime's sessions. */
   toolTokens?: ToolTokenCache;
 }
+
+/** The transcript a summary call sends, loaded with the first summary (a session that never compacts does not parse it). */
+const loadTranscript = importOnce(() => import("./transcript.js"));
 
 /** Shares of the window that shape a compaction (see the README). */
 const keptTailShare = 0.25;
@@ -214,7 +217,9 @@ export class SessionCompactor implements ContextManager {
     const { host } = this;
     if (host.messages.length === 0) return "";
     const limit = this.tokenLimit;
-    const transcript = renderTranscript(host.messages.slice(), Math.floor(transcriptShare * limit));
+    const messages = host.messages.slice();
+    const { renderTranscript } = await loadTranscript();
+    const transcript = renderTranscript(messages, Math.floor(transcriptShare * limit));
     const { response } = await this.callModel(summaryRequest(transcript, Math.floor(this.summaryTargetTokens(limit) * 0.75), "handoff"), this.jobAbort.signal);
     return response.text.trim();
   }
@@ -294,6 +299,7 @@ export class SessionCompactor implements ContextManager {
   /** The summary call: one request on the host's provider and model, bounded by a timeout. */
   private async summarize(prefix: readonly ConversationMessage[], limit: number, cancelled: AbortSignal): Promise<{ summary: string; response: ModelResponse }> {
     const targetTokens = this.summaryTargetTokens(limit);
+    const { renderTranscript } = await loadTranscript();
     const transcript = renderTranscript(prefix, Math.floor(transcriptShare * limit));
     const { response } = await this.callModel(summaryRequest(transcript, Math.floor(targetTokens * 0.75)), AbortSignal.any([this.jobAbort.signal, cancelled]));
     const summary = cutToTokens(response.text.trim(), Math.floor(2 * targetTokens));
