@@ -127,8 +127,10 @@ describe("the runtime's entry bundle", () => {
     { part: "grep's Node search thread", marker: "function nodeGrepOnThread(" },
     { part: "glob's matcher", marker: "function globFilter(" },
     { part: "the Node file walk", marker: "async function*walkFiles(" },
-    // A compaction's transcript with the first summary.
+    // A compaction's transcript with the first model call past half the background threshold (or the first summary).
     { part: "the compaction transcript", marker: "function renderTranscript(" },
+    // Mapping a provider's failures to typed errors, with the model clients (a session's first model call).
+    { part: "the provider failure mapping", marker: "function providerErrorFromStatus(" },
     // MCP: with the first server connection, beside the MCP SDK.
     { part: "the MCP transports", marker: "function createTransport(" },
     { part: "the MCP token-asking fetch", marker: "McpHostAuth=class" },
