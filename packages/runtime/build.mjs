@@ -87,6 +87,12 @@ const protocolCoreForRuntime = {
   },
 };
 
+/**
+ * What every bundle file starts with: bundled CommonJS code (vscode-jsonrpc, picomatch, ignore)
+ * calls `require()` for Node built-ins, which an ES module does not have.
+ */
+const requireBanner = "import { createRequire as __tandemCreateRequire } from 'node:module'; const require = __tandemCreateRequire(import.meta.url);";
+
 const packageDir = new URL(".", import.meta.url).pathname;
 /**
  * What every build here shares: ESM for Node 20, whitespace and syntax minified only (identifiers
@@ -111,7 +117,7 @@ const { metafile } = await build({
   external: ["@ai-sdk/*", "@opentelemetry/*", "yaml", "web-tree-sitter", "@vscode/tree-sitter-wasm", "sql.js"],
   plugins: [lazyCryptoForJsonRpc, englishOnlyZodLocales, protocolCoreForRuntime],
   // vscode-jsonrpc is CommonJS and calls require() for Node built-ins.
-  banner: { js: "import { createRequire as __tandemCreateRequire } from 'node:module'; const require = __tandemCreateRequire(import.meta.url);" },
+  banner: { js: requireBanner },
   metafile: true,
 });
 requireApplied(["lazy-crypto-for-vscode-jsonrpc", "english-only-zod-locales"]);
@@ -138,7 +144,7 @@ await build({
   sourcemap: "linked",
   external: ["sql.js"],
   // Bundled CommonJS packages (picomatch, ignore) call require() for Node built-ins.
-  banner: { js: "import { createRequire as __tandemCreateRequire } from 'node:module'; const require = __tandemCreateRequire(import.meta.url);" },
+  banner: { js: requireBanner },
 });
 
 // What extension processes load (see src/extensions/): the resolve hooks that make
@@ -155,7 +161,7 @@ await build({
   ...nodeEsm,
   splitting: true,
   plugins: [englishOnlyZodLocales],
-  banner: { js: "import { createRequire as __tandemCreateRequire } from 'node:module'; const require = __tandemCreateRequire(import.meta.url);" },
+  banner: { js: requireBanner },
 });
 
 /**
@@ -272,6 +278,22 @@ async function mergeStaticClosure(meta, entryKey, mergedBefore, kept = new Set()
             if (args.kind === "dynamic-import") return { path: args.path, external: true };
             const owner = keptFiles.get(join(args.resolveDir, args.path));
             return owner ? { path: owner, external: true } : undefined;
+          }),
+      },
+      {
+        // Every chunk starts with the `require` banner; merged, each would stay one more import of
+        // node:module and one more createRequire call when the module loads (28 in the runtime
+        // chunk). A chunk whose code never names `require` loses it (its line stays, empty, so the
+        // chunk's source map still lines up).
+        name: "drop-unused-require-banners",
+        setup: (context) =>
+          context.onLoad({ filter: /\.js$/ }, (args) => {
+            if (!args.path.startsWith(outdir)) return undefined;
+            const text = readFileSync(args.path, "utf8");
+            if (!text.startsWith(`${requireBanner}\n`)) return undefined;
+            const code = text.slice(requireBanner.length);
+            if (/\brequire\b/.test(code)) return undefined;
+            return { contents: code, loader: "js", resolveDir: dirname(args.path) };
           }),
       },
     ],

@@ -100,6 +100,67 @@ describe("the runtime's entry bundle", () => {
     expect([...sources.values()].some((source) => source.includes(`import("./${home}")`))).toBe(true);
   });
 
+  it.each([
+    // Git checkpoints: with a session's first tracked turn; session.delete's git cleanup with the first deletion.
+    { part: "the git checkpoint store", marker: "GitCheckpoints=class" },
+    { part: "session.delete's git cleanup", marker: "function removeGitStateOfSession(" },
+    // Rewind points, rewinds and truncation with the first history request; the file tools' backups with the first write kept.
+    { part: "the session's rewinds", marker: "SessionRewinds=class" },
+    { part: "the file tools' backups outside git", marker: "FileBackups=class" },
+    { part: "the history rebuilder", marker: "HistoryRebuilder=class" },
+    // The resume point's replay with the first resume or root compaction.
+    { part: "the resume point's replay", marker: "function replaySession(" },
+    // A shell's process with the first shell a session plans.
+    { part: "the shell process", marker: "ShellProcess=class" },
+    // The file tools' diffs and web_fetch's fetch and conversion with their first call.
+    { part: "the file tools' diffs", marker: "function unifiedDiff(" },
+    { part: "web_fetch's redirects", marker: "function fetchFollowingApprovedRedirects(" },
+    { part: "web_fetch's HTML conversion", marker: "function htmlToMarkdown(" },
+    // A sub-agent's run with the session's first sub-agent.
+    { part: "the sub-agent run", marker: "function runSubAgent(" },
+    // An extension's process with the first session that starts extensions.
+    { part: "the extension process", marker: "ExtensionProcess=class" },
+    // The events file's readers with the first read (a new session only appends).
+    { part: "the events file's line reader", marker: "function forEachLine(" },
+    { part: "the events file's pages", marker: "function readLogPage(" },
+    // The search tools' Node fallbacks and the glob matcher with their first call.
+    { part: "grep's Node search thread", marker: "function nodeGrepOnThread(" },
+    { part: "glob's matcher", marker: "function globFilter(" },
+    { part: "the Node file walk", marker: "async function*walkFiles(" },
+    // A compaction's transcript with the first model call past half the background threshold (or the first summary).
+    { part: "the compaction transcript", marker: "function renderTranscript(" },
+    // Mapping a provider's failures to typed errors, with the model clients (a session's first model call).
+    { part: "the provider failure mapping", marker: "function providerErrorFromStatus(" },
+    // MCP: with the first server connection, beside the MCP SDK.
+    { part: "the MCP transports", marker: "function createTransport(" },
+    { part: "the MCP token-asking fetch", marker: "McpHostAuth=class" },
+    { part: "the MCP server tools' wrapper", marker: "function createMcpTool(" },
+  ])("leaves $part off the first session.create: in a module it does not load, reached through a dynamic import", ({ marker }) => {
+    const runtimeChunk = readdirSync(bundleDir).find((name) => /^runtime-[A-Z0-9]+\.js$/.test(name))!;
+    const createPath = new Set([...staticClosure("cli.js"), ...staticClosure(runtimeChunk)]);
+    const chunks = readdirSync(bundleDir).filter((name) => name.endsWith(".js") && !name.endsWith("-worker.js"));
+    const sources = new Map(chunks.map((name) => [name, readFileSync(join(bundleDir, name), "utf8")]));
+    const homes = chunks.filter((name) => sources.get(name)!.includes(marker));
+    expect(homes).toHaveLength(1);
+    const home = homes[0]!;
+    expect(createPath.has(home), `${home} is loaded by the first session.create`).toBe(false);
+    // Some module loads it on demand: a dynamic import of it, or of a module that imports it statically.
+    const loadedOnDemand = [...sources.values()].some((source) =>
+      [...source.matchAll(/import\("\.\/([^"]+\.js)"\)/g)].some((match) => staticClosure(match[1]!).has(home)),
+    );
+    expect(loadedOnDemand).toBe(true);
+  });
+
+  it("keeps the require banner only in merged chunks whose code names require: the start and the first create run createRequire a few times, not once per chunk (build.mjs)", () => {
+    const runtimeChunk = readdirSync(bundleDir).find((name) => /^runtime-[A-Z0-9]+\.js$/.test(name))!;
+    for (const name of ["cli.js", runtimeChunk]) {
+      const source = readFileSync(join(bundleDir, name), "utf8");
+      const banners = source.match(/createRequire as __tandemCreateRequire\d*\}from"node:module"/g) ?? [];
+      expect(banners.length, name).toBeGreaterThan(0);
+      expect(banners.length, name).toBeLessThanOrEqual(3);
+    }
+  });
+
   it("loads the bash parser (web-tree-sitter) only through a dynamic import, from its installed package", () => {
     const chunks = readdirSync(bundleDir).filter((name) => name.endsWith(".js"));
     const sources = chunks.map((name) => readFileSync(join(bundleDir, name), "utf8"));
@@ -126,9 +187,9 @@ describe("the runtime's entry bundle", () => {
     expect([...worker.matchAll(/(?:from|import)\s*\(?"(\.\/[^"]+)"/g)].map((match) => match[1])).toEqual([]);
     expect(worker).toContain(loads);
     expect(worker).not.toContain("$ZodType");
-    // The runtime starts it by name, next to its own chunks.
-    const runtimeChunk = readdirSync(bundleDir).find((name) => /^runtime-[A-Z0-9]+\.js$/.test(name))!;
-    expect(readFileSync(join(bundleDir, runtimeChunk), "utf8")).toContain(`workerScriptUrl("${entry}"`);
+    // The runtime starts it by name, next to its own chunks (from the chunk of the tool that uses it).
+    const starters = readdirSync(bundleDir).filter((name) => name.endsWith(".js") && !name.endsWith("-worker.js") && readFileSync(join(bundleDir, name), "utf8").includes(`workerScriptUrl("${entry}"`));
+    expect(starters).toHaveLength(1);
   });
   it("leaves the handlers of lazily loaded method areas out of the runtime chunk, and the protocol in a module of its own (build.mjs)", () => {
     const runtimeChunk = readdirSync(bundleDir).find((name) => /^runtime-[A-Z0-9]+\.js$/.test(name));

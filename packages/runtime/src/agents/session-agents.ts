@@ -6,8 +6,12 @@ import { BackgroundAgents, type BackgroundAgent } from "./background.js";
 import { agentCatalog, type AgentDefinition } from "./catalog.js";
 import { Semaphore } from "./semaphore.js";
 import type { McpManager } from "../mcp/manager.js";
-import { runSubAgent, type SubAgentParent } from "./sub-agent.js";
+import { importOnce } from "../import-once.js";
+import type { SubAgentParent } from "./sub-agent.js";
 import { createListAgentsTool, createReadAgentTool, createTaskTool, type AgentToolsHost } from "./tools.js";
+
+/** The sub-agent run (its loop, compaction and tools), loaded with the first sub-agent: a session that starts none does not parse it. */
+const loadSubAgent = importOnce(() => import("./sub-agent.js"));
 
 /** How many sub-agents (sync and background together) may run at once in one session. */
 export const maxConcurrentSubAgents = 4;
@@ -103,7 +107,7 @@ export class SessionAgents {
     }
     const toolCallId = `task_${randomUUID()}`;
     const { prompt, description, model, name } = request;
-    return this.background.start(name, agent.name, (signal) => runSubAgent(this.host, agent, { prompt, toolCallId, model, signal, displayName: name, description }), {
+    return this.background.start(name, agent.name, (signal) => loadSubAgent().then(({ runSubAgent }) => runSubAgent(this.host, agent, { prompt, toolCallId, model, signal, displayName: name, description })), {
       prompt,
       description,
       model,
@@ -121,7 +125,7 @@ export class SessionAgents {
     const agent = named ?? this.catalog.find((candidate) => candidate.name === "general-purpose") ?? this.catalog.find((candidate) => candidate.infer);
     if (!agent) throw invalidParams("The session offers no agent to run (every built-in agent is excluded and no custom agent is delegable)");
     const { prompt, model, toolCallId, displayName, signal } = request;
-    return this.limit.run(() => runSubAgent(this.host, agent, { prompt, toolCallId, model: model ?? this.subagentSettings.get(agent.name)?.model, signal, displayName }));
+    return this.limit.run(async () => (await loadSubAgent()).runSubAgent(this.host, agent, { prompt, toolCallId, model: model ?? this.subagentSettings.get(agent.name)?.model, signal, displayName }));
   }
 
   /** Tools of the selected agent's own MCP servers. */

@@ -4,7 +4,11 @@ import { failure, LazyParameters, success, type Tool, type ToolContext, type Too
 import type { BackgroundAgent, BackgroundAgents } from "./background.js";
 import type { Semaphore } from "./semaphore.js";
 import type { AgentDefinition } from "./catalog.js";
-import { runSubAgent, type SubAgentParent } from "./sub-agent.js";
+import { importOnce } from "../import-once.js";
+import type { SubAgentParent } from "./sub-agent.js";
+
+/** The sub-agent run (its loop, compaction and tools), loaded with the first sub-agent: a session that starts none does not parse it. */
+const loadSubAgent = importOnce(() => import("./sub-agent.js"));
 
 /** What the agent tools need from the session. */
 export interface AgentToolsHost {
@@ -68,6 +72,7 @@ export function createTaskTool(host: AgentToolsHost): Tool {
     async execute(args: unknown, context: ToolContext): Promise<ToolOutcome> {
       const parsed = schema.safeParse(args);
       if (!parsed.success) return invalidInput(parsed.error, args);
+      const { runSubAgent } = await loadSubAgent();
       const { prompt, agent_type: agentType, name, model: requestedModel, mode, description } = parsed.data;
       const agent = agents.find((candidate) => candidate.name === agentType);
       if (!agent) return failure(`Unknown agent type "${agentType}".`);

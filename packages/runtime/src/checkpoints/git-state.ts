@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { probeSync } from "../fs-probe.js";
-import { GitCheckpoints, type SessionTurnIds } from "./git-checkpoints.js";
+import type { SessionTurnIds } from "./git-checkpoints.js";
 import { Git, GitError } from "./git.js";
 import { readWorktreeInfo } from "./worktree.js";
 
@@ -46,6 +46,7 @@ export async function removeSessionGitState(target: SessionGitState): Promise<Re
   const repository = worktree?.repositoryRoot ?? target.workingDirectory;
   if (tookCheckpoints && repository && probeSync(repository) !== undefined) {
     try {
+      const { GitCheckpoints } = await import("./git-checkpoints.js");
       const checkpoints = await GitCheckpoints.open(repository, target.sessionId, indexFile, { turnIds: target.turnIds });
       removed.checkpointRefs = (await checkpoints?.removeAll()) ?? 0;
     } catch (error) {

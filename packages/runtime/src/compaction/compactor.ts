@@ -1,4 +1,5 @@
 import { errorMessage } from "../errors.js";
+import { importOnce } from "../import-once.js";
 import type { Logger } from "../log.js";
 import type { ConversationMessage } from "../ports/conversation.js";
 import { withRetries, type RetryPolicy } from "../loop/retry.js";
@@ -9,7 +10,6 @@ import type { CompactionSettings } from "./config.js";
 import { planCut } from "./plan.js";
 import { cutToTokens, summaryMessageText, summaryRequest, summarySystemPrompt, taskOf } from "./summary-text.js";
 import { TokenEstimator, type ToolTokenCache } from "./tokens.js";
-import { renderTranscript } from "./transcript.js";
 import type { CompactionResult, ContextManager, ContextUsage, RequestFrame } from "./types.js";
 import type { ContextWindow } from "./window.js";
 
@@ -40,10 +40,25 @@ export interface CompactorOptions {
   toolTokens?: ToolTokenCache;
 }
 
+/**
+ * The transcript a summary call sends: loaded ahead of the first background compaction (see
+ * {@link transcriptLoadShare}), else with the first summary; a session whose history stays small
+ * does not parse it.
+ */
+const loadTranscript = importOnce(() => import("./transcript.js"));
+type TranscriptModule = Awaited<ReturnType<typeof loadTranscript>>;
+
 /** Shares of the window that shape a compaction (see the README). */
 const keptTailShare = 0.25;
 const summaryShare = 0.15;
 const transcriptShare = 0.6;
+/**
+ * Share of the background threshold past which a model call first loads the transcript code. A
+ * background compaction's summary call then leaves as the compaction starts: a load at that
+ * moment would run beside the loop, which may use up its room below the exhaustion threshold (and
+ * wait) before the call has even left.
+ */
+const transcriptLoadShare = 0.5;
 /** Summaries never aim past this many tokens, however large the window. */
 const maxSummaryTargetTokens = 3_000;
 /** After the k-th failure in a row, automatic compaction skips 4·2^(k-1) model calls (at most 64). */
@@ -96,6 +111,8 @@ export class SessionCompactor implements ContextManager {
   /** Counts applied compactions, so usage reported for a request made before one is ignored. */
   private epoch = 0;
   private epochAtPrepare = 0;
+  /** The transcript code, once loaded (see {@link transcriptLoadShare}). */
+  private transcript: TranscriptModule | undefined;
 
   constructor(
     private readonly host: CompactionHost,
@@ -124,6 +141,7 @@ export class SessionCompactor implements ContextManager {
     const limit = this.tokenLimit;
     const tokens = this.currentTokens(frame);
     const { backgroundThreshold, exhaustionThreshold } = this.options.settings;
+    if (!this.transcript && tokens >= transcriptLoadShare * backgroundThreshold * limit) await this.transcriptCode();
     if (!this.job && tokens >= backgroundThreshold * limit && this.mayStartAutomatically(tokens, limit)) this.start("background");
     if (this.job && tokens >= exhaustionThreshold * limit) await abortable(this.job, signal);
   }
@@ -214,7 +232,9 @@ export class SessionCompactor implements ContextManager {
     const { host } = this;
     if (host.messages.length === 0) return "";
     const limit = this.tokenLimit;
-    const transcript = renderTranscript(host.messages.slice(), Math.floor(transcriptShare * limit));
+    const messages = host.messages.slice();
+    const { renderTranscript } = await this.transcriptCode();
+    const transcript = renderTranscript(messages, Math.floor(transcriptShare * limit));
     const { response } = await this.callModel(summaryRequest(transcript, Math.floor(this.summaryTargetTokens(limit) * 0.75), "handoff"), this.jobAbort.signal);
     return response.text.trim();
   }
@@ -223,6 +243,11 @@ export class SessionCompactor implements ContextManager {
   dispose(): void {
     this.disposed = true;
     this.jobAbort.abort(new Error("the session closed"));
+  }
+
+  private async transcriptCode(): Promise<TranscriptModule> {
+    this.transcript ??= await loadTranscript();
+    return this.transcript;
   }
 
   private frameTokens(frame: RequestFrame): number {
@@ -294,6 +319,8 @@ export class SessionCompactor implements ContextManager {
   /** The summary call: one request on the host's provider and model, bounded by a timeout. */
   private async summarize(prefix: readonly ConversationMessage[], limit: number, cancelled: AbortSignal): Promise<{ summary: string; response: ModelResponse }> {
     const targetTokens = this.summaryTargetTokens(limit);
+    // Loaded already, the call leaves without a turn of the event loop in between.
+    const { renderTranscript } = this.transcript ?? (await this.transcriptCode());
     const transcript = renderTranscript(prefix, Math.floor(transcriptShare * limit));
     const { response } = await this.callModel(summaryRequest(transcript, Math.floor(targetTokens * 0.75)), AbortSignal.any([this.jobAbort.signal, cancelled]));
     const summary = cutToTokens(response.text.trim(), Math.floor(2 * targetTokens));

@@ -7,7 +7,7 @@ import type { EventEmitterPort } from "../ports/events.js";
 import { heldBackReason, type ConsentSession, type FolderConsent } from "../trust/folder-consent.js";
 import { extensionEnv, findSdkPreload } from "./child-env.js";
 import { discoverExtensions, extensionRoots, type ExtensionSpec } from "./discovery.js";
-import { ExtensionProcess, type ExtensionLink, type ExtensionStatus } from "./extension-process.js";
+import type { ExtensionLink, ExtensionProcess, ExtensionStatus } from "./extension-process.js";
 
 /** What the host needs to know of a session. */
 export interface ExtensionSessionView {
@@ -224,6 +224,8 @@ export class ExtensionHost {
     if (!session || this.disabled || !session.extensionsWanted) return;
     const discovered = await discoverExtensions(session.workingDirectory, options.home);
     if (discovered.length === 0) return;
+    // The process code loads with the first session that has extensions to start.
+    const { ExtensionProcess } = await import("./extension-process.js");
     const turnedOff = discovered.filter((spec) => this.turnedOff.has(spec.id));
     const wanted = discovered.filter((spec) => !this.turnedOff.has(spec.id));
     const { allowed: specs, heldBack: notConsented, cancelled } = await this.consented(sessionId, session, wanted);

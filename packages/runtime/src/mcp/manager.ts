@@ -4,7 +4,6 @@ import type { Tool as SdkTool } from "@modelcontextprotocol/sdk/types.js";
 import { ErrorCodes, invalidParams, TandemError } from "../errors.js";
 import type { Tool } from "../tools/types.js";
 import { McpCallError } from "./errors.js";
-import { createMcpTool } from "./mcp-tool.js";
 import { loadMcpSdk, type McpSdk } from "./sdk.js";
 import { McpServerConnection, type McpConnectionListener, type McpStatusCause } from "./server-connection.js";
 import type { McpEnvValueMode, McpHost, McpManagerOptions, McpServerSummary } from "./types.js";
@@ -27,6 +26,8 @@ export class McpManager {
   /** Built-in servers that join the session when its MCP host starts (see `builtinsJoinAtStart`). */
   private waitingBuiltins: McpServerConnection[] = [];
   private sdk: Promise<McpSdk> | undefined;
+  /** The runtime tool of a server tool: loaded with the SDK, before any server can list a tool. */
+  private toolModule: typeof import("./mcp-tool.js") | undefined;
   private started: Promise<void> | undefined;
   private disposed = false;
   /** While > 0, tool-set changes are collected and reported once at the end. */
@@ -249,18 +250,24 @@ export class McpManager {
   }
 
   private loadSdk(): Promise<McpSdk> {
-    this.sdk ??= loadMcpSdk();
+    this.sdk ??= Promise.all([loadMcpSdk(), import("./mcp-tool.js")]).then(([sdk, toolModule]) => {
+      this.toolModule = toolModule;
+      return sdk;
+    });
     return this.sdk;
   }
 
   private collectTools(select: (connection: McpServerConnection) => ReturnType<McpServerConnection["offeredTools"]>): Tool[] {
     const tools: Tool[] = [];
     const names = new Set<string>();
+    const toolModule = this.toolModule;
+    // Not loaded yet: no server has connected, so none lists a tool.
+    if (!toolModule) return tools;
     for (const connection of this.connections) {
       for (const serverTool of select(connection)) {
         let tool = this.toolCache.get(serverTool);
         if (!tool) {
-          tool = createMcpTool(connection, serverTool);
+          tool = toolModule.createMcpTool(connection, serverTool);
           this.toolCache.set(serverTool, tool);
         }
         if (names.has(tool.name)) continue;

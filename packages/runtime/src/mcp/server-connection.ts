@@ -7,8 +7,7 @@ import { runtimeVersion } from "../version.js";
 import { callTimeoutMs, defaultCallTimeoutMs, defaultConnectTimeoutMs, isRemoteConfig, toolAllowed } from "./config.js";
 import { McpCallError } from "./errors.js";
 import type { McpSdk } from "./sdk.js";
-import { McpHostAuth } from "./host-auth.js";
-import { createTransport } from "./transport.js";
+import type { McpHostAuth } from "./host-auth.js";
 import type { McpEnvValueMode, McpHost, McpManagerOptions, McpServerStatus, McpServerSummary } from "./types.js";
 
 /** What started a (re)connection; it shapes the warning a failure produces. */
@@ -225,7 +224,8 @@ export class McpServerConnection {
   private async open(generation: number): Promise<{ client: Client; tools: SdkTool[] } | undefined> {
     const { host, options } = this.deps;
     const timeout = options.connectTimeoutMs ?? defaultConnectTimeoutMs;
-    const sdk = await this.deps.loadSdk();
+    // The transports and the token-asking fetch load with the first connection, like the SDK.
+    const [sdk, { createTransport }, { McpHostAuth }] = await Promise.all([this.deps.loadSdk(), import("./transport.js"), import("./host-auth.js")]);
     if (generation !== this.generation) return undefined;
     const client = new sdk.Client({ name: options.clientName ?? "tandem", version: runtimeVersion }, { capabilities: { elicitation: { form: {} } } });
     this.installHandlers(sdk, client, generation);
@@ -233,7 +233,7 @@ export class McpServerConnection {
     let stderrTail = (): string => "";
     let authState: McpHostAuth | undefined;
     try {
-      const auth = this.hostAuth();
+      const auth = this.hostAuth(McpHostAuth);
       const config = await this.launchedConfig();
       if (generation !== this.generation) return undefined;
       const created = createTransport(sdk, this.name, config, host, this.deps.envValueMode?.() ?? "direct", process.env, auth?.fetch);
@@ -266,10 +266,10 @@ export class McpServerConnection {
   }
 
   /** The token-asking fetch of a remote server, when the session can ask the application. */
-  private hostAuth(): McpHostAuth | undefined {
+  private hostAuth(HostAuth: typeof McpHostAuth): McpHostAuth | undefined {
     const requester = this.deps.host.requestToken;
     if (!isRemoteConfig(this.config) || !requester) return undefined;
-    this.auth ??= new McpHostAuth(this.name, this.config.url, requester);
+    this.auth ??= new HostAuth(this.name, this.config.url, requester);
     return this.auth;
   }
 

@@ -1,7 +1,8 @@
 import type { LanguageModelV3, LanguageModelV3CallOptions } from "@ai-sdk/provider";
 import type { ModelInfo } from "@tandem/protocol";
 import { toAiSdkPrompt, toAiSdkTools, type PromptTarget } from "./ai-sdk-prompt.js";
-import { ProviderError, requestIdFromHeaders, toProviderError } from "./errors.js";
+import { requestIdFromHeaders, toProviderError } from "./error-mapping.js";
+import { ProviderError } from "./errors.js";
 import { meteredFetch } from "./fetch-meter.js";
 import { ResponseCollector, StreamErrorPart } from "./response-collector.js";
 import { assertResponseWithinLimits, defaultResponseLimits, limitContent, ResponseMeter, ResponseTooLarge, type ResponseLimits } from "./response-limits.js";

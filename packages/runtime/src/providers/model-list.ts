@@ -1,5 +1,6 @@
 import type { ModelInfo } from "@tandem/protocol";
-import { ProviderError, providerErrorFromStatus } from "./errors.js";
+import { providerErrorFromStatus } from "./error-mapping.js";
+import { ProviderError } from "./errors.js";
 
 /** Defaults for what a model list does not say. */
 export interface ModelListDefaults {

@@ -6,10 +6,9 @@ import { persistenceFailed } from "../store/persistence-error.js";
 import { validateToolConfig } from "../tools/registry.js";
 import type { ClientPort } from "./client-port.js";
 import { registrationOf } from "./clients.js";
-import type { ResumePointRecorder } from "./resume-point.js";
+import type { ResumePointRecorder } from "./resume-point-recorder.js";
 import { Session } from "./session.js";
 import type { SessionEnding } from "./metrics.js";
-import { removeGitStateOfSession } from "./git-cleanup.js";
 import { shortTitle } from "./turn-events.js";
 import { compactionSettings } from "../compaction/config.js";
 import { ContextTracker } from "../context/context-tracker.js";
@@ -304,7 +303,8 @@ export class SessionManager {
       await session.history.settled();
     }
     if (session) this.ownership.released(sessionId);
-    if (!options.keepGitState) await removeGitStateOfSession(this.options.store, session?.scope.logger ?? this.options.logger.child(() => ({ sessionId })), sessionId, session?.scope.workingDirectory);
+    // The git step loads with the first deletion (the checkpoint code is not on the create path).
+    if (!options.keepGitState) await (await import("./git-cleanup.js")).removeGitStateOfSession(this.options.store, session?.scope.logger ?? this.options.logger.child(() => ({ sessionId })), sessionId, session?.scope.workingDirectory);
     const deleted = await this.options.store.delete(sessionId);
     if (!deleted && !session) return { success: false, error: `Session not found: ${sessionId}` };
     if (this.foregroundId === sessionId) this.foregroundId = undefined;

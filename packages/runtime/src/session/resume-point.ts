@@ -12,8 +12,8 @@
  *   and a resume restores it and replays only the lines after it: the tail since the last
  *   compaction, not the whole session. `live` (rewind targets) is not kept: a tail rewind whose
  *   target is before the point makes the resume read the whole file instead.
- * - The point is written by a {@link ResumePointRecorder} in the live session after each such
- *   compaction, once its line is on disk (durable): it replays from the previous valid point (or
+ * - The point is written by a `ResumePointRecorder` (`resume-point-recorder.ts`) in the live
+ *   session after each such compaction, once its line is on disk (durable): it replays from the previous valid point (or
  *   the start) up to that line — so each byte of the file is replayed once over the session's life
  *   — and writes the file atomically (temporary file + rename).
  * - On resume the point is checked against `events.jsonl`: readable, same version, the file holds
@@ -26,7 +26,6 @@
  *   ranges and appends the lines not yet written (see `EventLog.position`). Ephemeral events were
  *   never part of it and still are not.
  */
-import { subAgentRunOf } from "../compat/profile.js";
 import type { SessionEvent } from "@tandem/protocol";
 import type { Logger } from "../log.js";
 import type { LogRange as ByteRange, SessionEventLog, SessionFiles } from "../store/types.js";
@@ -212,45 +211,27 @@ function isPointShape(point: ResumePoint): boolean {
 }
 
 /**
- * Writes the session's resume point after each successful root compaction (see the module
- * comment). Work is queued, one point at a time; failures are logged and leave the older point
- * (or none), which resume handles.
+ * Writes the session's resume point for the root compaction `eventId` ended (see the module
+ * comment): flushes the log, reads on from the previous point (or the start) to that event and
+ * writes where a resume may start. Nothing is written when the log failed, the event is not in it,
+ * or a rewind reaches back before the previous point; a failure is logged and leaves the older point
+ * (or none), which resume handles. `ResumePointRecorder` calls it.
  *
  * @example
- * const recorder = new ResumePointRecorder(log, store.files(id), logger);
- * emitter.addListener((event) => recorder.observe(event));
+ * await recordResumePoint(log, store.files(id), logger, compactionEvent.id);
  */
-export class ResumePointRecorder {
-  private work: Promise<void> = Promise.resolve();
-
-  constructor(
-    private readonly log: SessionEventLog,
-    private readonly files: SessionFiles,
-    private readonly logger: Logger,
-  ) {}
-
-  /** Takes every event of the session; acts on successful root compactions. */
-  observe(event: SessionEvent): void {
-    if (event.type !== "session.compaction_complete") return;
-    const data = event.data as { success?: boolean; messagesRemoved?: number };
-    if (!data.success || subAgentRunOf(event) !== undefined || !data.messagesRemoved) return;
-    this.work = this.work.then(() => this.record(event.id)).catch((error: unknown) => this.logger.warn(`could not write ${this.files.location(resumePointFileName)}`, error));
-  }
-
-  /** Resolves when the points queued so far are written (or given up). */
-  settled(): Promise<void> {
-    return this.work;
-  }
-
-  private async record(eventId: string): Promise<void> {
-    await this.log.flush({ durable: true });
-    if (this.log.failure) return;
-    const previous = await readResumePoint(this.files, this.log);
-    const replay = previous ? SessionReplay.fromPoint(this.log, this.logger, previous) : new SessionReplay(this.log, this.logger);
+export async function recordResumePoint(log: SessionEventLog, files: SessionFiles, logger: Logger, eventId: string): Promise<void> {
+  try {
+    await log.flush({ durable: true });
+    if (log.failure) return;
+    const previous = await readResumePoint(files, log);
+    const replay = previous ? SessionReplay.fromPoint(log, logger, previous) : new SessionReplay(log, logger);
     const range = await replay.read(eventId);
     if (!range) return;
     // A rewind to before the previous point: its state cannot be continued from there.
     if (replay.history.unresolvedRewinds > 0) return;
-    await this.files.write(resumePointFileName, JSON.stringify(replay.point(range, eventId)));
+    await files.write(resumePointFileName, JSON.stringify(replay.point(range, eventId)));
+  } catch (error) {
+    logger.warn(`could not write ${files.location(resumePointFileName)}`, error);
   }
 }

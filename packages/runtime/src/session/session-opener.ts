@@ -8,7 +8,7 @@ import type { SessionEventLog } from "../store/types.js";
 import type { ConversationMessage } from "../ports/conversation.js";
 import { validateToolConfig, type BuiltinToolOptions } from "../tools/registry.js";
 import { SessionEmitter, type RestoredEvents } from "./emitter.js";
-import { replaySession, ResumePointRecorder } from "./resume-point.js";
+import { ResumePointRecorder } from "./resume-point-recorder.js";
 import { createSessionWorktree } from "../checkpoints/worktree.js";
 import type { Session, SessionInit, SessionServices } from "./session.js";
 import { compactionSettings } from "../compaction/config.js";
@@ -108,6 +108,8 @@ export class SessionOpener {
     const claim = await this.host.claim(sessionId);
     if (claim.takenOverFrom !== undefined) this.takenOver.set(sessionId, claim.takenOverFrom);
     const log = store.openEventLog(sessionId);
+    // The replay code loads with the first resume (a runtime that only creates sessions does not parse it).
+    const { replaySession } = await import("./resume-point.js");
     const replay = await replaySession(log, store.files(sessionId), logger);
     const { count, skippedLines, approveAll, excluded, end } = replay;
     if (skippedLines > 0) logger.warn(`${skippedLines} unreadable line(s) skipped while resuming`);

@@ -1,14 +1,18 @@
 import { open, readFile, type FileHandle } from "node:fs/promises";
 import type { TandemError } from "../errors.js";
 import type { Logger } from "../log.js";
-import { eventsArrayBytes, forEachLine } from "./event-lines.js";
-import { readLogPage, tailPosition } from "./event-log-pages.js";
+import { importOnce } from "../import-once.js";
 import { LogFailures } from "./log-failures.js";
 import { LogProgress } from "./log-progress.js";
 import { persistenceFailed, type PersistenceOperation } from "./persistence-error.js";
 import type { EventLogObserver, LogPage, LogPosition, LogRange, LogScan, SessionEventLog } from "./types.js";
 
 export type { EventLogObserver } from "./types.js";
+
+/** Reading the file whole or line by line (resume, history, `getMessages`), loaded with the first read: a new session only appends. */
+const loadEventLines = importOnce(() => import("./event-lines.js"));
+/** Reading the file a page at a time (`session.events.*`), loaded with the first page. */
+const loadLogPages = importOnce(() => import("./event-log-pages.js"));
 
 /** How long appended lines may wait before they are written (they are written sooner when large). */
 const flushDelayMs = 5;
@@ -78,9 +82,9 @@ export class EventLog implements SessionEventLog {
     return this.path;
   }
 
-  /** Calls `onLine` for every complete line from byte `start` on (see {@link forEachLine}); a missing file has none. */
+  /** Calls `onLine` for every complete line from byte `start` on (see `forEachLine` in `event-lines.ts`); a missing file has none. */
   async scan(start: number, onLine: (line: string, range: LogRange) => boolean | void): Promise<LogScan> {
-    return forEachLine(this.path, start, onLine);
+    return (await loadEventLines()).forEachLine(this.path, start, onLine);
   }
 
   /** The line at the byte range, when the file holds exactly one complete line there (preceded by a newline). */
@@ -102,19 +106,19 @@ export class EventLog implements SessionEventLog {
     }
   }
 
-  /** The file's bytes `[0, end)` and the pending lines as a JSON array (see {@link eventsArrayBytes}). */
-  arrayBytes(end: number, excluded: readonly LogRange[], pending: readonly string[], prefix: string, suffix: string): Promise<Buffer> {
-    return eventsArrayBytes(this.path, end, excluded, pending, prefix, suffix);
+  /** The file's bytes `[0, end)` and the pending lines as a JSON array (see `eventsArrayBytes` in `event-lines.ts`). */
+  async arrayBytes(end: number, excluded: readonly LogRange[], pending: readonly string[], prefix: string, suffix: string): Promise<Buffer> {
+    return (await loadEventLines()).eventsArrayBytes(this.path, end, excluded, pending, prefix, suffix);
   }
 
-  /** One page of the file's lines by byte-offset positions (see {@link readLogPage}). */
-  readPage(position: LogPosition, max: number, accept: (line: string) => boolean): Promise<LogPage> {
-    return readLogPage(this.path, position, max, accept);
+  /** One page of the file's lines by byte-offset positions (see `readLogPage` in `event-log-pages.ts`). */
+  async readPage(position: LogPosition, max: number, accept: (line: string) => boolean): Promise<LogPage> {
+    return (await loadLogPages()).readLogPage(this.path, position, max, accept);
   }
 
   /** The position just past the file's last complete line. */
-  tail(): Promise<LogPosition> {
-    return tailPosition(this.path);
+  async tail(): Promise<LogPosition> {
+    return (await loadLogPages()).tailPosition(this.path);
   }
 
   /** Adds an observer of write failures; returns a function that removes it. */

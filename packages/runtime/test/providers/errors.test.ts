@@ -2,7 +2,8 @@
  * Error classification from each provider's error shape, without a server.
  */
 import { describe, expect, it } from "vitest";
-import { ProviderError, providerErrorFromStatus, providerErrorFromStreamError, requestIdFromHeaders, toProviderError } from "../../src/providers/errors.js";
+import { providerErrorFromStatus, providerErrorFromStreamError, requestIdFromHeaders, toProviderError } from "../../src/providers/error-mapping.js";
+import { ProviderError } from "../../src/providers/errors.js";
 import { providerTimeoutsFromEnv } from "../../src/providers/timeouts.js";
 
 const openAi = (message: string, code: string | null = null, type = "invalid_request_error"): string => JSON.stringify({ error: { message, type, param: null, code } });

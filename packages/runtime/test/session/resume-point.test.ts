@@ -13,7 +13,8 @@ import { EventLog, readEventsFile } from "../../src/store/event-log.js";
 import { FileSessionFiles } from "../../src/store/file-session-files.js";
 import { SessionEmitter } from "../../src/session/emitter.js";
 import { HistoryRebuilder } from "../../src/session/history.js";
-import { readResumePoint, replaySession, ResumePointRecorder, SessionReplay, type ResumePoint } from "../../src/session/resume-point.js";
+import { readResumePoint, replaySession, SessionReplay, type ResumePoint } from "../../src/session/resume-point.js";
+import { ResumePointRecorder } from "../../src/session/resume-point-recorder.js";
 
 let dir: string;
 let eventsPath: string;

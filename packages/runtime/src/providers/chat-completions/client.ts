@@ -1,5 +1,6 @@
 import type { ModelInfo } from "@tandem/protocol";
-import { ProviderError, providerErrorFromStatus, requestIdFromHeaders, toProviderError } from "../errors.js";
+import { providerErrorFromStatus, requestIdFromHeaders, toProviderError } from "../error-mapping.js";
+import { ProviderError } from "../errors.js";
 import { modelListFromText } from "../model-list.js";
 import { assertResponseWithinLimits, defaultResponseLimits, limitContent, ResponseMeter, ResponseTooLarge, type ResponseLimits } from "../response-limits.js";
 import { CallDeadline, type ProviderTimeouts } from "../timeouts.js";

@@ -1,5 +1,6 @@
 import type { ModelToolCall } from "../../ports/conversation.js";
-import { ProviderError, providerErrorFromStreamError } from "../errors.js";
+import { providerErrorFromStreamError } from "../error-mapping.js";
+import { ProviderError } from "../errors.js";
 import { reasoningFromBlocks } from "../reasoning.js";
 import type { ModelResponse, ModelStreamPart, ModelUsage } from "../types.js";
 import { forEachContentPart, mergedFinishReason, usageFromWire } from "./completion.js";

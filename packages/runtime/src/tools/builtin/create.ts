@@ -3,8 +3,11 @@ import { dirname } from "node:path";
 import { z } from "zod";
 import type { Tool } from "../types.js";
 import { askPermission, defineBuiltinTool } from "./define.js";
-import { displayDiff, unifiedDiff } from "./diff.js";
+import { importOnce } from "../../import-once.js";
 import { isAbsolutePath, pathKind, resolveToolPath } from "./paths.js";
+
+/** The diff code, loaded with the first call that shows a diff (a session that never does, does not parse it). */
+const loadDiff = importOnce(() => import("./diff.js"));
 
 /** The arguments of `create`, built once for every session's tool. */
 const createArguments = z.object({
@@ -52,6 +55,7 @@ export function createTool(): Tool {
           errorMessage: "Parent directory does not exist",
         };
       }
+      const { displayDiff, unifiedDiff } = await loadDiff();
       const shown = await displayDiff("", args.file_text, path, { created: true, createdCountsFinalEmptyLine: context.fileDiffs?.createdCountsFinalEmptyLine });
       const denied = await askPermission(context, { kind: "write", intention: "Create file", fileName: path, diff: shown, newFileContents: args.file_text });
       if (denied) return denied;

@@ -3,8 +3,11 @@ import { z } from "zod";
 import { errorMessage } from "../../errors.js";
 import type { Tool } from "../types.js";
 import { askPermission, defineBuiltinTool } from "./define.js";
-import { displayDiff, unifiedDiff } from "./diff.js";
+import { importOnce } from "../../import-once.js";
 import { resolveToolPath } from "./paths.js";
+
+/** The diff code, loaded with the first call that shows a diff (a session that never does, does not parse it). */
+const loadDiff = importOnce(() => import("./diff.js"));
 
 /** The arguments of `edit`, built once for every session's tool. */
 const editArguments = z.object({
@@ -61,6 +64,7 @@ export function editTool(): Tool {
         };
       }
       const updated = original.slice(0, first) + newStr + original.slice(first + oldStr.length);
+      const { displayDiff, unifiedDiff } = await loadDiff();
       const shown = await displayDiff(original, updated, path);
       const denied = await askPermission(context, { kind: "write", intention: "Edit file", fileName: path, diff: shown, newFileContents: updated });
       if (denied) return denied;

@@ -1,12 +1,16 @@
 import { basename, isAbsolute, relative } from "node:path";
 import { z } from "zod";
 import type { Tool, ToolContext } from "../types.js";
+import { importOnce } from "../../import-once.js";
 import { askPermission, defineBuiltinTool } from "./define.js";
 import { capLines, searchTarget } from "./grep.js";
-import { globFilter } from "./search/glob-pattern.js";
 import type { GrepTarget } from "./search/node-grep.js";
 import type { Ripgrep } from "./search/ripgrep.js";
-import { walkFiles } from "./search/walk.js";
+
+/** The glob matcher, loaded with the first `glob` call. */
+const loadGlobPattern = importOnce(() => import("./search/glob-pattern.js"));
+/** The Node file walk (used when ripgrep is missing), loaded with the first walk. */
+const loadWalk = importOnce(() => import("./search/walk.js"));
 
 const MAX_RESULTS = 1000;
 const MAX_OUTPUT_CHARS = 30_000;
@@ -41,7 +45,7 @@ export function globTool(ripgrep: Ripgrep): Tool {
       let pattern = args.pattern;
       if (isAbsolute(pattern)) pattern = relative(target.path, pattern);
       const includeHidden = pattern.split("/").some((segment) => segment.startsWith(".") && segment !== "." && segment !== "..");
-      const matches = await globFilter([pattern]);
+      const matches = await (await loadGlobPattern()).globFilter([pattern]);
       const listed = await listFiles(ripgrep, target, includeHidden, context);
       const files = listed.files.filter(matches);
       const stopped = listed.walkLimit === undefined ? [] : [`[Stopped after listing ${listed.walkLimit} files; files past them were not matched. Use a more specific path.]`];
@@ -70,6 +74,7 @@ async function listFiles(ripgrep: Ripgrep, target: GrepTarget, includeHidden: bo
   }
   const files: string[] = [];
   let walkLimit: number | undefined;
+  const { walkFiles } = await loadWalk();
   for await (const file of walkFiles(target.path, { includeHidden, signal: context.signal, onLimit: (limit) => (walkLimit = limit) })) files.push(file.relative);
   return walkLimit === undefined ? { files } : { files, walkLimit };
 }

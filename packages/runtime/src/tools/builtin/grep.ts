@@ -1,10 +1,13 @@
 import { z } from "zod";
 import type { Tool, ToolContext, ToolOutcome } from "../types.js";
+import { importOnce } from "../../import-once.js";
 import { askPermission, defineBuiltinTool } from "./define.js";
 import { pathKind, resolveToolPath } from "./paths.js";
 import type { GrepOutput, GrepQuery, GrepTarget, NodeGrepOptions, SkippedFile } from "./search/node-grep.js";
-import { nodeGrepOnThread, SearchTimeout } from "./search/node-grep-thread.js";
 import type { Ripgrep } from "./search/ripgrep.js";
+
+/** The Node search thread (used when ripgrep is missing) and its timeout, loaded with the first search. */
+const loadNodeGrepThread = importOnce(() => import("./search/node-grep-thread.js"));
 
 /** Output longer than this is cut (the model is told to narrow the search). */
 const MAX_OUTPUT_CHARS = 30_000;
@@ -68,6 +71,7 @@ export function grepTool(ripgrep: Ripgrep, options: Omit<NodeGrepOptions, "maxOu
         globs: args.glob ? [args.glob] : [],
         ...(args.type !== undefined ? { type: args.type } : {}),
       };
+      const { nodeGrepOnThread, SearchTimeout } = await loadNodeGrepThread();
       let output: GrepOutput;
       try {
         output = (await ripgrep.available())

@@ -2,9 +2,12 @@ import { readdir, readFile, stat } from "node:fs/promises";
 import { extname } from "node:path";
 import { z } from "zod";
 import type { Tool, ToolOutcome } from "../types.js";
+import { importOnce } from "../../import-once.js";
 import { askPermission, defineBuiltinTool } from "./define.js";
-import { viewedFileDiff } from "./diff.js";
 import { pathKind, resolveToolPath } from "./paths.js";
+
+/** The diff code, loaded with the first call that shows a diff (a session that never does, does not parse it). */
+const loadDiff = importOnce(() => import("./diff.js"));
 
 /** Limits of `view`. */
 export interface ViewOptions {
@@ -88,7 +91,7 @@ export function viewTool(options: ViewOptions = {}): Tool {
       if (text === "") return { resultType: "success", textForModel: "" };
       const lines = text.split("\n");
       if (!range && !args.forceReadLargeFiles && lines.length > maxLines) return tooLarge(path, `${lines.length} lines`);
-      if (!range) return { resultType: "success", textForModel: numbered(lines, 1), detailedContent: viewedFileDiff(text, path) };
+      if (!range) return { resultType: "success", textForModel: numbered(lines, 1), detailedContent: (await loadDiff()).viewedFileDiff(text, path) };
 
       const [start, end] = range;
       if (start < 1 || (end !== -1 && end < start)) {

@@ -2,8 +2,12 @@ import { z } from "zod";
 import { errorMessage } from "../../errors.js";
 import type { Tool, ToolOutcome } from "../types.js";
 import { defineBuiltinTool } from "./define.js";
-import { fetchFollowingApprovedRedirects } from "./web/redirects.js";
-import { htmlToMarkdown } from "./web/html-to-markdown.js";
+import { importOnce } from "../../import-once.js";
+
+/** The fetch itself, loaded with the first call (a session that never fetches does not parse it). */
+const loadRedirects = importOnce(() => import("./web/redirects.js"));
+/** The HTML conversion, loaded with the first HTML page fetched (a session that fetches none does not parse it). */
+const loadHtmlToMarkdown = importOnce(() => import("./web/html-to-markdown.js"));
 
 /** Limits of `web_fetch`. */
 export interface WebFetchOptions {
@@ -30,7 +34,7 @@ const webFetchArguments = z.object({
  * `web_fetch`: fetches a URL after a `url` permission and returns the page as Markdown (HTML) or
  * as text (anything else, or `raw`), `max_length` characters at a time from `start_index`.
  * Redirects are followed by hand: one to another origin needs its own `url` permission (see
- * {@link fetchFollowingApprovedRedirects}).
+ * `fetchFollowingApprovedRedirects` in `web/redirects.ts`).
  *
  * @example
  * const fetchTool = webFetchTool();
@@ -47,7 +51,7 @@ export function webFetchTool(options: WebFetchOptions = {}): Tool {
     permission: (args) => ({ kind: "url", intention: "Fetch web content", url: args.url }),
     async execute(args, context) {
       const signal = AbortSignal.any([context.signal, AbortSignal.timeout(timeoutMs)]);
-      const fetched = await fetchFollowingApprovedRedirects(new URL(args.url), context, signal, { headers: requestHeaders });
+      const fetched = await (await loadRedirects()).fetchFollowingApprovedRedirects(new URL(args.url), context, signal, { headers: requestHeaders });
       if (!fetched.ok && fetched.kind === "network") return fetchFailure(describeFetchError(fetched.error));
       if (!fetched.ok) return { ...fetchFailure(fetched.reason), resultType: fetched.resultType };
       const { response, url } = fetched;
@@ -83,7 +87,7 @@ function isHttpUrl(text: string): boolean {
 }
 
 async function present(body: string, contentType: string, isHtml: boolean, raw: boolean, finalUrl: string): Promise<{ prefix: string; content: string }> {
-  if (isHtml && !raw) return { prefix: "Contents of URL:\n", content: await htmlToMarkdown(body, finalUrl) };
+  if (isHtml && !raw) return { prefix: "Contents of URL:\n", content: await (await loadHtmlToMarkdown()).htmlToMarkdown(body, finalUrl) };
   if (raw) return { prefix: "Here is the raw content:\nContents of URL:\n", content: body };
   return {
     prefix: `Content type ${contentType || "unknown"} cannot be simplified to markdown. Here is the raw content:\nContents of URL:\n`,

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { OutputLog } from "./output.js";
 import type { LaunchPlan, ProcessLauncher } from "../../../sandbox/launcher.js";
-import { SHELL_ARGS, ShellProcess } from "./shell-process.js";
+import type { ShellProcess } from "./shell-process.js";
 import type { ShellPool } from "./shell-pool.js";
 
 /** What the manager is configured with. */
@@ -126,6 +126,10 @@ export class ShellManager {
   private pool: Promise<ShellPool> | undefined;
   /** The pool once loaded (the exit hook and the launcher's changes act on it synchronously). */
   private loadedPool: ShellPool | undefined;
+  /** The shell process code, loaded when the first shell is planned (a session that never runs one does not parse it). */
+  private shellProcessModule: Promise<typeof import("./shell-process.js")> | undefined;
+  /** That module once loaded: every shell is spawned after its plan, so spawning reads it synchronously. */
+  private loadedShellProcess: typeof import("./shell-process.js") | undefined;
   private readonly stopWatchingLauncher: () => void;
 
   constructor(options: ShellManagerOptions = {}) {
@@ -353,7 +357,7 @@ export class ShellManager {
     this.pool ??= import("./shell-pool.js").then(({ ShellPool }) => {
       // Ready shells hold no exit hook (a runtime with many sessions would pile up listeners): their
       // lifeline ends them when the runtime exits, however it exits.
-      this.loadedPool = new ShellPool({ size, start: (plan, cwd) => new ShellProcess({ shellPath: this.shellPath, cwd, env: this.env, launch: plan }) });
+      this.loadedPool = new ShellPool({ size, start: (plan, cwd) => new (this.shellProcessClass())({ shellPath: this.shellPath, cwd, env: this.env, launch: plan }) });
       return this.loadedPool;
     });
     return this.pool;
@@ -361,6 +365,8 @@ export class ShellManager {
 
   /** How the shell is started: through the launcher (which throws when a required sandbox cannot start). */
   private async plan(cwd: string, detached: boolean, unsandboxed: boolean): Promise<LaunchPlan> {
+    this.shellProcessModule ??= import("./shell-process.js");
+    const { SHELL_ARGS } = (this.loadedShellProcess ??= await this.shellProcessModule);
     if (!this.launcher) return { command: this.shellPath, args: [...SHELL_ARGS], sandboxed: false };
     const plan = await this.launcher.plan(this.shellPath, SHELL_ARGS, { cwd, ...(detached ? { outlivesRuntime: true } : {}), ...(unsandboxed ? { unsandboxed: true } : {}) });
     if (this.disposed) throw new Error("The session's shells have been shut down.");
@@ -369,7 +375,13 @@ export class ShellManager {
 
   private spawn(cwd: string, logFile: string | undefined, detached: boolean, plan: LaunchPlan): ShellProcess {
     this.installExitHook();
-    return new ShellProcess({ shellPath: this.shellPath, cwd, env: this.env, outlivesRuntime: detached, launch: plan, ...(logFile ? { logFile } : {}) });
+    return new (this.shellProcessClass())({ shellPath: this.shellPath, cwd, env: this.env, outlivesRuntime: detached, launch: plan, ...(logFile ? { logFile } : {}) });
+  }
+
+  /** The shell process class: loaded by {@link plan}, which every spawn follows. */
+  private shellProcessClass(): typeof ShellProcess {
+    if (!this.loadedShellProcess) throw new Error("a shell was started before its launch plan");
+    return this.loadedShellProcess.ShellProcess;
   }
 
   private newShellId(): string {
