@@ -3,6 +3,7 @@ import {
   createMessageConnection,
   ErrorCodes as JsonRpcErrorCodes,
   ResponseError,
+  type NotificationMessage,
   type MessageConnection,
 } from "vscode-jsonrpc/node.js";
 import type { ClientPort } from "../session/client-port.js";
@@ -127,7 +128,12 @@ export class ClientConnection extends ClientBase implements ClientPort {
 
   sendNotification(method: string, params: unknown): void {
     if (!this.lifetime.isOpen) return;
-    this.connection.sendNotification(method, params).catch(() => undefined);
+    // Queued on the writer directly, like session events (a working session's throttled
+    // `session.updated` goes out up to ten times a second): the connection's own send path adds
+    // three promises. The params take the shape that path gives them: an object as it is,
+    // anything else as the only element of an array.
+    const named = typeof params === "object" && params !== null && !Array.isArray(params);
+    void this.writer.write({ jsonrpc: "2.0", method, params: named ? params : [params ?? null] } as NotificationMessage);
   }
 
   /**

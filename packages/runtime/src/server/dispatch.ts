@@ -115,7 +115,8 @@ export class Dispatcher extends LazyMethodTable {
   override async dispatch(method: string, params: unknown, client: RequestingClient): Promise<unknown> {
     const result = await super.dispatch(method, params, client);
     const sessionId = (params as { sessionId?: unknown } | null | undefined)?.sessionId;
-    if (typeof sessionId === "string") await this.eventsDelivered(sessionId);
+    const delivered = typeof sessionId === "string" ? this.eventsDelivered(sessionId) : undefined;
+    if (delivered) await delivered;
     return result;
   }
 }

@@ -27,7 +27,7 @@ interface UndeliveredEvent {
    * The sinks attached when it was emitted (those still attached get it): a client that attaches
    * later reads it with the history instead (`persistedArrayBytes` includes what is not yet written).
    */
-  sinks?: readonly EventSink[];
+  sinks: readonly EventSink[];
 }
 
 /**
@@ -53,6 +53,11 @@ export type EventShaper = (type: string, data: Record<string, unknown>) => Shape
  */
 export class SessionEmitter implements EventEmitterPort {
   private readonly sinks = new Set<EventSink>();
+  /**
+   * The attached sinks as an array, shared by every event queued while they stay the same (see
+   * {@link UndeliveredEvent.sinks}); made again after a sink is added or removed.
+   */
+  private sinksSnapshot: readonly EventSink[] | undefined;
   private readonly listeners = new Set<EventListener>();
   /** In-process observers of every event, also the ones the session's clients do not get (see {@link addObserver}). */
   private readonly observers = new Set<EventListener>();
@@ -96,12 +101,13 @@ export class SessionEmitter implements EventEmitterPort {
   /** Adds a sink (a connected client); returns a function that removes it. */
   addSink(sink: EventSink): () => void {
     this.sinks.add(sink);
-    return () => this.sinks.delete(sink);
+    this.sinksSnapshot = undefined;
+    return () => this.removeSink(sink);
   }
 
   /** Removes a sink. */
   removeSink(sink: EventSink): void {
-    this.sinks.delete(sink);
+    if (this.sinks.delete(sink)) this.sinksSnapshot = undefined;
   }
 
   /** Whether the sink receives this session's events. */
@@ -164,7 +170,7 @@ export class SessionEmitter implements EventEmitterPort {
       this.emittedCount++;
       this.log.append(json);
     }
-    this.deliverOnceWritten({ json, type, after: this.log.progress.appendedTotal });
+    this.deliverOnceWritten(json, type, this.log.progress.appendedTotal);
     for (const listener of this.listeners) {
       try {
         listener(event as SessionEvent);
@@ -189,17 +195,22 @@ export class SessionEmitter implements EventEmitterPort {
     const data = shaped ? shaped.data : emitted;
     const event = { type, data, id: randomUUID(), timestamp: new Date().toISOString(), parentId: this.lastEventId, ephemeral: true };
     if (shaped?.agentId !== undefined) Object.assign(event, { agentId: shaped.agentId });
-    this.deliver({ json: this.redact(JSON.stringify(event)), type, after: 0 });
+    this.deliverToSinks(this.redact(JSON.stringify(event)), type);
   }
 
-  /** Sends the event to the sinks now when the log holds everything up to it, else queues it. */
-  private deliverOnceWritten(entry: UndeliveredEvent): void {
-    if (this.showingHeld()) this.deliverHeldAfterFailure();
-    if (this.showingHeld() || (this.undelivered.length === 0 && this.log.progress.writtenTotal >= entry.after)) {
-      this.deliver(entry);
+  /** Sends the event (`after`: the log entries it needs written) to the sinks now when the log holds them, else queues it. */
+  private deliverOnceWritten(json: string, type: string, after: number): void {
+    if (this.showingHeld()) {
+      this.deliverHeldAfterFailure();
+      this.deliverToSinks(json, type);
       return;
     }
-    this.undelivered.push({ ...entry, sinks: [...this.sinks] });
+    if (this.undelivered.length === 0 && this.log.progress.writtenTotal >= after) {
+      this.deliverToSinks(json, type);
+      return;
+    }
+    this.sinksSnapshot ??= [...this.sinks];
+    this.undelivered.push({ json, type, after, sinks: this.sinksSnapshot });
     this.queuedCount++;
   }
 
@@ -207,9 +218,10 @@ export class SessionEmitter implements EventEmitterPort {
    * Resolves once every event emitted so far has gone to the clients, writing what waits at once; a
    * request handler's answer waits for it, so the events a request caused arrive before its answer.
    * Resolves as well when the log fails (the events then wait for the retry; the answer does not).
+   * Undefined when nothing waits (nothing to await).
    */
-  delivered(): Promise<void> {
-    if (this.undelivered.length === 0) return Promise.resolve();
+  delivered(): Promise<void> | undefined {
+    if (this.undelivered.length === 0) return undefined;
     const count = this.queuedCount;
     void this.log.flush();
     return new Promise((resolve) => this.deliveryWaiters.push({ count, resolve }));
@@ -245,11 +257,12 @@ export class SessionEmitter implements EventEmitterPort {
   }
 
   private deliver(entry: UndeliveredEvent): void {
-    if (entry.sinks) {
-      for (const sink of entry.sinks) if (this.sinks.has(sink)) sink.deliverSessionEvent(this.sessionId, entry.json, entry.type);
-      return;
-    }
-    for (const sink of this.sinks) sink.deliverSessionEvent(this.sessionId, entry.json, entry.type);
+    for (const sink of entry.sinks) if (this.sinks.has(sink)) sink.deliverSessionEvent(this.sessionId, entry.json, entry.type);
+  }
+
+  /** Sends an event to every attached sink. */
+  private deliverToSinks(json: string, type: string): void {
+    for (const sink of this.sinks) sink.deliverSessionEvent(this.sessionId, json, type);
   }
 
   /**

@@ -198,7 +198,7 @@ export class EventLog implements SessionEventLog {
     /** Bytes of this batch known to be in the file. */
     let written = 0;
     try {
-      const handle = await this.openHandle();
+      const handle = this.handle ?? (await this.openHandle());
       if (this.mustTruncate) {
         operation = "truncate";
         await handle.truncate(this.endOffset);
