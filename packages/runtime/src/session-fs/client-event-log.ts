@@ -9,8 +9,8 @@ import type { ClientFileSystem } from "./client-file-system.js";
 /**
  * A session's `events.jsonl` in the file system a client provides. Positions count entries (the
  * n-th complete line occupies `[n - 1, n)`), so they do not depend on how the client stores text.
- * Appends are batched (5 ms, or 500 events) into one `sessionFs.appendFile`; reads fetch the file
- * once per call. A failed append keeps the batch in memory, in order, tells the observers once and
+ * Appends are batched (one batch per turn of the event loop, or 500 events) into one
+ * `sessionFs.appendFile`; reads fetch the file once per call. A failed append keeps the batch in memory, in order, tells the observers once and
  * is retried by the next explicit `flush`, as the other logs do.
  *
  * @example

@@ -1,16 +1,16 @@
 import type { TandemError } from "../errors.js";
 import type { Logger } from "../log.js";
+import { FlushSoon } from "./flush-soon.js";
 import { LogFailures } from "./log-failures.js";
 import { LogProgress } from "./log-progress.js";
 import type { EventLogObserver } from "./types.js";
 
-/** How long appended events may wait before they are written (sooner when many). */
-const flushDelayMs = 5;
 const maxBatchEvents = 500;
 
 /**
  * The append side that event logs kept elsewhere share (PostgreSQL, a client's file system):
- * appended lines wait in memory and go out as one batch after 5 ms, or at once when 500 wait;
+ * appended lines wait in memory and go out as one batch at the end of the event loop's turn
+ * (`flush-soon.ts`), or at once when 500 wait;
  * batches are written one after another. A failed write keeps its lines in memory, in order, tells
  * the observers once, and is retried by the next explicit {@link flush}. A subclass says how to
  * learn where the log ends ({@link prepare}), how to write one batch ({@link writeBatch}) and what
@@ -30,7 +30,7 @@ export abstract class BatchedAppends {
   /** Lines appended and lines written (see `log-progress.ts`). */
   readonly progress = new LogProgress();
   protected readonly failures: LogFailures;
-  private timer: NodeJS.Timeout | undefined;
+  private readonly soon = new FlushSoon(() => void this.flush());
   private writing: Promise<void> = Promise.resolve();
   private closed = false;
 
@@ -74,15 +74,12 @@ export abstract class BatchedAppends {
       void this.flush();
       return;
     }
-    this.timer ??= setTimeout(() => void this.flush(), flushDelayMs);
+    this.soon.schedule();
   }
 
   /** Writes what waits; a write that succeeded is as durable as the store makes it, so `durable` asks nothing more. */
   flush(_options: { durable?: boolean } = {}): Promise<void> {
-    if (this.timer) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
-    }
+    this.soon.cancel();
     if (this.closed || (this.pending.length === 0 && !this.failures.failure)) return this.writing;
     this.writing = this.writing.then(() => this.attempt());
     return this.writing;
@@ -114,16 +111,13 @@ export abstract class BatchedAppends {
         this.progress.written(batch.length);
       }
     } catch (error) {
-      if (this.timer) {
-        clearTimeout(this.timer);
-        this.timer = undefined;
-      }
+      this.soon.cancel();
       const failure = this.describeFailure(error, operation);
       this.failures.report(failure, this.pending.length);
       this.failed(failure);
       return;
     }
     if (!this.failures.recovered()) return;
-    if (this.pending.length > 0) this.timer ??= setTimeout(() => void this.flush(), flushDelayMs);
+    if (this.pending.length > 0) this.soon.schedule();
   }
 }

@@ -2,6 +2,7 @@ import { open, readFile, type FileHandle } from "node:fs/promises";
 import type { TandemError } from "../errors.js";
 import type { Logger } from "../log.js";
 import { importOnce } from "../import-once.js";
+import { FlushSoon } from "./flush-soon.js";
 import { LogFailures } from "./log-failures.js";
 import { LogProgress } from "./log-progress.js";
 import { persistenceFailed, type PersistenceOperation } from "./persistence-error.js";
@@ -14,16 +15,15 @@ const loadEventLines = importOnce(() => import("./event-lines.js"));
 /** Reading the file a page at a time (`session.events.*`), loaded with the first page. */
 const loadLogPages = importOnce(() => import("./event-log-pages.js"));
 
-/** How long appended lines may wait before they are written (they are written sooner when large). */
-const flushDelayMs = 5;
+/** Appended lines are written at the end of the event loop's turn, or at once past this many bytes. */
 const maxBufferedBytes = 256 * 1024;
 /** How much of the file's end is read at a time when looking for the end of its last line. */
 const tailChunkBytes = 64 * 1024;
 
 /**
- * Append-only `events.jsonl` writer. Lines are buffered and written in batches off the event path;
- * `flush({ durable: true })` also fsyncs (done when a run ends); `close` does that and releases the
- * file.
+ * Append-only `events.jsonl` writer. Lines are buffered and written in batches, one per turn of the
+ * event loop (`flush-soon.ts`); `flush({ durable: true })` also fsyncs (done when a run ends);
+ * `close` does that and releases the file.
  *
  * The file only ever holds complete lines, in the order they were appended:
  * - The log knows the byte offset of the end of the last complete line it wrote (`endOffset`). When
@@ -55,7 +55,7 @@ export class EventLog implements SessionEventLog {
   readonly progress = new LogProgress();
   readonly showsHeldEvents = true;
   private pendingBytes = 0;
-  private timer: NodeJS.Timeout | undefined;
+  private readonly soon = new FlushSoon(() => void this.flush());
   private handle: FileHandle | undefined;
   /** The byte offset of the end of the last complete line in the file (known once it is open). */
   private endOffset = 0;
@@ -148,7 +148,7 @@ export class EventLog implements SessionEventLog {
       void this.flush();
       return;
     }
-    this.timer ??= setTimeout(() => void this.flush(), flushDelayMs);
+    this.soon.schedule();
   }
 
   /**
@@ -156,10 +156,7 @@ export class EventLog implements SessionEventLog {
    * until it is on disk. Never rejects: afterwards `failure` tells whether it worked.
    */
   flush(options: { durable?: boolean } = {}): Promise<void> {
-    if (this.timer) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
-    }
+    this.soon.cancel();
     if (this.closed) return this.writing;
     const durable = options.durable === true;
     if (this.pending.length === 0 && !durable && !this.failures.failure) return this.writing;
@@ -233,7 +230,7 @@ export class EventLog implements SessionEventLog {
     }
     if (!this.failures.recovered()) return;
     // Lines appended while failed were not scheduled.
-    if (this.pending.length > 0) this.timer ??= setTimeout(() => void this.flush(), flushDelayMs);
+    if (this.pending.length > 0) this.soon.schedule();
   }
 
   /** After a failed write of `lines` of which `written` bytes reached the file: counts the complete lines as written and returns the rest. */
@@ -263,10 +260,7 @@ export class EventLog implements SessionEventLog {
   }
 
   private fail(error: TandemError): void {
-    if (this.timer) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
-    }
+    this.soon.cancel();
     this.failures.report(error, this.pending.length);
   }
 

@@ -32,8 +32,8 @@ export class EventSequenceConflict extends TandemError {
 
 /**
  * A session's event log in PostgreSQL: `events(session_id, seq, event_id, type, body json)`.
- * Positions are sequence numbers (an entry occupies `[seq - 1, seq)`). Appends are batched (5 ms,
- * or 500 events) and each batch is one call of `tandem_append_events`, one transaction that checks
+ * Positions are sequence numbers (an entry occupies `[seq - 1, seq)`). Appends are batched (one
+ * batch per turn of the event loop, or 500 events) and each batch is one call of `tandem_append_events`, one transaction that checks
  * the log still ends where this writer last saw it: a duplicate or a gap is impossible, and a
  * conflicting writer gets an {@link EventSequenceConflict}. Failures behave as the file log's:
  * the batch stays in memory, in order, the observers hear of it once, and the next explicit
