@@ -8,40 +8,17 @@
  * database. Real runtime processes over TCP, a real PostgreSQL.
  */
 import { approveAll, CopilotClient, type SessionEvent } from "@github/copilot-sdk";
-import { createServer } from "node:net";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { startWorld, type TestWorld } from "../helpers/harness.js";
+import { describe, expect, it } from "vitest";
+import { clusterBed, freePort } from "../helpers/cluster-bed.js";
 import { startPostgres } from "../helpers/postgres.js";
 import { queryDatabase } from "../helpers/stores.js";
-import { startTcpRuntime, type TcpRuntime } from "../helpers/tcp.js";
+import type { TcpRuntime } from "../helpers/tcp.js";
 
 const started = await startPostgres();
 if (started.skipped) console.warn(`cluster peer link tests skipped: ${started.skipped}`);
 
-let databaseCounter = 0;
-let world: TestWorld | undefined;
-let url = "";
-const nodes: TcpRuntime[] = [];
-const stops: Array<() => Promise<unknown>> = [];
-
-afterEach(async () => {
-  for (const stop of stops.splice(0)) await stop().catch(() => undefined);
-  for (const node of nodes.splice(0)) await node.stop("SIGTERM");
-  await world?.dispose();
-  world = undefined;
-});
-afterAll(async () => {
-  await started.server?.stop();
-});
-
-async function freePort(): Promise<number> {
-  return await new Promise((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
-}
+const bed = clusterBed(started, "peer");
+const { stops } = bed;
 
 interface PeerNode {
   runtime: TcpRuntime;
@@ -53,14 +30,12 @@ type BusCounts = { sent: number; received: number; peerSent: number; peerReceive
 
 /** A fresh database and model server, and three nodes started with `extraArgs`. */
 async function cluster(extraArgs: string[]): Promise<PeerNode[]> {
-  url = await started.server!.createDatabase(`peer_${process.pid}_${++databaseCounter}`);
-  world = await startWorld(["cluster-peer"], { TANDEM_STORE_URL: url, TANDEM_LEASE_TTL_MS: "3000" });
+  await bed.open(["cluster-peer"], { TANDEM_LEASE_TTL_MS: "3000" });
   const result: PeerNode[] = [];
   for (const nodeId of ["node-a", "node-b", "node-c"]) {
     const healthPort = await freePort();
     const args = ["--node-id", nodeId, "--health-port", String(healthPort), "--log-level", "warning", ...extraArgs];
-    const runtime = await startTcpRuntime(world.env, { args });
-    nodes.push(runtime);
+    const runtime = await bed.startNode(args);
     result.push({ runtime, nodeId, healthPort });
   }
   return result;
@@ -84,7 +59,7 @@ function officialOn(node: PeerNode): CopilotClient {
 }
 
 async function leaseHolder(sessionId: string): Promise<string | undefined> {
-  const [row] = await queryDatabase<{ node_id: string }>(url, "SELECT node_id FROM session_leases WHERE session_id = $1 AND expires_at > clock_timestamp()", [sessionId]);
+  const [row] = await queryDatabase<{ node_id: string }>(bed.url, "SELECT node_id FROM session_leases WHERE session_id = $1 AND expires_at > clock_timestamp()", [sessionId]);
   return row?.node_id;
 }
 
@@ -120,7 +95,7 @@ async function forwardedTurn(cluster: readonly PeerNode[], prompt: string): Prom
   expect(events.map((event) => event.type).at(-1)).toBe("session.idle");
   expect(await leaseHolder(sessionId)).toBe("node-a");
   // Every stored event of the turn reached the client once, in the stored order.
-  const stored = (await queryDatabase<{ event_id: string }>(url, "SELECT event_id FROM events WHERE session_id = $1 ORDER BY seq", [sessionId])).map((row) => row.event_id);
+  const stored = (await queryDatabase<{ event_id: string }>(bed.url, "SELECT event_id FROM events WHERE session_id = $1 ORDER BY seq", [sessionId])).map((row) => row.event_id);
   const seen = events.map((event) => event.id).filter((id) => stored.includes(id));
   expect(new Set(seen).size).toBe(seen.length);
   expect(seen.length).toBeGreaterThan(0);

@@ -10,40 +10,17 @@
 import { approveAll, CopilotClient } from "@github/copilot-sdk";
 import { approveAll as tandemApproveAll, CopilotClient as TandemClient, type SessionEvent as TandemEvent } from "@tandem/sdk";
 import { CopilotClient as V1Client, RuntimeConnection, type SessionEvent as V1Event } from "copilot-sdk-v1";
-import { createServer } from "node:net";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { startWorld, type TestWorld } from "../helpers/harness.js";
+import { describe, expect, it } from "vitest";
+import { clusterBed, freePort } from "../helpers/cluster-bed.js";
 import { startPostgres } from "../helpers/postgres.js";
 import { queryDatabase } from "../helpers/stores.js";
-import { startTcpRuntime, type TcpRuntime } from "../helpers/tcp.js";
+import type { TcpRuntime } from "../helpers/tcp.js";
 
 const started = await startPostgres();
 if (started.skipped) console.warn(`cluster routing tests skipped: ${started.skipped}`);
 
-let databaseCounter = 0;
-let world: TestWorld | undefined;
-let url = "";
-const nodes: TcpRuntime[] = [];
-const stops: Array<() => Promise<unknown>> = [];
-
-afterEach(async () => {
-  for (const stop of stops.splice(0)) await stop().catch(() => undefined);
-  for (const node of nodes.splice(0)) await node.stop("SIGTERM");
-  await world?.dispose();
-  world = undefined;
-});
-afterAll(async () => {
-  await started.server?.stop();
-});
-
-async function freePort(): Promise<number> {
-  return await new Promise((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
-}
+const bed = clusterBed(started, "routing");
+const { stops } = bed;
 
 /** A node started on a port it advertises, with its health endpoint. */
 interface RoutedNode {
@@ -55,16 +32,14 @@ interface RoutedNode {
 
 /** A fresh database and model server, and one node per id, each advertising its own address. */
 async function cluster(nodeIds: string[], advertise: Record<string, string> = {}): Promise<RoutedNode[]> {
-  url = await started.server!.createDatabase(`routing_${process.pid}_${++databaseCounter}`);
-  world = await startWorld(["cluster-route", "cluster-route-failover"], { TANDEM_STORE_URL: url, TANDEM_LEASE_TTL_MS: "1500" });
+  await bed.open(["cluster-route", "cluster-route-failover"], { TANDEM_LEASE_TTL_MS: "1500" });
   const started_: RoutedNode[] = [];
   for (const nodeId of nodeIds) {
     const port = await freePort();
     const healthPort = await freePort();
     const advertised = advertise[nodeId] ?? `127.0.0.1:${port}`;
     const args = ["--port", String(port), "--node-id", nodeId, "--advertise-url", advertised, "--health-port", String(healthPort), "--log-level", "warning"];
-    const runtime = await startTcpRuntime(world.env, { args });
-    nodes.push(runtime);
+    const runtime = await bed.startNode(args);
     started_.push({ runtime, nodeId, advertised, healthPort });
   }
   return started_;
@@ -101,7 +76,7 @@ async function waitUntil(predicate: () => boolean | Promise<boolean>, what: stri
 }
 
 async function leaseHolder(sessionId: string): Promise<string | undefined> {
-  const [row] = await queryDatabase<{ node_id: string }>(url, "SELECT node_id FROM session_leases WHERE session_id = $1 AND expires_at > clock_timestamp()", [sessionId]);
+  const [row] = await queryDatabase<{ node_id: string }>(bed.url, "SELECT node_id FROM session_leases WHERE session_id = $1 AND expires_at > clock_timestamp()", [sessionId]);
   return row?.node_id;
 }
 
@@ -110,7 +85,7 @@ async function leaseHolder(sessionId: string): Promise<string | undefined> {
  * saw on; with `chain`, also each event's parent is the one it saw before (no takeover in between).
  */
 async function expectInStoredOrder(sessionId: string, seen: ReadonlyArray<{ id: string; parentId?: string | null }>, chain = true): Promise<void> {
-  const stored = (await queryDatabase<{ event_id: string }>(url, "SELECT event_id FROM events WHERE session_id = $1 ORDER BY seq", [sessionId])).map((row) => row.event_id);
+  const stored = (await queryDatabase<{ event_id: string }>(bed.url, "SELECT event_id FROM events WHERE session_id = $1 ORDER BY seq", [sessionId])).map((row) => row.event_id);
   const seenIds = seen.map((event) => event.id);
   expect(new Set(seenIds).size).toBe(seenIds.length);
   const persistedSeen = seenIds.filter((id) => stored.includes(id));

@@ -11,7 +11,7 @@ import { startWorld, waitFor, type TestWorld } from "../helpers/harness.js";
 import { startPostgres, type PostgresServer } from "../helpers/postgres.js";
 import { queryDatabase } from "../helpers/stores.js";
 import { startTcpRuntime, type TcpRuntime } from "../helpers/tcp.js";
-import { createServer } from "node:net";
+import { freePort } from "../helpers/ports.js";
 
 const started = await startPostgres();
 if (started.skipped) console.warn(`cluster tests skipped: ${started.skipped}`);
@@ -64,14 +64,6 @@ async function cluster(scripts: string[], nodeIds: string[], protocol = 2, extra
   return [...nodes];
 }
 
-async function freePort(): Promise<number> {
-  return await new Promise((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
-}
 
 function connectTo(node: TcpRuntime): CopilotClient {
   const client = new CopilotClient({ cliUrl: node.cliUrl, logLevel: "error" });

@@ -7,7 +7,7 @@
  */
 import { execFile } from "node:child_process";
 import { chmod, chown, mkdtemp, readdir, rm } from "node:fs/promises";
-import { createServer } from "node:net";
+import { freePort } from "./ports.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -47,17 +47,6 @@ export async function findPostgresBin(): Promise<string | undefined> {
   return undefined;
 }
 
-async function freePort(): Promise<number> {
-  return await new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
 
