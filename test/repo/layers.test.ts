@@ -69,6 +69,7 @@ const layers: readonly string[] = [
   "server",
   // The composition root and the entry points.
   "runtime.ts",
+  "cluster-join.ts",
   "cli.ts",
   "index.ts",
 ];

@@ -151,6 +151,23 @@ describe("the runtime's entry bundle", () => {
     expect(loadedOnDemand).toBe(true);
   });
 
+  it.each([
+    // `tandem --help` loads the help text; a start that answers ping does not parse it.
+    { part: "the --help text", marker: "Usage: tandem [--stdio | --port <n>] [options]" },
+    // A runtime on a PostgreSQL store reads the cluster's settings (node id, advertised address, peer links) when it joins.
+    { part: "the cluster join at start", marker: "function joinClusterAtStart(" },
+  ])("leaves $part off the start path: cli.js does not hold it, a dynamic import loads it", ({ marker }) => {
+    const startPath = staticClosure("cli.js");
+    const chunks = readdirSync(bundleDir).filter((name) => name.endsWith(".js") && !name.endsWith("-worker.js"));
+    const sources = new Map(chunks.map((name) => [name, readFileSync(join(bundleDir, name), "utf8")]));
+    const homes = chunks.filter((name) => sources.get(name)!.includes(marker));
+    expect(homes).toHaveLength(1);
+    const home = homes[0]!;
+    expect(startPath.has(home), `${home} is loaded at start`).toBe(false);
+    const loadedOnDemand = [...startPath].some((name) => [...sources.get(name)!.matchAll(/import\("\.\/([^"]+\.js)"\)/g)].some((match) => staticClosure(match[1]!).has(home)));
+    expect(loadedOnDemand, `nothing on the start path imports ${home} on demand`).toBe(true);
+  });
+
   it("keeps the require banner only in merged chunks whose code names require: the start and the first create run createRequire a few times, not once per chunk (build.mjs)", () => {
     const runtimeChunk = readdirSync(bundleDir).find((name) => /^runtime-[A-Z0-9]+\.js$/.test(name))!;
     for (const name of ["cli.js", runtimeChunk]) {
