@@ -50,6 +50,7 @@ const layers: readonly string[] = [
   // The agent loop.
   "loop",
   "args.ts",
+  "help-text.ts",
   // Session features built around the loop.
   "agents",
   "canvas",
