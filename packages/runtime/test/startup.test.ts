@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 const bundleDir = fileURLToPath(new URL("../bundle/", import.meta.url));
 
 describe("the runtime's entry bundle", () => {
-  it("loads none of the Node modules it does not use (crypto, http, zlib)", () => {
+  it("loads none of the Node modules it does not use (crypto, http, zlib; os and net: vscode-jsonrpc's own transports are not bundled)", () => {
     const script = `
       const before = new Set(process.moduleLoadList);
       await import(${JSON.stringify(`${bundleDir}cli.js`)});
@@ -22,8 +22,9 @@ describe("the runtime's entry bundle", () => {
     const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
     expect(run.stderr).toBe("");
     const builtins = JSON.parse(run.stdout) as string[];
-    expect(builtins).toContain("net");
-    expect(builtins.filter((name) => ["crypto", "http", "https", "zlib"].includes(name))).toEqual([]);
+    expect(builtins).toContain("v8");
+    // net loads with the first socket (stdin in --stdio mode, the listener in TCP mode), not with the entry.
+    expect(builtins.filter((name) => ["crypto", "http", "https", "zlib", "os", "net"].includes(name))).toEqual([]);
   });
 
   it("reaches the runtime (and zod) only through a dynamic import", () => {
@@ -149,6 +150,17 @@ describe("the runtime's entry bundle", () => {
       [...source.matchAll(/import\("\.\/([^"]+\.js)"\)/g)].some((match) => staticClosure(match[1]!).has(home)),
     );
     expect(loadedOnDemand).toBe(true);
+  });
+
+  it("bundles vscode-jsonrpc's common API without its Node entry's transports (IPC, pipes, sockets) (build.mjs)", () => {
+    const sources = readdirSync(bundleDir)
+      .filter((name) => name.endsWith(".js") && !name.endsWith("-worker.js"))
+      .map((name) => readFileSync(join(bundleDir, name), "utf8"));
+    expect(sources.some((source) => source.includes("function createMessageConnection("))).toBe(true);
+    for (const source of sources) {
+      expect(source).not.toContain("function generateRandomPipeName(");
+      expect(source).not.toContain("IPCMessageReader=class");
+    }
   });
 
   it.each([
