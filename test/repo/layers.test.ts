@@ -23,6 +23,7 @@ const layers: readonly string[] = [
   "log.ts",
   "version.ts",
   "fs-probe.ts",
+  "node-os.ts",
   "import-once.ts",
   "v8-tuning.ts",
   "compat",

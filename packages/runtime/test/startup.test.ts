@@ -163,6 +163,12 @@ describe("the runtime's entry bundle", () => {
     }
   });
 
+  it("loads node:os neither at start nor with the first session.create: its few users require it on first call (src/node-os.ts)", () => {
+    const runtimeChunk = readdirSync(bundleDir).find((name) => /^runtime-[A-Z0-9]+\.js$/.test(name))!;
+    const createPath = new Set([...staticClosure("cli.js"), ...staticClosure(runtimeChunk)]);
+    for (const name of createPath) expect(readFileSync(join(bundleDir, name), "utf8"), name).not.toMatch(/from\s*"(?:node:)?os"/);
+  });
+
   it.each([
     // `tandem --help` loads the help text; a start that answers ping does not parse it.
     { part: "the --help text", marker: "Usage: tandem [--stdio | --port <n>] [options]" },
