@@ -29,21 +29,27 @@ function requireApplied(names) {
 }
 
 /**
- * vscode-jsonrpc's Node entry requires `crypto` when it loads, only to name random pipes (which
- * the runtime never creates); loading Node's crypto costs ~0.9 MB, a third of what an idle runtime
- * adds to Node itself. This hands that one import a module that loads `crypto` on first use.
+ * vscode-jsonrpc's Node entry (`lib/node/main.js`, what `vscode-jsonrpc` and `vscode-jsonrpc/node`
+ * resolve to) installs the Node runtime layer (`lib/node/ril.js`: timers, message buffers) and
+ * re-exports the common API, and adds transports the runtime never creates (IPC, pipes, sockets;
+ * ~7 KB on the start path, and `crypto`, `os` and `path` loaded when it runs, `crypto` only to
+ * name random pipes: ~0.9 MB, a third of what an idle runtime adds to Node itself). The runtime
+ * hands vscode-jsonrpc its own reader and writer, for which the entry's `createMessageConnection`
+ * calls the common one unchanged. This hands the runtime's imports of the package a module that
+ * installs the Node layer and exports the common API.
  */
-const lazyCryptoForJsonRpc = {
-  name: "lazy-crypto-for-vscode-jsonrpc",
+const jsonRpcWithoutNodeTransports = {
+  name: "vscode-jsonrpc-without-node-transports",
   setup(context) {
-    context.onResolve({ filter: /^crypto$/ }, (args) => {
-      if (!/[\\/]vscode-jsonrpc[\\/]lib[\\/]node[\\/]main\.js$/.test(args.importer)) return undefined;
-      applied.add("lazy-crypto-for-vscode-jsonrpc");
-      return { path: "lazy-crypto", namespace: "tandem-shims" };
+    context.onResolve({ filter: /^vscode-jsonrpc(\/node(\.js)?)?$/ }, (args) => {
+      if (/[\\/]node_modules[\\/]/.test(args.importer)) return undefined;
+      applied.add("vscode-jsonrpc-without-node-transports");
+      return { path: "vscode-jsonrpc-common", namespace: "tandem-shims" };
     });
-    context.onLoad({ filter: /^lazy-crypto$/, namespace: "tandem-shims" }, () => ({
-      contents: 'module.exports = { randomBytes: (...args) => require("node:crypto").randomBytes(...args) };',
+    context.onLoad({ filter: /^vscode-jsonrpc-common$/, namespace: "tandem-shims" }, () => ({
+      contents: 'require("vscode-jsonrpc/lib/node/ril").default.install();\nmodule.exports = require("vscode-jsonrpc/lib/common/api");',
       loader: "js",
+      resolveDir: packageDir,
     }));
   },
 };
@@ -115,12 +121,12 @@ const { metafile } = await build({
   // web-tree-sitter and the bash grammar load their .wasm files from their installed packages.
   // OpenTelemetry loads (from its installed packages) only when telemetry is on.
   external: ["@ai-sdk/*", "@opentelemetry/*", "yaml", "web-tree-sitter", "@vscode/tree-sitter-wasm", "sql.js"],
-  plugins: [lazyCryptoForJsonRpc, englishOnlyZodLocales, protocolCoreForRuntime],
+  plugins: [jsonRpcWithoutNodeTransports, englishOnlyZodLocales, protocolCoreForRuntime],
   // vscode-jsonrpc is CommonJS and calls require() for Node built-ins.
   banner: { js: requireBanner },
   metafile: true,
 });
-requireApplied(["lazy-crypto-for-vscode-jsonrpc", "english-only-zod-locales"]);
+requireApplied(["vscode-jsonrpc-without-node-transports", "english-only-zod-locales"]);
 // `TANDEM_BUILD_METAFILE=<file>` keeps esbuild's metafile of this build (which module went into which chunk, who imports it).
 if (process.env.TANDEM_BUILD_METAFILE) writeFileSync(process.env.TANDEM_BUILD_METAFILE, JSON.stringify(metafile));
 // The start path into cli.js; the protocol's chunks into one module beside zod's; then the rest of

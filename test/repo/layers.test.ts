@@ -23,6 +23,7 @@ const layers: readonly string[] = [
   "log.ts",
   "version.ts",
   "fs-probe.ts",
+  "node-os.ts",
   "import-once.ts",
   "v8-tuning.ts",
   "compat",
@@ -50,6 +51,7 @@ const layers: readonly string[] = [
   // The agent loop.
   "loop",
   "args.ts",
+  "help-text.ts",
   // Session features built around the loop.
   "agents",
   "canvas",
@@ -69,6 +71,7 @@ const layers: readonly string[] = [
   "server",
   // The composition root and the entry points.
   "runtime.ts",
+  "cluster-join.ts",
   "cli.ts",
   "index.ts",
 ];

@@ -1,4 +1,4 @@
-import { helpText, isAdvertiseUrl, parseArgs, sandboxSettingFromEnv, type RuntimeArgs } from "./args.js";
+import { parseArgs, sandboxSettingFromEnv, type RuntimeArgs } from "./args.js";
 import { parseWarmShells } from "./sandbox/pool-setting.js";
 import { cappedLevel, fileSink, Logger, stderrSink } from "./log.js";
 import { connectResult } from "./server/connect.js";
@@ -45,6 +45,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     return;
   }
   if (args.help) {
+    const { helpText } = await import("./help-text.js");
     process.stdout.write(helpText);
     return;
   }
@@ -86,8 +87,11 @@ export async function main(argv: readonly string[]): Promise<void> {
   const loader = new RuntimeLoader(args, logger, maxMessageBytes, store);
   installShutdown(loader, logger);
   if (store?.kind === "postgres") {
+    // A cluster node loads the runtime at once (other nodes may forward requests to it before any client of its own connects) and joins.
     try {
-      await joinCluster(loader, args, logger);
+      const runtime = await loader.load();
+      const { joinClusterAtStart } = await import("./cluster-join.js");
+      await joinClusterAtStart(runtime, args, logger);
     } catch (error) {
       process.stderr.write(`tandem: could not join the cluster: ${(error as Error).message}\n`);
       await loader.shutdown().catch(() => undefined);
@@ -179,38 +183,6 @@ async function openConfiguredStore(args: RuntimeArgs, env: NodeJS.ProcessEnv, lo
   const { openPostgresStore } = await import("./store/postgres/open.js");
   const { resolveHome } = await import("./store/session-store.js");
   return openPostgresStore({ url, home: resolveHome(env, args.home), logger });
-}
-
-/**
- * With a PostgreSQL store this runtime is a cluster node: it loads at once (other nodes may
- * forward requests to it before any client of its own connects) and joins.
- */
-async function joinCluster(loader: RuntimeLoader, args: RuntimeArgs, logger: Logger): Promise<void> {
-  const runtime = await loader.load();
-  const { leaseTtlFromEnv, peerListenFor } = await import("./cluster/cluster-node.js");
-  const { hostname } = await import("node:os");
-  const url = args.store ?? process.env.TANDEM_STORE_URL ?? "";
-  const nodeId = args.nodeId ?? (process.env.TANDEM_NODE_ID || `${hostname()}-${process.pid}`);
-  const advertiseUrl = args.advertiseUrl ?? advertiseUrlFromEnv(process.env.TANDEM_ADVERTISE_URL, logger);
-  const peerListen = peerListenFor(args.peerListen ?? (process.env.TANDEM_CLUSTER_PEER_LISTEN || undefined), advertiseUrl, hostname());
-  const node = await runtime.joinCluster({
-    url,
-    nodeId,
-    ttlMs: leaseTtlFromEnv(process.env),
-    healthHost: args.host,
-    ...(args.healthPort !== undefined ? { healthPort: args.healthPort } : {}),
-    ...(advertiseUrl !== undefined ? { advertiseUrl } : {}),
-    peerListen,
-  });
-  if (node.healthPort !== undefined) logger.info(`health endpoint on ${args.host}:${node.healthPort}/healthz`);
-}
-
-/** `TANDEM_ADVERTISE_URL` when it names an endpoint (a bad one is logged and ignored: the node still serves through forwarding). */
-function advertiseUrlFromEnv(value: string | undefined, logger: Logger): string | undefined {
-  if (!value) return undefined;
-  if (isAdvertiseUrl(value)) return value;
-  logger.warn(`TANDEM_ADVERTISE_URL=${value} is not host:port; clients are not told to connect to this node`);
-  return undefined;
 }
 
 let exiting = false;

@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 const bundleDir = fileURLToPath(new URL("../bundle/", import.meta.url));
 
 describe("the runtime's entry bundle", () => {
-  it("loads none of the Node modules it does not use (crypto, http, zlib)", () => {
+  it("loads none of the Node modules it does not use (crypto, http, zlib; os and net: vscode-jsonrpc's own transports are not bundled)", () => {
     const script = `
       const before = new Set(process.moduleLoadList);
       await import(${JSON.stringify(`${bundleDir}cli.js`)});
@@ -22,8 +22,9 @@ describe("the runtime's entry bundle", () => {
     const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
     expect(run.stderr).toBe("");
     const builtins = JSON.parse(run.stdout) as string[];
-    expect(builtins).toContain("net");
-    expect(builtins.filter((name) => ["crypto", "http", "https", "zlib"].includes(name))).toEqual([]);
+    expect(builtins).toContain("v8");
+    // net loads with the first socket (stdin in --stdio mode, the listener in TCP mode), not with the entry.
+    expect(builtins.filter((name) => ["crypto", "http", "https", "zlib", "os", "net"].includes(name))).toEqual([]);
   });
 
   it("reaches the runtime (and zod) only through a dynamic import", () => {
@@ -149,6 +150,40 @@ describe("the runtime's entry bundle", () => {
       [...source.matchAll(/import\("\.\/([^"]+\.js)"\)/g)].some((match) => staticClosure(match[1]!).has(home)),
     );
     expect(loadedOnDemand).toBe(true);
+  });
+
+  it("bundles vscode-jsonrpc's common API without its Node entry's transports (IPC, pipes, sockets) (build.mjs)", () => {
+    const sources = readdirSync(bundleDir)
+      .filter((name) => name.endsWith(".js") && !name.endsWith("-worker.js"))
+      .map((name) => readFileSync(join(bundleDir, name), "utf8"));
+    expect(sources.some((source) => source.includes("function createMessageConnection("))).toBe(true);
+    for (const source of sources) {
+      expect(source).not.toContain("function generateRandomPipeName(");
+      expect(source).not.toContain("IPCMessageReader=class");
+    }
+  });
+
+  it("loads node:os neither at start nor with the first session.create: its few users require it on first call (src/node-os.ts)", () => {
+    const runtimeChunk = readdirSync(bundleDir).find((name) => /^runtime-[A-Z0-9]+\.js$/.test(name))!;
+    const createPath = new Set([...staticClosure("cli.js"), ...staticClosure(runtimeChunk)]);
+    for (const name of createPath) expect(readFileSync(join(bundleDir, name), "utf8"), name).not.toMatch(/from\s*"(?:node:)?os"/);
+  });
+
+  it.each([
+    // `tandem --help` loads the help text; a start that answers ping does not parse it.
+    { part: "the --help text", marker: "Usage: tandem [--stdio | --port <n>] [options]" },
+    // A runtime on a PostgreSQL store reads the cluster's settings (node id, advertised address, peer links) when it joins.
+    { part: "the cluster join at start", marker: "function joinClusterAtStart(" },
+  ])("leaves $part off the start path: cli.js does not hold it, a dynamic import loads it", ({ marker }) => {
+    const startPath = staticClosure("cli.js");
+    const chunks = readdirSync(bundleDir).filter((name) => name.endsWith(".js") && !name.endsWith("-worker.js"));
+    const sources = new Map(chunks.map((name) => [name, readFileSync(join(bundleDir, name), "utf8")]));
+    const homes = chunks.filter((name) => sources.get(name)!.includes(marker));
+    expect(homes).toHaveLength(1);
+    const home = homes[0]!;
+    expect(startPath.has(home), `${home} is loaded at start`).toBe(false);
+    const loadedOnDemand = [...startPath].some((name) => [...sources.get(name)!.matchAll(/import\("\.\/([^"]+\.js)"\)/g)].some((match) => staticClosure(match[1]!).has(home)));
+    expect(loadedOnDemand, `nothing on the start path imports ${home} on demand`).toBe(true);
   });
 
   it("keeps the require banner only in merged chunks whose code names require: the start and the first create run createRequire a few times, not once per chunk (build.mjs)", () => {

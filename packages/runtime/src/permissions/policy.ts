@@ -1,5 +1,5 @@
 import { realpathSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { tmpdir } from "../node-os.js";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import type { PermissionRequest, PermissionResult } from "@tandem/protocol";
 import { invalidParams } from "../errors.js";

@@ -1,4 +1,4 @@
-import { homedir } from "node:os";
+import { homedir } from "../node-os.js";
 import { isAbsolute, resolve } from "node:path";
 import type { SandboxConfig } from "@tandem/protocol";
 import { parseWarmShells } from "./pool-setting.js";

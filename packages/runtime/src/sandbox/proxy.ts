@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { lookup } from "node:dns/promises";
 import { connect, createServer, isIP, type Server, type Socket } from "node:net";
-import { tmpdir } from "node:os";
+import { tmpdir } from "../node-os.js";
 import { join } from "node:path";
 import { decideHost, isLoopbackName } from "./host-rules.js";
 import type { SandboxPolicy } from "./policy.js";

@@ -1,5 +1,5 @@
 import { lstat, mkdir, readdir, readFile, rm, stat } from "node:fs/promises";
-import { homedir } from "node:os";
+import { homedir } from "../node-os.js";
 import { join } from "node:path";
 import type { Logger } from "../log.js";
 import { EventLog } from "./event-log.js";

@@ -1,5 +1,5 @@
 import { lstat, realpath, stat } from "node:fs/promises";
-import { homedir } from "node:os";
+import { homedir } from "../../node-os.js";
 import { isAbsolute, join, resolve, sep } from "node:path";
 import { realPathOfPrefix } from "../../store/safe-path.js";
 

@@ -1,5 +1,5 @@
 import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { tmpdir } from "../../../node-os.js";
 import { join } from "node:path";
 import { OutputLog } from "./output.js";
 import type { LaunchPlan, ProcessLauncher } from "../../../sandbox/launcher.js";

@@ -1,5 +1,5 @@
 /** Reading the words of a bash syntax tree as the shell will pass them to a program. */
-import { homedir } from "node:os";
+import { homedir } from "../../../node-os.js";
 import type { Node } from "web-tree-sitter";
 import type { ShellWord } from "./read-only.js";
 
