@@ -221,6 +221,10 @@ export class ClusterRouter {
         client.sendNotification(item.method, item.params);
         continue;
       }
+      // The session runs here now (taken over from a dead owner): a relayed event is a late one of
+      // the old owner's, which the catch-up sent from the log already; the session's own events
+      // reach its clients here directly.
+      if (this.options.host.isLive(item.sessionId)) continue;
       // A catch-up after a failover may already have sent it.
       if (this.alreadySent(item.sessionId, client, item.json, item.type)) continue;
       client.deliverSessionEvent(item.sessionId, item.json, item.type);
