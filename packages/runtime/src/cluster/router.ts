@@ -208,6 +208,9 @@ export class ClusterRouter {
       const { clientId, method: clientMethod, params: clientParams, items } = params as { clientId: number; method: string; params: unknown; items?: RemoteDelivery[] };
       const client = this.options.host.findClient(clientId);
       if (!client?.isOpen) throw new TandemError(ErrorCodes.UnknownRequest, `Client ${clientId} is no longer connected to node ${this.options.nodeId}`, { clientId });
+      const sessionId = sessionIdOf(clientParams);
+      // A late request of an owner that lost the session to this node: the client is not asked.
+      if (sessionId !== undefined && this.options.host.isLive(sessionId)) throw ownedElsewhere(sessionId, this.options.nodeId);
       if (items) this.deliver(client, items);
       return client.sendRequest(clientMethod, clientParams);
     }

@@ -10,18 +10,23 @@ import type { RequestingClient } from "../../src/ports/clients.js";
 const sessionId = "session-1";
 const event = (id: string) => ({ id, type: "assistant.message", json: JSON.stringify({ id, type: "assistant.message", data: {} }) });
 
-/** A client of this node that records the events it is sent. */
-function recordingClient(): RequestingClient & { received: string[] } {
+/** A client of this node that records the events it is sent and the requests put to it. */
+function recordingClient(): RequestingClient & { received: string[]; asked: string[] } {
   const received: string[] = [];
+  const asked: string[] = [];
   return {
     id: 7,
     isOpen: true,
     isCurrentClient: false,
     profile: profileFor("0.2"),
     received,
+    asked,
     onClose: () => undefined,
     sendNotification: () => undefined,
-    sendRequest: () => Promise.reject(new Error("not asked")),
+    sendRequest: <R>(method: string) => {
+      asked.push(method);
+      return Promise.resolve(null as R);
+    },
     deliverSessionEvent: (_sessionId: string, json: string) => received.push((JSON.parse(json) as { id: string }).id),
   };
 }
@@ -35,7 +40,7 @@ async function until(predicate: () => boolean, what: string): Promise<void> {
 }
 
 describe("a client whose session's owner died", () => {
-  it("gets each stored event once: relayed events of the dead owner that arrive after the session opened here are dropped", async () => {
+  it("gets each stored event once: relayed events and requests of the dead owner that arrive after the session opened here are dropped", async () => {
     let ownerAlive = true;
     let live = false;
     const client = recordingClient();
@@ -81,6 +86,11 @@ describe("a client whose session's owner died", () => {
       // node-0's relay of e2 and e3 was still on its way (held on the bus) and arrives now.
       const late = stored.slice(1).map((entry) => ({ kind: "event" as const, sessionId, json: entry.json, type: entry.type }));
       await router.handleBus(clusterMethods.deliver, { clientId: client.id, items: late });
+      expect(client.received).toEqual(["e1", "e2", "e3"]);
+
+      // A request the dead owner sent the client before it died is not put to the client any more.
+      await expect(router.handleBus(clusterMethods.clientRequest, { clientId: client.id, method: "permission.request", params: { sessionId }, items: late })).rejects.toThrow(/runs on node node-1/);
+      expect(client.asked).toEqual([]);
       expect(client.received).toEqual(["e1", "e2", "e3"]);
     } finally {
       router.stop();
