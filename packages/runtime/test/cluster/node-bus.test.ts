@@ -2,6 +2,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ErrorCodes, TandemError } from "../../src/errors.js";
 import { NodeBus } from "../../src/cluster/node-bus.js";
+import { listenConnections } from "./listen-connections.js";
 import { clusterMethods, RemoteClient } from "../../src/cluster/remote-client.js";
 import { Logger } from "../../src/log.js";
 import { NodeRegistry } from "../../src/cluster/node-registry.js";
@@ -36,12 +37,7 @@ describe.skipIf(!started.server)("node bus over LISTEN/NOTIFY (real PostgreSQL)"
       pollMs: options.pollMs ?? 60_000,
       ...(options.heardRecentlyMs !== undefined ? { heardRecentlyMs: options.heardRecentlyMs } : {}),
       isAlive: (target) => registry.isAlive(target),
-      listen: async () => {
-        const client = new pg.Client({ connectionString: url });
-        await client.connect();
-        listeners.push(client);
-        return client;
-      },
+      listen: listenConnections(url, listeners),
     });
     if (options.beat !== false) await registry.start();
     await bus.start();

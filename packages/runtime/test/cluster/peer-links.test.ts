@@ -4,6 +4,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ErrorCodes } from "../../src/errors.js";
 import { NodeBus } from "../../src/cluster/node-bus.js";
+import { listenConnections } from "./listen-connections.js";
 import { NodeRegistry } from "../../src/cluster/node-registry.js";
 import { encodeFrame } from "../../src/cluster/peer-frames.js";
 import { handshake } from "../../src/cluster/peer-handshake.js";
@@ -79,12 +80,7 @@ describe.skipIf(!started.server)("peer links between cluster nodes (real TCP, re
       nodeId,
       pollMs: 250,
       isAlive: (target) => registry.isAlive(target),
-      listen: async () => {
-        const client = new pg.Client({ connectionString: url });
-        await client.connect();
-        listeners.push(client);
-        return client;
-      },
+      listen: listenConnections(url, listeners),
       peers,
     });
     bus.handle((method, params, from) => {
