@@ -1,8 +1,6 @@
 import type { LargeOutputSpill } from "../tools/large-output.js";
 import { SendKeys } from "./send-keys.js";
-import type { AgentMode, SessionCreateParams, SessionSendParams } from "@tandem/protocol";
-import type { CompatProfile } from "../compat/profile.js";
-import type { ConversationMessage } from "../loop/messages.js";
+import type { SessionCreateParams, SessionSendParams } from "@tandem/protocol";
 import type { ClientPort } from "./client-port.js";
 import type { ClientRegistration } from "./clients.js";
 import type { SessionEmitter } from "./emitter.js";
@@ -13,7 +11,6 @@ import { preMcpToolCall } from "../hooks/mcp-hooks.js";
 import { requestMcpToken } from "./mcp-oauth.js";
 import { SessionWorkspace } from "../plan/plan-file.js";
 import { createExitPlanModeTool } from "../plan/plan-mode.js";
-import type { SessionFiles } from "../store/types.js";
 import { SessionAgents } from "../agents/session-agents.js";
 import { SessionSkills } from "../skills/session-skills.js";
 import type { McpHost } from "../mcp/types.js";
@@ -28,7 +25,7 @@ import { TurnRunner } from "./turn-runner.js";
 import { SessionPrompt } from "./session-prompt.js";
 import { ClientMembership } from "./client-membership.js";
 import { ModelSelection } from "./model-selection.js";
-import { SessionScope, type ScopeServices } from "./scope.js";
+import { SessionScope, type ScopeInit, type ScopeServices } from "./scope.js";
 import { SessionLoop } from "./session-loop.js";
 import { SessionTitle } from "./title.js";
 
@@ -40,27 +37,14 @@ export interface SessionServices extends ScopeServices {
   onSummary(session: Session, summary: string): void;
 }
 
-/** Everything a session starts with. */
-export interface SessionInit {
-  sessionId: string;
-  config: SessionCreateParams;
-  workingDirectory: string;
-  workspacePath: string;
-  /** The session's plan, checkpoints, resume point and workspace files in the store. */
-  files: SessionFiles;
-  model: string;
-  emitter: SessionEmitter;
+/** Everything a session starts with: what its scope starts with, and what the session keeps itself. */
+export interface SessionInit extends Omit<ScopeInit, "services"> {
   services: SessionServices;
-  messages?: ConversationMessage[];
   /** The idempotency keys of the recorded sends and their message ids (see `send-keys.ts`). */
   sendKeys?: Record<string, string>;
-  startTime: Date;
   summary?: string;
   /** The name the user gave the session (`session.name.set`). */
   name?: string;
-  mode?: AgentMode;
-  /** The profile of the client generation opening the session. */
-  profile: CompatProfile;
   /** Where tool outputs too long for the model are kept whole; without it they are cut in the middle. */
   largeOutputs?: LargeOutputSpill;
 }
